@@ -1,0 +1,3 @@
+from fastsnake.cli import run
+
+run()

@@ -1,0 +1,76 @@
+"""The `fastsnake` command line: one parser, one verb module per problem.
+
+Each verb module exposes `register(subparsers)`; it adds its verbs with
+`set_defaults(handler=...)`. A handler returns the object printed by `--json`
+(or None) and raises `InputError` for bad input (exit 2). Anything unexpected
+is a failure of ours (exit 1). Neither case prints a traceback unless
+FASTSNAKE_DEBUG is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from fastsnake.cli import common
+from fastsnake.errors import FastsnakeError, InputError
+
+# Verb modules, imported lazily so `fastsnake tour` never pays for the puzzle code.
+VERB_MODULES = (
+    "fastsnake.cli.snake",
+    "fastsnake.cli.puzzle",
+    "fastsnake.cli.tour",
+    "fastsnake.cli.view",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
+    parser = common.Parser(
+        prog="fastsnake",
+        description="Compiled solvers for Snake AI sweeps, sliding puzzles and leaper tours.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=common.Parser)
+    sub.required = True
+    for name in VERB_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # verb module not written yet
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def _version() -> str:
+    from fastsnake import __version__
+
+    return f"fastsnake {__version__}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        result = args.handler(args)
+    except InputError as exc:
+        return common.fail(str(exc), 2)
+    except KeyboardInterrupt:
+        return common.fail("interrupted", 130)
+    except FastsnakeError as exc:
+        return common.fail(str(exc), 1)
+    except Exception as exc:  # a failure of ours: keep stdout clean, say what broke
+        if os.environ.get("FASTSNAKE_DEBUG"):
+            raise
+        return common.fail(f"internal error: {type(exc).__name__}: {exc} (set FASTSNAKE_DEBUG=1 for a traceback)", 1)
+    if getattr(args, "json", False) and result is not None:
+        common.emit_json(result)
+    return 0
+
+
+def run() -> None:
+    sys.exit(main())

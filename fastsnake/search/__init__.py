@@ -1,0 +1,1 @@
+"""Search kernels shared by every problem: array-backed heaps, grid A*, BFS."""

@@ -1,0 +1,11 @@
+"""Test-wide set-up: compiled kernels cached inside the repo's ignored .cache folder."""
+
+import os
+from pathlib import Path
+
+_REPO = Path(__file__).resolve().parents[1]
+# Set before anything imports numba; fastsnake adds a source-hash subfolder itself.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(_REPO / ".cache" / "numba"))
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
