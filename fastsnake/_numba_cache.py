@@ -1,24 +1,25 @@
-"""Point numba's on-disk cache at a folder keyed by a hash of our sources.
+"""Where numba keeps our compiled kernels: a folder keyed by a hash of the sources they use.
 
-numba invalidates a cached kernel only when *its own* file changes; a kernel that
-inlines code from another module (every policy inlines the engine) would silently
-keep stale machine code after that module is edited. Keying the cache folder by
-the hash of every source file of the package makes any edit start a fresh cache.
+numba invalidates a cached kernel only when *its own* file changes, but our
+kernels inline code from other modules (every policy inlines the engine), so an
+edit to the engine would leave stale machine code behind. We register a cache
+locator that files each kernel of ``fastsnake/<part>/`` under a hash of every
+source of that part plus the shared modules (``search/``, top-level files):
+any edit that could change a kernel starts a fresh cache for its part only.
+
+The root is NUMBA_CACHE_DIR when set, else ``~/.cache/fastsnake/numba``.
 """
+
+from __future__ import annotations
 
 import hashlib
 import os
+from functools import lru_cache
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
-
-
-def source_fingerprint() -> str:
-    digest = hashlib.blake2b(digest_size=8)
-    for path in sorted(_PACKAGE_DIR.rglob("*.py")):
-        digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+# Sub-packages every part may inline code from.
+_SHARED_PARTS = ("search",)
 
 
 def default_cache_root() -> Path:
@@ -26,8 +27,49 @@ def default_cache_root() -> Path:
     return Path(base) / "fastsnake" / "numba"
 
 
-def configure_numba_cache() -> None:
-    import numba
+def cache_root() -> Path:
+    return Path(os.environ.get("NUMBA_CACHE_DIR") or default_cache_root()).resolve()
 
-    root = os.environ.get("NUMBA_CACHE_DIR") or str(default_cache_root())
-    numba.config.CACHE_DIR = os.path.join(root, source_fingerprint())
+
+def _part_of(py_file: Path) -> str | None:
+    try:
+        rel = py_file.resolve().relative_to(_PACKAGE_DIR)
+    except ValueError:
+        return None
+    return rel.parts[0] if len(rel.parts) > 1 else ""
+
+
+@lru_cache(maxsize=None)
+def part_fingerprint(part: str) -> str:
+    digest = hashlib.blake2b(digest_size=8)
+    files = list(_PACKAGE_DIR.glob("*.py"))
+    for name in {part, *_SHARED_PARTS} - {""}:
+        files.extend((_PACKAGE_DIR / name).rglob("*.py"))
+    for path in sorted(set(files)):
+        digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
+        digest.update(path.read_bytes())
+    return f"{part or 'top'}-{digest.hexdigest()}"
+
+
+def configure_numba_cache() -> None:
+    from numba.core import caching
+
+    class FastsnakeCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+        def __init__(self, py_func, py_file):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            part = _part_of(Path(py_file))
+            self._cache_path = str(cache_root() / part_fingerprint(part) / Path(py_file).stem)
+
+        def get_cache_path(self):
+            return self._cache_path
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if _part_of(Path(py_file)) is None:
+                return None
+            return super().from_function(py_func, py_file)
+
+    locators = caching.CacheImpl._locator_classes
+    if not any(k.__name__ == FastsnakeCacheLocator.__name__ for k in locators):
+        locators.insert(0, FastsnakeCacheLocator)

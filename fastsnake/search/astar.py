@@ -1,0 +1,110 @@
+"""A* on grid graphs given by a neighbour table, with reusable buffers.
+
+`astar_grid` is shared by every Snake policy: the caller supplies the graph as
+`nbr[cell * 4 + move]` and an njit predicate `passable(ctx, frm, to, g)` (g = the
+number of moves at which `to` would be entered), so static graphs, cycle-order
+constraints and time-dependent bodies all use the same kernel. The heuristic is
+the Manhattan distance, admissible and consistent on the 4-neighbour grid.
+
+Buffers are allocated once (`astar_buffers`) and invalidated per search by a
+generation stamp, so a search costs only what it expands.
+"""
+
+import numpy as np
+from numba import njit
+
+from fastsnake.search.heap import heap_pop, heap_push
+
+# Buffer slots.
+A_G, A_PARENT, A_OPEN, A_CLOSED, A_GEN, A_HEAP, A_PATH = range(7)
+
+_CELL_BITS = 21
+_CELL_MASK = (1 << _CELL_BITS) - 1
+
+
+@njit(cache=True)
+def astar_buffers(n):
+    return (
+        np.zeros(n, np.int32),  # g
+        np.zeros(n, np.int32),  # parent
+        np.zeros(n, np.int32),  # open stamp: g[cell] valid in this search
+        np.zeros(n, np.int32),  # closed stamp
+        np.zeros(1, np.int64),  # current generation
+        np.empty(4 * n + 4, np.int64),  # heap of packed (f, h, cell)
+        np.empty(n, np.int32),  # path found: cells after the start, in order
+    )
+
+
+@njit(cache=True, inline="always")
+def _next_generation(buf):
+    gen = buf[A_GEN]
+    gen[0] += 1
+    if gen[0] >= 2**31 - 1:
+        buf[A_OPEN][:] = 0
+        buf[A_CLOSED][:] = 0
+        gen[0] = 1
+    return np.int32(gen[0])
+
+
+@njit(cache=True, inline="always")
+def manhattan(a, b, cols):
+    ra = a // cols
+    rb = b // cols
+    return abs(ra - rb) + abs((a - ra * cols) - (b - rb * cols))
+
+
+@njit(cache=True, inline="always")
+def astar_grid(buf, nbr, cols, start, goal, passable, ctx):
+    """Shortest path start -> goal; returns its length (moves) or -1.
+
+    On success buf[A_PATH][:length] holds the cells entered, the last being goal.
+    Ties in f are broken towards smaller h, then smaller cell index, so results
+    are deterministic.
+    """
+    g, parent, opened, closed = buf[A_G], buf[A_PARENT], buf[A_OPEN], buf[A_CLOSED]
+    heap, path = buf[A_HEAP], buf[A_PATH]
+    gen = _next_generation(buf)
+    if start == goal:
+        return 0
+    g[start] = 0
+    opened[start] = gen
+    parent[start] = -1
+    h0 = manhattan(start, goal, cols)
+    size = heap_push(heap, 0, (np.int64(h0) << 42) | (np.int64(h0) << _CELL_BITS) | start)
+    while size > 0:
+        key, size = heap_pop(heap, size)
+        u = np.int32(key & _CELL_MASK)
+        if closed[u] == gen:
+            continue
+        closed[u] = gen
+        if u == goal:
+            length = g[u]
+            v = u
+            for k in range(length - 1, -1, -1):
+                path[k] = v
+                v = parent[v]
+            return length
+        gu = g[u] + 1
+        for move in range(4):
+            v = nbr[u * 4 + move]
+            if v < 0 or closed[v] == gen:
+                continue
+            if opened[v] == gen and g[v] <= gu:
+                continue
+            if not passable(ctx, u, v, gu):
+                continue
+            opened[v] = gen
+            g[v] = gu
+            parent[v] = u
+            h = manhattan(v, goal, cols)
+            size = heap_push(heap, size, (np.int64(gu + h) << 42) | (np.int64(h) << _CELL_BITS) | v)
+    return -1
+
+
+@njit(cache=True, inline="always")
+def move_between(nbr, a, b):
+    """The move that leads from cell a to its neighbour b (-1 if not adjacent)."""
+    for move in range(4):
+        if nbr[a * 4 + move] == b:
+            return move
+    return -1

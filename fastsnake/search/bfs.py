@@ -1,0 +1,38 @@
+"""Breadth-first flood fill on grid graphs, with reusable stamp buffers."""
+
+import numpy as np
+from numba import njit
+
+B_SEEN, B_GEN, B_QUEUE = range(3)
+
+
+@njit(cache=True)
+def bfs_buffers(n):
+    return (np.zeros(n, np.int32), np.zeros(1, np.int64), np.empty(n, np.int32))
+
+
+@njit(cache=True, inline="always")
+def flood_count(buf, nbr, blocked, start):
+    """Number of cells reachable from `start` through cells with blocked[cell] == 0.
+
+    `start` itself is counted whatever its mark (it is where the head would be).
+    """
+    seen, gen_arr, queue = buf[B_SEEN], buf[B_GEN], buf[B_QUEUE]
+    gen_arr[0] += 1
+    if gen_arr[0] >= 2**31 - 1:
+        seen[:] = 0
+        gen_arr[0] = 1
+    gen = np.int32(gen_arr[0])
+    seen[start] = gen
+    queue[0] = start
+    head, tail = 0, 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        for move in range(4):
+            v = nbr[u * 4 + move]
+            if v >= 0 and seen[v] != gen and blocked[v] == 0:
+                seen[v] = gen
+                queue[tail] = v
+                tail += 1
+    return tail

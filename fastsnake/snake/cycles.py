@@ -1,0 +1,289 @@
+"""Hamiltonian cycles of the R×C grid graph.
+
+A cycle is given as `cells` (the cells in cycle order) and, for the policies,
+as the pair `order[cell]` (position on the cycle) / `nxt[cell]` (successor).
+
+- `zigzag`: the boustrophedon cycle (rows swept in turn, column 0 as the way back).
+- `random`: the seeds' construction: a random spanning tree of the half-size grid
+  (Prim's algorithm with random edge weights) whose outline, walked keeping the
+  tree on one side, is a Hamiltonian cycle of the full grid. Needs even R and C.
+  With one odd side we build the tree cycle on the even part, splice the odd row
+  in as two-cell detours, and then mix with random 2×2 flips (two parallel cycle
+  edges of a unit square traversed the same way are replaced by the other two
+  sides, which keeps a single cycle).
+- Odd×odd boards have no Hamiltonian cycle (the grid is bipartite with unequal
+  colour classes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fastsnake.errors import InputError
+from fastsnake.search.heap import heap_pop, heap_push
+from fastsnake.snake.rng import below, next_u64
+
+CYCLE_KINDS = ("zigzag", "random")
+ZIGZAG, RANDOM = 0, 1
+
+
+class CycleError(InputError):
+    """The board admits no Hamiltonian cycle, or a given cycle is not one."""
+
+
+def check_cycle_board(rows: int, cols: int) -> None:
+    if (rows * cols) % 2:
+        raise CycleError(
+            f"a {rows}x{cols} board has no Hamiltonian cycle: rows*cols is odd "
+            f"(use a board with an even side)"
+        )
+
+
+@njit(cache=True)
+def zigzag_cells(rows, cols, out):
+    """Boustrophedon cycle into `out` (needs an even side; transposes when rows are odd)."""
+    if rows % 2 == 0:
+        k = 0
+        for r in range(rows):
+            if r % 2 == 0:
+                for c in range(1, cols):
+                    out[k] = r * cols + c
+                    k += 1
+            else:
+                for c in range(cols - 1, 0, -1):
+                    out[k] = r * cols + c
+                    k += 1
+        for r in range(rows - 1, -1, -1):
+            out[k] = r * cols
+            k += 1
+    else:
+        tmp = np.empty(rows * cols, np.int32)
+        zigzag_cells(cols, rows, tmp)
+        _transpose_cells(tmp, cols, rows, out)
+
+
+@njit(cache=True)
+def _transpose_cells(cells, rows, cols, out):
+    """Map cells of a rows×cols board onto the cols×rows board (cell (r,c) -> (c,r))."""
+    for k in range(cells.shape[0]):
+        r = cells[k] // cols
+        c = cells[k] - r * cols
+        out[k] = c * rows + r
+
+
+@njit(cache=True)
+def random_tree(hr, hc, rng):
+    """Random spanning tree of the hr×hc grid by Prim with random edge weights.
+
+    Returns per node a bit set of tree edges: 1 up, 2 right, 4 down, 8 left.
+    """
+    m = hr * hc
+    bits = np.zeros(m, np.uint8)
+    in_tree = np.zeros(m, np.uint8)
+    heap = np.empty(4 * m + 4, np.int64)
+    size = 0
+    root = below(rng, m)
+    in_tree[root] = 1
+    added = 1
+    u = root
+    while True:
+        r, c = u // hc, u % hc
+        for d in range(4):
+            if d == 0 and r == 0 or d == 1 and c == hc - 1 or d == 2 and r == hr - 1 or d == 3 and c == 0:
+                continue
+            v = u - hc if d == 0 else (u + 1 if d == 1 else (u + hc if d == 2 else u - 1))
+            if in_tree[v] == 0:
+                weight = np.int64(next_u64(rng) >> np.uint64(33))
+                size = heap_push(heap, size, (weight << 20) | (u << 2) | d)
+        if added == m:
+            break
+        while True:
+            key, size = heap_pop(heap, size)
+            d = key & 3
+            u = (key >> 2) & 0x3FFFF
+            v = u - hc if d == 0 else (u + 1 if d == 1 else (u + hc if d == 2 else u - 1))
+            if in_tree[v] == 0:
+                break
+        bits[u] |= np.uint8(1 << d)
+        bits[v] |= np.uint8(1 << ((d + 2) % 4))
+        in_tree[v] = 1
+        added += 1
+        u = v
+    return bits
+
+
+@njit(cache=True)
+def tree_outline_next(rows, cols, bits, nxt):
+    """Successor of each cell when walking around the tree of 2×2 blocks.
+
+    Without tree edges each block is a counter-clockwise 4-cycle; a tree edge
+    between two blocks merges their loops by re-routing the two parallel sides.
+    """
+    hc = cols // 2
+    for r in range(rows):
+        for c in range(cols):
+            cell = r * cols + c
+            b = bits[(r // 2) * hc + c // 2]
+            pr, pc = r % 2, c % 2
+            if pr == 0 and pc == 0:
+                nxt[cell] = cell - 1 if b & 8 else cell + cols
+            elif pr == 1 and pc == 0:
+                nxt[cell] = cell + cols if b & 4 else cell + 1
+            elif pr == 1 and pc == 1:
+                nxt[cell] = cell + 1 if b & 2 else cell - cols
+            else:
+                nxt[cell] = cell - cols if b & 1 else cell - 1
+
+
+@njit(cache=True)
+def _cells_from_next(nxt, out):
+    cell = 0
+    for k in range(nxt.shape[0]):
+        out[k] = cell
+        cell = nxt[cell]
+
+
+@njit(cache=True)
+def _flip_squares(rows, cols, nxt, rng, attempts):
+    """Random 2×2 flips that keep `nxt` a single Hamiltonian cycle."""
+    n = rows * cols
+    seg = np.empty(n, np.int32)
+    for _ in range(attempts):
+        r = below(rng, rows - 1)
+        c = below(rng, cols - 1)
+        a = r * cols + c
+        b, cc, dd = a + 1, a + cols, a + cols + 1
+        # Parallel edges u1->v1 and u2->v2 with u1~u2 and v1~v2 adjacent.
+        if nxt[a] == b and nxt[cc] == dd:
+            u1, v1, u2, v2 = a, b, cc, dd
+        elif nxt[b] == a and nxt[dd] == cc:
+            u1, v1, u2, v2 = b, a, dd, cc
+        elif nxt[a] == cc and nxt[b] == dd:
+            u1, v1, u2, v2 = a, cc, b, dd
+        elif nxt[cc] == a and nxt[dd] == b:
+            u1, v1, u2, v2 = cc, a, dd, b
+        else:
+            continue
+        # Cycle: u1->v1 ..A.. u2->v2 ..B.. u1. New edges u1-u2 and v1-v2; one of
+        # A or B changes direction: walk both at once and reverse the shorter.
+        x, y = v1, v2
+        while x != u2 and y != u1:
+            x = nxt[x]
+            y = nxt[y]
+        if x == u2:
+            start, end = v1, u2  # reverse A: u1->u2 ->(A back)-> v1->v2
+        else:
+            start, end = v2, u1  # reverse B: u2->u1 ->(B back)-> v2->v1
+        m = 0
+        x = start
+        while True:
+            seg[m] = x
+            m += 1
+            if x == end:
+                break
+            x = nxt[x]
+        for k in range(m - 1, 0, -1):
+            nxt[seg[k]] = seg[k - 1]
+        if x == u2:
+            nxt[u1] = u2
+            nxt[v1] = v2
+        else:
+            nxt[u2] = u1
+            nxt[v2] = v1
+
+
+@njit(cache=True)
+def _random_even_next(rows, cols, rng, nxt):
+    bits = random_tree(rows // 2, cols // 2, rng)
+    tree_outline_next(rows, cols, bits, nxt)
+
+
+@njit(cache=True)
+def random_cells(rows, cols, rng, out):
+    """A random Hamiltonian cycle into `out`; rows*cols must be even."""
+    n = rows * cols
+    nxt = np.empty(n, np.int32)
+    if rows % 2 == 0 and cols % 2 == 0:
+        _random_even_next(rows, cols, rng, nxt)
+        _cells_from_next(nxt, out)
+        return
+    if rows % 2 == 1:
+        tmp = np.empty(n, np.int32)
+        random_cells(cols, rows, rng, tmp)
+        _transpose_cells(tmp, cols, rows, out)
+        return
+    # rows even, cols odd: tree cycle on the first cols-1 columns, last column spliced in.
+    base_cols = cols - 1
+    small = np.empty(rows * base_cols, np.int32)
+    _random_even_next(rows, base_cols, rng, small)
+    for cell in range(rows * base_cols):
+        r, c = cell // base_cols, cell % base_cols
+        nr, nc = small[cell] // base_cols, small[cell] % base_cols
+        nxt[r * cols + c] = nr * cols + nc
+    for r in range(0, rows, 2):
+        # In the rightmost block column the outline runs up: (r+1, e) -> (r, e).
+        e = base_cols - 1
+        lower, upper = (r + 1) * cols + e, r * cols + e
+        nxt[lower] = lower + 1
+        nxt[lower + 1] = upper + 1
+        nxt[upper + 1] = upper
+    _flip_squares(rows, cols, nxt, rng, n)
+    _cells_from_next(nxt, out)
+
+
+@njit(cache=True)
+def cycle_tables(cells, order, nxt_move, nbr):
+    """order[cell] = position on the cycle; nxt_move[cell] = move to the successor."""
+    n = cells.shape[0]
+    for k in range(n):
+        order[cells[k]] = k
+    for k in range(n):
+        cell = cells[k]
+        succ = cells[k + 1] if k + 1 < n else cells[0]
+        for move in range(4):
+            if nbr[cell * 4 + move] == succ:
+                nxt_move[cell] = move
+
+
+def make_cycle(rows: int, cols: int, kind: str = "zigzag", seed: int = 0) -> np.ndarray:
+    """Cells of a Hamiltonian cycle in order (int32). Raises CycleError on odd×odd."""
+    check_cycle_board(rows, cols)
+    if kind not in CYCLE_KINDS:
+        raise CycleError(f"cycle kind {kind!r} is not one of {', '.join(CYCLE_KINDS)}")
+    out = np.empty(rows * cols, np.int32)
+    if kind == "zigzag":
+        zigzag_cells(rows, cols, out)
+    else:
+        rng = np.array([np.uint64(seed), np.uint64(seed)], dtype=np.uint64)
+        random_cells(rows, cols, rng, out)
+    return out
+
+
+def cycle_problem(cells, rows: int, cols: int) -> str | None:
+    """Why `cells` is not a Hamiltonian cycle of the rows×cols grid, or None if it is."""
+    cells = [int(x) for x in np.asarray(cells).ravel()]
+    n = rows * cols
+    if len(cells) != n:
+        return f"has {len(cells)} cells, the board has {n}"
+    if sorted(cells) != list(range(n)):
+        return "does not visit every cell exactly once"
+    for k in range(n):
+        a, b = cells[k], cells[(k + 1) % n]
+        (ra, ca), (rb, cb) = divmod(a, cols), divmod(b, cols)
+        if abs(ra - rb) + abs(ca - cb) != 1:
+            return f"steps from cell {a} to non-adjacent cell {b} at position {k}"
+    return None
+
+
+def validate_cycle(cells, rows: int, cols: int) -> None:
+    problem = cycle_problem(cells, rows, cols)
+    if problem is not None:
+        raise CycleError(f"not a Hamiltonian cycle of the {rows}x{cols} board: it {problem}")
+
+
+def order_of(cells) -> np.ndarray:
+    cells = np.asarray(cells)
+    order = np.empty(cells.shape[0], dtype=np.int32)
+    order[cells] = np.arange(cells.shape[0], dtype=np.int32)
+    return order

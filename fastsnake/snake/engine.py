@@ -1,0 +1,371 @@
+"""The Snake rules as njit kernels over flat arrays.
+
+A game is a tuple of arrays (see `new_game`): the body is a ring buffer of cells
+(tail ... head), `occ` marks body cells, and `free`/`freepos` hold the empty cells
+so the apple is placed uniformly in O(1) and each move updates them in O(1).
+
+Policies plug in through three njit functions (`alloc`, `reset`, `decide`, see
+`fastsnake.snake.policies`); `sweep_chunk` and `play_recorded` are inlined into
+each policy's own two small kernels, so every policy gets a specialised, cached
+game loop without the engine knowing any policy.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit, prange
+
+from fastsnake.snake.board import (
+    CFG_COLS,
+    CFG_MAX_MOVES,
+    CFG_ROWS,
+    CFG_START_LENGTH,
+    CFG_TAIL_RULE,
+    TAIL_FOLLOW,
+)
+from fastsnake.snake.rng import below, game_seed
+
+RUNNING, WON, DIED, STUCK = 0, 1, 2, 3
+BROKEN = -1  # a replay whose apple list contradicts the rules
+OUTCOME_NAMES = ("running", "won", "died", "stuck")
+
+# Slots of the game tuple (arrays only; scalars travel in a `State` value).
+G_CFG, G_NBR, G_BODY, G_OCC, G_FREE, G_FREEPOS, G_RNG = range(7)
+
+
+class State(NamedTuple):
+    """The game's scalars, passed by value so the hot loop keeps them in registers.
+
+    head/tail are cells; head_i/tail_i their slots in the body ring.
+    """
+
+    head: int
+    tail: int
+    head_i: int
+    tail_i: int
+    length: int
+    apple: int
+    nfree: int
+    moves: int
+    apples: int
+    outcome: int
+
+
+@njit(cache=True, inline="always")
+def make_state(head, tail, head_i, tail_i, length, apple, nfree, moves, apples, outcome):
+    """A `State` with every field int64, so states from any code path unify."""
+    return State(
+        np.int64(head), np.int64(tail), np.int64(head_i), np.int64(tail_i), np.int64(length),
+        np.int64(apple), np.int64(nfree), np.int64(moves), np.int64(apples), np.int64(outcome),
+    )
+
+
+@njit(cache=True, inline="always")
+def with_apple(st, apple):
+    return make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, apple, st.nfree, st.moves, st.apples, st.outcome)
+
+
+@njit(cache=True)
+def new_game(cfg, nbr):
+    n = cfg[CFG_ROWS] * cfg[CFG_COLS]
+    return (
+        cfg,
+        nbr,
+        np.zeros(n, np.int32),  # body ring
+        np.zeros(n, np.uint8),  # occupancy
+        np.zeros(n, np.int32),  # free cells
+        np.zeros(n, np.int32),  # position of each cell in `free`
+        np.zeros(2, np.uint64),  # [stream state, game seed]
+    )
+
+
+@njit(cache=True, inline="always")
+def n_cells(g):
+    return g[G_BODY].shape[0]
+
+
+@njit(cache=True, inline="always")
+def body_cell(g, st, k):
+    """k-th body cell counted from the tail (0 = tail, length-1 = head)."""
+    i = st.tail_i + k
+    n = n_cells(g)
+    if i >= n:
+        i -= n
+    return g[G_BODY][i]
+
+
+@njit(cache=True)
+def begin_game(g, seed):
+    """Clear the board and seed the game's stream; the policy lays the body next."""
+    g[G_OCC][:] = 0
+    g[G_RNG][0] = seed
+    g[G_RNG][1] = seed
+
+
+@njit(cache=True)
+def lay_body(g, path, head_pos, closed):
+    """Lay the start body on `path` so the head is path[head_pos], tail behind it."""
+    length = g[G_CFG][CFG_START_LENGTH]
+    n = path.shape[0]
+    for k in range(length):
+        p = head_pos - (length - 1) + k
+        if closed and p < 0:
+            p += n
+        g[G_BODY][k] = path[p]
+        g[G_OCC][path[p]] = 1
+
+
+@njit(cache=True)
+def lay_body_random(g, path, closed):
+    """Lay the start body on a uniformly random stretch of `path` (a cycle when closed)."""
+    n = path.shape[0]
+    length = g[G_CFG][CFG_START_LENGTH]
+    if closed:
+        head_pos = below(g[G_RNG], n)
+    else:
+        head_pos = length - 1 + below(g[G_RNG], n - length + 1)
+    lay_body(g, path, head_pos, closed)
+
+
+@njit(cache=True)
+def place_body(g, cells):
+    """Lay an explicit start body (tail first, head last), e.g. from a replay."""
+    for k in range(cells.shape[0]):
+        g[G_BODY][k] = cells[k]
+        g[G_OCC][cells[k]] = 1
+
+
+@njit(cache=True)
+def fill_free(g):
+    """Rebuild the free-cell list from the occupancy (once per game); returns its size."""
+    occ, free, freepos = g[G_OCC], g[G_FREE], g[G_FREEPOS]
+    m = 0
+    for cell in range(occ.shape[0]):
+        if occ[cell] == 0:
+            free[m] = cell
+            freepos[cell] = m
+            m += 1
+    return m
+
+
+@njit(cache=True, inline="always")
+def random_free_cell(g, nfree):
+    return g[G_FREE][below(g[G_RNG], nfree)]
+
+
+@njit(cache=True)
+def start_state(g, length, apple_from_stream):
+    """State once a body of `length` cells lies in ring slots 0..length-1.
+
+    Indexes the free cells and, when asked, drops the first apple from the stream.
+    """
+    nfree = fill_free(g)
+    body = g[G_BODY]
+    apple = -1
+    outcome = WON if nfree == 0 else RUNNING
+    if nfree > 0 and apple_from_stream:
+        apple = random_free_cell(g, nfree)
+    return make_state(body[length - 1], body[0], length - 1, 0, length, apple, nfree, 0, 0, outcome)
+
+
+@njit(cache=True, inline="always")
+def run(g, ws, decide, st, max_steps, rec, listed_apples):
+    """Play from state `st` with policy `decide` for at most `max_steps` moves.
+
+    This is the one implementation of the rules. Arrays are bound once outside
+    the loop and the step is written inline: a call per move that passes the
+    arrays costs more than the move itself (argument marshalling, or reference
+    counting when numba inlines it).
+
+    rec: None, or (moves, heads, lengths, apples) arrays of capacity >= max_steps
+    indexed by move number, filled as the game goes. listed_apples: None (apples
+    from the game's stream) or the apple cells of a replay, in order; an apple
+    listed on the snake, or missing, ends the game with outcome BROKEN.
+    """
+    cfg, nbr, body, occ, free, freepos, rng = g
+    n = body.shape[0]
+    max_moves = cfg[CFG_MAX_MOVES]
+    follow = cfg[CFG_TAIL_RULE] == TAIL_FOLLOW
+    stop = st.moves + max_steps
+    while st.outcome == RUNNING and st.moves < stop:
+        move = decide(ws, g, st)
+        moves = st.moves + 1
+        target = nbr[st.head * 4 + move]
+        if target < 0:
+            st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves, st.apples, DIED)
+        else:
+            hi = st.head_i + 1
+            if hi == n:
+                hi = 0
+            if target == st.apple:
+                # Growing: the tail stays, the apple cell leaves the free list.
+                occ[target] = 1
+                body[hi] = target
+                last = st.nfree - 1
+                pos = freepos[target]
+                moved = free[last]
+                free[pos] = moved
+                freepos[moved] = pos
+                outcome = STUCK if moves >= max_moves else RUNNING
+                if last == 0:
+                    outcome, apple = WON, -1
+                elif listed_apples is None:
+                    apple = free[below(rng, last)]
+                elif st.apples + 1 < listed_apples.shape[0] and occ[listed_apples[st.apples + 1]] == 0:
+                    apple = listed_apples[st.apples + 1]
+                else:
+                    outcome, apple = BROKEN, -1
+                st = make_state(target, st.tail, hi, st.tail_i, st.length + 1, apple, last, moves, st.apples + 1, outcome)
+            elif occ[target] != 0 and not (target == st.tail and follow):
+                st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves, st.apples, DIED)
+            else:
+                tail = st.tail
+                ti = st.tail_i + 1
+                if ti == n:
+                    ti = 0
+                occ[tail] = 0
+                occ[target] = 1
+                body[hi] = target
+                if target != tail:
+                    # The freed tail cell takes the slot of the cell the head entered.
+                    pos = freepos[target]
+                    free[pos] = tail
+                    freepos[tail] = pos
+                outcome = STUCK if moves >= max_moves else RUNNING
+                st = make_state(target, body[ti], hi, ti, st.length, st.apple, st.nfree, moves, st.apples, outcome)
+        if rec is not None:
+            t = moves - 1
+            rec[0][t] = move
+            rec[1][t] = st.head
+            rec[2][t] = st.length
+            rec[3][t] = st.apple
+    return st
+
+
+@njit(cache=True, inline="always")
+def start_game(g, ws, reset, seed):
+    begin_game(g, seed)
+    reset(ws, g)
+    return start_state(g, g[G_CFG][CFG_START_LENGTH], True)
+
+
+@njit(cache=True, inline="always")
+def sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, nblocks):
+    """Play games first .. first+len(out)-1 of a sweep; one row of `out` per game.
+
+    out columns: outcome, moves, apples, final length. Games are split into
+    `nblocks` contiguous blocks run in parallel; each block owns its game state
+    and policy workspace, and each game's randomness comes from its index only.
+    """
+    count = out.shape[0]
+    for b in prange(nblocks):
+        g = new_game(cfg, nbr)
+        ws = alloc(cfg, nbr, params)
+        lo = count * b // nblocks
+        hi = count * (b + 1) // nblocks
+        for k in range(lo, hi):
+            st = start_game(g, ws, reset, game_seed(base_seed, first + k))
+            st = run(g, ws, decide, st, cfg[CFG_MAX_MOVES], None, None)
+            out[k, 0] = st.outcome
+            out[k, 1] = st.moves
+            out[k, 2] = st.apples
+            out[k, 3] = st.length
+
+
+@njit(cache=True)
+def new_record(capacity):
+    return (
+        np.empty(capacity, np.uint8),
+        np.empty(capacity, np.int32),
+        np.empty(capacity, np.int32),
+        np.empty(capacity, np.int32),
+    )
+
+
+@njit(cache=True)
+def _grown(rec, used):
+    bigger = new_record(2 * rec[0].shape[0])
+    bigger[0][:used] = rec[0][:used]
+    bigger[1][:used] = rec[1][:used]
+    bigger[2][:used] = rec[2][:used]
+    bigger[3][:used] = rec[3][:used]
+    return bigger
+
+
+@njit(cache=True, inline="always")
+def run_recorded(g, ws, decide, st, listed_apples, capacity):
+    """`run` to the end of the game, recording every move; returns (state, record)."""
+    rec = new_record(max(capacity, 16))
+    while st.outcome == RUNNING:
+        room = rec[0].shape[0] - st.moves
+        if room == 0:
+            rec = _grown(rec, st.moves)
+            room = rec[0].shape[0] - st.moves
+        st = run(g, ws, decide, st, room, rec, listed_apples)
+    return st, rec
+
+
+@njit(cache=True, inline="always")
+def play_recorded(alloc, reset, decide, cycle_of, cfg, nbr, params, seed):
+    """Play one game from `seed`, recording what a replay needs.
+
+    Returns (outcome, start body tail-first, moves uint8, apples int32, cycle order).
+    """
+    g = new_game(cfg, nbr)
+    ws = alloc(cfg, nbr, params)
+    st = start_game(g, ws, reset, seed)
+    body0 = g[G_BODY][: st.length].copy()
+    length0 = st.length
+    cycle = cycle_of(ws).copy()
+    first_apple = st.apple
+    st, rec = run_recorded(g, ws, decide, st, None, 4 * n_cells(g))
+    return st.outcome, body0, rec[0][: st.moves].copy(), eaten_apples(first_apple, length0, rec, st.moves), cycle
+
+
+@njit(cache=True)
+def eaten_apples(first_apple, length0, rec, count):
+    """The replay's apple list: the first apple, then the apple dropped after each meal."""
+    apples = np.empty(count + 1, np.int32)
+    m = 0
+    if first_apple >= 0:
+        apples[0] = first_apple
+        m = 1
+    previous = length0
+    for t in range(count):
+        if rec[2][t] != previous and rec[3][t] >= 0:
+            apples[m] = rec[3][t]
+            m += 1
+        previous = rec[2][t]
+    return apples[:m].copy()
+
+
+@njit(cache=True)
+def _forced_move(moves, g, st):
+    return moves[st.moves]
+
+
+@njit(cache=True)
+def trace_moves(cfg, nbr, body0, moves, apples, seed):
+    """Re-play `moves` from `body0`: the rules applied to a fixed move list.
+
+    Apples come from `apples` (a replay) when it is non-empty, else from the
+    stream of `seed`. Returns (outcome, moves applied, record) where record holds,
+    per move t: the move, the head after it, the length, the apple on the board
+    (-1 if none). Outcome BROKEN: the apple list puts an apple on the snake or
+    runs out. Stops after the move that ends the game.
+    """
+    g = new_game(cfg, nbr)
+    begin_game(g, seed)
+    place_body(g, body0)
+    rec = new_record(max(moves.shape[0], 1))
+    if apples.shape[0] > 0:
+        st = start_state(g, body0.shape[0], False)
+        if st.outcome == RUNNING:
+            if g[G_OCC][apples[0]] != 0:
+                return BROKEN, 0, rec
+            st = with_apple(st, apples[0])
+        st = run(g, moves, _forced_move, st, moves.shape[0], rec, apples)
+    else:
+        st = start_state(g, body0.shape[0], True)
+        st = run(g, moves, _forced_move, st, moves.shape[0], rec, None)
+    return st.outcome, st.moves, rec

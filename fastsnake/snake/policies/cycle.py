@@ -1,0 +1,91 @@
+"""`cycle`: follow a Hamiltonian cycle forever.
+
+Idea: the snake's body always occupies consecutive cycle cells, so the cell
+ahead is free or the apple, and every free cell is visited once per lap: the
+game is won with certainty. Expected moves on an N-cell board from start length
+L0: sum over L = L0..N-1 of (N - L + 1) / 2. Source: seed 000 ch. 4 (John
+Tapsell's method). Guarantee: wins every game, under both tail rules and any
+start length. Option ``cycle``: ``zigzag`` (boustrophedon) or ``random`` (a new
+random cycle per game, from the game's seed).
+"""
+
+import numpy as np
+from numba import njit
+
+from fastsnake.snake.board import CFG_COLS, CFG_ROWS
+from fastsnake.snake.cycles import RANDOM, CYCLE_KINDS, check_cycle_board, cycle_tables, random_cells, zigzag_cells
+from fastsnake.snake.engine import G_NBR, G_RNG, lay_body_random, play_recorded, sweep_chunk
+from fastsnake.snake.policies import Policy, register
+from fastsnake.snake.rng import POLICY_STREAM, mix64
+
+# Workspace slots.
+W_CELLS, W_ORDER, W_MOVE, W_RNG, W_PARAMS = range(5)
+
+
+@njit(cache=True)
+def cycle_workspace(cfg, nbr, params):
+    """Cells/order/next-move tables of the cycle; zig-zag built once here."""
+    rows, cols = cfg[CFG_ROWS], cfg[CFG_COLS]
+    n = rows * cols
+    cells = np.empty(n, np.int32)
+    order = np.empty(n, np.int32)
+    move = np.empty(n, np.uint8)
+    if params[0] != RANDOM:
+        zigzag_cells(rows, cols, cells)
+        cycle_tables(cells, order, move, nbr)
+    return cells, order, move, np.zeros(1, np.uint64), params
+
+
+@njit(cache=True)
+def reset_cycle(ws, g):
+    """New random cycle if asked (policy stream of this game), then lay the body on it."""
+    if ws[W_PARAMS][0] == RANDOM:
+        rng = ws[W_RNG]
+        rng[0] = mix64(g[G_RNG][1] ^ POLICY_STREAM)
+        cfg = g[0]
+        random_cells(cfg[CFG_ROWS], cfg[CFG_COLS], rng, ws[W_CELLS])
+        cycle_tables(ws[W_CELLS], ws[W_ORDER], ws[W_MOVE], g[G_NBR])
+    lay_body_random(g, ws[W_CELLS], True)
+
+
+@njit(cache=True)
+def _alloc(cfg, nbr, params):
+    return cycle_workspace(cfg, nbr, params)
+
+
+@njit(cache=True, inline="always")
+def _decide(ws, g, st):
+    return ws[W_MOVE][st.head]
+
+
+@njit(cache=True)
+def cycle_order(ws):
+    return ws[W_ORDER]
+
+
+@njit(cache=True, parallel=True)
+def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
+    sweep_chunk(_alloc, reset_cycle, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
+
+
+@njit(cache=True)
+def _play(cfg, nbr, params, seed):
+    return play_recorded(_alloc, reset_cycle, _decide, cycle_order, cfg, nbr, params, seed)
+
+
+def cycle_params(config, options) -> np.ndarray:
+    check_cycle_board(config.rows, config.cols)
+    return np.array([CYCLE_KINDS.index(options["cycle"])], dtype=np.int64)
+
+
+register(
+    Policy(
+        name="cycle",
+        summary=__doc__,
+        sweep_kernel=_sweep,
+        play_kernel=_play,
+        make_params=cycle_params,
+        guaranteed=True,
+        options={"cycle": ("zigzag", CYCLE_KINDS)},
+    )
+)

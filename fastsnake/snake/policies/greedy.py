@@ -1,0 +1,109 @@
+"""`greedy`: A* (Manhattan) from head to apple on the static board, first step.
+
+Idea: the body as it is now blocks its cells (the static graph of seed 000
+ch. 2-3); each move re-plans the shortest path to the apple and takes its first
+step. When no path exists it takes the legal move whose region (flood fill over
+free cells) is largest, to survive until the tail opens a way. Source: seed 000
+ch. 3. Guarantee: none; it seals itself in regularly (the thesis: 0 % wins,
+mean score 28). The start body is laid on a random stretch of the zig-zag
+Hamiltonian path (rows swept in turn), so any board size works.
+"""
+
+import numpy as np
+from numba import njit
+
+from fastsnake.search.astar import A_PATH, astar_buffers, astar_grid, move_between
+from fastsnake.search.bfs import bfs_buffers, flood_count
+from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW
+from fastsnake.snake.engine import (
+    G_CFG,
+    G_NBR,
+    G_OCC,
+    lay_body_random,
+    play_recorded,
+    sweep_chunk,
+)
+from fastsnake.snake.policies import Policy, no_params, register
+
+
+@njit(cache=True)
+def sweep_path(rows, cols):
+    """Boustrophedon Hamiltonian path (exists on every board): where start bodies lie."""
+    path = np.empty(rows * cols, np.int32)
+    k = 0
+    for r in range(rows):
+        for i in range(cols):
+            c = i if r % 2 == 0 else cols - 1 - i
+            path[k] = r * cols + c
+            k += 1
+    return path
+
+
+@njit(cache=True)
+def _alloc(cfg, nbr, params):
+    n = cfg[CFG_ROWS] * cfg[CFG_COLS]
+    return astar_buffers(n), bfs_buffers(n), sweep_path(cfg[CFG_ROWS], cfg[CFG_COLS]), np.empty(0, np.int32)
+
+
+@njit(cache=True)
+def _reset(ws, g):
+    lay_body_random(g, ws[2], False)
+
+
+@njit(cache=True, inline="always")
+def free_cell(occ, frm, to, g):
+    return occ[to] == 0
+
+
+@njit(cache=True)
+def roomiest_move(bfs, g, st):
+    """The legal move with the largest reachable free region (ties: lowest move code)."""
+    nbr, occ = g[G_NBR], g[G_OCC]
+    head, tail = st.head, st.tail
+    follow = g[G_CFG][CFG_TAIL_RULE] == TAIL_FOLLOW
+    best, best_area = 0, -1
+    for move in range(4):
+        v = nbr[head * 4 + move]
+        if v < 0:
+            continue
+        if occ[v] != 0 and not (follow and v == tail and v != head):
+            continue
+        area = flood_count(bfs, nbr, occ, v)
+        if area > best_area:
+            best, best_area = move, area
+    return best
+
+
+@njit(cache=True)
+def _decide(ws, g, st):
+    nbr = g[G_NBR]
+    length = astar_grid(ws[0], nbr, g[G_CFG][CFG_COLS], st.head, st.apple, free_cell, g[G_OCC])
+    if length > 0:
+        return move_between(nbr, st.head, ws[0][A_PATH][0])
+    return roomiest_move(ws[1], g, st)
+
+
+@njit(cache=True)
+def _no_cycle(ws):
+    return ws[3]
+
+
+@njit(cache=True, parallel=True)
+def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
+    sweep_chunk(_alloc, _reset, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
+
+
+@njit(cache=True)
+def _play(cfg, nbr, params, seed):
+    return play_recorded(_alloc, _reset, _decide, _no_cycle, cfg, nbr, params, seed)
+
+
+register(
+    Policy(
+        name="greedy",
+        summary=__doc__,
+        sweep_kernel=_sweep,
+        play_kernel=_play,
+        make_params=no_params,
+    )
+)
