@@ -1,0 +1,249 @@
+"""`fastsnake puzzle solve|compare|random|check`: the sliding-puzzle verbs."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import statistics
+
+from fastsnake.cli import common
+from fastsnake.errors import InputError
+
+_HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "walking-distance", "pdb", "auto")
+
+
+def register(subparsers) -> None:
+    top = subparsers.add_parser("puzzle", help="sliding puzzles: optimal solutions on any RxC board")
+    sub = top.add_subparsers(dest="puzzle_verb", metavar="SUBVERB", parser_class=common.Parser)
+    sub.required = True
+
+    p = sub.add_parser("solve", help="solve one instance optimally")
+    _board_args(p, need_start=True)
+    p.add_argument("--algorithm", default="auto", choices=("astar", "idastar", "bfs", "auto"))
+    p.add_argument("--heuristic", default="auto", choices=_HEURISTICS)
+    p.add_argument("--max-nodes", type=common.positive_int, default=None,
+                   help="A*/BFS: stop with 'node limit reached' past this many stored states "
+                        "(default 20,000,000, about 0.8 GB)")
+    p.add_argument("--time-limit", type=_positive_float, default=None, help="seconds")
+    p.add_argument("--partition", default=None,
+                   help="pdb tile groups, e.g. 6-6-3, 5-5-5, 7-8 or '1,2,3/4,5,6,7/…' (goal tiles)")
+    p.add_argument("--save", metavar="FILE", default=None, help="write the solution for the viewer")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(handler=cmd_solve)
+
+    p = sub.add_parser("compare", help="solve random instances with several heuristics")
+    _board_args(p, need_start=False)
+    p.add_argument("--count", type=common.positive_int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--heuristics", default="misplaced,manhattan,linear-conflict",
+                   help="comma-separated list (default misplaced,manhattan,linear-conflict)")
+    p.add_argument("--algorithm", default="auto", choices=("astar", "idastar", "auto"))
+    p.add_argument("--max-nodes", type=common.positive_int, default=None)
+    p.add_argument("--time-limit", type=_positive_float, default=None, help="seconds per solve")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(handler=cmd_compare)
+
+    p = sub.add_parser("random", help="random solvable instances (uniform over the solvable half)")
+    _board_args(p, need_start=False)
+    p.add_argument("--count", type=common.positive_int, default=1)
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_random)
+
+    p = sub.add_parser("check", help="validate a solution file written by --save")
+    p.add_argument("file")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_check)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
+    return value
+
+
+def _board_args(p, need_start: bool) -> None:
+    p.add_argument("--rows", type=common.positive_int, default=None)
+    p.add_argument("--cols", type=common.positive_int, default=None)
+    p.add_argument("--size", type=common.size_arg(1, 36), default=None, help="RxC (instead of --rows/--cols)")
+    if need_start:
+        p.add_argument("--start", required=True, help='tiles, e.g. "1 2 3 …", "1,2,…" or "012 345 678"')
+    p.add_argument("--goal", default=None, help="goal tiles (default: 0 1 2 … row-major, blank first)")
+
+
+def _dims(args, text: str | None) -> tuple[int, int]:
+    """--rows/--cols/--size, else inferred from the short form or a square tile count."""
+    if args.size is not None:
+        if args.rows is not None or args.cols is not None:
+            raise InputError("give either --size or --rows/--cols, not both")
+        return args.size
+    if args.rows is not None and args.cols is not None:
+        return args.rows, args.cols
+    tokens = [t for t in re.split(r"[\s,;]+", (text or "").strip()) if t]
+    if (text and "," not in text and len(tokens) > 1 and len({len(t) for t in tokens}) == 1
+            and all(t.isdigit() for t in tokens) and len(tokens[0]) > 1):
+        rows, cols = len(tokens), len(tokens[0])
+    elif tokens and math.isqrt(len(tokens)) ** 2 == len(tokens):
+        rows = cols = math.isqrt(len(tokens))
+    else:
+        raise InputError("give the board size with --rows and --cols (or --size RxC)")
+    if (args.rows is not None and args.rows != rows) or (args.cols is not None and args.cols != cols):
+        raise InputError(f"board {text!r} is {rows}x{cols}, not what --rows/--cols say")
+    return rows, cols
+
+
+def _progress(args):
+    if getattr(args, "quiet", False):
+        return None
+    return common.log
+
+
+def cmd_solve(args):
+    from fastsnake import puzzle as P
+    from fastsnake.puzzle.solver import DEFAULT_MAX_NODES
+
+    rows, cols = _dims(args, args.start)
+    result = P.solve(args.start, args.goal, rows=rows, cols=cols, algorithm=args.algorithm,
+                     heuristic=args.heuristic, max_nodes=args.max_nodes or DEFAULT_MAX_NODES,
+                     time_limit=args.time_limit, partition=args.partition,
+                     progress=_progress(args))
+    if args.save:
+        P.save_solution(args.save, result)
+    out = result.as_dict()
+    out["moves_seed"] = (None if result.moves is None
+                         else [P.SEED_NAMES[m] for m in result.moves])
+    if not args.json:
+        start = P.parse_tiles(result.start, rows, cols)
+        goal = P.parse_tiles(result.goal, rows, cols)
+        print(f"{rows}x{cols} board\nstart:\n{P.format_board(start, rows, cols)}\n"
+              f"goal:\n{P.format_board(goal, rows, cols)}")
+        if not result.solvable:
+            print("unsolvable (parity rule): no search needed")
+        else:
+            if result.status == "solved":
+                print(f"optimal length: {result.length}")
+                print(f"moves (blank): {result.moves or '(none)'}")
+            else:
+                print(f"no solution: {result.status}")
+            print(f"algorithm: {result.algorithm}, heuristic: {result.heuristic} "
+                  f"(h(start) = {result.h_start})")
+            print(f"nodes generated: {result.nodes_generated:,}, expanded: {result.nodes_expanded:,}")
+            mem = f", memory {result.memory_bytes / 2**20:.1f} MiB" if result.memory_bytes else ""
+            setup = f" (+{result.setup_seconds:.2f} s setup)" if result.setup_seconds > 0.01 else ""
+            print(f"time: {result.seconds:.3f} s{setup}{mem}")
+        if args.save:
+            print(f"saved: {args.save}")
+    return out
+
+
+def cmd_compare(args):
+    import numpy as np
+
+    from fastsnake import puzzle as P
+    from fastsnake.puzzle.solver import DEFAULT_MAX_NODES, heuristic_context
+
+    if args.rows is None and args.cols is None and args.size is None:
+        raise InputError("give the board size with --rows and --cols (or --size RxC)")
+    rows, cols = _dims(args, None)
+    names = [h.strip() for h in args.heuristics.split(",") if h.strip()]
+    for name in names:
+        if name not in _HEURISTICS or name == "auto":
+            raise InputError(f"heuristic {name!r} is not one of {', '.join(_HEURISTICS[:-1])}")
+    goal = P.parse_tiles(args.goal, rows, cols, "goal") if args.goal else P.goal_default(rows, cols)
+    rng = np.random.default_rng(args.seed)
+    starts = [P.random_solvable(rows, cols, goal, rng) for _ in range(args.count)]
+    contexts = {name: heuristic_context(name, rows, cols, goal, progress=_progress(args)) for name in names}
+    per = {}
+    lengths = {}
+    for name in names:
+        runs = []
+        for start in starts:
+            r = P.solve(start, goal, rows=rows, cols=cols, algorithm=args.algorithm, heuristic=name,
+                        max_nodes=args.max_nodes or DEFAULT_MAX_NODES, time_limit=args.time_limit,
+                        context=contexts[name])
+            runs.append(r)
+        lengths[name] = [r.length for r in runs]
+        solved = [r for r in runs if r.status == "solved"]
+        per[name] = {
+            "solved": len(solved),
+            "algorithm": runs[0].algorithm,
+            "mean_nodes_generated": _mean([r.nodes_generated for r in solved]),
+            "median_nodes_generated": _median([r.nodes_generated for r in solved]),
+            "mean_nodes_expanded": _mean([r.nodes_expanded for r in solved]),
+            "median_nodes_expanded": _median([r.nodes_expanded for r in solved]),
+            "mean_seconds": _mean([r.seconds for r in solved]),
+            "median_seconds": _median([r.seconds for r in solved]),
+            "unsolved_status": sorted({r.status for r in runs if r.status != "solved"}),
+        }
+    agree = all(
+        len({lengths[name][i] for name in names if lengths[name][i] is not None}) <= 1
+        for i in range(args.count))
+    out = {"rows": rows, "cols": cols, "count": args.count, "seed": args.seed,
+           "goal": goal.tolist(), "heuristics": per, "lengths_agree": agree,
+           "lengths": lengths[names[0]] if names else [],
+           "mean_length": _mean([x for x in lengths[names[0]] if x is not None]) if names else None}
+    if not args.json:
+        print(f"{args.count} random solvable {rows}x{cols} instances (seed {args.seed}), "
+              f"mean optimal length {out['mean_length']}")
+        print(f"{'heuristic':<18}{'solved':>7}{'mean gen':>14}{'median gen':>14}"
+              f"{'mean exp':>14}{'mean s':>10}{'median s':>10}")
+        for name in names:
+            s = per[name]
+            print(f"{name:<18}{s['solved']:>7}{_fmt(s['mean_nodes_generated']):>14}"
+                  f"{_fmt(s['median_nodes_generated']):>14}{_fmt(s['mean_nodes_expanded']):>14}"
+                  f"{_fmt(s['mean_seconds'], 4):>10}{_fmt(s['median_seconds'], 4):>10}")
+        print("all heuristics agree on every optimal length" if agree
+              else "DISAGREEMENT on optimal lengths (a bug: please report)")
+    return out
+
+
+def cmd_random(args):
+    import numpy as np
+
+    from fastsnake import puzzle as P
+
+    if args.rows is None and args.cols is None and args.size is None:
+        raise InputError("give the board size with --rows and --cols (or --size RxC)")
+    rows, cols = _dims(args, None)
+    goal = P.parse_tiles(args.goal, rows, cols, "goal") if args.goal else P.goal_default(rows, cols)
+    rng = np.random.default_rng(args.seed)
+    boards = [P.random_solvable(rows, cols, goal, rng) for _ in range(args.count)]
+    out = {"rows": rows, "cols": cols, "goal": goal.tolist(), "seed": args.seed,
+           "instances": [b.tolist() for b in boards]}
+    if not args.json:
+        for b in boards:
+            print(" ".join(str(int(t)) for t in b))
+    return out
+
+
+def cmd_check(args):
+    from fastsnake import puzzle as P
+
+    sol = P.load_solution(args.file)
+    out = {"file": args.file, "valid": True, "rows": sol.rows, "cols": sol.cols,
+           "length": len(sol.moves), "optimal": sol.optimal}
+    if not args.json:
+        print(f"{args.file}: valid {sol.rows}x{sol.cols} solution, {len(sol.moves)} moves"
+              + (" (optimal)" if sol.optimal else ""))
+    return out
+
+
+def _mean(xs):
+    return float(statistics.fmean(xs)) if xs else None
+
+
+def _median(xs):
+    return float(statistics.median(xs)) if xs else None
+
+
+def _fmt(x, digits=0):
+    if x is None:
+        return "-"
+    return f"{x:,.{digits}f}"

@@ -1,0 +1,26 @@
+"""Sliding puzzles on any R×C board (R·C ≤ 36) with any start and goal.
+
+`solve` finds optimal solutions with A*, IDA* or BFS and the misplaced-tiles,
+Manhattan, linear-conflict, walking-distance or pattern-database heuristics;
+`is_solvable` answers by the parity rule; `random_solvable` draws instances;
+`save_solution` / `load_solution` read and write the viewer's solution files.
+"""
+
+from fastsnake.puzzle.board import (MOVES, SEED_NAMES, PuzzleInputError, apply_moves, format_board,
+                                    goal_default, is_solvable, parse_tiles, random_solvable)
+from fastsnake.puzzle.solver import SolveResult, solve
+
+__all__ = [
+    "MOVES", "SEED_NAMES", "PuzzleInputError", "SolveResult", "apply_moves", "format_board",
+    "goal_default", "is_solvable", "load_solution", "parse_tiles", "random_solvable",
+    "save_solution", "solve",
+]
+
+
+def __getattr__(name):
+    # The solution-file helpers import json lazily only when used.
+    if name in ("load_solution", "save_solution"):
+        from fastsnake.puzzle import solution
+
+        return getattr(solution, name)
+    raise AttributeError(name)

@@ -1,0 +1,317 @@
+"""A* (and, with the zero heuristic, uniform-cost BFS) over packed puzzle states.
+
+A state is packed into W uint64 words: 4 bits per cell (16 cells per word) when the
+board has at most 16 cells, so a 4x4 state is one word, else 6 bits per cell
+(10 per word), so a 6x6 state is 4 words. Nodes live in flat arrays (state words,
+g, h, parent, move); the closed/open set is an open-addressing hash table of node
+indices with linear probing, and the open list is the shared int64 binary heap
+keyed by (f, h, node) so ties prefer deeper nodes.
+
+The kernel is resumable and never allocates: it stops with A_GROW before a step
+could overflow its arrays, and the Python driver grows them (up to --max-nodes)
+or reports "node limit reached"; between calls the driver checks the time limit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fastsnake.puzzle.heuristics import H_MANHATTAN, H_MISPLACED, H_ZERO, _h_eval
+from fastsnake.search.heap import heap_pop, heap_push
+
+A_BUDGET, A_FOUND, A_EXHAUSTED, A_GROW = range(4)
+# Slots of the counter vector `st`.
+C_NODES, C_HEAP, C_GENERATED, C_EXPANDED, C_GOAL = range(5)
+_IDX_MASK = (1 << 32) - 1
+_H_MASK = (1 << 16) - 1
+
+
+def layout(ncells: int) -> tuple[int, int, int]:
+    """(bits per cell, cells per word, words per state)."""
+    bits = 4 if ncells <= 16 else 6
+    per = 64 // bits
+    return bits, per, -(-ncells // per)
+
+
+@njit(cache=True, inline="always")
+def _get(words, base, cell, bits, per):
+    return np.int64((words[base + cell // per] >> np.uint64((cell % per) * bits))
+                    & np.uint64((1 << bits) - 1))
+
+
+@njit(cache=True)
+def _pack(board, out, base, bits, per, nwords):
+    for w in range(nwords):
+        out[base + w] = np.uint64(0)
+    for cell in range(len(board)):
+        out[base + cell // per] |= np.uint64(board[cell]) << np.uint64((cell % per) * bits)
+
+
+@njit(cache=True, inline="always")
+def _hash(words, base, nwords):
+    x = np.uint64(0x9E3779B97F4A7C15)
+    for w in range(nwords):
+        x ^= words[base + w]
+        x *= np.uint64(0xBF58476D1CE4E5B9)
+        x ^= x >> np.uint64(31)
+    return x
+
+
+@njit(cache=True, inline="always")
+def _find(table, tkey, states, words, base, nwords):
+    """Slot of the state words[base:base+nwords] in `table`: (slot, node or -1).
+
+    `tkey[slot]` keeps the state's first word beside the node index, so a probe
+    of a one-word state (up to 16 cells) never touches the node arrays.
+    """
+    mask = len(table) - 1
+    first = words[base]
+    slot = np.int64(_hash(words, base, nwords) & np.uint64(mask))
+    while True:
+        j = table[slot]
+        if j < 0:
+            return slot, -1
+        if tkey[slot] == first:
+            same = True
+            for w in range(1, nwords):
+                if states[j * nwords + w] != words[base + w]:
+                    same = False
+                    break
+            if same:
+                return slot, j
+        slot = (slot + 1) & mask
+
+
+@njit(cache=True)
+def _rehash(table, tkey, states, nodes, nwords):
+    table[:] = -1
+    for j in range(nodes):
+        slot, _ = _find(table, tkey, states, states, j * nwords, nwords)
+        table[slot] = j
+        tkey[slot] = states[j * nwords]
+
+
+@njit(cache=True)
+def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, heap, st,
+               board, child, idx, hl, buf, budget):
+    """Expand up to `budget` nodes. Returns A_FOUND (st[C_GOAL] = goal node),
+    A_EXHAUSTED, A_BUDGET, or A_GROW (arrays need room before the next expansion)."""
+    kind = hc[0]
+    goalpos = hc[3]
+    md = hc[4]
+    n = hc[1] * hc[2]
+    bits, per = (4, 16) if n <= 16 else (6, 10)
+    nwords = len(goal_words)
+    cap = len(g)
+    hcap = len(heap)
+    nodes = st[C_NODES]
+    hsize = st[C_HEAP]
+    generated = st[C_GENERATED]
+    expanded = st[C_EXPANDED]
+    stop = expanded + budget
+    status = A_BUDGET
+    while True:
+        if hsize == 0:
+            status = A_EXHAUSTED
+            break
+        if nodes + 4 > cap or hsize + 4 > hcap or 2 * (nodes + 4) > len(table):
+            status = A_GROW
+            break
+        if expanded >= stop:
+            break
+        key, hsize = heap_pop(heap, hsize)
+        j = key & _IDX_MASK
+        hj = (key >> 32) & _H_MASK
+        gj = (key >> 48) - hj
+        if gj != g[j]:
+            continue  # a stale entry: this node was reached again more cheaply
+        if hj == 0:
+            at_goal = True
+            for w in range(nwords):
+                if states[j * nwords + w] != goal_words[w]:
+                    at_goal = False
+                    break
+            if at_goal:
+                st[C_GOAL] = j
+                status = A_FOUND
+                break
+        expanded += 1
+        blank = 0
+        for cell in range(n):
+            t = _get(states, j * nwords, cell, bits, per)
+            board[cell] = t
+            if t == 0:
+                blank = cell
+        back = pmove[j] ^ 1
+        for m in range(4):
+            if m == back:
+                continue
+            a = nbr[blank * 4 + m]
+            if a < 0:
+                continue
+            generated += 1
+            t = board[a]
+            # Child words: the parent's with the two changed cells rewritten.
+            for w in range(nwords):
+                child[w] = states[j * nwords + w]
+            wa = a // per
+            sa = np.uint64((a % per) * bits)
+            wb = blank // per
+            sb = np.uint64((blank % per) * bits)
+            child[wa] &= ~(np.uint64((1 << bits) - 1) << sa)
+            child[wb] |= np.uint64(t) << sb
+            slot, k = _find(table, tkey, states, child, 0, nwords)
+            ng = np.int64(g[j]) + 1
+            if k >= 0:
+                if ng >= g[k]:
+                    continue
+                g[k] = ng
+                parent[k] = j
+                pmove[k] = m
+                hsize = heap_push(heap, hsize, ((ng + np.int64(hv[k])) << 48) | (np.int64(hv[k]) << 32) | k)
+                continue
+            # Cheap heuristics are updated from the parent's value; the rest are
+            # evaluated from scratch (a call that costs more than the whole update).
+            if kind == H_MANHATTAN:
+                h = np.int64(hv[j]) + md[t * n + blank] - md[t * n + a]
+            elif kind == H_ZERO:
+                h = 0
+            elif kind == H_MISPLACED:
+                h = np.int64(hv[j]) + (goalpos[t] != blank) - (goalpos[t] != a)
+            else:
+                board[blank] = t
+                board[a] = 0
+                h = _h_eval(board, hc, idx, hl, buf)
+                board[a] = t
+                board[blank] = 0
+            k = nodes
+            nodes += 1
+            for w in range(nwords):
+                states[k * nwords + w] = child[w]
+            g[k] = ng
+            hv[k] = h
+            parent[k] = j
+            pmove[k] = m
+            table[slot] = k
+            tkey[slot] = child[0]
+            hsize = heap_push(heap, hsize, ((ng + np.int64(h)) << 48) | (np.int64(h) << 32) | k)
+    st[C_NODES] = nodes
+    st[C_HEAP] = hsize
+    st[C_GENERATED] = generated
+    st[C_EXPANDED] = expanded
+    return status
+
+
+@njit(cache=True)
+def _trace(parent, pmove, node):
+    length = 0
+    j = node
+    while parent[j] >= 0:
+        length += 1
+        j = parent[j]
+    out = np.empty(length, np.int8)
+    j = node
+    for i in range(length - 1, -1, -1):
+        out[i] = pmove[j]
+        j = parent[j]
+    return out
+
+
+class AStarSearch:
+    """Python driver state of one A* search: owns the growable arrays."""
+
+    def __init__(self, start, goal, nbr, hc, h0, max_nodes: int):
+        n = len(start)
+        self.bits, self.per, self.nwords = layout(n)
+        self.nbr = nbr
+        self.hc = hc
+        self.max_nodes = int(max_nodes)
+        cap = max(16, min(self.max_nodes, 1 << 16))
+        self.states = np.zeros(cap * self.nwords, np.uint64)
+        self.g = np.zeros(cap, np.int32)
+        self.hv = np.zeros(cap, np.int16)
+        self.parent = np.zeros(cap, np.int32)
+        self.pmove = np.zeros(cap, np.int8)
+        self.table = np.full(_pow2(4 * cap), -1, np.int32)
+        self.tkey = np.zeros(len(self.table), np.uint64)
+        self.heap = np.empty(cap, np.int64)
+        self.st = np.zeros(5, np.int64)
+        self.board = np.zeros(n, np.int8)
+        self.child = np.zeros(self.nwords, np.uint64)
+        nlk, ngroups = int(hc[10]), int(hc[11])
+        self.idx = np.zeros(max(nlk * ngroups, 1), np.int64)
+        self.hl = np.zeros(max(nlk, 1), np.int64)
+        self.buf = np.zeros(12, np.int64)
+        self.goal_words = np.zeros(self.nwords, np.uint64)
+        _pack(np.asarray(goal, np.int8), self.goal_words, 0, self.bits, self.per, self.nwords)
+        # The root is node 0.
+        _pack(np.asarray(start, np.int8), self.states, 0, self.bits, self.per, self.nwords)
+        self.g[0] = 0
+        self.hv[0] = h0
+        self.parent[0] = -1
+        self.pmove[0] = -4  # -4 ^ 1 is no move, so no child is skipped at the root
+        _rehash(self.table, self.tkey, self.states, 1, self.nwords)
+        self.heap[0] = (int(h0) << 48) | (int(h0) << 32) | 0
+        self.st[C_NODES] = 1
+        self.st[C_HEAP] = 1
+
+    def grow(self) -> bool:
+        """Make room for the next expansion; False when --max-nodes forbids it."""
+        nodes = int(self.st[C_NODES])
+        cap = len(self.g)
+        if nodes + 4 > cap:
+            if cap >= self.max_nodes:
+                return False
+            new = min(2 * cap, self.max_nodes)
+            if nodes + 4 > new:
+                return False
+            self.states = _grown(self.states, new * self.nwords)
+            self.g = _grown(self.g, new)
+            self.hv = _grown(self.hv, new)
+            self.parent = _grown(self.parent, new)
+            self.pmove = _grown(self.pmove, new)
+        if 2 * (nodes + 4) > len(self.table) or len(self.table) < 2 * len(self.g):
+            self.table = np.full(_pow2(4 * len(self.g)), -1, np.int32)
+            self.tkey = np.zeros(len(self.table), np.uint64)
+            _rehash(self.table, self.tkey, self.states, nodes, self.nwords)
+        if int(self.st[C_HEAP]) + 4 > len(self.heap):
+            self.heap = _grown(self.heap, 2 * len(self.heap))
+        return True
+
+    def step(self, budget: int) -> int:
+        return _astar_run(self.nbr, self.hc, self.goal_words, self.states, self.g, self.hv,
+                          self.parent, self.pmove, self.table, self.tkey, self.heap, self.st, self.board,
+                          self.child, self.idx, self.hl, self.buf, budget)
+
+    def moves(self) -> np.ndarray:
+        return _trace(self.parent, self.pmove, int(self.st[C_GOAL]))
+
+    @property
+    def generated(self) -> int:
+        return int(self.st[C_GENERATED])
+
+    @property
+    def expanded(self) -> int:
+        return int(self.st[C_EXPANDED])
+
+    @property
+    def nodes(self) -> int:
+        return int(self.st[C_NODES])
+
+    def memory_bytes(self) -> int:
+        return sum(a.nbytes for a in (self.states, self.g, self.hv, self.parent, self.pmove,
+                                      self.table, self.tkey, self.heap))
+
+
+def _pow2(x: int) -> int:
+    p = 1
+    while p < x:
+        p <<= 1
+    return p
+
+
+def _grown(arr: np.ndarray, size: int) -> np.ndarray:
+    out = np.empty(size, arr.dtype)
+    out[: len(arr)] = arr
+    return out

@@ -1,0 +1,183 @@
+"""Boards of the R×C sliding puzzle: parsing, validation, moves and the parity rule.
+
+A board is a flat ``int8`` array of ``R*C`` tiles in row-major order, 0 = blank.
+Moves name the direction the BLANK moves (``U D L R``); a tile therefore slides the
+opposite way (blank ``U`` = the tile above slides down).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from fastsnake.errors import InputError
+
+MAX_CELLS = 36
+MOVES = "UDLR"
+# Blank offsets (drow, dcol) per move; a move's inverse is `m ^ 1`.
+_DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+# The seed names the direction the tile slides: the opposite of the blank's move.
+SEED_NAMES = {"U": "down", "D": "up", "L": "right", "R": "left"}
+
+
+class PuzzleInputError(InputError):
+    """A bad board, goal, size or move string; the message quotes it."""
+
+
+def check_size(rows: int, cols: int) -> None:
+    if not (isinstance(rows, (int, np.integer)) and isinstance(cols, (int, np.integer))):
+        raise PuzzleInputError(f"board size {rows!r}x{cols!r} must be integers")
+    if rows < 1 or cols < 1 or rows * cols > MAX_CELLS or rows * cols < 2:
+        raise PuzzleInputError(
+            f"board size {rows}x{cols} is outside 1x2 .. 6x6 (2 <= rows*cols <= {MAX_CELLS})")
+
+
+def parse_tiles(text, rows: int, cols: int, what: str = "board") -> np.ndarray:
+    """Parse "1 2 3 …", "1,2,3,…" or the short form "012 345 678" into a flat board.
+
+    The short form (one token per row, one digit per tile) is used when the text
+    has exactly `rows` whitespace-separated tokens of `cols` digits each and the
+    board has at most 10 cells.
+    """
+    check_size(rows, cols)
+    n = rows * cols
+    if isinstance(text, str):
+        tokens = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
+        if (len(tokens) == rows and rows * cols <= 10 and cols > 1 and "," not in text
+                and all(len(t) == cols and t.isdigit() for t in tokens)):
+            tokens = [ch for t in tokens for ch in t]
+        try:
+            values = [int(t) for t in tokens]
+        except ValueError:
+            raise PuzzleInputError(f"{what} {text!r}: tiles must be integers") from None
+    else:
+        try:
+            values = [int(v) for v in np.asarray(text).ravel()]
+        except (TypeError, ValueError):
+            raise PuzzleInputError(f"{what} {text!r}: tiles must be integers") from None
+    if len(values) != n:
+        raise PuzzleInputError(
+            f"{what} {text!r} has {len(values)} tiles, a {rows}x{cols} board needs {n}")
+    bad = [v for v in values if v < 0 or v >= n]
+    if bad:
+        raise PuzzleInputError(f"{what} {text!r}: tile {bad[0]} is outside 0..{n - 1}")
+    seen = set()
+    for v in values:
+        if v in seen:
+            raise PuzzleInputError(f"{what} {text!r}: tile {v} appears twice")
+        seen.add(v)
+    return np.array(values, dtype=np.int8)
+
+
+def goal_default(rows: int, cols: int) -> np.ndarray:
+    """The seed's default goal is the identity board with the blank top-left."""
+    return np.arange(rows * cols, dtype=np.int8)
+
+
+def neighbours(rows: int, cols: int) -> np.ndarray:
+    """nbr[cell*4 + move] = the cell the blank enters, or -1 off the board."""
+    nbr = np.full(rows * cols * 4, -1, dtype=np.int16)
+    for cell in range(rows * cols):
+        r, c = divmod(cell, cols)
+        for m, (dr, dc) in enumerate(_DELTAS):
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < rows and 0 <= cc < cols:
+                nbr[cell * 4 + m] = rr * cols + cc
+    return nbr
+
+
+def permutation_parity(start: np.ndarray, goal: np.ndarray) -> int:
+    """Parity of the cell permutation taking `start` to `goal` (blank included)."""
+    n = len(start)
+    where = np.empty(n, dtype=np.int64)
+    where[goal] = np.arange(n)
+    target = where[start]  # cell s holds the tile whose goal cell is target[s]
+    seen = np.zeros(n, dtype=bool)
+    cycles = 0
+    for s in range(n):
+        if not seen[s]:
+            cycles += 1
+            while not seen[s]:
+                seen[s] = True
+                s = target[s]
+    return (n - cycles) & 1
+
+
+def is_solvable(start, goal, rows: int, cols: int) -> bool:
+    """Whether `goal` is reachable from `start` (both validated flat boards).
+
+    On a 1-wide board tiles can never pass each other, so the non-blank tiles must
+    appear in the same order. Otherwise (R, C >= 2) every move swaps the blank with
+    a tile (a transposition) and moves the blank one step on the checkerboard, so
+    permutation parity must equal the parity of the blank's Manhattan displacement;
+    for R, C >= 2 that condition is also sufficient (Wilson 1974; the 2x2 board,
+    a 4-cycle, reaches 4 * 3 = 12 = 4!/2 states, so the rule holds there too).
+    """
+    start = np.asarray(start)
+    goal = np.asarray(goal)
+    if rows == 1 or cols == 1:
+        return [int(t) for t in start if t != 0] == [int(t) for t in goal if t != 0]
+    bs = int(np.flatnonzero(start == 0)[0])
+    bg = int(np.flatnonzero(goal == 0)[0])
+    blank_steps = abs(bs // cols - bg // cols) + abs(bs % cols - bg % cols)
+    return permutation_parity(start, goal) == (blank_steps & 1)
+
+
+def parse_moves(text: str) -> str:
+    moves = re.sub(r"[\s,]+", "", str(text)).upper()
+    bad = [ch for ch in moves if ch not in MOVES]
+    if bad:
+        raise PuzzleInputError(f"moves {text!r}: {bad[0]!r} is not one of U D L R")
+    return moves
+
+
+def apply_moves(board, moves: str, rows: int, cols: int) -> np.ndarray:
+    """Play blank moves on a copy of `board`; an off-board move raises."""
+    out = np.array(board, dtype=np.int8, copy=True)
+    blank = int(np.flatnonzero(out == 0)[0])
+    for i, ch in enumerate(parse_moves(moves)):
+        m = MOVES.index(ch)
+        r, c = divmod(blank, cols)
+        rr, cc = r + _DELTAS[m][0], c + _DELTAS[m][1]
+        if not (0 <= rr < rows and 0 <= cc < cols):
+            raise PuzzleInputError(f"moves {moves!r}: move {i + 1} ({ch}) leaves the board")
+        nxt = rr * cols + cc
+        out[blank], out[nxt] = out[nxt], 0
+        blank = nxt
+    return out
+
+
+def format_board(board, rows: int, cols: int) -> str:
+    width = len(str(rows * cols - 1))
+    lines = []
+    for r in range(rows):
+        cells = board[r * cols:(r + 1) * cols]
+        lines.append(" ".join(("." * width if t == 0 else str(int(t)).rjust(width)) for t in cells))
+    return "\n".join(lines)
+
+
+def board_text(board) -> str:
+    return " ".join(str(int(t)) for t in board)
+
+
+def random_solvable(rows: int, cols: int, goal, rng: np.random.Generator) -> np.ndarray:
+    """A board drawn uniformly from the states that can reach `goal`.
+
+    On R, C >= 2 boards, swapping two fixed non-blank tiles is a bijection between
+    the solvable and unsolvable halves, so fixing an unsolvable draw that way keeps
+    the draw uniform. On 1-wide boards the solvable states are the goal's tile order
+    with the blank in any of the R*C cells.
+    """
+    check_size(rows, cols)
+    goal = np.asarray(goal, dtype=np.int8)
+    n = rows * cols
+    if rows == 1 or cols == 1:
+        tiles = [int(t) for t in goal if t != 0]
+        pos = int(rng.integers(n))
+        return np.array(tiles[:pos] + [0] + tiles[pos:], dtype=np.int8)
+    board = rng.permutation(n).astype(np.int8)
+    if not is_solvable(board, goal, rows, cols):
+        i, j = np.flatnonzero(board == 1)[0], np.flatnonzero(board == 2)[0]
+        board[i], board[j] = board[j], board[i]
+    return board

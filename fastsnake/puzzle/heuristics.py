@@ -1,0 +1,222 @@
+"""Admissible heuristics for the sliding puzzle, as one context tuple every search kernel takes.
+
+All heuristics are evaluated by `_h_full` (from scratch, used by A*) and updated
+incrementally by the IDA* kernel. Every kernel receives the same context tuple
+layout, whichever heuristic is chosen, so each search kernel compiles once.
+
+Context tuple `hc` (built by `build_context`):
+  0 kind, 1 rows, 2 cols, 3 goalpos[tile] (cell), 4 md[tile*N + cell],
+  5 pdb (uint8 tables of all groups, concatenated), 6 pdb offset per group,
+  7 lk_grp[l*N + tile], 8 lk_mult[l*N + tile], 9 lk_cell[l*N + cell] (lookup l maps
+  the state through a board symmetry that fixes the goal blank: l = 0 is the identity),
+  10 number of lookups, 11 number of groups,
+  12..14 walking distance along rows (dist, next, codes), 15..17 along columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fastsnake.puzzle.board import PuzzleInputError
+
+H_ZERO, H_MISPLACED, H_MANHATTAN, H_LINEAR, H_WALKING, H_PDB = range(6)
+HEURISTICS = {
+    "zero": H_ZERO,
+    "misplaced": H_MISPLACED,
+    "manhattan": H_MANHATTAN,
+    "linear-conflict": H_LINEAR,
+    "walking-distance": H_WALKING,
+    "pdb": H_PDB,
+}
+
+
+def heuristic_code(name: str) -> int:
+    try:
+        return HEURISTICS[name]
+    except KeyError:
+        raise PuzzleInputError(
+            f"heuristic {name!r} is not one of {', '.join(n for n in HEURISTICS if n != 'zero')}, auto"
+        ) from None
+
+
+def _empty_wd():
+    return np.zeros(1, np.uint8), np.full(1, -1, np.int32), np.zeros(1, np.uint64)
+
+
+def build_context(kind: int, rows: int, cols: int, goal, pdb=None, wd=None):
+    """The heuristic context tuple for `kind` on this board and goal.
+
+    `pdb` is a `fastsnake.puzzle.pdb.PdbSet` (needed for H_PDB), `wd` a pair of
+    walking-distance tables from `fastsnake.puzzle.walking` (needed for H_WALKING).
+    """
+    n = rows * cols
+    goal = np.asarray(goal, dtype=np.int8)
+    goalpos = np.empty(n, np.int16)
+    goalpos[goal] = np.arange(n, dtype=np.int16)
+    cells = np.arange(n)
+    md = np.zeros(n * n, np.int16)
+    for t in range(1, n):
+        g = int(goalpos[t])
+        md[t * n:(t + 1) * n] = np.abs(cells // cols - g // cols) + np.abs(cells % cols - g % cols)
+    if pdb is not None:
+        tables, offsets, lk_grp, lk_mult, lk_cell, nlk, ngroups = pdb.lookup_arrays(goal)
+    else:
+        tables = np.zeros(1, np.uint8)
+        offsets = np.zeros(1, np.int64)
+        lk_grp = np.full(n, -1, np.int8)
+        lk_mult = np.zeros(n, np.int64)
+        lk_cell = np.zeros(n, np.int16)
+        nlk, ngroups = 0, 0
+    wdv = wd[0] if wd is not None else _empty_wd()
+    wdh = wd[1] if wd is not None else _empty_wd()
+    return (np.int64(kind), np.int64(rows), np.int64(cols), goalpos, md,
+            tables, offsets, lk_grp, lk_mult, lk_cell, np.int64(nlk), np.int64(ngroups),
+            wdv[0], wdv[1], wdv[2], wdh[0], wdh[1], wdh[2])
+
+
+@njit(cache=True)
+def _line_conflicts(board, goalpos, rows, cols, line, is_row, buf):
+    """Tiles to lift out of one row/column so the rest of its home tiles are in order.
+
+    Counts k - LIS over the tiles of the line whose goal is in this line (by goal
+    column for a row, goal row for a column); each lifted tile costs 2 moves that
+    Manhattan distance does not count.
+    """
+    length = cols if is_row else rows
+    seq = np.empty(6, np.int64)
+    k = 0
+    for i in range(length):
+        cell = line * cols + i if is_row else i * cols + line
+        t = board[cell]
+        if t == 0:
+            continue
+        g = goalpos[t]
+        if is_row:
+            if g // cols == line:
+                buf[k] = g % cols
+                k += 1
+        else:
+            if g % cols == line:
+                buf[k] = g // cols
+                k += 1
+    if k < 2:
+        return 0
+    longest = 0
+    for i in range(k):
+        b = 1
+        for j in range(i):
+            if buf[j] < buf[i] and buf[6 + j] + 1 > b:
+                b = buf[6 + j] + 1
+        buf[6 + i] = b
+        if b > longest:
+            longest = b
+    return k - longest
+
+
+@njit(cache=True)
+def _wd_code(board, goalpos, rows, cols, along_rows):
+    """Walking-distance state code: counts[line][goal line] (last goal line dropped), blank line.
+
+    `along_rows` = True groups tiles by row (the vertical walking distance).
+    """
+    nl = rows if along_rows else cols
+    width = cols if along_rows else rows
+    counts = np.zeros(36, np.int64)
+    blank_line = 0
+    for cell in range(rows * cols):
+        t = board[cell]
+        line = cell // cols if along_rows else cell % cols
+        if t == 0:
+            blank_line = line
+            continue
+        g = goalpos[t]
+        gl = g // cols if along_rows else g % cols
+        counts[line * nl + gl] += 1
+    code = np.uint64(0)
+    base = np.uint64(width + 1)
+    for line in range(nl):
+        for gl in range(nl - 1):
+            code = code * base + np.uint64(counts[line * nl + gl])
+    return code * np.uint64(nl) + np.uint64(blank_line)
+
+
+@njit(cache=True)
+def _wd_index(codes, code):
+    i = np.searchsorted(codes, code)
+    if i < len(codes) and codes[i] == code:
+        return i
+    return -1
+
+
+@njit(cache=True)
+def _pdb_h(board, n, pdb, p_off, lk_grp, lk_mult, lk_cell, nlk, ngroups, idx, hl):
+    """Fill idx[l*G + g] and hl[l] from scratch; return max over lookups."""
+    best = 0
+    for l in range(nlk):
+        for g in range(ngroups):
+            idx[l * ngroups + g] = 0
+        for cell in range(n):
+            t = board[cell]
+            if t == 0:
+                continue
+            g = lk_grp[l * n + t]
+            idx[l * ngroups + g] += lk_cell[l * n + cell] * lk_mult[l * n + t]
+        s = 0
+        for g in range(ngroups):
+            s += pdb[p_off[g] + idx[l * ngroups + g]]
+        hl[l] = s
+        if s > best:
+            best = s
+    return best
+
+
+@njit(cache=True)
+def _h_full(board, hc):
+    """The heuristic value of `board` computed from scratch."""
+    nlk = hc[10]
+    ngroups = hc[11]
+    idx = np.empty(max(nlk * ngroups, 1), np.int64)
+    hl = np.empty(max(nlk, 1), np.int64)
+    buf = np.empty(12, np.int64)
+    return _h_eval(board, hc, idx, hl, buf)
+
+
+@njit(cache=True)
+def _h_eval(board, hc, idx, hl, buf):
+    """The heuristic value of `board` from scratch; PDB lookups use the scratch idx/hl
+    (left holding this board's per-lookup indices and sums), linear conflicts `buf`."""
+    kind = hc[0]
+    rows = hc[1]
+    cols = hc[2]
+    goalpos = hc[3]
+    md = hc[4]
+    n = rows * cols
+    if kind == H_ZERO:
+        return 0
+    if kind == H_MISPLACED:
+        h = 0
+        for cell in range(n):
+            t = board[cell]
+            if t != 0 and goalpos[t] != cell:
+                h += 1
+        return h
+    if kind == H_MANHATTAN or kind == H_LINEAR:
+        h = 0
+        for cell in range(n):
+            h += md[board[cell] * n + cell]
+        if kind == H_LINEAR:
+            for r in range(rows):
+                h += 2 * _line_conflicts(board, goalpos, rows, cols, r, True, buf)
+            for c in range(cols):
+                h += 2 * _line_conflicts(board, goalpos, rows, cols, c, False, buf)
+        return h
+    if kind == H_WALKING:
+        iv = _wd_index(hc[14], _wd_code(board, goalpos, rows, cols, True))
+        ih = _wd_index(hc[17], _wd_code(board, goalpos, rows, cols, False))
+        return np.int64(hc[12][iv]) + np.int64(hc[15][ih])
+    return _pdb_h(board, n, hc[5], hc[6], hc[7], hc[8], hc[9], hc[10], hc[11], idx, hl)
+
+
+def heuristic_value(board, ctx) -> int:
+    return int(_h_full(np.asarray(board, dtype=np.int8), ctx))

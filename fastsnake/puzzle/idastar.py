@@ -1,0 +1,259 @@
+"""IDA*: iterative deepening on f = g + h, with an explicit stack and incremental heuristics.
+
+No transposition or visited set is kept (a visited set shared across branches cuts
+off paths that reach a state again with a smaller g and breaks optimality); the
+only pruning is never undoing the previous move. The kernel is resumable: it runs
+until a node budget is spent, the iteration's bound is exhausted or the goal is
+reached, with all of its state in arrays, so the Python driver can enforce a time
+limit between calls.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fastsnake.puzzle.heuristics import (H_LINEAR, H_MANHATTAN, H_MISPLACED, H_PDB, H_WALKING,
+                                         _line_conflicts)
+
+# Kernel results.
+IDA_BUDGET, IDA_FOUND, IDA_ITERATION_DONE = 0, 1, 2
+# Slots of the state vector `st`.
+S_DEPTH, S_BLANK, S_BOUND, S_NEXT_BOUND, S_GENERATED, S_EXPANDED = range(6)
+_INF = 1 << 30
+
+
+@njit(cache=True, inline="always")
+def _pdb_move(t, a, b, n, pdb, p_off, lk_grp, lk_mult, lk_cell, nlk, ngroups, idx, hl,
+              new_idx, new_hl):
+    """Tile t slides from cell a to cell b: new per-lookup indices and sums; returns the max."""
+    best = 0
+    for l in range(nlk):
+        g = lk_grp[l * n + t]
+        old = idx[l * ngroups + g]
+        nw = old + (np.int64(lk_cell[l * n + b]) - np.int64(lk_cell[l * n + a])) * lk_mult[l * n + t]
+        s = hl[l] - np.int64(pdb[p_off[g] + old]) + np.int64(pdb[p_off[g] + nw])
+        new_idx[l] = nw
+        new_hl[l] = s
+        if s > best:
+            best = s
+    return best
+
+
+@njit(cache=True, inline="always")
+def _pdb_commit(t, n, lk_grp, nlk, ngroups, idx, hl, new_idx, new_hl):
+    for l in range(nlk):
+        idx[l * ngroups + lk_grp[l * n + t]] = new_idx[l]
+        hl[l] = new_hl[l]
+
+
+@njit(cache=True)
+def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, budget):
+    """Continue the current iteration for at most `budget` generated nodes."""
+    kind = hc[0]
+    rows = hc[1]
+    cols = hc[2]
+    goalpos = hc[3]
+    md = hc[4]
+    pdb = hc[5]
+    p_off = hc[6]
+    lk_grp = hc[7]
+    lk_mult = hc[8]
+    lk_cell = hc[9]
+    nlk = hc[10]
+    ngroups = hc[11]
+    wdv_next = hc[13]
+    wdv_dist = hc[12]
+    wdh_next = hc[16]
+    wdh_dist = hc[15]
+    n = rows * cols
+    new_idx = np.empty(max(nlk, 1), np.int64)
+    new_hl = np.empty(max(nlk, 1), np.int64)
+    buf = np.empty(12, np.int64)
+
+    d = st[S_DEPTH]
+    blank = st[S_BLANK]
+    bound = st[S_BOUND]
+    next_bound = st[S_NEXT_BOUND]
+    generated = st[S_GENERATED]
+    expanded = st[S_EXPANDED]
+    stop = generated + budget
+    status = IDA_BUDGET
+    while True:
+        m = nxt[d]
+        if m >= 4:
+            if d == 0:
+                status = IDA_ITERATION_DONE
+                break
+            # Undo the move that led here: the blank steps back.
+            prev = nbr[blank * 4 + (path[d - 1] ^ 1)]
+            t = board[prev]
+            if kind == H_PDB:
+                _pdb_move(t, prev, blank, n, pdb, p_off, lk_grp, lk_mult, lk_cell, nlk, ngroups,
+                          idx, hl, new_idx, new_hl)
+                _pdb_commit(t, n, lk_grp, nlk, ngroups, idx, hl, new_idx, new_hl)
+            board[blank] = t
+            board[prev] = 0
+            blank = prev
+            d -= 1
+            continue
+        nxt[d] = m + 1
+        if d > 0 and m == (path[d - 1] ^ 1):
+            continue
+        a = nbr[blank * 4 + m]
+        if a < 0:
+            continue
+        if generated >= stop:
+            nxt[d] = m
+            break
+        generated += 1
+        t = board[a]
+        h = hst[d]
+        iv = 0
+        ih = 0
+        # Tile t slides from cell a into cell `blank`.
+        if kind == H_MANHATTAN:
+            nh = h + md[t * n + blank] - md[t * n + a]
+        elif kind == H_PDB:
+            nh = _pdb_move(t, a, blank, n, pdb, p_off, lk_grp, lk_mult, lk_cell, nlk, ngroups,
+                           idx, hl, new_idx, new_hl)
+        elif kind == H_LINEAR:
+            nh = h + md[t * n + blank] - md[t * n + a]
+            # Only the two lines the tile crosses between change their conflicts.
+            if m < 2:
+                l1 = a // cols
+                l2 = blank // cols
+                before = (_line_conflicts(board, goalpos, rows, cols, l1, True, buf)
+                          + _line_conflicts(board, goalpos, rows, cols, l2, True, buf))
+                board[blank] = t
+                board[a] = 0
+                after = (_line_conflicts(board, goalpos, rows, cols, l1, True, buf)
+                         + _line_conflicts(board, goalpos, rows, cols, l2, True, buf))
+            else:
+                l1 = a % cols
+                l2 = blank % cols
+                before = (_line_conflicts(board, goalpos, rows, cols, l1, False, buf)
+                          + _line_conflicts(board, goalpos, rows, cols, l2, False, buf))
+                board[blank] = t
+                board[a] = 0
+                after = (_line_conflicts(board, goalpos, rows, cols, l1, False, buf)
+                         + _line_conflicts(board, goalpos, rows, cols, l2, False, buf))
+            board[a] = t
+            board[blank] = 0
+            nh += 2 * (after - before)
+        elif kind == H_WALKING:
+            iv = wdv[d]
+            ih = wdh[d]
+            if m < 2:
+                iv = wdv_next[(iv * 2 + m) * rows + goalpos[t] // cols]
+            else:
+                ih = wdh_next[(ih * 2 + (m - 2)) * cols + goalpos[t] % cols]
+            nh = np.int64(wdv_dist[iv]) + np.int64(wdh_dist[ih])
+        elif kind == H_MISPLACED:
+            nh = h
+            if goalpos[t] != blank:
+                nh += 1
+            if goalpos[t] != a:
+                nh -= 1
+        else:
+            nh = 0
+        f = d + 1 + nh
+        if f > bound:
+            if f < next_bound:
+                next_bound = f
+            continue
+        if kind == H_PDB:
+            _pdb_commit(t, n, lk_grp, nlk, ngroups, idx, hl, new_idx, new_hl)
+        elif kind == H_WALKING:
+            wdv[d + 1] = iv
+            wdh[d + 1] = ih
+        board[blank] = t
+        board[a] = 0
+        blank = a
+        path[d] = m
+        d += 1
+        hst[d] = nh
+        nxt[d] = 0
+        if nh == 0:
+            at_goal = True
+            for tt in range(1, n):
+                if board[goalpos[tt]] != tt:
+                    at_goal = False
+                    break
+            if at_goal:
+                status = IDA_FOUND
+                break
+        expanded += 1
+    st[S_DEPTH] = d
+    st[S_BLANK] = blank
+    st[S_NEXT_BOUND] = next_bound
+    st[S_GENERATED] = generated
+    st[S_EXPANDED] = expanded
+    return status
+
+
+class IdaSearch:
+    """Python driver state of one IDA* search (see `fastsnake.puzzle.solver.solve`)."""
+
+    def __init__(self, start, nbr, hc, h0, wd_ids=(0, 0), pdb_state=None):
+        self.root = np.array(start, dtype=np.int8)
+        self.board = self.root.copy()
+        self.nbr = nbr
+        self.hc = hc
+        self.h0 = int(h0)
+        self.st = np.zeros(6, np.int64)
+        self.st[S_BLANK] = int(np.flatnonzero(self.root == 0)[0])
+        self.st[S_BOUND] = self.h0
+        self.wd_ids = wd_ids
+        nlk, ngroups = int(hc[10]), int(hc[11])
+        self.idx0, self.hl0 = pdb_state if pdb_state is not None else (
+            np.zeros(max(nlk * ngroups, 1), np.int64), np.zeros(max(nlk, 1), np.int64))
+        self.iterations = 0
+        self._start_iteration()
+
+    def _start_iteration(self):
+        bound = int(self.st[S_BOUND])
+        depth = bound + 2
+        self.path = np.zeros(depth, np.int8)
+        self.nxt = np.zeros(depth, np.int8)
+        self.hst = np.zeros(depth, np.int64)
+        self.wdv = np.zeros(depth, np.int64)
+        self.wdh = np.zeros(depth, np.int64)
+        self.wdv[0], self.wdh[0] = self.wd_ids
+        self.hst[0] = self.h0
+        self.idx = self.idx0.copy()
+        self.hl = self.hl0.copy()
+        self.st[S_DEPTH] = 0
+        self.st[S_NEXT_BOUND] = _INF
+        self.iterations += 1
+
+    def step(self, budget: int) -> int:
+        """Run up to `budget` generated nodes; returns IDA_FOUND, IDA_BUDGET, or
+        IDA_ITERATION_DONE after moving on to the next bound (never returns it when
+        the next bound would exceed every reachable f: then IDA_ITERATION_DONE with
+        bound = _INF means the goal is unreachable)."""
+        status = _ida_run(self.board, self.nbr, self.hc, self.st, self.path, self.nxt, self.hst,
+                          self.wdv, self.wdh, self.idx, self.hl, budget)
+        if status == IDA_ITERATION_DONE:
+            nb = int(self.st[S_NEXT_BOUND])
+            if nb >= _INF:
+                return status
+            self.st[S_BOUND] = nb
+            self._start_iteration()
+            return IDA_BUDGET
+        return status
+
+    @property
+    def bound(self) -> int:
+        return int(self.st[S_BOUND])
+
+    @property
+    def generated(self) -> int:
+        return int(self.st[S_GENERATED])
+
+    @property
+    def expanded(self) -> int:
+        return int(self.st[S_EXPANDED])
+
+    def moves(self) -> np.ndarray:
+        return self.path[: int(self.st[S_DEPTH])].copy()

@@ -1,0 +1,190 @@
+"""`solve`: validate a start/goal pair, pick algorithm and heuristic, run the search."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from fastsnake.puzzle import board as B
+from fastsnake.puzzle.astar import A_BUDGET, A_EXHAUSTED, A_FOUND, A_GROW, AStarSearch
+from fastsnake.puzzle.heuristics import (H_PDB, H_WALKING, H_ZERO, _h_eval, build_context,
+                                         heuristic_code)
+from fastsnake.puzzle.idastar import IDA_BUDGET, IDA_FOUND, IdaSearch
+
+ALGORITHMS = ("astar", "idastar", "bfs")
+DEFAULT_MAX_NODES = 20_000_000
+_ASTAR_CHUNK = 1 << 17
+_IDA_CHUNK = 1 << 24
+
+
+@dataclass
+class SolveResult:
+    rows: int
+    cols: int
+    start: list
+    goal: list
+    solvable: bool
+    length: int | None
+    moves: str | None
+    nodes_generated: int
+    nodes_expanded: int
+    seconds: float
+    algorithm: str
+    heuristic: str
+    optimal: bool
+    status: str  # solved | unsolvable | node limit reached | time limit reached
+    h_start: int | None = None
+    memory_bytes: int = 0
+    iterations: int | None = None
+    setup_seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def choose_algorithm(rows: int, cols: int) -> str:
+    # A* keeps every state: fine below 12 cells; IDA* needs no memory beyond.
+    return "astar" if rows * cols < 12 else "idastar"
+
+
+def choose_heuristic(rows: int, cols: int) -> str:
+    n = rows * cols
+    if 12 <= n <= 16 and min(rows, cols) >= 2:
+        return "pdb"
+    return "linear-conflict"
+
+
+def prepare(start, goal, rows: int, cols: int):
+    """Validated (start, goal) flat int8 boards; goal None = the identity board."""
+    B.check_size(rows, cols)
+    start = B.parse_tiles(start, rows, cols, "start")
+    goal = B.goal_default(rows, cols) if goal is None else B.parse_tiles(goal, rows, cols, "goal")
+    return start, goal
+
+
+def heuristic_context(name: str, rows: int, cols: int, goal, partition=None, progress=None):
+    """(context tuple, setup info dict) for a heuristic name (not 'auto')."""
+    kind = heuristic_code(name)
+    info = {}
+    pdb = wd = None
+    t0 = time.perf_counter()
+    if kind == H_PDB:
+        from fastsnake.puzzle import pdb as P
+
+        pdb = P.pattern_databases(rows, cols, goal, partition, progress=progress)
+        info["pdb"] = pdb.describe()
+    elif kind == H_WALKING:
+        from fastsnake.puzzle import walking as W
+
+        wd = W.walking_tables(rows, cols, goal)
+        info["walking_states"] = [len(wd[0][0]), len(wd[1][0])]
+    info["setup_seconds"] = time.perf_counter() - t0
+    return build_context(kind, rows, cols, goal, pdb=pdb, wd=wd), info
+
+
+def solve(start, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
+          heuristic: str = "auto", max_nodes: int = DEFAULT_MAX_NODES,
+          time_limit: float | None = None, partition=None, progress=None,
+          context=None) -> SolveResult:
+    """Find a shortest sequence of blank moves from `start` to `goal`.
+
+    `start`/`goal` are strings ("1 2 3 …", "1,2,…" or "012 345 678") or sequences.
+    `algorithm`: astar | idastar | bfs | auto; `heuristic`: misplaced | manhattan |
+    linear-conflict | walking-distance | pdb | auto (ignored by bfs). A* stops with
+    status "node limit reached" once it would store more than `max_nodes` states;
+    any search stops with "time limit reached" after `time_limit` seconds.
+    Unsolvable pairs are answered by the parity rule without searching.
+    `context` reuses a `heuristic_context(...)` result (it must match the goal).
+    """
+    start, goal = prepare(start, goal, rows, cols)
+    if algorithm == "auto":
+        algorithm = choose_algorithm(rows, cols)
+    if algorithm not in ALGORITHMS:
+        raise B.PuzzleInputError(f"algorithm {algorithm!r} is not one of {', '.join(ALGORITHMS)}, auto")
+    if algorithm == "bfs":
+        heuristic = "zero"
+    elif heuristic == "auto":
+        heuristic = choose_heuristic(rows, cols)
+    else:
+        heuristic_code(heuristic)
+    if max_nodes < 16:
+        raise B.PuzzleInputError(f"max_nodes {max_nodes} must be at least 16")
+    if time_limit is not None and not time_limit > 0:
+        raise B.PuzzleInputError(f"time_limit {time_limit!r} must be positive")
+    base = dict(rows=rows, cols=cols, start=start.tolist(), goal=goal.tolist(),
+                algorithm=algorithm, heuristic=("none" if heuristic == "zero" else heuristic))
+    t_start = time.perf_counter()
+    if not B.is_solvable(start, goal, rows, cols):
+        return SolveResult(**base, solvable=False, length=None, moves=None, nodes_generated=0,
+                           nodes_expanded=0, seconds=time.perf_counter() - t_start,
+                           optimal=True, status="unsolvable")
+    if context is None:
+        hc, info = heuristic_context(heuristic, rows, cols, goal, partition, progress)
+    else:
+        hc, info = context
+    setup = info.get("setup_seconds", 0.0) if context is None else 0.0
+    nbr = B.neighbours(rows, cols)
+    nlk, ngroups = int(hc[10]), int(hc[11])
+    idx = np.zeros(max(nlk * ngroups, 1), np.int64)
+    hl = np.zeros(max(nlk, 1), np.int64)
+    h0 = int(_h_eval(start, hc, idx, hl, np.zeros(12, np.int64)))
+    t0 = time.perf_counter()
+    deadline = None if time_limit is None else t0 + time_limit
+    extra = {k: v for k, v in info.items() if k != "setup_seconds"}
+    if np.array_equal(start, goal):
+        return SolveResult(**base, solvable=True, length=0, moves="", nodes_generated=0,
+                           nodes_expanded=0, seconds=time.perf_counter() - t0, optimal=True,
+                           status="solved", h_start=h0, setup_seconds=setup, extra=extra)
+    if algorithm == "idastar":
+        wd_ids = (0, 0)
+        if int(hc[0]) == H_WALKING:
+            from fastsnake.puzzle.walking import state_ids
+
+            wd_ids = state_ids(start, hc)
+        search = IdaSearch(start, nbr, hc, h0, wd_ids=wd_ids, pdb_state=(idx, hl))
+        status = "time limit reached"
+        shown = search.bound
+        while True:
+            code = search.step(_IDA_CHUNK)
+            if code == IDA_FOUND:
+                status = "solved"
+                break
+            if code != IDA_BUDGET:  # bound ran past every f: cannot happen for solvable input
+                status = "exhausted"
+                break
+            if progress is not None and search.bound != shown:
+                shown = search.bound
+                progress(f"idastar: bound {search.bound}, {search.generated:,} nodes so far")
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        moves = search.moves() if status == "solved" else None
+        gen, exp, mem, iters = search.generated, search.expanded, 0, search.iterations
+    else:
+        search = AStarSearch(start, goal, nbr, hc, h0, max_nodes)
+        status = "time limit reached"
+        while True:
+            code = search.step(_ASTAR_CHUNK)
+            if code == A_FOUND:
+                status = "solved"
+                break
+            if code == A_EXHAUSTED:
+                status = "exhausted"
+                break
+            if code == A_GROW and not search.grow():
+                status = "node limit reached"
+                break
+            if code == A_BUDGET and deadline is not None and time.perf_counter() > deadline:
+                break
+        moves = search.moves() if status == "solved" else None
+        gen, exp, mem, iters = search.generated, search.expanded, search.memory_bytes(), None
+    seconds = time.perf_counter() - t0
+    text = "".join(B.MOVES[m] for m in moves) if moves is not None else None
+    if status == "exhausted":
+        raise AssertionError("search exhausted a solvable instance")  # a bug of ours
+    return SolveResult(**base, solvable=True, length=(len(text) if text is not None else None),
+                       moves=text, nodes_generated=gen, nodes_expanded=exp, seconds=seconds,
+                       optimal=(status == "solved"), status=status, h_start=h0,
+                       memory_bytes=mem, iterations=iters, setup_seconds=setup, extra=extra)
