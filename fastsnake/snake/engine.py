@@ -369,3 +369,13 @@ def trace_moves(cfg, nbr, body0, moves, apples, seed):
         st = start_state(g, body0.shape[0], True)
         st = run(g, moves, _forced_move, st, moves.shape[0], rec, None)
     return st.outcome, st.moves, rec
+
+
+@njit(cache=True)
+def set_position(cfg, nbr, body, apple):
+    """A game in a given position (body tail first, apple cell): for hand-made test positions."""
+    g = new_game(cfg, nbr)
+    begin_game(g, np.uint64(0))
+    place_body(g, body)
+    st = start_state(g, body.shape[0], False)
+    return g, with_apple(st, apple)

@@ -1,0 +1,303 @@
+"""Single games and the replay file format `fastsnake-replay/1`.
+
+A replay is an ``.npz`` archive readable with ``numpy.load(allow_pickle=False)``:
+
+===========  =======  ==========================================================
+field        dtype    meaning
+===========  =======  ==========================================================
+format       str      ``"fastsnake-replay/1"``
+rows, cols   int      board size
+policy       str      policy name (with options, e.g. ``cycle``)
+seed, game   uint64   base seed and game index (the game's seed is derived)
+tail_rule    str      ``follow`` or ``blocked``
+max_moves    int64    move cap of the game
+body         int32    start body, tail first, head last
+moves        uint8    the moves: 0 up, 1 right, 2 down, 3 left
+apples       int32    the apple at the start and after each apple eaten
+outcome      str      ``won``, ``died`` or ``stuck``
+cycle        int32    ``order[cell]`` of the policy's cycle (absent when none)
+===========  =======  ==========================================================
+
+`load_replay` checks every field and re-plays the moves under the rules; a file
+that is unreadable, foreign or inconsistent raises `ReplayError` naming why.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import zipfile
+from dataclasses import dataclass
+
+import numpy as np
+
+from fastsnake.errors import InputError
+from fastsnake.snake.board import TAIL_RULES, GameConfig
+from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, RUNNING, trace_moves
+from fastsnake.snake.rng import game_seed
+from fastsnake.snake.sweep import check_seed, prepare, read_parquet
+
+REPLAY_FORMAT = "fastsnake-replay/1"
+OUTCOMES = ("won", "died", "stuck")
+
+
+class ReplayError(InputError):
+    """A replay file that cannot be read or does not follow the rules."""
+
+
+@dataclass
+class Replay:
+    rows: int
+    cols: int
+    policy: str
+    seed: int
+    game: int
+    tail_rule: str
+    max_moves: int
+    body: np.ndarray
+    moves: np.ndarray
+    apples: np.ndarray
+    outcome: str
+    cycle: np.ndarray | None = None
+    options: dict | None = None
+
+    @property
+    def config(self) -> GameConfig:
+        return GameConfig(self.rows, self.cols, len(self.body), self.tail_rule, self.max_moves)
+
+    def summary(self) -> dict:
+        eaten = len(self.apples) - (0 if self.outcome == "won" else 1)
+        length = len(self.body) + eaten
+        return {
+            "policy": self.policy,
+            "rows": self.rows,
+            "cols": self.cols,
+            "seed": self.seed,
+            "game": self.game,
+            "outcome": self.outcome,
+            "moves": int(len(self.moves)),
+            "apples": int(length - len(self.body)),
+            "length": int(length),
+        }
+
+
+def play_game(policy_name: str, config: GameConfig, seed: int = 0, game: int = 0, options: dict | None = None):
+    """Play game `game` of base seed `seed`: the very game a sweep with that seed played.
+
+    Returns (Replay, seconds).
+    """
+    check_seed(seed)
+    if game < 0:
+        raise ReplayError(f"game index {game} must be at least 0")
+    policy, resolved, params, cfg, nbr = prepare(policy_name, config, options)
+    t0 = time.perf_counter()
+    outcome, body0, moves, apples, cycle = policy.play_kernel(
+        cfg, nbr, params, np.uint64(game_seed(np.uint64(seed), np.uint64(game)))
+    )
+    seconds = time.perf_counter() - t0
+    replay = Replay(
+        rows=config.rows,
+        cols=config.cols,
+        policy=policy.name,
+        seed=int(seed),
+        game=int(game),
+        tail_rule=config.tail_rule,
+        max_moves=config.move_cap,
+        body=body0,
+        moves=moves,
+        apples=apples,
+        outcome=OUTCOME_NAMES[outcome],
+        cycle=cycle if len(cycle) else None,
+        options=resolved,
+    )
+    return replay, seconds
+
+
+def save_replay(replay: Replay, path) -> None:
+    fields = {
+        "format": np.array(REPLAY_FORMAT),
+        "rows": np.int64(replay.rows),
+        "cols": np.int64(replay.cols),
+        "policy": np.array(replay.policy),
+        "options": np.array(json.dumps(replay.options or {})),
+        "seed": np.uint64(replay.seed),
+        "game": np.uint64(replay.game),
+        "tail_rule": np.array(replay.tail_rule),
+        "max_moves": np.int64(replay.max_moves),
+        "body": np.asarray(replay.body, dtype=np.int32),
+        "moves": np.asarray(replay.moves, dtype=np.uint8),
+        "apples": np.asarray(replay.apples, dtype=np.int32),
+        "outcome": np.array(replay.outcome),
+    }
+    if replay.cycle is not None:
+        fields["cycle"] = np.asarray(replay.cycle, dtype=np.int32)
+    try:
+        with open(path, "wb") as fh:
+            np.savez_compressed(fh, **fields)
+    except OSError as exc:
+        raise ReplayError(f"cannot write replay {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def _scalar(data, key, path, kind):
+    value = data[key]
+    if value.shape != ():
+        raise ReplayError(f"replay {path!r}: field {key!r} must be a scalar")
+    if kind == "str":
+        if value.dtype.kind != "U":
+            raise ReplayError(f"replay {path!r}: field {key!r} must be a string")
+        return str(value)
+    if value.dtype.kind not in "iu":
+        raise ReplayError(f"replay {path!r}: field {key!r} must be an integer")
+    return int(value)
+
+
+def _vector(data, key, path, kinds, lo, hi):
+    value = data[key]
+    if value.ndim != 1 or value.dtype.kind not in kinds:
+        raise ReplayError(f"replay {path!r}: field {key!r} must be a 1-D integer array")
+    if value.size and (value.min() < lo or value.max() >= hi):
+        raise ReplayError(f"replay {path!r}: field {key!r} has values outside {lo}..{hi - 1}")
+    return value
+
+
+def load_replay(path, *, verify: bool = True) -> Replay:
+    """Read and validate a replay; with `verify`, re-play it under the rules."""
+    name = str(path)
+    try:
+        with np.load(name, allow_pickle=False) as data:
+            data = {k: data[k] for k in data.files}
+    except FileNotFoundError:
+        raise ReplayError(f"replay {name!r} does not exist") from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise ReplayError(f"cannot read replay {name!r}: not an .npz archive ({exc})") from None
+    if not isinstance(data, dict) or "format" not in data:
+        raise ReplayError(f"{name!r} is not a fastsnake replay (no 'format' field)")
+    fmt = _scalar(data, "format", name, "str")
+    if fmt != REPLAY_FORMAT:
+        raise ReplayError(f"{name!r} has format {fmt!r}; this version reads {REPLAY_FORMAT!r}")
+    required = ("rows", "cols", "policy", "seed", "game", "tail_rule", "body", "moves", "apples", "outcome")
+    missing = [k for k in required if k not in data]
+    if missing:
+        raise ReplayError(f"replay {name!r} lacks field(s) {', '.join(missing)}")
+    rows, cols = _scalar(data, "rows", name, "int"), _scalar(data, "cols", name, "int")
+    tail_rule = _scalar(data, "tail_rule", name, "str")
+    if tail_rule not in TAIL_RULES:
+        raise ReplayError(f"replay {name!r}: tail_rule {tail_rule!r} is not one of {', '.join(TAIL_RULES)}")
+    n = rows * cols
+    body = _vector(data, "body", name, "iu", 0, n) if 2 <= rows <= 256 and 2 <= cols <= 256 else None
+    if body is None:
+        raise ReplayError(f"replay {name!r}: board {rows}x{cols} is outside 2..256")
+    if len(body) < 1 or len(set(body.tolist())) != len(body):
+        raise ReplayError(f"replay {name!r}: start body must be 1 or more distinct cells")
+    moves = _vector(data, "moves", name, "iu", 0, 4)
+    apples = _vector(data, "apples", name, "iu", 0, n)
+    outcome = _scalar(data, "outcome", name, "str")
+    if outcome not in OUTCOMES:
+        raise ReplayError(f"replay {name!r}: outcome {outcome!r} is not one of {', '.join(OUTCOMES)}")
+    max_moves = _scalar(data, "max_moves", name, "int") if "max_moves" in data else n * n
+    cycle = None
+    if "cycle" in data:
+        cycle = _vector(data, "cycle", name, "iu", 0, n).astype(np.int32)
+        if len(cycle) != n or len(np.unique(cycle)) != n:
+            raise ReplayError(f"replay {name!r}: cycle must give each of the {n} cells a distinct position")
+    options = {}
+    if "options" in data:
+        try:
+            options = json.loads(_scalar(data, "options", name, "str"))
+        except ValueError:
+            raise ReplayError(f"replay {name!r}: options are not valid JSON") from None
+    try:
+        config = GameConfig(rows, cols, len(body), tail_rule, max_moves)
+    except InputError as exc:
+        raise ReplayError(f"replay {name!r}: {exc}") from None
+    replay = Replay(
+        rows=rows,
+        cols=cols,
+        policy=_scalar(data, "policy", name, "str"),
+        seed=_scalar(data, "seed", name, "int"),
+        game=_scalar(data, "game", name, "int"),
+        tail_rule=tail_rule,
+        max_moves=config.move_cap,
+        body=body.astype(np.int32),
+        moves=moves.astype(np.uint8),
+        apples=apples.astype(np.int32),
+        outcome=outcome,
+        cycle=cycle,
+        options=options,
+    )
+    if verify:
+        problem = replay_problem(replay)
+        if problem:
+            raise ReplayError(f"replay {name!r} breaks the rules: {problem}")
+    return replay
+
+
+def trace(replay: Replay):
+    """Per-move (heads, lengths, apples) of a replay, and its outcome code, via the engine."""
+    cfg, nbr = replay.config.arrays()
+    outcome, count, rec = trace_moves(cfg, nbr, replay.body, replay.moves, replay.apples, np.uint64(0))
+    return outcome, count, rec
+
+
+def replay_problem(replay: Replay) -> str | None:
+    """Why the replay is inconsistent with the rules, or None."""
+    body = replay.body
+    cols = replay.cols
+    for a, b in zip(body[:-1], body[1:]):
+        (ra, ca), (rb, cb) = divmod(int(a), cols), divmod(int(b), cols)
+        if abs(ra - rb) + abs(ca - cb) != 1:
+            return f"start body cells {a} and {b} are not adjacent"
+    n = replay.rows * replay.cols
+    if len(replay.apples) == 0 and len(body) < n:
+        return "no apple listed"
+    outcome, count, _ = trace(replay)
+    if outcome == BROKEN:
+        return f"apple list puts an apple on the snake or runs out (move {count})"
+    if count != len(replay.moves):
+        return f"the game ends after move {count} but {len(replay.moves)} moves are listed"
+    if outcome == RUNNING:
+        return f"the game is still running after its {count} moves"
+    if OUTCOME_NAMES[outcome] != replay.outcome:
+        return f"the moves end in {OUTCOME_NAMES[outcome]!r}, the file says {replay.outcome!r}"
+    return None
+
+
+def pick_game(path, pick: str) -> tuple[dict, int]:
+    """(sweep parameters, game index) chosen from a sweep file by lost|longest|shortest|INDEX."""
+    params, table = read_parquet(path)
+    games = table.column("game").to_numpy()
+    moves = table.column("moves").to_numpy()
+    outcomes = np.asarray(table.column("outcome").cast("string").to_pylist())
+    if len(games) == 0:
+        raise ReplayError(f"sweep file {str(path)!r} has no games")
+    if pick == "lost":
+        lost = np.flatnonzero(outcomes == "died")
+        if len(lost) == 0:
+            raise ReplayError(f"sweep file {str(path)!r} has no lost game")
+        return params, int(games[lost[0]])
+    if pick == "longest":
+        return params, int(games[np.argmax(moves)])
+    if pick == "shortest":
+        return params, int(games[np.argmin(moves)])
+    try:
+        index = int(pick)
+    except ValueError:
+        raise ReplayError(f"--pick {pick!r} is not lost, longest, shortest or a game index") from None
+    if index not in set(games.tolist()):
+        raise ReplayError(f"game {index} is not in sweep file {str(path)!r}")
+    return params, index
+
+
+def replay_from_sweep(path, pick: str):
+    """Re-create a game of a sweep from its seed (no moves are stored in sweeps)."""
+    params, index = pick_game(path, pick)
+    try:
+        config = GameConfig(
+            int(params["rows"]), int(params["cols"]), int(params["start_length"]),
+            str(params["tail_rule"]), int(params["max_moves"]),
+        )
+        return play_game(str(params["policy"]), config, int(params["seed"]), index, params.get("options") or {})
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise ReplayError(f"sweep file {str(path)!r} has incomplete parameters ({exc})") from None

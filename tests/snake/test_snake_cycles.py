@@ -1,0 +1,95 @@
+"""Hamiltonian cycles: valid on every board with an even cell count, refused on odd×odd."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import snake_naive as naive
+from fastsnake.snake.board import neighbour_table
+from fastsnake.snake.cycles import (
+    CycleError,
+    cycle_problem,
+    cycle_tables,
+    make_cycle,
+    random_tree,
+    validate_cycle,
+)
+
+even_cell_boards = st.tuples(st.integers(2, 24), st.integers(2, 24)).filter(lambda rc: rc[0] * rc[1] % 2 == 0)
+
+
+@settings(max_examples=120, deadline=None)
+@given(even_cell_boards, st.sampled_from(["zigzag", "random"]), st.integers(0, 2**64 - 1))
+def test_cycles_are_hamiltonian(board, kind, seed):
+    rows, cols = board
+    cells = make_cycle(rows, cols, kind, seed)
+    assert naive.is_hamiltonian_cycle(cells, rows, cols)
+    assert cycle_problem(cells, rows, cols) is None
+
+
+@pytest.mark.parametrize("rows,cols", [(256, 256), (255, 256), (256, 255), (2, 256), (3, 2)])
+def test_cycles_on_extreme_boards(rows, cols):
+    for kind in ("zigzag", "random"):
+        assert naive.is_hamiltonian_cycle(make_cycle(rows, cols, kind, 7), rows, cols)
+
+
+@pytest.mark.parametrize("rows,cols", [(3, 3), (5, 7), (255, 255)])
+def test_odd_by_odd_boards_have_no_cycle(rows, cols):
+    with pytest.raises(CycleError, match=f"a {rows}x{cols} board has no Hamiltonian cycle"):
+        make_cycle(rows, cols, "zigzag")
+
+
+def test_random_cycles_vary_with_the_seed_and_repeat_with_it():
+    for rows, cols in [(10, 10), (9, 10), (10, 9)]:
+        shapes = {tuple(make_cycle(rows, cols, "random", s)) for s in range(20)}
+        assert len(shapes) > 15
+        assert np.array_equal(make_cycle(rows, cols, "random", 3), make_cycle(rows, cols, "random", 3))
+
+
+@given(st.integers(1, 12), st.integers(1, 12), st.integers(0, 2**64 - 1))
+def test_prim_gives_a_spanning_tree(hr, hc, seed):
+    bits = random_tree(hr, hc, np.array([seed, seed], dtype=np.uint64))
+    edges = set()
+    for u in range(hr * hc):
+        r, c = divmod(u, hc)
+        for d, (dr, dc) in enumerate([(-1, 0), (0, 1), (1, 0), (0, -1)]):
+            if bits[u] & (1 << d):
+                v = (r + dr) * hc + (c + dc)
+                assert 0 <= r + dr < hr and 0 <= c + dc < hc
+                assert bits[v] & (1 << ((d + 2) % 4)), "edge bits must be symmetric"
+                edges.add((min(u, v), max(u, v)))
+    assert len(edges) == hr * hc - 1
+    # connected: union-find over the edges
+    parent = list(range(hr * hc))
+
+    def find(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for u, v in edges:
+        parent[find(u)] = find(v)
+    assert len({find(x) for x in range(hr * hc)}) == 1
+
+
+def test_validator_names_the_problem():
+    cells = make_cycle(4, 4)
+    with pytest.raises(CycleError, match="non-adjacent"):
+        validate_cycle(np.r_[cells[1:2], cells[0:1], cells[2:]], 4, 4)
+    with pytest.raises(CycleError, match="exactly once"):
+        validate_cycle(np.r_[cells[:-1], cells[0:1]], 4, 4)
+    with pytest.raises(CycleError, match="has 15 cells"):
+        validate_cycle(cells[:-1], 4, 4)
+
+
+def test_cycle_tables_point_to_the_successor():
+    rows, cols = 6, 8
+    cells = make_cycle(rows, cols, "random", 11)
+    order = np.empty(rows * cols, np.int32)
+    moves = np.empty(rows * cols, np.uint8)
+    nbr = neighbour_table(rows, cols)
+    cycle_tables(cells, order, moves, nbr)
+    for k, cell in enumerate(cells):
+        assert order[cell] == k
+        assert nbr[cell * 4 + moves[cell]] == cells[(k + 1) % len(cells)]
