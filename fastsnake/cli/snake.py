@@ -7,6 +7,8 @@ import sys
 from fastsnake.cli import common
 from fastsnake.errors import InputError
 
+REPLAY_TAG = "fastsnake-replay/1"
+
 SUMMARY_COLUMNS = (
     ("policy", "policy", "{}"),
     ("win %", "win_rate", "{:.2%}"),
@@ -87,10 +89,12 @@ def register(sub) -> None:
     _game_options(p)
     p.set_defaults(handler=cmd_compare)
 
-    p = sub.add_parser("replay", help="re-create a game of a sweep from its seed and save it")
-    p.add_argument("--from", dest="source", required=True, metavar="RESULTS.parquet", help="a sweep's --out file")
+    p = sub.add_parser("replay", help="re-create a game of a sweep from its seed and save it; or check a replay file")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--from", dest="source", metavar="RESULTS.parquet", help="a sweep's --out file")
+    source.add_argument("--check", metavar="FILE.npz", help="validate a replay file and re-play it under the rules")
     p.add_argument("--pick", default="lost", help="lost | longest | shortest | game INDEX (default lost)")
-    p.add_argument("--out", required=True, metavar="FILE.npz", help="replay file to write")
+    p.add_argument("--out", metavar="FILE.npz", help="replay file to write (with --from)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_replay)
 
@@ -255,8 +259,17 @@ def cmd_play(args):
 
 
 def cmd_replay(args):
-    from fastsnake.snake.replay import replay_from_sweep, save_replay
+    from fastsnake.snake.replay import load_replay, replay_from_sweep, save_replay
 
+    if args.check:
+        replay = load_replay(args.check)
+        result = dict(replay.summary(), file=args.check, valid=True)
+        if not args.json:
+            print(f"{args.check}: valid {REPLAY_TAG} ({replay.policy}, {replay.rows}x{replay.cols}, "
+                  f"{result['outcome']} after {result['moves']:,} moves)")
+        return result
+    if not args.out:
+        raise InputError("replay --from needs --out FILE.npz")
     replay, seconds = replay_from_sweep(args.source, args.pick)
     save_replay(replay, args.out)
     result = dict(replay.summary(), seconds=seconds, file=args.out)

@@ -28,6 +28,12 @@ from fastsnake.errors import InputError
 POLICY_MODULES = (
     "fastsnake.snake.policies.cycle",
     "fastsnake.snake.policies.greedy",
+    "fastsnake.snake.policies.greedy_dynamic",
+    "fastsnake.snake.policies.thesis_shortcut",
+    "fastsnake.snake.policies.snake_ai",
+    "fastsnake.snake.policies.phc",
+    "fastsnake.snake.policies.dhcr",
+    "fastsnake.snake.policies.cell",
 )
 
 
@@ -62,7 +68,11 @@ def _load() -> None:
     if not _loaded:
         _loaded = True
         for module in POLICY_MODULES:
-            importlib.import_module(module)
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as exc:
+                if exc.name != module:  # a real import error inside the module
+                    raise
 
 
 def available() -> list[str]:
