@@ -1,0 +1,180 @@
+"""`fastsnake tour` and `fastsnake reach`: leaper tours and n-jump reach sets."""
+
+from __future__ import annotations
+
+import argparse
+
+from fastsnake.cli import common
+from fastsnake.errors import InputError
+
+_PIECE_HELP = "symmetric (a,b)-leaper, e.g. 1,2 knight, 1,3 camel, 2,3 zebra, 1,4 giraffe, 0,1 wazir; repeat for a compound piece"
+_BOARD_PRINT_MAX = 26
+
+
+def register(subparsers) -> None:
+    tour = subparsers.add_parser(
+        "tour",
+        help="a tour of a leaper over the board (Warnsdorff DFS, or construction for big knight boards)",
+        description="Find an open or closed tour of any leaper, or count tours exactly (--count). "
+        "Squares: 'R,C' 0-based with row 0 at the top, or chess notation (a1 = bottom-left) on boards at most 26 wide.",
+    )
+    _piece_args(tour, jumps_flag="--jumps")
+    tour.add_argument("--start", help="start square 'R,C' or e.g. 'a1' (default 0,0; with --count: every square)")
+    tour.add_argument("--closed", action="store_true", help="the last square must leap back to the first")
+    tour.add_argument("--time-limit", type=_positive_float, default=None, metavar="S",
+                      help="give up after S seconds with exists=null (default 10; --count: no limit)")
+    tour.add_argument("--seed", type=common.nonnegative_int, default=0, help="tie-break seed (default 0)")
+    tour.add_argument("--method", choices=("auto", "search", "construct"), default="auto",
+                      help="auto: construction for the knight on big boards and closed tours, else search")
+    tour.add_argument("--count", action="store_true", help="count all tours exhaustively instead of finding one")
+    tour.add_argument("--save", metavar="FILE", help="write the tour to FILE (.npz or .json, format fastsnake-tour/1)")
+    tour.add_argument("--no-path", action="store_true", help="leave the path out of the JSON (huge boards)")
+    tour.add_argument("--json", action="store_true", help="print one JSON object")
+    tour.set_defaults(handler=run_tour)
+
+    reach = subparsers.add_parser(
+        "reach",
+        help="squares at exactly N jumps (shortest distance, or any walk with --walk)",
+        description="Squares whose shortest jump distance from the start is exactly N, or with --walk "
+        "those where some walk of exactly N jumps (revisits allowed) ends.",
+    )
+    _piece_args(reach, jumps_flag=None)
+    reach.add_argument("--start", help="start square 'R,C' or e.g. 'a1' (default 0,0)")
+    reach.add_argument("--jumps", "-n", dest="n", type=common.nonnegative_int, required=True, metavar="N",
+                       help="number of jumps")
+    reach.add_argument("--walk", action="store_true", help="walks of exactly N jumps (revisits allowed)")
+    reach.add_argument("--save", metavar="FILE", help="write the cells to FILE (.npz or .json, format fastsnake-reach/1)")
+    reach.add_argument("--no-cells", action="store_true", help="leave the cell list out of the JSON")
+    reach.add_argument("--json", action="store_true", help="print one JSON object")
+    reach.set_defaults(handler=run_reach)
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
+    return value
+
+
+def _piece_args(parser, jumps_flag: str | None) -> None:
+    parser.add_argument("--piece", action="append", metavar="A,B", help=_PIECE_HELP)
+    flags = ("--jumps", "--moves") if jumps_flag else ("--moves",)
+    parser.add_argument(*flags, dest="moves", metavar="'DR,DC;...'",
+                        help="explicit jumps; all rotations and reflections are added unless --asymmetric")
+    parser.add_argument("--asymmetric", action="store_true",
+                        help="use the listed jumps exactly (a one-way piece: a directed move graph)")
+    parser.add_argument("--size", required=True, type=common.size_arg(1, 4000), metavar="RxC",
+                        help="board size RxC or N (up to 4000x4000)")
+
+
+def _piece_board(args):
+    from fastsnake.tour import parse_piece, parse_square
+
+    piece = parse_piece(args.piece, args.moves, args.asymmetric)
+    rows, cols = args.size
+    start = None if args.start is None else parse_square(args.start, rows, cols)
+    return piece, rows, cols, start
+
+
+def run_tour(args):
+    from fastsnake.tour import find_tour, square_name
+
+    piece, rows, cols, start = _piece_board(args)
+    if args.count:
+        return _run_count(args, piece, rows, cols, start)
+    if args.save:
+        from fastsnake.tour.io import check_save_path
+
+        check_save_path(args.save)  # a bad extension fails before a long search
+    limit = 10.0 if args.time_limit is None else args.time_limit
+    result = find_tour(piece, rows, cols, 0 if start is None else start, closed=args.closed, time_limit=limit,
+                       seed=args.seed, method=args.method)
+    if args.save:
+        from fastsnake.tour.io import save_tour
+
+        try:
+            save_tour(args.save, result)
+        except OSError as exc:
+            raise InputError(f"cannot write {args.save!r}: {exc.strerror}") from None
+    if not args.json:
+        kind = "closed" if args.closed else "open"
+        where = square_name(result.start, rows, cols)
+        if result.found:
+            print(f"{kind} {piece.name} tour of {rows}x{cols} from {where}: found in {result.seconds:.3f} s "
+                  f"({result.method}, {result.nodes} nodes)")
+            if rows <= _BOARD_PRINT_MAX and cols <= _BOARD_PRINT_MAX:
+                print(_board_text(result.path, rows, cols))
+        elif result.exists is False:
+            print(f"no {kind} {piece.name} tour of {rows}x{cols} from {where}: {result.reason}")
+        else:
+            print(f"{kind} {piece.name} tour of {rows}x{cols} from {where}: unknown ({result.reason}, "
+                  f"{result.nodes} nodes)")
+        if args.save:
+            print(f"saved to {args.save}")
+    return result.to_json(include_path=not args.no_path)
+
+
+def _run_count(args, piece, rows, cols, start):
+    from fastsnake.tour.count import count_tours
+
+    if args.save:
+        raise InputError("--save applies to a single tour, not to --count")
+    if rows * cols > 64:
+        common.log(f"counting every tour of a {rows}x{cols} board may take very long (Ctrl-C stops it)")
+    result = count_tours(piece, rows, cols, start, closed=args.closed, time_limit=args.time_limit)
+    out = result.to_json()
+    if not args.json:
+        what = out["what"]
+        bound = "" if result.complete else " (time limit reached: a lower bound)"
+        where = "" if args.closed else (" from every start" if start is None else f" from {args.start}")
+        print(f"{result.count} {what} of the {piece.name} on {rows}x{cols}{where}{bound}; "
+              f"{result.nodes} nodes in {result.seconds:.3f} s")
+        if start is None and not args.closed and rows <= _BOARD_PRINT_MAX and cols <= _BOARD_PRINT_MAX:
+            width = max(len(str(v)) for v in result.per_start.values())
+            for r in range(rows):
+                print(" ".join(str(result.per_start.get(r * cols + c, "?")).rjust(width) for c in range(cols)))
+    return out
+
+
+def run_reach(args):
+    from fastsnake.tour.reach import reach
+
+    piece, rows, cols, start = _piece_board(args)
+    result = reach(piece, rows, cols, 0 if start is None else start, args.n, walk=args.walk)
+    if args.save:
+        from fastsnake.tour.io import save_reach
+
+        try:
+            save_reach(args.save, result)
+        except OSError as exc:
+            raise InputError(f"cannot write {args.save!r}: {exc.strerror}") from None
+    if not args.json:
+        how = "ends of walks of exactly" if args.walk else "squares at exactly"
+        print(f"{result.count} {how} {args.n} jumps of the {piece.name} on {rows}x{cols}")
+        if rows <= 60 and cols <= 60:
+            mark = bytearray(b"." * (rows * cols))
+            for v in result.cells:
+                mark[int(v)] = ord("#")
+            mark[result.start] = ord("S") if mark[result.start] == ord(".") else ord("@")
+            for r in range(rows):
+                print(" ".join(chr(x) for x in mark[r * cols:(r + 1) * cols]))
+        if args.save:
+            print(f"saved to {args.save}")
+    return result.to_json(include_cells=not args.no_cells)
+
+
+def _board_text(path, rows: int, cols: int) -> str:
+    order = [0] * (rows * cols)
+    for i, v in enumerate(path):
+        order[int(v)] = i + 1
+    width = len(str(rows * cols))
+    lines = []
+    for r in range(rows):
+        rank = str(rows - r).rjust(2) if cols <= 26 else ""
+        lines.append(rank + " " + " ".join(str(order[r * cols + c]).rjust(width) for c in range(cols)))
+    if cols <= 26:
+        lines.append("   " + " ".join(chr(ord("a") + c).rjust(width) for c in range(cols)))
+    return "\n".join(lines)

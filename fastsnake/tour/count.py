@@ -1,0 +1,95 @@
+"""Exact tour counts by exhaustive search (the search kernel in count mode).
+
+Open tours are counted as directed paths from a start (all starts: their sum).
+Closed tours are counted once per cycle: every closed tour passes through any
+fixed square, so the count from one square is the number of directed cycles;
+for a symmetric piece each undirected tour is one of two directions.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fastsnake.tour import checks
+from fastsnake.tour.pieces import Piece
+from fastsnake.tour.search import EXHAUSTED, SearchState
+from fastsnake.tour.tour import _SLICE, validate_board
+
+
+@dataclass
+class CountResult:
+    count: int | None
+    complete: bool
+    closed: bool
+    rows: int
+    cols: int
+    piece: Piece
+    starts: list[int]
+    per_start: dict[int, int] = field(default_factory=dict)
+    nodes: int = 0
+    seconds: float = 0.0
+    directed_count: int | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "count": self.count,
+            "complete": self.complete,
+            "exists": (self.count > 0) if self.complete else (True if self.count else None),
+            "closed": self.closed,
+            "rows": self.rows,
+            "cols": self.cols,
+            "piece": {"name": self.piece.name, "jumps": [list(j) for j in self.piece.jump_list],
+                      "directed": self.piece.directed},
+            "what": ("undirected closed tours" if self.closed and not self.piece.directed
+                     else "directed closed tours" if self.closed else "directed open tours"),
+            "starts": self.starts,
+            "per_start": {str(k): v for k, v in self.per_start.items()},
+            "directed_count": self.directed_count,
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 6),
+        }
+
+
+def count_tours(piece: Piece, rows: int, cols: int, start: int | None = None, *, closed: bool = False,
+                time_limit: float | None = None) -> CountResult:
+    """Count every tour; `complete` is False if the time limit cut the search short
+    (then `count` is a lower bound)."""
+    t0 = time.perf_counter()
+    validate_board(piece, rows, cols, start)
+    n = rows * cols
+    deadline = None if time_limit is None else t0 + float(time_limit)
+    if closed:
+        starts = [0 if start is None else int(start)]
+    else:
+        starts = list(range(n)) if start is None else [int(start)]
+    state = SearchState(rows, cols, piece.jumps, piece.directed, closed)
+    per_start: dict[int, int] = {}
+    complete = True
+    nodes = 0
+    for s in starts:
+        if n == 1:
+            per_start[s] = 0 if closed else 1
+            continue
+        if checks.impossibility(piece, rows, cols, s, closed, state.base_out, state.base_in):
+            per_start[s] = 0
+            continue
+        state.reset(s)
+        status = 0
+        while status != EXHAUSTED:
+            status = state.run(_SLICE, 0, True)
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        nodes += state.nodes
+        per_start[s] = state.count
+        if status != EXHAUSTED:
+            complete = False
+            break
+    total = int(sum(per_start.values()))
+    directed_total = total
+    if closed and not piece.directed:
+        total //= 2
+    return CountResult(total, complete, closed, rows, cols, piece, starts, per_start, nodes,
+                       time.perf_counter() - t0, directed_total)

@@ -1,0 +1,147 @@
+"""Versioned save files for tours and reach sets (read by the viewer).
+
+Two encodings with the same content, chosen by the file extension:
+- `.npz` (numpy, uncompressed - a 4000x4000 tour is 64 MB of int32 and writes in
+  well under a second): `meta` is a 0-d string array holding the JSON header, and
+  `path` (tours, int32) or `cells` (reach, int64) holds the squares.
+- `.json`: the header with `path` / `cells` as a list inside it.
+
+Header keys: format ("fastsnake-tour/1" or "fastsnake-reach/1"), rows, cols,
+jumps ([[dr, dc], ...]), directed, start; tours add closed, found, exists, method,
+reason; reach adds n, walk. Squares are indices row * cols + col, row 0 at the top.
+Loaders check the format tag, the board, and that a tour really is a tour.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from fastsnake.tour.pieces import TourInputError
+from fastsnake.tour.verify import tour_problem
+
+TOUR_FORMAT = "fastsnake-tour/1"
+REACH_FORMAT = "fastsnake-reach/1"
+_MAX_SIDE = 4000
+
+
+class SaveFileError(TourInputError):
+    """A save file that is not a valid fastsnake tour/reach file."""
+
+
+def _kind(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in (".npz", ".json"):
+        raise TourInputError(f"save file {str(path)!r} must end in .npz or .json")
+    return suffix[1:]
+
+
+def check_save_path(path) -> None:
+    """Raise TourInputError unless `path` has a supported extension."""
+    _kind(Path(path))
+
+
+def _piece_header(piece) -> dict:
+    return {"jumps": [list(j) for j in piece.jump_list], "directed": piece.directed, "piece": piece.name}
+
+
+def _write(path: Path, header: dict, key: str, squares: np.ndarray | None) -> None:
+    if _kind(path) == "json":
+        body = dict(header)
+        body[key] = None if squares is None else squares.tolist()
+        path.write_text(json.dumps(body) + "\n")
+        return
+    arrays = {"meta": np.array(json.dumps(header))}
+    if squares is not None:
+        arrays[key] = squares
+    with open(path, "wb") as fh:  # a file object keeps numpy from appending ".npz"
+        np.savez(fh, **arrays)
+
+
+def save_tour(path, result) -> None:
+    """Write a `TourResult` (from `find_tour`)."""
+    path = Path(path)
+    header = {"format": TOUR_FORMAT, "rows": result.rows, "cols": result.cols, "start": result.start,
+              "closed": result.closed, "found": result.found, "exists": result.exists,
+              "method": result.method, "reason": result.reason, **_piece_header(result.piece)}
+    squares = None if result.path is None else np.asarray(result.path, dtype=np.int32)
+    _write(path, header, "path", squares)
+
+
+def save_reach(path, result) -> None:
+    """Write a `ReachResult` (from `reach`)."""
+    path = Path(path)
+    header = {"format": REACH_FORMAT, "rows": result.rows, "cols": result.cols, "start": result.start,
+              "n": result.n, "walk": result.walk, "count": result.count, **_piece_header(result.piece)}
+    _write(path, header, "cells", np.asarray(result.cells, dtype=np.int64))
+
+
+def _read(path, key: str, fmt: str) -> tuple[dict, np.ndarray | None]:
+    path = Path(path)
+    kind = _kind(path)
+    try:
+        if kind == "json":
+            header = json.loads(path.read_text())
+            if not isinstance(header, dict):
+                raise SaveFileError(f"{str(path)!r}: not a JSON object")
+            raw = header.pop(key, None)
+            squares = None if raw is None else np.asarray(raw, dtype=np.int64)
+        else:
+            with np.load(path, allow_pickle=False) as data:
+                header = json.loads(str(data["meta"]))
+                squares = data[key] if key in data.files else None
+    except SaveFileError:
+        raise
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SaveFileError(f"{str(path)!r} is not a readable {fmt} file: {exc}") from None
+    if header.get("format") != fmt:
+        raise SaveFileError(f"{str(path)!r}: format is {header.get('format')!r}, expected {fmt!r}")
+    rows, cols = header.get("rows"), header.get("cols")
+    if not (isinstance(rows, int) and isinstance(cols, int) and 1 <= rows <= _MAX_SIDE and 1 <= cols <= _MAX_SIDE):
+        raise SaveFileError(f"{str(path)!r}: board {rows}x{cols} is invalid")
+    jumps = header.get("jumps")
+    try:
+        jarr = np.asarray(jumps, dtype=np.int64).reshape(-1, 2)
+    except (TypeError, ValueError):
+        raise SaveFileError(f"{str(path)!r}: jumps {jumps!r} are not [[dr, dc], ...]") from None
+    if jarr.shape[0] == 0:
+        raise SaveFileError(f"{str(path)!r}: the piece has no jumps")
+    header["jumps"] = jarr
+    start = header.get("start")
+    if not (isinstance(start, int) and 0 <= start < rows * cols):
+        raise SaveFileError(f"{str(path)!r}: start {start!r} is off the board")
+    if squares is not None and (squares.ndim != 1 or not np.issubdtype(squares.dtype, np.integer)):
+        raise SaveFileError(f"{str(path)!r}: {key} is not a list of square indices")
+    return header, squares
+
+
+def load_tour(path) -> dict:
+    """The header dict plus `path` (int32 array or None), validated as a tour."""
+    header, squares = _read(path, "path", TOUR_FORMAT)
+    if header.get("found"):
+        if squares is None:
+            raise SaveFileError(f"{str(path)!r}: found is true but there is no path")
+        problem = tour_problem(header["rows"], header["cols"], header["jumps"], squares,
+                               bool(header.get("closed")))
+        if problem:
+            raise SaveFileError(f"{str(path)!r}: not a valid tour: {problem}")
+        if int(squares[0]) != header["start"]:
+            raise SaveFileError(f"{str(path)!r}: path starts at {int(squares[0])}, not at start {header['start']}")
+    header["path"] = None if squares is None else squares.astype(np.int32)
+    return header
+
+
+def load_reach(path) -> dict:
+    """The header dict plus `cells` (sorted int64 array), validated against the board."""
+    header, squares = _read(path, "cells", REACH_FORMAT)
+    if squares is None:
+        raise SaveFileError(f"{str(path)!r}: no cells")
+    n = header["rows"] * header["cols"]
+    if squares.size and (squares.min() < 0 or squares.max() >= n or np.any(np.diff(squares) <= 0)):
+        raise SaveFileError(f"{str(path)!r}: cells must be distinct sorted squares of the board")
+    if header.get("count", squares.size) != squares.size:
+        raise SaveFileError(f"{str(path)!r}: count {header.get('count')} != {squares.size} cells")
+    header["cells"] = squares.astype(np.int64)
+    return header

@@ -1,0 +1,184 @@
+"""Leaper pieces: a set of jumps (dr, dc), parsed from CLI-style text.
+
+A piece is *directed* only when its jump set is not closed under negation (a
+one-way piece); every kernel then needs the reversed jumps as well. Symmetric
+pieces get the cheaper undirected code path.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from fastsnake.errors import InputError
+
+
+class TourInputError(InputError):
+    """Bad piece, board, square or option for a tour / reach query."""
+
+
+# Classic names, used only to label output (a compound piece is labelled by its parts).
+_NAMES = {
+    (0, 1): "wazir",
+    (1, 1): "ferz",
+    (0, 2): "dabbaba",
+    (1, 2): "knight",
+    (2, 2): "alfil",
+    (0, 3): "threeleaper",
+    (1, 3): "camel",
+    (2, 3): "zebra",
+    (3, 3): "tripper",
+    (1, 4): "giraffe",
+}
+
+_PAIR = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
+
+
+def symmetric_closure(jumps) -> list[tuple[int, int]]:
+    """All rotations and reflections of the jumps (the seed's "symmetry mode")."""
+    out = set()
+    for dr, dc in jumps:
+        for a, b in ((dr, dc), (dc, dr)):
+            for sa in (1, -1):
+                for sb in (1, -1):
+                    out.add((sa * a, sb * b))
+    return sorted(out)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """An immutable jump set. `jumps` is an int64 (k, 2) array of (dr, dc)."""
+
+    jump_list: tuple[tuple[int, int], ...]
+    name: str
+
+    @property
+    def jumps(self) -> np.ndarray:
+        return np.array(self.jump_list, dtype=np.int64).reshape(-1, 2)
+
+    @property
+    def directed(self) -> bool:
+        s = set(self.jump_list)
+        return any((-dr, -dc) not in s for dr, dc in s)
+
+    @property
+    def is_knight(self) -> bool:
+        return sorted(self.jump_list) == symmetric_closure([(1, 2)])
+
+    @property
+    def colour_changing(self) -> bool:
+        """Every jump lands on the other square colour: the move graph is bipartite."""
+        return all((dr + dc) % 2 != 0 for dr, dc in self.jump_list)
+
+    @property
+    def colour_keeping(self) -> bool:
+        return all((dr + dc) % 2 == 0 for dr, dc in self.jump_list)
+
+    def spec(self) -> str:
+        """The jumps as `--jumps` text (exact, usable with --asymmetric)."""
+        return ";".join(f"{dr},{dc}" for dr, dc in self.jump_list)
+
+    @staticmethod
+    def from_jumps(jumps, *, symmetric: bool = True, name: str | None = None) -> "Piece":
+        pairs = []
+        for item in jumps:
+            try:
+                dr, dc = (int(v) for v in item)
+            except (TypeError, ValueError):
+                raise TourInputError(f"jump {item!r} is not a pair of integers") from None
+            if dr == 0 and dc == 0:
+                raise TourInputError(f"jump {item!r}: (0, 0) does not move")
+            pairs.append((dr, dc))
+        if not pairs:
+            raise TourInputError("a piece needs at least one jump")
+        full = symmetric_closure(pairs) if symmetric else sorted(set(pairs))
+        if name is None:
+            name = "custom" if not symmetric else _leaper_label(pairs)
+        return Piece(tuple(full), name)
+
+    @staticmethod
+    def leaper(a: int, b: int) -> "Piece":
+        return Piece.from_jumps([(a, b)], symmetric=True)
+
+    @staticmethod
+    def compound(leapers) -> "Piece":
+        """Union of symmetric (a, b)-leapers, e.g. [(1, 2), (0, 1)]."""
+        return Piece.from_jumps(list(leapers), symmetric=True)
+
+
+def _leaper_label(pairs) -> str:
+    parts = []
+    for dr, dc in sorted({tuple(sorted((abs(a), abs(b)))) for a, b in pairs}):
+        parts.append(_NAMES.get((dr, dc), f"({dr},{dc})-leaper"))
+    return "+".join(parts)
+
+
+def parse_pair(text: str, what: str) -> tuple[int, int]:
+    m = _PAIR.match(text)
+    if not m:
+        raise TourInputError(f"{what} {text!r} is not two integers 'a,b'")
+    return int(m.group(1)), int(m.group(2))
+
+
+def parse_piece(pieces=None, jumps: str | None = None, asymmetric: bool = False) -> Piece:
+    """Build a piece from repeated `--piece a,b` and/or one `--jumps "dr,dc;..."`."""
+    pairs: list[tuple[int, int]] = []
+    for text in pieces or ():
+        a, b = parse_pair(text, "piece")
+        if a == 0 and b == 0:
+            raise TourInputError(f"piece {text!r}: (0,0) does not move")
+        pairs.append((a, b))
+    if asymmetric and pieces:
+        raise TourInputError("--asymmetric applies to --jumps only, not to --piece")
+    if asymmetric and not jumps:
+        raise TourInputError("--asymmetric needs --jumps")
+    if jumps is not None:
+        items = [s for s in jumps.split(";") if s.strip()]
+        if not items:
+            raise TourInputError(f"jumps {jumps!r} lists no jump")
+        jpairs = [parse_pair(s, "jump") for s in items]
+        for (dr, dc), s in zip(jpairs, items):
+            if dr == 0 and dc == 0:
+                raise TourInputError(f"jump {s.strip()!r} does not move")
+        if asymmetric:
+            if pairs:
+                raise TourInputError("--asymmetric cannot be combined with --piece")
+            return Piece.from_jumps(jpairs, symmetric=False, name="custom")
+        pairs.extend(jpairs)
+    if not pairs:
+        raise TourInputError("give a piece: --piece a,b (e.g. 1,2 for the knight) or --jumps 'dr,dc;...'")
+    return Piece.from_jumps(pairs, symmetric=True)
+
+
+_CHESS = re.compile(r"^\s*([a-zA-Z])\s*(\d+)\s*$")
+
+
+def parse_square(text: str, rows: int, cols: int) -> int:
+    """'R,C' (0-based, row 0 at the top) or chess 'e4' (a1 = bottom-left = row rows-1,
+    col 0; only on boards at most 26 wide). Returns the cell index row*cols + col."""
+    text = str(text)
+    m = _CHESS.match(text)
+    if m:
+        if cols > 26:
+            raise TourInputError(f"square {text!r}: chess notation needs a board at most 26 wide (use R,C)")
+        col = ord(m.group(1).lower()) - ord("a")
+        rank = int(m.group(2))
+        if col >= cols or not 1 <= rank <= rows:
+            raise TourInputError(f"square {text!r} is off the {rows}x{cols} board")
+        return (rows - rank) * cols + col
+    if _PAIR.match(text):
+        r, c = parse_pair(text, "square")
+    else:
+        raise TourInputError(f"square {text!r} is neither 'R,C' (0-based) nor chess notation like 'a1'")
+    if not (0 <= r < rows and 0 <= c < cols):
+        raise TourInputError(f"square {text!r} is off the {rows}x{cols} board")
+    return r * cols + c
+
+
+def square_name(cell: int, rows: int, cols: int) -> str:
+    r, c = divmod(int(cell), cols)
+    if cols <= 26:
+        return f"{chr(ord('a') + c)}{rows - r}"
+    return f"{r},{c}"

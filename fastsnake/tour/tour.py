@@ -1,0 +1,173 @@
+"""`find_tour`: pre-checks, then construction or Warnsdorff search with restarts.
+
+Restarts: attempt i searches at most base * luby(i) nodes (1, 1, 2, 1, 1, 2, 4, ...)
+with seed + i as the tie-break seed, alternating Roth's tie-break with a purely
+random one. A bad early choice can trap the DFS in a subtree it would need ages to
+exhaust; a fresh order usually avoids it. The Luby budgets grow without bound, so
+the scheme stays complete: an attempt that exhausts its tree proves no tour
+exists, whatever its order.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fastsnake.tour import checks
+from fastsnake.tour.pieces import Piece, TourInputError
+from fastsnake.tour.search import EXHAUSTED, FOUND, SearchState
+
+MAX_SIDE = 4000
+MAX_JUMPS = 255
+METHODS = ("auto", "search", "construct")
+# Slice of work between clock checks: ~5-20 ms of kernel time.
+_SLICE = 1 << 19
+# Knight boards at least this large use the construction in "auto" mode (search
+# is already sub-millisecond below it, and keeps the seeded tie-break meaningful).
+CONSTRUCT_MIN_CELLS = 2500
+
+
+@dataclass
+class TourResult:
+    found: bool
+    exists: bool | None
+    path: np.ndarray | None
+    seconds: float
+    nodes: int
+    rows: int
+    cols: int
+    piece: Piece
+    start: int
+    closed: bool
+    reason: str
+    method: str
+    attempts: int = 0
+    seed: int = 0
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self, include_path: bool = True) -> dict:
+        out = {
+            "found": self.found,
+            "exists": self.exists,
+            "path": (self.path.tolist() if self.path is not None else None) if include_path else None,
+            "seconds": round(self.seconds, 6),
+            "nodes": self.nodes,
+            "rows": self.rows,
+            "cols": self.cols,
+            "start": self.start,
+            "closed": self.closed,
+            "piece": {"name": self.piece.name, "jumps": [list(j) for j in self.piece.jump_list],
+                      "directed": self.piece.directed},
+            "method": self.method,
+            "reason": self.reason,
+            "attempts": self.attempts,
+            "seed": self.seed,
+        }
+        if not include_path:
+            out["path_omitted"] = self.path is not None
+        out.update(self.extra)
+        return out
+
+
+def luby(i: int) -> int:
+    """The i-th term (1-based) of the Luby restart sequence 1, 1, 2, 1, 1, 2, 4, ..."""
+    while True:
+        k = i.bit_length()
+        if i == (1 << k) - 1:
+            return 1 << (k - 1)
+        i -= (1 << (k - 1)) - 1
+
+
+def validate_board(piece: Piece, rows: int, cols: int, start: int | None = None) -> None:
+    for name, value in (("rows", rows), ("cols", cols)):
+        if not 1 <= int(value) <= MAX_SIDE:
+            raise TourInputError(f"board {rows}x{cols}: {name}={value} is outside 1..{MAX_SIDE}")
+    if len(piece.jump_list) > MAX_JUMPS:
+        raise TourInputError(f"piece has {len(piece.jump_list)} jumps; at most {MAX_JUMPS} are supported")
+    if start is not None and not 0 <= int(start) < rows * cols:
+        raise TourInputError(f"start square {start} is off the {rows}x{cols} board")
+
+
+def construction_applies(piece: Piece, rows: int, cols: int) -> bool:
+    from fastsnake.tour.construct import can_construct
+
+    return piece.is_knight and can_construct(rows, cols)
+
+
+def find_tour(piece: Piece, rows: int, cols: int, start: int = 0, *, closed: bool = False,
+              time_limit: float | None = 10.0, seed: int = 0, method: str = "auto",
+              max_nodes: int | None = None) -> TourResult:
+    """A tour of the piece over the board from `start` (a cell index), open or closed.
+
+    exists is True (found), False (proven impossible; `reason` says how) or None
+    (time limit or node limit reached first).
+    """
+    t0 = time.perf_counter()
+    validate_board(piece, rows, cols, start)
+    if method not in METHODS:
+        raise TourInputError(f"method {method!r} is not one of {', '.join(METHODS)}")
+    start = int(start)
+    n = rows * cols
+
+    def result(found, exists, path, reason, how, nodes=0, attempts=0):
+        return TourResult(found, exists, path, time.perf_counter() - t0, nodes, rows, cols, piece, start,
+                          closed, reason, how, attempts, seed)
+
+    if n == 1 and not closed:
+        return result(True, True, np.array([start], dtype=np.int32), "a single square", "trivial")
+
+    want_construct = method == "construct" or (method == "auto" and (closed or n >= CONSTRUCT_MIN_CELLS))
+    if want_construct and construction_applies(piece, rows, cols):
+        from fastsnake.tour.construct import closed_knight_tour
+
+        path = closed_knight_tour(rows, cols, start)
+        return result(True, True, path, "closed knight's tour built by divide and conquer", "construct")
+    if method == "construct":
+        raise TourInputError(
+            f"no construction for piece {piece.name!r} on {rows}x{cols}: it covers the knight on boards "
+            "whose sides are at least 5, not both odd (and not 3x4/3x6/3x8); use --method search")
+
+    reason = checks.impossibility(piece, rows, cols, start, closed)
+    if reason:
+        return result(False, False, None, reason, "theorem" if "Schwenk" in reason else "check")
+
+    state = SearchState(rows, cols, piece.jumps, piece.directed, closed)
+    reason = checks.degree_check(piece, rows, cols, start, closed, state.base_out, state.base_in)
+    if reason:
+        return result(False, False, None, reason, "check")
+
+    deadline = None if time_limit is None else t0 + float(time_limit)
+    base = max(4 * n, 1 << 14)
+    attempt = 0
+    total = 0
+    while True:
+        state.reset(start)
+        cap = base * luby(attempt + 1)
+        used = 0
+        status = 0
+        while used < cap:
+            step = min(_SLICE, cap - used)
+            if max_nodes is not None:
+                step = min(step, max_nodes - total)
+                if step <= 0:
+                    break
+            status = state.run(step, seed + attempt, roth=attempt % 2 == 0)
+            done = state.nodes - used
+            used += done
+            total += done
+            if status != 0:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        attempt += 1
+        if status == FOUND:
+            path = state.path.copy()
+            return result(True, True, path, "Warnsdorff search (Roth tie-break)", "search", total, attempt)
+        if status == EXHAUSTED:
+            return result(False, False, None, "exhaustive search found no tour", "exhaustive", total, attempt)
+        if deadline is not None and time.perf_counter() >= deadline:
+            return result(False, None, None, f"time limit of {time_limit:g} s reached", "search", total, attempt)
+        if max_nodes is not None and total >= max_nodes:
+            return result(False, None, None, f"node limit of {max_nodes} reached", "search", total, attempt)
