@@ -1,0 +1,49 @@
+"""The one place pygame is imported: lazily, quietly, with a clear error when missing."""
+
+from __future__ import annotations
+
+import os
+
+from fastsnake.errors import InputError
+
+INSTALL_HINT = "pip install 'fastsnake[viewer]'"
+
+
+class ViewerError(InputError):
+    """A file the viewer cannot show, or a viewer option it cannot honour."""
+
+
+class PygameMissing(ViewerError):
+    """pygame (an optional extra) is not installed."""
+
+
+_pygame = None
+
+
+def pygame():
+    """The pygame module, imported on first use with its banner silenced.
+
+    pygame prints a support banner on import unless told not to; that line on
+    stdout would break `--json`, so the variable is set before the import.
+    """
+    global _pygame
+    if _pygame is None:
+        os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        try:
+            import pygame as module
+        except ImportError:
+            raise PygameMissing(f"the viewer needs pygame, which is not installed: {INSTALL_HINT}") from None
+        module.font.init()
+        _pygame = module
+    return _pygame
+
+
+_fonts: dict[int, object] = {}
+
+
+def font(size: int):
+    """pygame's bundled default font at `size` pixels (cached)."""
+    size = max(8, int(size))
+    if size not in _fonts:
+        _fonts[size] = pygame().font.Font(None, size)
+    return _fonts[size]
