@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fastsnake.puzzle.heuristics import H_MANHATTAN, H_MISPLACED, H_ZERO, _h_eval
+from fastsnake.puzzle.heuristics import _LC_BUF, H_MANHATTAN, H_MISPLACED, H_ZERO, _h_eval
 from fastsnake.search.heap import heap_pop, heap_push
 
 A_BUDGET, A_FOUND, A_EXHAUSTED, A_GROW = range(4)
@@ -227,7 +227,7 @@ class AStarSearch:
         self.nbr = nbr
         self.hc = hc
         self.max_nodes = int(max_nodes)
-        cap = max(16, min(self.max_nodes, 1 << 16))
+        cap = max(16, min(self.max_nodes, 1 << 12))
         self.states = np.zeros(cap * self.nwords, np.uint64)
         self.g = np.zeros(cap, np.int32)
         self.hv = np.zeros(cap, np.int16)
@@ -242,7 +242,7 @@ class AStarSearch:
         nlk, ngroups = int(hc[10]), int(hc[11])
         self.idx = np.zeros(max(nlk * ngroups, 1), np.int64)
         self.hl = np.zeros(max(nlk, 1), np.int64)
-        self.buf = np.zeros(12, np.int64)
+        self.buf = np.zeros(_LC_BUF, np.int64)
         self.goal_words = np.zeros(self.nwords, np.uint64)
         _pack(np.asarray(goal, np.int8), self.goal_words, 0, self.bits, self.per, self.nwords)
         # The root is node 0.

@@ -36,16 +36,16 @@ def check_size(rows: int, cols: int) -> None:
 def parse_tiles(text, rows: int, cols: int, what: str = "board") -> np.ndarray:
     """Parse "1 2 3 …", "1,2,3,…" or the short form "012 345 678" into a flat board.
 
-    The short form (one token per row, one digit per tile) is used when the text
-    has exactly `rows` whitespace-separated tokens of `cols` digits each and the
-    board has at most 10 cells.
+    The short form (rows of single-digit tiles) is read when the board has at most
+    10 cells (so every tile is one digit), there are no commas and some
+    whitespace-separated token has more than one digit.
     """
     check_size(rows, cols)
     n = rows * cols
     if isinstance(text, str):
         tokens = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
-        if (len(tokens) == rows and rows * cols <= 10 and cols > 1 and "," not in text
-                and all(len(t) == cols and t.isdigit() for t in tokens)):
+        if (n <= 10 and "," not in text and all(t.isdigit() for t in tokens)
+                and any(len(t) > 1 for t in tokens)):
             tokens = [ch for t in tokens for ch in t]
         try:
             values = [int(t) for t in tokens]

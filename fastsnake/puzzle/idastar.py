@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fastsnake.puzzle.heuristics import (H_LINEAR, H_MANHATTAN, H_MISPLACED, H_PDB, H_WALKING,
+from fastsnake.puzzle.heuristics import (_LC_BUF, H_LINEAR, H_MANHATTAN, H_MISPLACED, H_PDB, H_WALKING,
                                          _line_conflicts)
 
 # Kernel results.
@@ -69,7 +69,7 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, budget):
     n = rows * cols
     new_idx = np.empty(max(nlk, 1), np.int64)
     new_hl = np.empty(max(nlk, 1), np.int64)
-    buf = np.empty(12, np.int64)
+    buf = np.empty(_LC_BUF, np.int64)
 
     d = st[S_DEPTH]
     blank = st[S_BLANK]
@@ -119,28 +119,22 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, budget):
                            idx, hl, new_idx, new_hl)
         elif kind == H_LINEAR:
             nh = h + md[t * n + blank] - md[t * n + a]
-            # Only the two lines the tile crosses between change their conflicts.
+            # Only the tile's own goal line can change its conflicts, and only when
+            # the tile enters or leaves that line.
             if m < 2:
-                l1 = a // cols
-                l2 = blank // cols
-                before = (_line_conflicts(board, goalpos, rows, cols, l1, True, buf)
-                          + _line_conflicts(board, goalpos, rows, cols, l2, True, buf))
-                board[blank] = t
-                board[a] = 0
-                after = (_line_conflicts(board, goalpos, rows, cols, l1, True, buf)
-                         + _line_conflicts(board, goalpos, rows, cols, l2, True, buf))
+                line = goalpos[t] // cols
+                crosses = line == a // cols or line == blank // cols
             else:
-                l1 = a % cols
-                l2 = blank % cols
-                before = (_line_conflicts(board, goalpos, rows, cols, l1, False, buf)
-                          + _line_conflicts(board, goalpos, rows, cols, l2, False, buf))
+                line = goalpos[t] % cols
+                crosses = line == a % cols or line == blank % cols
+            if crosses:
+                before = _line_conflicts(board, goalpos, rows, cols, line, m < 2, buf)
                 board[blank] = t
                 board[a] = 0
-                after = (_line_conflicts(board, goalpos, rows, cols, l1, False, buf)
-                         + _line_conflicts(board, goalpos, rows, cols, l2, False, buf))
-            board[a] = t
-            board[blank] = 0
-            nh += 2 * (after - before)
+                after = _line_conflicts(board, goalpos, rows, cols, line, m < 2, buf)
+                board[a] = t
+                board[blank] = 0
+                nh += 2 * (after - before)
         elif kind == H_WALKING:
             iv = wdv[d]
             ih = wdh[d]

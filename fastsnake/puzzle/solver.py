@@ -9,7 +9,7 @@ import numpy as np
 
 from fastsnake.puzzle import board as B
 from fastsnake.puzzle.astar import A_BUDGET, A_EXHAUSTED, A_FOUND, A_GROW, AStarSearch
-from fastsnake.puzzle.heuristics import (H_PDB, H_WALKING, H_ZERO, _h_eval, build_context,
+from fastsnake.puzzle.heuristics import (_LC_BUF, H_PDB, H_WALKING, H_ZERO, _h_eval, build_context,
                                          heuristic_code)
 from fastsnake.puzzle.idastar import IDA_BUDGET, IDA_FOUND, IdaSearch
 
@@ -130,7 +130,7 @@ def solve(start, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
     nlk, ngroups = int(hc[10]), int(hc[11])
     idx = np.zeros(max(nlk * ngroups, 1), np.int64)
     hl = np.zeros(max(nlk, 1), np.int64)
-    h0 = int(_h_eval(start, hc, idx, hl, np.zeros(12, np.int64)))
+    h0 = int(_h_eval(start, hc, idx, hl, np.zeros(_LC_BUF, np.int64)))
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + time_limit
     extra = {k: v for k, v in info.items() if k != "setup_seconds"}
@@ -147,8 +147,12 @@ def solve(start, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
         search = IdaSearch(start, nbr, hc, h0, wd_ids=wd_ids, pdb_state=(idx, hl))
         status = "time limit reached"
         shown = search.bound
+        chunk = 1 << 20
         while True:
-            code = search.step(_IDA_CHUNK)
+            tc = time.perf_counter()
+            code = search.step(chunk)
+            if time.perf_counter() - tc < 0.1 and chunk < _IDA_CHUNK:
+                chunk *= 2  # slow heuristics get small chunks, so time limits hold
             if code == IDA_FOUND:
                 status = "solved"
                 break
