@@ -34,12 +34,12 @@ TILE_HOME = (52, 140, 96)
 TILE_MOVED = (214, 150, 52)
 LIGHT = (58, 60, 70)
 DARK = (42, 44, 52)
-VISIT_OLD = (40, 80, 150)
-VISIT_NEW = (110, 200, 235)
+VISIT_OLD = (28, 58, 118)
+VISIT_NEW = (70, 140, 220)
 CURRENT = HEAD
-JUMP = (250, 250, 250)
-REACH_NEAR = (240, 200, 70)
-REACH_FAR = (90, 50, 150)
+JUMP = (255, 170, 60)
+REACH_NEAR = (250, 210, 90)
+REACH_FAR = (120, 170, 240)
 TARGET = APPLE
 
 STATUS_FONT = 20
@@ -47,6 +47,7 @@ STATUS_LINE = 22
 STATUS_HEIGHT = 2 * STATUS_LINE + 10
 MIN_WIDTH = 520
 DEFAULT_BOARD_PIXELS = 760
+MAX_VIEW_SIDE = 800  # one pixel a cell at the least; a bigger board does not fit a screen
 
 
 def gap_for(cell: int) -> int:
@@ -105,10 +106,10 @@ class Layout:
         return np.repeat(np.repeat(packed, reps_r, axis=0), reps_c, axis=1)
 
 
-def window_size(rows: int, cols: int, cell: int | None = None) -> tuple[int, int]:
+def window_size(rows: int, cols: int, cell: int | None = None, max_cell: int = 48) -> tuple[int, int]:
     """A window that shows the board at `cell` pixels a cell (default: about 760 px a side)."""
     if cell is None:
-        cell = max(2, min(48, DEFAULT_BOARD_PIXELS // max(rows, cols)))
+        cell = max(1, min(max_cell, DEFAULT_BOARD_PIXELS // max(rows, cols)))
     gap = gap_for(cell)
     return max(cols * cell + gap + 2, MIN_WIDTH), rows * cell + gap + 2 + STATUS_HEIGHT
 
@@ -123,6 +124,12 @@ def blank_grid(rows: int, cols: int, cell=EMPTY, gap=GRID) -> np.ndarray:
 def cells_of(low: np.ndarray) -> np.ndarray:
     """The (R, C, 3) cell part of a low-resolution grid (a view)."""
     return low[1::2, 1::2]
+
+
+def paint(low: np.ndarray, cells, colors) -> None:
+    """Colour flat cell indices `cells` (one colour, or one per cell) in a low-resolution grid."""
+    r, c = np.divmod(np.asarray(cells, dtype=np.int64), (low.shape[1] - 1) // 2)
+    low[2 * r + 1, 2 * c + 1] = colors
 
 
 def gradient(a, b, t: np.ndarray) -> np.ndarray:
@@ -151,6 +158,19 @@ def blit_grid(surface, layout: Layout, low: np.ndarray) -> None:
     surface.blit(image, (layout.ox, layout.oy))
 
 
+def numbers(surface, layout: Layout, cells, labels, color=TEXT) -> None:
+    """Write `labels` centred in `cells` when the cells are big enough to read them."""
+    inner = layout.cell - layout.gap
+    if inner < 16 or len(cells) == 0:
+        return
+    digits = max(len(str(x)) for x in labels)
+    size = int(min(inner * 0.55, inner * 1.7 / max(digits, 1)))
+    if size < 10:
+        return
+    for cell, label in zip(cells, labels):
+        text(surface, str(label), layout.center(cell), size, color, center=True)
+
+
 def polyline(surface, layout: Layout, cells, color, width: int | None = None, closed: bool = False) -> None:
     if len(cells) < 2:
         return
@@ -177,6 +197,11 @@ def text(surface, message: str, pos, size: int, color=TEXT, center: bool = False
     surface.blit(image, pos)
 
 
+def check_side(rows: int, cols: int, name: str) -> None:
+    if max(rows, cols) > MAX_VIEW_SIDE:
+        raise backend.ViewerError(f"{name!r}: board {rows}x{cols} is too large to draw (at most {MAX_VIEW_SIDE} a side)")
+
+
 class BoardView:
     """One file shown as a sequence of frames on a board.
 
@@ -186,10 +211,12 @@ class BoardView:
     """
 
     kind = "board"
+    max_cell = 48  # default pixels a cell at most (small boards)
     toggles: dict[str, str] = {}
     overlays: frozenset = frozenset()
 
     def __init__(self, rows: int, cols: int, frames: int, name: str):
+        check_side(rows, cols, name)
         self.rows = rows
         self.cols = cols
         self.frames = max(1, int(frames))
@@ -203,6 +230,9 @@ class BoardView:
 
     def summary(self) -> dict:
         return {"kind": self.kind, "rows": self.rows, "cols": self.cols, "frames": self.frames}
+
+    def window_size(self, cell: int | None = None) -> tuple[int, int]:
+        return window_size(self.rows, self.cols, cell, self.max_cell)
 
     def render(self, surface, frame: int, overlays=None, note: str = "") -> Layout:
         """Draw frame `frame` (clamped) with the given overlays into `surface`."""

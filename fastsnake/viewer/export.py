@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from fastsnake.viewer import backend, canvas
+from fastsnake.viewer import backend
 from fastsnake.viewer.backend import INSTALL_HINT, ViewerError
 from fastsnake.viewer.player import check_speed
 
@@ -49,7 +49,7 @@ def export_frames(view, out, *, every: int = 1, speed: int = 20, cell: int | Non
             raise ViewerError(f"a GIF of {len(indices):,} frames is too big (at most {MAX_GIF_FRAMES:,}); "
                               f"use --every {need} or more, or export PNG frames to a folder")
     pg = backend.pygame()
-    surface = pg.Surface(canvas.window_size(view.rows, view.cols, cell))
+    surface = pg.Surface(view.window_size(cell))
     t0 = time.perf_counter()
     if kind == "png":
         folder = Path(out)

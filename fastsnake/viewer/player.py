@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fastsnake.viewer import backend, canvas
+from fastsnake.viewer import backend
 from fastsnake.viewer.backend import ViewerError
 
 SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
@@ -146,7 +146,7 @@ def run_window(view, *, speed: int = 20, cell: int | None = None, shots_dir=".",
         player.overlays = set(overlays)
     try:
         pg.display.init()
-        screen = pg.display.set_mode(canvas.window_size(view.rows, view.cols, cell), pg.RESIZABLE)
+        screen = pg.display.set_mode(view.window_size(cell), pg.RESIZABLE)
     except pg.error as exc:
         raise ViewerError(f"cannot open a window ({exc}); use --export to render without one") from None
     pg.display.set_caption(f"fastsnake view · {view.name}")

@@ -32,8 +32,6 @@ def views():
 @pytest.fixture
 def surface(pg):
     def make(view, cell=None):
-        from fastsnake.viewer import canvas
-
-        return pg.Surface(canvas.window_size(view.rows, view.cols, cell))
+        return pg.Surface(view.window_size(cell))
 
     return make
