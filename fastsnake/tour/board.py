@@ -88,7 +88,8 @@ def _walk_step(rows, cols, jr, jc, cur, nxt):
 def jump_arrays(jumps: np.ndarray):
     """(jr, jc) as contiguous int64 arrays, the form every kernel takes."""
     jumps = np.asarray(jumps, dtype=np.int64).reshape(-1, 2)
-    return np.ascontiguousarray(jumps[:, 0]), np.ascontiguousarray(jumps[:, 1])
+    # always fresh writeable copies: a read-only array would be a second numba type
+    return jumps[:, 0].copy(), jumps[:, 1].copy()
 
 
 def distances(rows: int, cols: int, jumps: np.ndarray, start: int, *, reverse: bool = False) -> np.ndarray:

@@ -81,7 +81,11 @@ def degree_check(piece: Piece, rows: int, cols: int, start: int, closed: bool,
     return None
 
 
-def connectivity_check(piece: Piece, rows: int, cols: int, start: int, closed: bool) -> str | None:
+def connectivity_check(piece: Piece, rows: int, cols: int, start: int, closed: bool,
+                       connected: bool | None = None) -> str | None:
+    """`connected=True` (known for an undirected graph, from any start) skips the BFS."""
+    if connected and not piece.directed:
+        return None
     jumps = piece.jumps
     dist = distances(rows, cols, jumps, start)
     missing = int(np.count_nonzero(dist < 0))
@@ -95,9 +99,8 @@ def connectivity_check(piece: Piece, rows: int, cols: int, start: int, closed: b
     return None
 
 
-def impossibility(piece: Piece, rows: int, cols: int, start: int, closed: bool,
-                  outdeg: np.ndarray | None = None, indeg: np.ndarray | None = None) -> str | None:
-    """The first reason found that no tour (open from `start`, or closed) exists."""
+def static_impossibility(piece: Piece, rows: int, cols: int, start: int, closed: bool) -> str | None:
+    """The theorems and colour arguments: O(1), no look at the board."""
     n = rows * cols
     if closed and n < 3:
         return "a closed tour needs at least 3 squares"
@@ -105,11 +108,20 @@ def impossibility(piece: Piece, rows: int, cols: int, start: int, closed: bool,
         reason = schwenk_closed_knight(rows, cols)
         if reason:
             return reason
-    reason = colour_check(piece, rows, cols, start, closed)
+    return colour_check(piece, rows, cols, start, closed)
+
+
+def graph_impossibility(piece: Piece, rows: int, cols: int, start: int, closed: bool,
+                        outdeg: np.ndarray, indeg: np.ndarray, connected: bool | None = None) -> str | None:
+    """Degree counting, then connectivity (BFS unless `connected` is known)."""
+    reason = degree_check(piece, rows, cols, start, closed, outdeg, indeg)
     if reason:
         return reason
-    if outdeg is not None:
-        reason = degree_check(piece, rows, cols, start, closed, outdeg, indeg if indeg is not None else outdeg)
-        if reason:
-            return reason
-    return connectivity_check(piece, rows, cols, start, closed)
+    return connectivity_check(piece, rows, cols, start, closed, connected)
+
+
+def impossibility(piece: Piece, rows: int, cols: int, start: int, closed: bool,
+                  outdeg: np.ndarray, indeg: np.ndarray, connected: bool | None = None) -> str | None:
+    """The first reason found that no tour (open from `start`, or closed) exists."""
+    return (static_impossibility(piece, rows, cols, start, closed)
+            or graph_impossibility(piece, rows, cols, start, closed, outdeg, indeg, connected))

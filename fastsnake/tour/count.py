@@ -16,7 +16,7 @@ import numpy as np
 from fastsnake.tour import checks
 from fastsnake.tour.pieces import Piece
 from fastsnake.tour.search import EXHAUSTED, SearchState
-from fastsnake.tour.tour import _SLICE, validate_board
+from fastsnake.tour.tour import _SLICE, board_facts, validate_board
 
 
 @dataclass
@@ -65,7 +65,8 @@ def count_tours(piece: Piece, rows: int, cols: int, start: int | None = None, *,
         starts = [0 if start is None else int(start)]
     else:
         starts = list(range(n)) if start is None else [int(start)]
-    state = SearchState(rows, cols, piece.jumps, piece.directed, closed)
+    degrees, connected = board_facts(piece, rows, cols)
+    state = SearchState(rows, cols, piece.jumps, piece.directed, closed, degrees)
     per_start: dict[int, int] = {}
     complete = True
     nodes = 0
@@ -73,7 +74,7 @@ def count_tours(piece: Piece, rows: int, cols: int, start: int | None = None, *,
         if n == 1:
             per_start[s] = 0 if closed else 1
             continue
-        if checks.impossibility(piece, rows, cols, s, closed, state.base_out, state.base_in):
+        if checks.impossibility(piece, rows, cols, s, closed, degrees[0], degrees[1], connected):
             per_start[s] = 0
             continue
         state.reset(s)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -54,25 +55,36 @@ class Piece:
     jump_list: tuple[tuple[int, int], ...]
     name: str
 
-    @property
-    def jumps(self) -> np.ndarray:
-        return np.array(self.jump_list, dtype=np.int64).reshape(-1, 2)
+    def __hash__(self) -> int:  # pieces key the per-board caches; hash the tuple once
+        try:
+            return self.__dict__["_hash"]
+        except KeyError:
+            value = hash((self.jump_list, self.name))
+            self.__dict__["_hash"] = value
+            return value
 
-    @property
+    # cached: find_tour is called per start square, 64 times for an 8x8 sweep
+    @cached_property
+    def jumps(self) -> np.ndarray:
+        out = np.array(self.jump_list, dtype=np.int64).reshape(-1, 2)
+        out.flags.writeable = False
+        return out
+
+    @cached_property
     def directed(self) -> bool:
         s = set(self.jump_list)
         return any((-dr, -dc) not in s for dr, dc in s)
 
-    @property
+    @cached_property
     def is_knight(self) -> bool:
         return sorted(self.jump_list) == symmetric_closure([(1, 2)])
 
-    @property
+    @cached_property
     def colour_changing(self) -> bool:
         """Every jump lands on the other square colour: the move graph is bipartite."""
         return all((dr + dc) % 2 != 0 for dr, dc in self.jump_list)
 
-    @property
+    @cached_property
     def colour_keeping(self) -> bool:
         return all((dr + dc) % 2 == 0 for dr, dc in self.jump_list)
 

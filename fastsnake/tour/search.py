@@ -277,24 +277,34 @@ def _search(rows, cols, jr, jc, directed, closed, count_mode, roth, seed, path, 
     return status
 
 
+def board_degrees(rows, cols, jr, jc, directed):
+    """(out-degrees, in-degrees) of every square; the same array twice if undirected."""
+    from fastsnake.tour.board import _init_degrees
+
+    n = rows * cols
+    out = np.empty(n, dtype=np.int16)
+    _init_degrees(rows, cols, jr, jc, out)
+    if not directed:
+        return out, out
+    inn = np.empty(n, dtype=np.int16)
+    _init_degrees(rows, cols, -jr, -jc, inn)
+    return out, inn
+
+
 class SearchState:
     """Buffers for one board and piece, reusable across starts and restarts."""
 
-    def __init__(self, rows: int, cols: int, jumps: np.ndarray, directed: bool, closed: bool):
-        from fastsnake.tour.board import _init_degrees, jump_arrays
+    def __init__(self, rows: int, cols: int, jumps: np.ndarray, directed: bool, closed: bool,
+                 degrees: tuple[np.ndarray, np.ndarray] | None = None):
+        from fastsnake.tour.board import jump_arrays
 
         self.rows, self.cols = rows, cols
         self.directed, self.closed = bool(directed), bool(closed)
         self.jr, self.jc = jump_arrays(jumps)
         n = rows * cols
-        self.base_out = np.empty(n, dtype=np.int16)
-        # out-degree = jumps that stay on the board; in-degree uses the reversed jumps
-        _init_degrees(rows, cols, self.jr, self.jc, self.base_out)
-        if self.directed:
-            self.base_in = np.empty(n, dtype=np.int16)
-            _init_degrees(rows, cols, -self.jr, -self.jc, self.base_in)
-        else:
-            self.base_in = self.base_out
+        if degrees is None:
+            degrees = board_degrees(rows, cols, self.jr, self.jc, self.directed)
+        self.base_out, self.base_in = degrees
         self.outdeg = np.empty(n, dtype=np.int16)
         self.indeg = np.empty(n, dtype=np.int16) if self.directed else np.empty(1, dtype=np.int16)
         self.path = np.empty(n, dtype=np.int32)

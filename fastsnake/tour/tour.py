@@ -11,6 +11,7 @@ exists, whatever its order.
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -90,6 +91,35 @@ def validate_board(piece: Piece, rows: int, cols: int, start: int | None = None)
         raise TourInputError(f"start square {start} is off the {rows}x{cols} board")
 
 
+_FACTS_CACHE_CELLS = 1 << 16
+
+
+def board_facts(piece: Piece, rows: int, cols: int):
+    """((out-degrees, in-degrees), connected) - `connected` only for an undirected
+    piece, where it holds from every start; cached for small boards, whose callers
+    (one call per start square) would otherwise redo it each time."""
+    if rows * cols <= _FACTS_CACHE_CELLS:
+        return _cached_facts(piece, rows, cols)
+    return _facts(piece, rows, cols)
+
+
+def _facts(piece: Piece, rows: int, cols: int):
+    from fastsnake.tour.board import distances, jump_arrays
+    from fastsnake.tour.search import board_degrees
+
+    jr, jc = jump_arrays(piece.jumps)
+    out, inn = board_degrees(rows, cols, jr, jc, piece.directed)
+    out.flags.writeable = False
+    inn.flags.writeable = False
+    connected = None
+    if not piece.directed:
+        connected = bool((distances(rows, cols, piece.jumps, 0) >= 0).all())
+    return (out, inn), connected
+
+
+_cached_facts = lru_cache(maxsize=32)(_facts)
+
+
 def construction_applies(piece: Piece, rows: int, cols: int) -> bool:
     from fastsnake.tour.construct import can_construct
 
@@ -129,14 +159,15 @@ def find_tour(piece: Piece, rows: int, cols: int, start: int = 0, *, closed: boo
             f"no construction for piece {piece.name!r} on {rows}x{cols}: it covers the knight on boards "
             "whose sides are at least 5, not both odd (and not 3x4/3x6/3x8); use --method search")
 
-    reason = checks.impossibility(piece, rows, cols, start, closed)
+    reason = checks.static_impossibility(piece, rows, cols, start, closed)
     if reason:
         return result(False, False, None, reason, "theorem" if "Schwenk" in reason else "check")
-
-    state = SearchState(rows, cols, piece.jumps, piece.directed, closed)
-    reason = checks.degree_check(piece, rows, cols, start, closed, state.base_out, state.base_in)
+    degrees, connected = board_facts(piece, rows, cols)
+    reason = checks.graph_impossibility(piece, rows, cols, start, closed, degrees[0], degrees[1], connected)
     if reason:
         return result(False, False, None, reason, "check")
+
+    state = SearchState(rows, cols, piece.jumps, piece.directed, closed, degrees)
 
     deadline = None if time_limit is None else t0 + float(time_limit)
     base = max(4 * n, 1 << 14)

@@ -46,13 +46,14 @@ def test_time_limit_gives_lower_bound():
 
 
 pieces = st.lists(st.tuples(st.integers(-2, 2), st.integers(-2, 2)).filter(lambda j: j != (0, 0)),
-                  min_size=1, max_size=4)
+                  min_size=1, max_size=2)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rows=st.integers(1, 4), cols=st.integers(1, 4), jumps=pieces, symmetric=st.booleans(),
+@given(rows=st.integers(1, 3), cols=st.integers(1, 4), jumps=pieces, symmetric=st.booleans(),
        closed=st.booleans(), data=st.data())
 def test_counts_match_plain_dfs(rows, cols, jumps, symmetric, closed, data):
+    # at most 12 squares: the plain DFS counts dense (king-like) pieces in well under a second
     piece = Piece.from_jumps(jumps, symmetric=symmetric)
     start = data.draw(st.integers(0, rows * cols - 1))
     result = count_tours(piece, rows, cols, start, closed=closed)

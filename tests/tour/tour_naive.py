@@ -31,8 +31,9 @@ def check_tour(rows, cols, jumps, path, closed=False):
     return None
 
 
-def count_tours(rows, cols, jumps, start, closed=False):
-    """Directed tours from `start` by plain DFS (closed: must leap back to start)."""
+def count_tours(rows, cols, jumps, start, closed=False, stop_at=None):
+    """Directed tours from `start` by plain DFS (closed: must leap back to start);
+    stops early once `stop_at` tours are found."""
     n = rows * cols
     adj = [moves(rows, cols, jumps, v) for v in range(n)]
     seen = [False] * n
@@ -46,6 +47,8 @@ def count_tours(rows, cols, jumps, start, closed=False):
                 total += 1
             return
         for w in adj[v]:
+            if stop_at is not None and total >= stop_at:
+                return
             if not seen[w]:
                 seen[w] = True
                 go(w, depth + 1)
@@ -79,3 +82,30 @@ def reach_walk(rows, cols, jumps, start, n):
     for _ in range(n):
         level = {w for v in level for w in moves(rows, cols, jumps, v)}
     return sorted(level)
+
+
+def warnsdorff(rows, cols, jumps, start):
+    """Plain Warnsdorff without backtracking (ties by jump order), the seed's heuristic:
+    a baseline for the benchmarks. Returns the path, possibly shorter than the board."""
+    n = rows * cols
+    adj = [moves(rows, cols, jumps, v) for v in range(n)]
+    deg = [len(a) for a in adj]
+    seen = [False] * n
+    path = [start]
+    seen[start] = True
+    for w in adj[start]:
+        deg[w] -= 1
+    v = start
+    while len(path) < n:
+        best = -1
+        for w in adj[v]:
+            if not seen[w] and (best < 0 or deg[w] < deg[best]):
+                best = w
+        if best < 0:
+            break
+        v = best
+        seen[v] = True
+        path.append(v)
+        for w in adj[v]:
+            deg[w] -= 1
+    return path
