@@ -72,12 +72,20 @@ def register(sub) -> None:
     p.set_defaults(handler=cmd_play)
 
     p = sub.add_parser("sweep", help="play many games of one policy; summary and per-game records")
-    p.add_argument("--policy", required=True, help=f"one of: {names}")
-    p.add_argument("--games", type=int, required=True, help="number of games")
-    p.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
-    p.add_argument("--out", metavar="FILE.parquet", help="write per-game records (game, seed, outcome, moves, apples, length)")
+    p.add_argument("--policy", help=f"one of: {names}")
+    p.add_argument("--games", type=int, help="number of games")
+    p.add_argument("--threads", type=int, default=None,
+                   help="numba threads (default: all cores; with --cluster: per worker, default 1)")
+    p.add_argument("--out", metavar="FILE.parquet|DIR",
+                   help="per-game records (game, seed, outcome, moves, apples, length): one Parquet file, or a "
+                        "resumable folder of chunk files when the name does not end in .parquet")
+    p.add_argument("--resume", metavar="DIR", help="finish the missing chunks of a sweep folder")
+    p.add_argument("--chunk-size", type=common.positive_int, default=None,
+                   help="games per chunk file of a sweep folder (default 50,000)")
+    p.add_argument("--cluster", metavar="local[:N]|tcp://HOST:PORT",
+                   help="run the chunks on a dask cluster (needs fastsnake[dist] and a sweep folder)")
     p.add_argument("--plot", metavar="FILE.png", help="histogram of moves per game (needs matplotlib)")
-    _game_options(p)
+    _game_options(p, size_required=False)
     p.set_defaults(handler=cmd_sweep)
 
     p = sub.add_parser("compare", help="several policies on the same seeds, one table")
@@ -99,7 +107,8 @@ def register(sub) -> None:
     p.set_defaults(handler=cmd_replay)
 
 
-def _progress(label: str):
+def _progress(label: str, unit: str = "game"):
+    """A progress callback (done, total) drawing a bar on stderr (nothing when stderr is not a terminal)."""
     from tqdm import tqdm
 
     bar = None
@@ -107,8 +116,8 @@ def _progress(label: str):
     def update(done, total):
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=total, desc=label, unit="game", file=sys.stderr, leave=False, disable=None,
-                       dynamic_ncols=True)
+            bar = tqdm(total=total, initial=done, desc=label, unit=unit, file=sys.stderr, leave=False,
+                       disable=None, dynamic_ncols=True)
         bar.n = done
         bar.refresh()
         if done >= total:
@@ -150,8 +159,11 @@ def _describe(summary: dict) -> str:
 
 
 def cmd_sweep(args):
+    if args.resume or (args.out and not args.out.endswith(".parquet")) or args.cluster:
+        return _sweep_to_folder(args)
     from fastsnake.snake.sweep import run_sweep, summarize, write_parquet
 
+    _require(args, "policy", "size", "games")
     config = _config(args)
     _check_outputs(args)
     result = run_sweep(args.policy, config, args.games, seed=args.seed, threads=args.threads,
@@ -163,17 +175,76 @@ def cmd_sweep(args):
         from fastsnake.snake.plots import plot_sweeps
 
         plot_sweeps([result], args.plot)
+    return _finish_sweep(args, summary, result.interrupted)
+
+
+def _require(args, *names):
+    for name in names:
+        if getattr(args, name) is None:
+            raise InputError(f"sweep needs --{name.replace('_', '-')}")
+
+
+def _finish_sweep(args, summary, interrupted):
     if not args.json:
         print(_describe(summary))
         print(format_table([summary]))
-        if args.out:
-            common.log(f"per-game records: {args.out}")
-    if result.interrupted:
-        common.log(f"interrupted: kept the {result.games:,} finished games of {args.games:,}")
+        if args.out or args.resume:
+            common.log(f"per-game records: {args.out or args.resume}")
+    if interrupted:
+        common.log(f"interrupted: kept the {summary['games']:,} finished games of {summary.get('games_requested', 0):,}")
         if args.json:
             common.emit_json(summary)
         raise KeyboardInterrupt
     return summary
+
+
+def _sweep_to_folder(args):
+    from fastsnake.snake.dataset import DEFAULT_CHUNK_SIZE, SweepDataset, SweepSpec, run_dataset_sweep
+    from fastsnake.snake.sweep import check_seed, check_threads, prepare, summary_dict
+
+    if args.resume and args.out and args.out != args.resume:
+        raise InputError("give either --resume DIR or --out DIR, not both")
+    folder = args.resume or args.out
+    if folder is None:
+        raise InputError("--cluster writes a sweep folder: give --out DIR")
+    if args.resume:
+        dataset = SweepDataset.open(folder)
+    else:
+        _require(args, "policy", "size", "games")
+        if args.games < 1:
+            raise InputError(f"--games {args.games}: a sweep needs at least 1 game")
+        config = _config(args)
+        policy, resolved, _, _, _ = prepare(args.policy, config, _options(args))
+        spec = SweepSpec(policy.name, config.rows, config.cols, config.start_length, config.tail_rule,
+                         config.move_cap, check_seed(args.seed), args.games, 0, resolved,
+                         args.chunk_size or DEFAULT_CHUNK_SIZE)
+        dataset = SweepDataset.open(folder, spec)
+    spec = dataset.spec
+    _check_outputs(args)
+    before = dataset.scan()[1]
+    if args.cluster:
+        from fastsnake.snake.cluster import ClusterRunner
+
+        threads = args.threads or 1
+        with ClusterRunner(args.cluster, threads) as runner:
+            common.log(f"cluster: {runner.workers()} workers, {threads} thread(s) each")
+            acc, seconds, cpu, interrupted = run_dataset_sweep(
+                dataset, threads=threads, progress=_progress(spec.policy, "chunk"),
+                chunk_source=runner.chunk_source(spec.to_json()))
+    else:
+        threads = check_threads(args.threads)
+        acc, seconds, cpu, interrupted = run_dataset_sweep(dataset, threads=threads,
+                                                           progress=_progress(spec.policy, "chunk"))
+    summary = summary_dict(acc, spec.policy, spec.config, spec.options, spec.seed, threads, seconds, cpu,
+                           before=before, games_requested=spec.games, interrupted=interrupted, folder=str(folder),
+                           chunks=spec.n_chunks, chunk_size=spec.chunk_size,
+                           cluster=args.cluster)
+    if args.plot:
+        from fastsnake.snake.dataset import read_dataset
+        from fastsnake.snake.plots import plot_table
+
+        plot_table(read_dataset(folder)[1], spec, args.plot)
+    return _finish_sweep(args, summary, interrupted)
 
 
 def _check_outputs(args):

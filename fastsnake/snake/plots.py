@@ -43,3 +43,17 @@ def plot_sweeps(results, path) -> None:
         raise InputError(f"cannot write plot {str(path)!r}: {exc}") from None
     finally:
         plt.close(fig)
+
+
+def plot_table(table, spec, path) -> None:
+    """Plot a sweep folder's records (a pyarrow table) like an in-memory sweep."""
+    from types import SimpleNamespace
+
+    from fastsnake.snake.engine import OUTCOME_NAMES
+
+    codes = {name: k for k, name in enumerate(OUTCOME_NAMES)}
+    outcome = np.array([codes[o] for o in table.column("outcome").cast("string").to_pylist()], dtype=np.int8)
+    moves = table.column("moves").to_numpy()
+    result = SimpleNamespace(policy=spec.policy, games=len(moves), config=spec.config, outcome=outcome,
+                             moves=moves, apples=table.column("apples").to_numpy())
+    plot_sweeps([result], path)

@@ -18,9 +18,10 @@ import numpy as np
 
 from fastsnake.errors import InputError
 from fastsnake.snake.board import GameConfig
-from fastsnake.snake.engine import OUTCOME_NAMES, WON, DIED, STUCK
+from fastsnake.snake.engine import OUTCOME_NAMES
 from fastsnake.snake.policies import get_policy, resolve_options
 from fastsnake.snake.rng import game_seed
+from fastsnake.snake.stats import SummaryAccumulator
 
 RECORD_COLUMNS = ("game", "seed", "outcome", "moves", "apples", "length")
 PARQUET_META_KEY = b"fastsnake"
@@ -126,28 +127,29 @@ def run_sweep(
     numba.set_num_threads(threads)
 
     out = np.zeros((games, 4), dtype=np.int64)
-    # Compile (or load from cache) before the clock starts.
-    t_compile = time.perf_counter()
-    policy.sweep_kernel(cfg, nbr, params, np.uint64(seed), np.int64(first_game), out[:0], 1)
-    compile_seconds = time.perf_counter() - t_compile
     done = 0
     size = chunk_size or max(threads, 64)
     interrupted = False
+    compile_seconds = 0.0
     wall0, cpu0 = time.perf_counter(), time.process_time()
     try:
+        # Compile (or load from cache) before the clock starts.
+        policy.sweep_kernel(cfg, nbr, params, np.uint64(seed), np.int64(first_game), out[:0], 1)
+        compile_seconds = time.perf_counter() - wall0
+        wall0, cpu0 = time.perf_counter(), time.process_time()
         while done < games:
             n = min(size, games - done)
             t0 = time.perf_counter()
-            chunk = out[done : done + n]
             nblocks = max(1, min(n, 4 * threads))
-            policy.sweep_kernel(cfg, nbr, params, np.uint64(seed), np.int64(first_game + done), chunk, nblocks)
+            policy.sweep_kernel(cfg, nbr, params, np.uint64(seed), np.int64(first_game + done),
+                                out[done : done + n], nblocks)
             done += n
             if progress is not None:
                 progress(done, games)
-            elapsed = time.perf_counter() - t0
-            if chunk_size is None and elapsed < target_chunk_seconds / 2:
+            if chunk_size is None and time.perf_counter() - t0 < target_chunk_seconds / 2:
                 size = min(size * 2, 1 << 20)
     except KeyboardInterrupt:
+        # The signal is delivered between kernel calls: every counted chunk is complete.
         interrupted = True
     seconds = time.perf_counter() - wall0
     cpu_seconds = time.process_time() - cpu0
@@ -173,56 +175,39 @@ def run_sweep(
 
 def summarize(result: SweepResult) -> dict:
     """The sweep's summary: the keys of the `--json` contract, plus a few more."""
-    games = result.games
-    moves = result.moves.astype(np.float64)
-    won = result.outcome == WON
-    has = games > 0
+    acc = SummaryAccumulator()
+    acc.add(result.outcome, result.moves, result.apples, result.length)
+    return summary_dict(acc, result.policy, result.config, result.options, result.base_seed, result.threads,
+                        result.seconds, result.cpu_seconds, games_requested=result.games_requested,
+                        interrupted=result.interrupted, **result.extra)
 
-    def stat(fn):
-        return float(fn(moves)) if has else None
 
-    q25, median, q75 = (np.quantile(moves, [0.25, 0.5, 0.75]).tolist() if has else (None, None, None))
-    total_moves = int(result.moves.sum())
-    secs = max(result.seconds, 1e-9)
-    cpu = max(result.cpu_seconds, 1e-9)
-    cfg = result.config
-    return {
-        "policy": result.policy,
-        "rows": cfg.rows,
-        "cols": cfg.cols,
-        "games": games,
-        "wins": int(won.sum()),
-        "losses": int((result.outcome == DIED).sum()),
-        "stuck": int((result.outcome == STUCK).sum()),
-        "win_rate": float(won.mean()) if has else None,
-        "moves_mean": stat(np.mean),
-        "moves_std": float(moves.std(ddof=1)) if games > 1 else 0.0 if has else None,
-        "moves_min": int(result.moves.min()) if has else None,
-        "moves_q25": q25,
-        "moves_median": median,
-        "moves_q75": q75,
-        "moves_max": int(result.moves.max()) if has else None,
-        "apples_mean": float(result.apples.mean()) if has else None,
-        "seconds": result.seconds,
-        "games_per_second": games / secs,
-        "moves_per_second": total_moves / secs,
-        # Beyond the contract:
-        "moves_mean_won": float(moves[won].mean()) if won.any() else None,
-        "length_mean": float(result.length.mean()) if has else None,
-        "total_moves": total_moves,
-        "cpu_seconds": result.cpu_seconds,
-        "games_per_cpu_second": games / cpu,
-        "moves_per_cpu_second": total_moves / cpu,
-        "threads": result.threads,
-        "seed": result.base_seed,
-        "start_length": cfg.start_length,
-        "tail_rule": cfg.tail_rule,
-        "max_moves": cfg.move_cap,
-        "options": result.options,
-        "games_requested": result.games_requested,
-        "interrupted": result.interrupted,
-        **result.extra,
-    }
+def summary_dict(acc, policy, config, options, seed, threads, seconds, cpu_seconds, before=None, **extra) -> dict:
+    """Summary of accumulated statistics `acc`; rates count only what was played in `seconds`,
+    i.e. not the games of `before` (what a resumed sweep had already finished)."""
+    stats = acc.as_dict()
+    run = stats["games"] - (before.games if before is not None else 0)
+    run_moves = stats["total_moves"] - (before.moves_sum if before is not None else 0)
+    secs = max(seconds, 1e-9)
+    cpu = max(cpu_seconds, 1e-9)
+    summary = {"policy": policy, "rows": config.rows, "cols": config.cols}
+    summary.update(stats)
+    summary.update({
+        "seconds": seconds,
+        "games_per_second": run / secs,
+        "moves_per_second": run_moves / secs,
+        "cpu_seconds": cpu_seconds,
+        "games_per_cpu_second": run / cpu,
+        "moves_per_cpu_second": run_moves / cpu,
+        "threads": threads,
+        "seed": seed,
+        "start_length": config.start_length,
+        "tail_rule": config.tail_rule,
+        "max_moves": config.move_cap,
+        "options": options,
+    })
+    summary.update(extra)
+    return summary
 
 
 def records_table(result: SweepResult):
@@ -254,8 +239,15 @@ def write_parquet(result: SweepResult, path) -> None:
 
 
 def read_parquet(path):
-    """(parameters dict, pyarrow table) of a sweep file; SweepError if it is not one."""
+    """(parameters dict, pyarrow table) of a sweep file or folder; SweepError if it is not one."""
+    import os
+
     import pyarrow.parquet as pq
+
+    if os.path.isdir(str(path)):
+        from fastsnake.snake.dataset import read_dataset
+
+        return read_dataset(path)
 
     try:
         table = pq.read_table(str(path))

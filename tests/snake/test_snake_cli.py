@@ -114,3 +114,33 @@ def test_the_console_entry_point_keeps_stdout_pure(tmp_path):
                            "--games", "1"], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 2 and proc.stdout == "" and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("fastsnake: error: ")
+
+
+def test_ctrl_c_keeps_the_finished_games(tmp_path):
+    import signal
+    import time
+
+    import pyarrow.parquet as pq
+
+    from fastsnake.snake.board import GameConfig
+    from fastsnake.snake.sweep import run_sweep
+
+    reference = run_sweep("greedy", GameConfig(12, 12), 40, seed=1)  # also warms the kernel cache
+    out = tmp_path / "part.parquet"
+    cmd = [sys.executable, "-m", "fastsnake", "sweep", "--policy", "greedy", "--size", "12", "--seed", "1",
+           "--games", "100000000", "--out", str(out), "--json"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(6)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    assert stderr.strip().splitlines()[-1] == "fastsnake: error: interrupted"
+    summary = json.loads(stdout)
+    assert summary["interrupted"] is True
+    table = pq.read_table(out)
+    assert table.num_rows == summary["games"] > 0
+    games = table.column("game").to_numpy()
+    assert (games == range(len(games))).all()
+    k = min(len(games), 40)
+    assert (table.column("moves").to_numpy()[:k] == reference.moves[:k]).all()
