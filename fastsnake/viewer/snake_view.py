@@ -135,7 +135,7 @@ class SnakeView(BoardView):
         last = tl.frames - 1
         apples = tl.length(frame) - tl.len0
         first = f"move {frame:,}/{last:,}   apples {apples:,}   length {tl.length(frame):,}"
-        end = f"{rp.outcome} after {last:,} moves" if frame == last else rp.outcome
+        end = f"{rp.outcome} after {last:,} moves" if frame == last else f"ends {rp.outcome}"
         second = f"{rp.policy} · {rp.rows}x{rp.cols} · seed {rp.seed} game {rp.game} · {end}"
         return first, second
 
