@@ -1,0 +1,113 @@
+"""Slow, plain-Python references for the cycle-shortcut policies' decisions.
+
+Each reference takes a `snake_naive.Game` (body tail first in `game.body`) and
+the cycle as `order[cell]`, and returns the move; `drive` replays a recorded
+game through a reference and reports the first decision that differs.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import snake_naive as naive
+
+
+def ahead(order, origin_cell, cell):
+    n = len(order)
+    return (order[cell] - order[origin_cell]) % n
+
+
+def cycle_next_move(game, order):
+    n = len(order)
+    head = game.body[-1]
+    for m in range(4):
+        v = naive.neighbour(game.rows, game.cols, head, m)
+        if v is not None and order[v] == (order[head] + 1) % n:
+            return m
+    raise AssertionError("head has no cycle successor")
+
+
+def tail_gap(game, order):
+    """Track distance head -> tail; the whole lap for a one-cell snake."""
+    if len(game.body) == 1:
+        return len(order)
+    return ahead(order, game.body[-1], game.body[0])
+
+
+def phc_move(game, order, faithful):
+    n = len(order)
+    body = game.body
+    length = len(body)
+    default = cycle_next_move(game, order)
+    if 2 * length > n:
+        return default
+    da = ahead(order, body[-1], game.apple)
+    dt = tail_gap(game, order)
+    if faithful:
+        limit = min(da, dt - 3)
+        if da < dt:
+            limit -= 1
+            if (dt - da) * 4 > n - length:
+                limit -= 10
+    elif game.tail_rule == "follow":
+        limit = min(da, dt - 1)
+    elif length == 1:
+        limit = da - 1
+    else:
+        return default
+    best, best_d = default, 1
+    occupied = set(body)
+    for m in range(4):
+        v = naive.neighbour(game.rows, game.cols, body[-1], m)
+        if v is None or v in occupied:
+            continue
+        d = ahead(order, body[-1], v)
+        if best_d < d <= limit:
+            best, best_d = m, d
+    return best
+
+
+def drive(replay, choose):
+    """Re-play a recorded game through the reference `choose(game)`.
+
+    Returns None when every move matches, else a description of the first mismatch.
+    """
+    game = naive.Game(replay.rows, replay.cols, [int(c) for c in replay.body], replay.tail_rule,
+                      replay.max_moves, apples=[int(a) for a in replay.apples])
+    for t, recorded in enumerate(int(m) for m in replay.moves):
+        if game.outcome != "running":
+            return f"game over at move {t} but moves continue"
+        expected = choose(game)
+        if expected != recorded:
+            return f"move {t}: kernel {recorded}, reference {expected} (body {list(game.body)}, apple {game.apple})"
+        game.step(recorded)
+    if game.outcome != replay.outcome:
+        return f"reference ends {game.outcome}, kernel {replay.outcome}"
+    return None
+
+
+def in_order(body, order):
+    """Every body cell within the track stretch from the tail to the head, in order."""
+    n = len(order)
+    tail = body[0]
+    span = [(order[c] - order[tail]) % n for c in body]
+    return all(a < b for a, b in zip(span, span[1:]))
+
+
+def bfs_path_length(rows, cols, passable, start, goal):
+    """Shortest path with a per-edge predicate passable(frm, to)."""
+    if start == goal:
+        return 0
+    seen = {start}
+    queue = deque([(start, 0)])
+    while queue:
+        cell, d = queue.popleft()
+        for m in range(4):
+            v = naive.neighbour(rows, cols, cell, m)
+            if v is None or v in seen or not passable(cell, v):
+                continue
+            if v == goal:
+                return d + 1
+            seen.add(v)
+            queue.append((v, d + 1))
+    return -1
