@@ -103,7 +103,7 @@ def run_tour(args):
         kind = "closed" if args.closed else "open"
         where = square_name(result.start, rows, cols)
         if result.found:
-            print(f"{kind} {piece.name} tour of {rows}x{cols} from {where}: found in {result.seconds:.3f} s "
+            print(f"{kind} {piece.name} tour of {rows}x{cols} from {where}: found in {_took(result.seconds)} "
                   f"({result.method}, {result.nodes} nodes)")
             if rows <= _BOARD_PRINT_MAX and cols <= _BOARD_PRINT_MAX:
                 print(_board_text(result.path, rows, cols))
@@ -131,7 +131,7 @@ def _run_count(args, piece, rows, cols, start):
         bound = "" if result.complete else " (time limit reached: a lower bound)"
         where = "" if args.closed else (" from every start" if start is None else f" from {args.start}")
         print(f"{result.count} {what} of the {piece.name} on {rows}x{cols}{where}{bound}; "
-              f"{result.nodes} nodes in {result.seconds:.3f} s")
+              f"{result.nodes} nodes in {_took(result.seconds)}")
         if start is None and not args.closed and rows <= _BOARD_PRINT_MAX and cols <= _BOARD_PRINT_MAX:
             width = max(len(str(v)) for v in result.per_start.values())
             for r in range(rows):
@@ -164,6 +164,10 @@ def run_reach(args):
         if args.save:
             print(f"saved to {args.save}")
     return result.to_json(include_cells=not args.no_cells)
+
+
+def _took(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms" if seconds < 1 else f"{seconds:.2f} s"
 
 
 def _board_text(path, rows: int, cols: int) -> str:

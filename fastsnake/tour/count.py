@@ -1,6 +1,8 @@
 """Exact tour counts by exhaustive search (the search kernel in count mode).
 
-Open tours are counted as directed paths from a start (all starts: their sum).
+Open tours are counted as directed paths from a start (all starts: their sum; a
+board symmetry that maps the jump set to itself maps tours from a square onto tours
+from its image, so only one square per symmetry orbit is searched).
 Closed tours are counted once per cycle: every closed tour passes through any
 fixed square, so the count from one square is the number of directed cycles;
 for a symmetric piece each undirected tour is one of two directions.
@@ -16,7 +18,7 @@ import numpy as np
 from fastsnake.tour import checks
 from fastsnake.tour.pieces import Piece
 from fastsnake.tour.search import EXHAUSTED, SearchState
-from fastsnake.tour.tour import _SLICE, board_facts, validate_board
+from fastsnake.tour.tour import _SLICE, board_facts, validate_board, warm_up
 
 
 @dataclass
@@ -53,10 +55,40 @@ class CountResult:
         }
 
 
+def symmetries(piece: Piece, rows: int, cols: int) -> list[tuple[bool, bool, bool]]:
+    """Board symmetries (transpose?, flip rows?, flip cols?) that keep the jump set."""
+    jumps = set(piece.jump_list)
+    out = []
+    for swap in (False, True) if rows == cols else (False,):
+        for fr in (False, True):
+            for fc in (False, True):
+                moved = set()
+                for dr, dc in jumps:
+                    if swap:
+                        dr, dc = dc, dr
+                    moved.add((-dr if fr else dr, -dc if fc else dc))
+                if moved == jumps:
+                    out.append((swap, fr, fc))
+    return out
+
+
+def image(cell: int, rows: int, cols: int, m: tuple[bool, bool, bool]) -> int:
+    r, c = divmod(cell, cols)
+    swap, fr, fc = m
+    if swap:
+        r, c = c, r
+    if fr:
+        r = rows - 1 - r
+    if fc:
+        c = cols - 1 - c
+    return r * cols + c
+
+
 def count_tours(piece: Piece, rows: int, cols: int, start: int | None = None, *, closed: bool = False,
                 time_limit: float | None = None) -> CountResult:
     """Count every tour; `complete` is False if the time limit cut the search short
     (then `count` is a lower bound)."""
+    warm_up()
     t0 = time.perf_counter()
     validate_board(piece, rows, cols, start)
     n = rows * cols
@@ -70,7 +102,10 @@ def count_tours(piece: Piece, rows: int, cols: int, start: int | None = None, *,
     per_start: dict[int, int] = {}
     complete = True
     nodes = 0
+    maps = symmetries(piece, rows, cols)
     for s in starts:
+        if s in per_start:
+            continue
         if n == 1:
             per_start[s] = 0 if closed else 1
             continue
@@ -88,6 +123,9 @@ def count_tours(piece: Piece, rows: int, cols: int, start: int | None = None, *,
         if status != EXHAUSTED:
             complete = False
             break
+        if start is None and not closed:
+            for m in maps:
+                per_start.setdefault(image(s, rows, cols, m), state.count)
     total = int(sum(per_start.values()))
     directed_total = total
     if closed and not piece.directed:

@@ -20,7 +20,7 @@ import numpy as np
 
 from fastsnake.tour.board import _bfs, _walk_step, jump_arrays
 from fastsnake.tour.pieces import Piece, TourInputError
-from fastsnake.tour.tour import validate_board
+from fastsnake.tour.tour import validate_board, warm_up
 
 MAX_JUMPS_N = 1_000_000
 
@@ -57,6 +57,7 @@ class ReachResult:
 
 def reach(piece: Piece, rows: int, cols: int, start: int, n: int, *, walk: bool = False) -> ReachResult:
     """Cells (sorted indices) reached in exactly n jumps, by shortest distance or by walks."""
+    warm_up()
     t0 = time.perf_counter()
     validate_board(piece, rows, cols, start)
     n = int(n)

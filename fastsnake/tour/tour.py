@@ -72,6 +72,29 @@ class TourResult:
         return out
 
 
+@lru_cache(maxsize=None)
+def warm_up(construction: bool = False) -> None:
+    """Load (or compile) the kernels once per process, so neither `seconds` nor the
+    time limit is spent on numba: loading takes about a second, a cold compile more."""
+    from fastsnake.tour.board import distances
+
+    knight = Piece.leaper(1, 2)
+    state = SearchState(1, 3, knight.jumps, False, False)
+    state.reset(0)
+    state.run(1, 0)
+    SearchState(2, 2, Piece.from_jumps([(0, 1)], symmetric=False).jumps, True, False).reset(0)
+    distances(1, 2, knight.jumps, 0)
+    if construction:
+        from fastsnake.tour.construct import closed_knight_tour
+
+        closed_knight_tour(12, 12)
+
+
+def _leaps(piece: Piece, cols: int, a, b) -> bool:
+    (ar, ac), (br, bc) = divmod(int(a), cols), divmod(int(b), cols)
+    return (br - ar, bc - ac) in set(piece.jump_list)
+
+
 def luby(i: int) -> int:
     """The i-th term (1-based) of the Luby restart sequence 1, 1, 2, 1, 1, 2, 4, ..."""
     while True:
@@ -134,22 +157,27 @@ def find_tour(piece: Piece, rows: int, cols: int, start: int = 0, *, closed: boo
     exists is True (found), False (proven impossible; `reason` says how) or None
     (time limit or node limit reached first).
     """
-    t0 = time.perf_counter()
     validate_board(piece, rows, cols, start)
     if method not in METHODS:
         raise TourInputError(f"method {method!r} is not one of {', '.join(METHODS)}")
     start = int(start)
     n = rows * cols
+    use_construction = construction_applies(piece, rows, cols) and (
+        method == "construct" or (method == "auto" and (closed or n >= CONSTRUCT_MIN_CELLS)))
+    warm_up(use_construction)
+    t0 = time.perf_counter()
 
     def result(found, exists, path, reason, how, nodes=0, attempts=0):
-        return TourResult(found, exists, path, time.perf_counter() - t0, nodes, rows, cols, piece, start,
-                          closed, reason, how, attempts, seed)
+        out = TourResult(found, exists, path, time.perf_counter() - t0, nodes, rows, cols, piece, start,
+                         closed, reason, how, attempts, seed)
+        # an open request may be answered by a closed tour (the construction): say so
+        out.extra["reentrant"] = bool(path is not None and n >= 3 and _leaps(piece, cols, path[-1], path[0]))
+        return out
 
     if n == 1 and not closed:
         return result(True, True, np.array([start], dtype=np.int32), "a single square", "trivial")
 
-    want_construct = method == "construct" or (method == "auto" and (closed or n >= CONSTRUCT_MIN_CELLS))
-    if want_construct and construction_applies(piece, rows, cols):
+    if use_construction:
         from fastsnake.tour.construct import closed_knight_tour
 
         path = closed_knight_tour(rows, cols, start)

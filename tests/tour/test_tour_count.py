@@ -33,8 +33,8 @@ def test_closed_counts_small():
     assert count_tours(KNIGHT, 5, 6, closed=True).count == 8
 
 
-@pytest.mark.slow
 def test_6x6_closed_tours():
+    # pruning (dead ends, degree <= 1 squares, squares that leap home) keeps this ~1.5M nodes
     result = count_tours(KNIGHT, 6, 6, closed=True)
     assert result.complete and result.count == 9862
 
@@ -64,3 +64,18 @@ def test_counts_match_plain_dfs(rows, cols, jumps, symmetric, closed, data):
         assert result.count == (truth if piece.directed else truth // 2)
     else:
         assert result.count == naive_count(rows, cols, piece.jump_list, start)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.integers(1, 3), cols=st.integers(1, 4), jumps=pieces, symmetric=st.booleans())
+def test_all_starts_use_symmetry_correctly(rows, cols, jumps, symmetric):
+    piece = Piece.from_jumps(jumps, symmetric=symmetric)
+    result = count_tours(piece, rows, cols)
+    for s in range(rows * cols):
+        assert result.per_start[s] == naive_count(rows, cols, piece.jump_list, s)
+
+
+@pytest.mark.slow
+def test_6x6_open_tours_all_starts():
+    # OEIS A165134: directed open knight's tours on an n x n board
+    assert count_tours(KNIGHT, 6, 6).count == 6_637_920

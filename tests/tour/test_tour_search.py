@@ -118,6 +118,8 @@ def test_open_request_on_big_board_uses_construction():
     result = find_tour(KNIGHT, 60, 80, 123)
     assert result.method == "construct"
     assert_tour(result)
+    assert result.to_json()["reentrant"] is True  # an open request answered by a closed tour
+    assert check_tour(60, 80, KNIGHT.jump_list, result.path, closed=True) is None
 
 
 def test_search_on_large_board():
