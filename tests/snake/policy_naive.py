@@ -111,3 +111,61 @@ def bfs_path_length(rows, cols, passable, start, goal):
             seen.add(v)
             queue.append((v, d + 1))
     return -1
+
+
+SCAN = (0, 2, 3, 1)  # up, down, left, right: the original's neighbour order
+
+
+def is_ordered(order, segments_tail_first):
+    """illayyy/snake_ai's test: every segment within the cycle stretch from the tail to the head."""
+    n = len(order)
+    tail, head = segments_tail_first[0], segments_tail_first[-1]
+    lo, hi = order[tail], order[head]
+    if hi > lo:
+        return all(lo <= order[c] <= hi for c in segments_tail_first)
+    return not any(hi < order[c] < lo for c in segments_tail_first)
+
+
+def snake_ai_move(game, order, faithful):
+    n = len(order)
+    body = list(game.body)
+    head, apple = body[-1], game.apple
+    occupied = set(body)
+    default = cycle_next_move(game, order)
+    if faithful:
+        target = naive.neighbour(game.rows, game.cols, head, default)
+        if target in occupied:
+            for m in SCAN:
+                v = naive.neighbour(game.rows, game.cols, head, m)
+                if v is not None and v not in occupied:
+                    default, target = m, v
+                    break
+        best, best_dist = default, order[apple] - order[target]
+        if len(body) >= 0.85 * n:
+            return best
+        for m in SCAN:
+            v = naive.neighbour(game.rows, game.cols, head, m)
+            if v is None or v in occupied or not is_ordered(order, body + [v]):
+                continue
+            dist = (order[apple] - order[v]) % n
+            if dist < best_dist:
+                best, best_dist = m, dist
+        return best
+    if len(body) >= 0.85 * n:
+        return default
+    if game.tail_rule == "blocked" and len(body) > 1:
+        return default
+    best, best_dist = default, (order[apple] - order[head] - 1) % n
+    for m in SCAN:
+        v = naive.neighbour(game.rows, game.cols, head, m)
+        if v is None or v in occupied:
+            continue
+        if game.tail_rule == "blocked":
+            if ahead(order, head, v) >= ahead(order, head, apple):
+                continue  # a one-cell snake eats only from the apple's predecessor
+        elif not in_order(body + [v], order):
+            continue
+        dist = (order[apple] - order[v]) % n
+        if dist < best_dist:
+            best, best_dist = m, dist
+    return best

@@ -1,0 +1,157 @@
+"""`snake-ai`: greedy one-step shortcuts on a Hamiltonian cycle (illayyy/snake_ai).
+
+Idea: of the head's free neighbours, keep those that leave the body ordered on
+the cycle (every body cell between the tail and the new head, going forward),
+and take the one closest to the apple along the cycle; the cycle successor is
+the default. No shortcuts once the snake fills 85 % of the board. Source:
+seed 003 (the illayyy/snake_ai README and its main.py). `snake-ai` is a
+faithful re-implementation: the tail counts as an obstacle whatever the tail
+rule; when the cycle successor is the body it takes the first free neighbour
+in the order up, down, left, right, in or out of order; and the distance of
+the default move to the apple is not wrapped around the cycle, so whenever the
+apple's cycle index is below the head's no shortcut can beat the default's
+negative distance. Guarantee: none (it loses a few per cent of 10x10 games:
+shortcuts leave holes in the body's stretch of cycle, the head catches up with
+the tail, and the out-of-order escape move runs into the body).
+`snake-ai-safe` wraps every distance, lets the head onto the tail's cell when
+the tail rule allows it, and never leaves the order: it never loses. Under the
+blocked rule no shortcut is safe (any hole lets a run of apples just ahead of
+the head freeze the tail until the head has nowhere to go, see `phc`), so
+there it shortcuts only while one cell long and then follows the cycle.
+Option ``cycle``: ``zigzag`` or ``random`` (a new random cycle per game).
+"""
+
+import numpy as np
+from numba import njit
+
+from fastsnake.snake.cycles import CYCLE_KINDS, check_cycle_board
+from fastsnake.snake.engine import G_NBR, G_OCC, body_cell, play_recorded, sweep_chunk
+from fastsnake.snake.policies import Policy, register
+from fastsnake.snake.policies.cycle import W_MOVE, W_ORDER, W_PARAMS, cycle_order, cycle_workspace, reset_cycle
+from fastsnake.snake.policies.phc import ahead, tail_distance
+
+FOLLOW_SAFE, BLOCKED_SAFE, FAITHFUL = 0, 1, 2
+W_DISORDERED = 5  # faithful only: 1 once an escape move has left the cycle order this game
+# The original scans the head's neighbours as up, down, left, right.
+SCAN = (0, 2, 3, 1)
+
+
+@njit(cache=True)
+def _alloc(cfg, nbr, params):
+    ws = cycle_workspace(cfg, nbr, params)
+    return ws[0], ws[1], ws[2], ws[3], ws[4], np.zeros(1, np.int64)
+
+
+@njit(cache=True)
+def _reset(ws, g):
+    ws[W_DISORDERED][0] = 0
+    reset_cycle(ws, g)
+
+
+@njit(cache=True)
+def body_span(order, n, g, st):
+    """Furthest track distance of any body cell from the tail (the body's stretch, O(length))."""
+    origin = order[st.tail]
+    span = 0
+    for k in range(st.length):
+        span = max(span, ahead(order, n, origin, body_cell(g, st, k)))
+    return span
+
+
+@njit(cache=True, inline="always")
+def faithful_move(ws, g, st):
+    order, nbr, occ = ws[W_ORDER], g[G_NBR], g[G_OCC]
+    n = order.shape[0]
+    head, apple = st.head, st.apple
+    best = ws[W_MOVE][head]
+    target = nbr[head * 4 + best]
+    if occ[target] != 0:
+        for move in SCAN:
+            v = nbr[head * 4 + move]
+            if v >= 0 and occ[v] == 0:
+                best, target = move, v
+                ws[W_DISORDERED][0] = 1
+                break
+    best_dist = order[apple] - order[target]  # the original's unwrapped distance
+    if st.length * 100 >= 85 * n:
+        return best
+    # The body's stretch from the tail: the head's distance while the body is in order.
+    tail_origin = order[st.tail]
+    span = ahead(order, n, tail_origin, head) if ws[W_DISORDERED][0] == 0 else body_span(order, n, g, st)
+    for move in SCAN:
+        v = nbr[head * 4 + move]
+        if v < 0 or occ[v] != 0 or ahead(order, n, tail_origin, v) < span:
+            continue
+        dist = ahead(order, n, order[v], apple)
+        if dist < best_dist:
+            best, best_dist = move, dist
+    return best
+
+
+@njit(cache=True, inline="always")
+def safe_move(ws, g, st):
+    order, nbr, occ = ws[W_ORDER], g[G_NBR], g[G_OCC]
+    n = order.shape[0]
+    head, apple = st.head, st.apple
+    best = ws[W_MOVE][head]
+    if st.length * 100 >= 85 * n:
+        return best
+    dist_apple = ahead(order, n, order[head], apple)
+    if ws[W_PARAMS][1] == FOLLOW_SAFE:
+        dist_tail = tail_distance(order, n, st)
+    elif st.length == 1:
+        dist_tail = dist_apple  # blocked rule: cut freely, eat only from the apple's predecessor
+    else:
+        return best
+    best_dist = dist_apple - 1
+    for move in SCAN:
+        v = nbr[head * 4 + move]
+        if v < 0 or occ[v] != 0:
+            continue
+        d = ahead(order, n, order[head], v)
+        if d >= dist_tail:
+            continue
+        dist = dist_apple - d if d <= dist_apple else n - d + dist_apple
+        if dist < best_dist:
+            best, best_dist = move, dist
+    return best
+
+
+@njit(cache=True, inline="always")
+def _decide(ws, g, st):
+    if ws[W_PARAMS][1] == FAITHFUL:
+        return faithful_move(ws, g, st)
+    return safe_move(ws, g, st)
+
+
+@njit(cache=True, parallel=True)
+def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
+    sweep_chunk(_alloc, _reset, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
+
+
+@njit(cache=True)
+def _play(cfg, nbr, params, seed):
+    return play_recorded(_alloc, _reset, _decide, cycle_order, cfg, nbr, params, seed)
+
+
+def _params(faithful):
+    def make(config, options) -> np.ndarray:
+        check_cycle_board(config.rows, config.cols)
+        mode = FAITHFUL if faithful else (FOLLOW_SAFE if config.tail_rule == "follow" else BLOCKED_SAFE)
+        return np.array([CYCLE_KINDS.index(options["cycle"]), mode], dtype=np.int64)
+
+    return make
+
+
+for _name, _faithful in (("snake-ai", True), ("snake-ai-safe", False)):
+    register(
+        Policy(
+            name=_name,
+            summary=__doc__,
+            sweep_kernel=_sweep,
+            play_kernel=_play,
+            make_params=_params(_faithful),
+            guaranteed=not _faithful,
+            options={"cycle": ("zigzag", CYCLE_KINDS)},
+        )
+    )
