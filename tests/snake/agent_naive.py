@@ -1,0 +1,82 @@
+"""Slow, obviously-correct references for the cell-tree and dhcr agents' tests."""
+
+from itertools import combinations
+
+
+def block_edges(rows, cols):
+    """Edges of the (rows/2)x(cols/2) block grid as pairs of block indices."""
+    hr, hc = rows // 2, cols // 2
+    edges = []
+    for b in range(hr * hc):
+        r, c = divmod(b, hc)
+        if c + 1 < hc:
+            edges.append((b, b + 1))
+        if r + 1 < hr:
+            edges.append((b, b + hc))
+    return edges
+
+
+def is_spanning_tree(count, edges):
+    parent = list(range(count))
+
+    def find(x):
+        while parent[x] != x:
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra == rb:
+            return False
+        parent[ra] = rb
+    return len(edges) == count - 1
+
+
+def outline_successor(rows, cols, tree):
+    """Successor of every cell walking round the tree of 2x2 blocks (counter-clockwise blocks)."""
+    hc = cols // 2
+    linked = set()
+    for a, b in tree:
+        linked.add((a, b))
+        linked.add((b, a))
+    nxt = {}
+    for r in range(rows):
+        for c in range(cols):
+            cell = r * cols + c
+            b = (r // 2) * hc + c // 2
+            pr, pc = r % 2, c % 2
+            if (pr, pc) == (0, 0):
+                nxt[cell] = cell - 1 if (b, b - 1) in linked and c // 2 > 0 else cell + cols
+            elif (pr, pc) == (1, 0):
+                nxt[cell] = cell + cols if (b, b + hc) in linked else cell + 1
+            elif (pr, pc) == (1, 1):
+                nxt[cell] = cell + 1 if (b, b + 1) in linked and c // 2 < hc - 1 else cell - cols
+            else:
+                nxt[cell] = cell - cols if (b, b - hc) in linked else cell - 1
+    return nxt
+
+
+def walk_on_some_outline(rows, cols, walk):
+    """Is `walk` a stretch of the outline of some spanning tree of the blocks? (all trees tried)"""
+    count = (rows // 2) * (cols // 2)
+    edges = block_edges(rows, cols)
+    for tree in combinations(edges, count - 1):
+        if not is_spanning_tree(count, tree):
+            continue
+        nxt = outline_successor(rows, cols, tree)
+        if all(nxt[a] == b for a, b in zip(walk, walk[1:])):
+            return True
+    return False
+
+
+def right_hand_moves(rows, cols, cell):
+    """The two cells a right-hand driver may enter from `cell` (off-board ones dropped)."""
+    r, c = divmod(cell, cols)
+    pr, pc = r % 2, c % 2
+    steps = {(0, 0): ((0, -1), (1, 0)), (1, 0): ((1, 0), (0, 1)), (1, 1): ((0, 1), (-1, 0)), (0, 1): ((-1, 0), (0, -1))}
+    out = []
+    for dr, dc in steps[(pr, pc)]:
+        nr, nc = r + dr, c + dc
+        if 0 <= nr < rows and 0 <= nc < cols:
+            out.append(nr * cols + nc)
+    return out
