@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         return common.fail(str(exc), 2)
     except KeyboardInterrupt:
         return common.fail("interrupted", 130)
+    except BrokenPipeError:
+        raise
     except FastsnakeError as exc:
         return common.fail(str(exc), 1)
     except Exception as exc:  # a failure of ours: keep stdout clean, say what broke
@@ -73,4 +75,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader closed the pipe (e.g. `| head`): stop quietly, as a SIGPIPE'd tool would.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 141
+    sys.exit(code)
