@@ -169,3 +169,40 @@ def snake_ai_move(game, order, faithful):
         if dist < best_dist:
             best, best_dist = m, dist
     return best
+
+
+def timed_bfs(rows, cols, body, goal, tail_rule):
+    """Exact shortest path for a body that moves along it (state: the whole body), or -1."""
+    start = tuple(body)
+    seen = {start}
+    queue = deque([(start, 0)])
+    while queue:
+        snake, d = queue.popleft()
+        for m in range(4):
+            v = naive.neighbour(rows, cols, snake[-1], m)
+            if v is None:
+                continue
+            blocked = set(snake[1:]) if tail_rule == "follow" else set(snake)
+            if v in blocked:
+                continue
+            if v == goal:
+                return d + 1
+            nxt = snake[1:] + (v,)
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append((nxt, d + 1))
+    return -1
+
+
+def walk_is_legal(rows, cols, body, path, tail_rule):
+    """Moving the body along `path` (no eating) never enters its own body."""
+    snake = deque(body)
+    for v in path:
+        if abs(v // cols - snake[-1] // cols) + abs(v % cols - snake[-1] % cols) != 1:
+            return False
+        blocked = set(list(snake)[1:]) if tail_rule == "follow" else set(snake)
+        if v in blocked:
+            return False
+        snake.popleft()
+        snake.append(v)
+    return True

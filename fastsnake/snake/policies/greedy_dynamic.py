@@ -1,0 +1,116 @@
+"""`greedy-dynamic`: A* to the apple on the thesis's dynamic graph, with a node budget.
+
+Idea: like `greedy`, head for the apple by a shortest path, but search the
+dynamic graph of seed 000 ch. 2.2: a search node carries the body as it will
+be after the moves so far, so cells the tail frees in time can be used and the
+snake's own path blocks what it should (shared kernel
+`fastsnake.search.timed_astar`). A path is planned when an apple appears and
+walked to it (the body's future is known until the apple is eaten). Bounded
+work: a search creates at most ``budget`` nodes (option, default 16 per cell).
+When the budget runs out, or no path exists, the snake takes the legal move
+with the largest free region (the `greedy` fallback) and searches again on the
+next move. Source: seed 000 ch. 2-3. Guarantee: none; like plain A* it seals
+itself in (ch. 3.3, figs. 3.2 and 3.3). The start body lies on a random
+stretch of the zig-zag Hamiltonian path, so any board size works.
+"""
+
+import numpy as np
+from numba import njit
+
+from fastsnake.search.astar import move_between
+from fastsnake.search.bfs import bfs_buffers
+from fastsnake.search.timed_astar import MAX_BUDGET, T_PATH, timed_astar, timed_buffers
+from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW
+from fastsnake.snake.engine import G_CFG, G_NBR, body_cell, lay_body_random, play_recorded, sweep_chunk
+from fastsnake.snake.policies import Policy, PolicyError, register
+from fastsnake.snake.policies.greedy import roomiest_move, sweep_path
+
+W_SEARCH, W_BFS, W_PATH0, W_NONE, W_PLAN, W_BODY, W_PARAMS = range(7)
+P_LEN, P_NEXT, P_APPLE = 0, 1, 2
+HORIZON = 64  # times told apart by the search's duplicate check (later ones merge)
+DEFAULT_BUDGET_PER_CELL = 16
+
+
+@njit(cache=True)
+def _alloc(cfg, nbr, params):
+    n = cfg[CFG_ROWS] * cfg[CFG_COLS]
+    return (
+        timed_buffers(n, params[0], min(n + 1, HORIZON)),
+        bfs_buffers(n),
+        sweep_path(cfg[CFG_ROWS], cfg[CFG_COLS]),
+        np.empty(0, np.int32),
+        np.full(3, -1, np.int64),
+        np.empty(n, np.int32),
+        params,
+    )
+
+
+@njit(cache=True)
+def _reset(ws, g):
+    ws[W_PLAN][:] = -1
+    lay_body_random(g, ws[W_PATH0], False)
+
+
+@njit(cache=True)
+def plan_path(ws, g, st):
+    body = ws[W_BODY]
+    for k in range(st.length):
+        body[k] = body_cell(g, st, k)
+    opens = 0 if g[G_CFG][CFG_TAIL_RULE] == TAIL_FOLLOW else 1
+    return timed_astar(ws[W_SEARCH], g[G_NBR], g[G_CFG][CFG_COLS], body[: st.length], opens, st.head, st.apple,
+                       ws[W_PARAMS][0])
+
+
+@njit(cache=True, inline="always")
+def _decide(ws, g, st):
+    plan = ws[W_PLAN]
+    if plan[P_APPLE] != st.apple:
+        length = plan_path(ws, g, st)
+        if length <= 0:
+            return roomiest_move(ws[W_BFS], g, st)
+        plan[P_APPLE] = st.apple
+        plan[P_LEN] = length
+        plan[P_NEXT] = 0
+    cell = ws[W_SEARCH][T_PATH][plan[P_NEXT]]
+    plan[P_NEXT] += 1
+    return move_between(g[G_NBR], st.head, cell)
+
+
+@njit(cache=True)
+def _no_cycle(ws):
+    return ws[W_NONE]
+
+
+@njit(cache=True, parallel=True)
+def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
+    sweep_chunk(_alloc, _reset, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
+
+
+@njit(cache=True)
+def _play(cfg, nbr, params, seed):
+    return play_recorded(_alloc, _reset, _decide, _no_cycle, cfg, nbr, params, seed)
+
+
+def _params(config, options) -> np.ndarray:
+    budget = options.get("budget")
+    if budget is None:
+        budget = min(DEFAULT_BUDGET_PER_CELL * config.cells, MAX_BUDGET)
+    try:
+        budget = int(budget)
+    except (TypeError, ValueError):
+        budget = 0
+    if not (1 <= budget <= MAX_BUDGET):
+        raise PolicyError(f"policy 'greedy-dynamic': budget={options.get('budget')!r} is not a count in 1..{MAX_BUDGET}")
+    return np.array([budget], dtype=np.int64)
+
+
+register(
+    Policy(
+        name="greedy-dynamic",
+        summary=__doc__,
+        sweep_kernel=_sweep,
+        play_kernel=_play,
+        make_params=_params,
+        options={"budget": (None, None)},
+    )
+)
