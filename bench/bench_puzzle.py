@@ -115,7 +115,7 @@ def test_korf100_pdb_663(benchmark):
         return nodes, time.process_time() - t1
 
     nodes, cpu = benchmark.pedantic(run, rounds=1, iterations=1)
-    assert nodes == 127682075
+    assert nodes == 63718046
     benchmark.extra_info.update(nodes=nodes, nodes_per_instance=nodes / 100, cpu_seconds=cpu,
                                 pdb_setup_seconds=setup)
     print(f"\nKorf 100 (6-6-3 + reflection): {nodes:,} nodes ({nodes / 100:,.0f}/instance), "
