@@ -5,8 +5,9 @@ own path is known and the body after the moves so far is "the original body
 minus the cells the tail has left, plus the last cells of the path". A cell is
 enterable at move t when it is not in that body (under the follow rule the
 cell the tail leaves at move t counts as free). Nodes are deduplicated on
-(cell, min(t, T)); paths that reach the same (cell, t) with different own
-bodies keep only the first (A* order), which may miss a path in rare cases.
+(cell, min(t, T), the move that entered the cell); paths that reach the same
+such state with different own bodies keep only the first (A* order), which
+may miss a path in rare cases (the exact state is the whole body).
 
 Work is bounded: at most `budget` nodes are created per search. The result
 says which way the search ended: a path length, NO_PATH (the reachable
@@ -35,7 +36,7 @@ def timed_buffers(n, budget, horizon):
         np.empty(budget, np.int32),  # cell of node
         np.empty(budget, np.int32),  # parent node
         np.empty(budget, np.int32),  # moves made at node
-        np.zeros(n * (horizon + 1), np.int32),  # (cell, time) seen stamp
+        np.zeros(4 * n * (horizon + 1), np.int32),  # (cell, time, entering move) seen stamp
         meta,
         np.empty(4 * budget + 4, np.int64),  # heap of packed (f, h, node)
         np.empty(budget, np.int32),  # path found: cells after the start
@@ -93,7 +94,7 @@ def timed_astar(buf, nbr, cols, body_cells, opens, start, goal, budget):
                 k = index[v]
                 if k >= 0 and k + opens >= t:
                     continue  # still the original body at move t
-                slot = v * (horizon + 1) + min(t, horizon)
+                slot = (v * (horizon + 1) + min(t, horizon)) * 4 + move
                 if seen[slot] == gen:
                     continue
                 # The path's own cells entered at moves j >= t - opens - length + 1 are body now.

@@ -28,6 +28,7 @@ from fastsnake.snake.policies.greedy import roomiest_move, sweep_path
 W_SEARCH, W_BFS, W_PATH0, W_NONE, W_PLAN, W_BODY, W_PARAMS = range(7)
 P_LEN, P_NEXT, P_APPLE = 0, 1, 2
 HORIZON = 64  # times told apart by the search's duplicate check (later ones merge)
+SEEN_CELLS = 1 << 20  # cap on cells x times of that check (4 MB a move direction) on big boards
 DEFAULT_BUDGET_PER_CELL = 16
 
 
@@ -35,7 +36,7 @@ DEFAULT_BUDGET_PER_CELL = 16
 def _alloc(cfg, nbr, params):
     n = cfg[CFG_ROWS] * cfg[CFG_COLS]
     return (
-        timed_buffers(n, params[0], min(n + 1, HORIZON)),
+        timed_buffers(n, params[0], max(1, min(n + 1, HORIZON, SEEN_CELLS // n))),
         bfs_buffers(n),
         sweep_path(cfg[CFG_ROWS], cfg[CFG_COLS]),
         np.empty(0, np.int32),
