@@ -10,7 +10,9 @@ Context tuple `hc` (built by `build_context`):
   7 lk_grp[l*N + tile], 8 lk_mult[l*N + tile], 9 lk_cell[l*N + cell] (lookup l maps
   the state through a board symmetry that fixes the goal blank: l = 0 is the identity),
   10 number of lookups, 11 number of groups,
-  12..14 walking distance along rows (dist, next, codes), 15..17 along columns.
+  12..14 walking distance along rows (dist, next, codes), 15..17 along columns,
+  18 dcell[l*4 + move]: how far a tile's mirrored cell index shifts when the blank
+  makes `move` (constant per lookup, as every lookup map is a board symmetry).
 """
 
 from __future__ import annotations
@@ -76,9 +78,20 @@ def build_context(kind: int, rows: int, cols: int, goal, pdb=None, wd=None):
         nlk, ngroups = 0, 0
     wdv = wd[0] if wd is not None else _empty_wd()
     wdh = wd[1] if wd is not None else _empty_wd()
+    dcell = np.zeros(max(4 * nlk, 4), np.int64)
+    for l in range(nlk):
+        sym = lk_cell[l * n:(l + 1) * n].astype(np.int64)
+        for m, (dr, dc) in enumerate(((-1, 0), (1, 0), (0, -1), (0, 1))):
+            # Blank move m: the tile goes from blank+delta to blank, i.e. shifts by -delta.
+            pairs = [(r * cols + c, (r + dr) * cols + c + dc) for r in range(rows) for c in range(cols)
+                     if 0 <= r + dr < rows and 0 <= c + dc < cols]
+            shifts = {int(sym[b] - sym[a]) for b, a in pairs}
+            if len(shifts) > 1:
+                raise AssertionError("a PDB lookup map is not a board symmetry")
+            dcell[l * 4 + m] = shifts.pop() if shifts else 0
     return (np.int64(kind), np.int64(rows), np.int64(cols), goalpos, md,
             tables, offsets, lk_grp, lk_mult, lk_cell, np.int64(nlk), np.int64(ngroups),
-            wdv[0], wdv[1], wdv[2], wdh[0], wdh[1], wdh[2])
+            wdv[0], wdv[1], wdv[2], wdh[0], wdh[1], wdh[2], dcell)
 
 
 @njit(cache=True)

@@ -24,32 +24,36 @@ _INF = 1 << 30
 
 
 @njit(cache=True, inline="always")
-def _pdb_move(t, a, b, n, pdb, p_off, lk_grp, lk_mult, lk_cell, nlk, ngroups, idx, hl,
-              new_idx, new_hl):
-    """Tile t slides from cell a to cell b: new per-lookup indices and sums; returns the max."""
+def _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, hl, limit,
+               new_idx, new_hl):
+    """h of the child in which tile t moves (blank move m): the max over lookups of the
+    additive sums. (Rounding h up to the parity of the blank's distance would gain
+    nothing: a group's value already has the parity of its tiles' Manhattan sum.)
+
+    Returns as soon as a lookup alone exceeds `limit`: that child is pruned, so the
+    other lookups (and new_idx/new_hl, which are then incomplete) are not needed."""
     best = 0
     for l in range(nlk):
         g = lk_grp[l * n + t]
         old = idx[l * ngroups + g]
-        nw = old + (np.int64(lk_cell[l * n + b]) - np.int64(lk_cell[l * n + a])) * lk_mult[l * n + t]
+        nw = old + dcell[l * 4 + m] * lk_mult[l * n + t]
         s = hl[l] - np.int64(pdb[p_off[g] + old]) + np.int64(pdb[p_off[g] + nw])
         new_idx[l] = nw
         new_hl[l] = s
         if s > best:
             best = s
+            if best > limit:
+                return best
     return best
 
 
-@njit(cache=True, inline="always")
-def _pdb_commit(t, n, lk_grp, nlk, ngroups, idx, hl, new_idx, new_hl):
-    for l in range(nlk):
-        idx[l * ngroups + lk_grp[l * n + t]] = new_idx[l]
-        hl[l] = new_hl[l]
-
-
 @njit(cache=True)
-def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, budget):
-    """Continue the current iteration for at most `budget` generated nodes."""
+def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_hl, budget):
+    """Continue the current iteration for at most `budget` generated nodes.
+
+    PDB state: idx[l*G + g] / hl[l] hold the current node's table indices and sums; a
+    step down saves the entries it overwrites in sv_idx/sv_hl[depth*nlk + l], so
+    stepping back restores them without any table access."""
     kind = hc[0]
     rows = hc[1]
     cols = hc[2]
@@ -59,9 +63,9 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, budget):
     p_off = hc[6]
     lk_grp = hc[7]
     lk_mult = hc[8]
-    lk_cell = hc[9]
     nlk = hc[10]
     ngroups = hc[11]
+    dcell = hc[18]
     wdv_next = hc[13]
     wdv_dist = hc[12]
     wdh_next = hc[16]
@@ -89,9 +93,9 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, budget):
             prev = nbr[blank * 4 + (path[d - 1] ^ 1)]
             t = board[prev]
             if kind == H_PDB:
-                _pdb_move(t, prev, blank, n, pdb, p_off, lk_grp, lk_mult, lk_cell, nlk, ngroups,
-                          idx, hl, new_idx, new_hl)
-                _pdb_commit(t, n, lk_grp, nlk, ngroups, idx, hl, new_idx, new_hl)
+                for l in range(nlk):
+                    idx[l * ngroups + lk_grp[l * n + t]] = sv_idx[(d - 1) * nlk + l]
+                    hl[l] = sv_hl[(d - 1) * nlk + l]
             board[blank] = t
             board[prev] = 0
             blank = prev
@@ -115,8 +119,8 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, budget):
         if kind == H_MANHATTAN:
             nh = h + md[t * n + blank] - md[t * n + a]
         elif kind == H_PDB:
-            nh = _pdb_move(t, a, blank, n, pdb, p_off, lk_grp, lk_mult, lk_cell, nlk, ngroups,
-                           idx, hl, new_idx, new_hl)
+            nh = _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, hl,
+                            bound - d - 1, new_idx, new_hl)
         elif kind == H_LINEAR:
             nh = h + md[t * n + blank] - md[t * n + a]
             # Only the tile's own goal line can change its conflicts, and only when
@@ -157,7 +161,12 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, budget):
                 next_bound = f
             continue
         if kind == H_PDB:
-            _pdb_commit(t, n, lk_grp, nlk, ngroups, idx, hl, new_idx, new_hl)
+            for l in range(nlk):
+                slot = l * ngroups + lk_grp[l * n + t]
+                sv_idx[d * nlk + l] = idx[slot]
+                sv_hl[d * nlk + l] = hl[l]
+                idx[slot] = new_idx[l]
+                hl[l] = new_hl[l]
         elif kind == H_WALKING:
             wdv[d + 1] = iv
             wdh[d + 1] = ih
@@ -217,6 +226,9 @@ class IdaSearch:
         self.hst[0] = self.h0
         self.idx = self.idx0.copy()
         self.hl = self.hl0.copy()
+        nlk = max(int(self.hc[10]), 1)
+        self.sv_idx = np.zeros(depth * nlk, np.int64)
+        self.sv_hl = np.zeros(depth * nlk, np.int64)
         self.st[S_DEPTH] = 0
         self.st[S_NEXT_BOUND] = _INF
         self.iterations += 1
@@ -227,7 +239,7 @@ class IdaSearch:
         the next bound would exceed every reachable f: then IDA_ITERATION_DONE with
         bound = _INF means the goal is unreachable)."""
         status = _ida_run(self.board, self.nbr, self.hc, self.st, self.path, self.nxt, self.hst,
-                          self.wdv, self.wdh, self.idx, self.hl, budget)
+                          self.wdv, self.wdh, self.idx, self.hl, self.sv_idx, self.sv_hl, budget)
         if status == IDA_ITERATION_DONE:
             nb = int(self.st[S_NEXT_BOUND])
             if nb >= _INF:
