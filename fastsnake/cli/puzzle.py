@@ -26,8 +26,10 @@ def register(subparsers) -> None:
                    help="A*/BFS: stop with 'node limit reached' past this many stored states "
                         "(default 20,000,000, about 0.8 GB)")
     p.add_argument("--time-limit", type=_positive_float, default=None, help="seconds")
-    p.add_argument("--partition", default=None,
-                   help="pdb tile groups, e.g. 6-6-3, 5-5-5, 7-8 or '1,2,3/4,5,6,7/…' (goal tiles)")
+    p.add_argument("--partition", "--pdb", dest="partition", default=None,
+                   help="pdb tile groups, e.g. 6-6-3 (default on 4x4), 5-5-5, 7-8 (built on first "
+                        "use: minutes, 2.1 GB while building, 577 MB of files) or "
+                        "'1,2,3/4,5,6,7/…' (goal tiles)")
     p.add_argument("--save", metavar="FILE", default=None, help="write the solution for the viewer")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")

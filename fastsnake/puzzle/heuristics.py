@@ -12,7 +12,9 @@ Context tuple `hc` (built by `build_context`):
   10 number of lookups, 11 number of groups,
   12..14 walking distance along rows (dist, next, codes), 15..17 along columns,
   18 dcell[l*4 + move]: how far a tile's mirrored cell index shifts when the blank
-  makes `move` (constant per lookup, as every lookup map is a board symmetry).
+  makes `move` (constant per lookup, as every lookup map is a board symmetry),
+  19 lk_slot[l*N + tile] (the tile's position in its group), 20 group sizes,
+  21 group is compact (indexed by rank, not sparse), 22 16-bit popcount table.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from fastsnake.puzzle.board import PuzzleInputError
+from fastsnake.puzzle.pdb import MAX_GROUP, _popcount16, _rank
 
 H_ZERO, H_MISPLACED, H_MANHATTAN, H_LINEAR, H_WALKING, H_PDB = range(6)
 # Scratch for linear conflicts: a line of up to 36 goal positions, then their LIS lengths.
@@ -68,13 +71,17 @@ def build_context(kind: int, rows: int, cols: int, goal, pdb=None, wd=None):
         g = int(goalpos[t])
         md[t * n:(t + 1) * n] = np.abs(cells // cols - g // cols) + np.abs(cells % cols - g % cols)
     if pdb is not None:
-        tables, offsets, lk_grp, lk_mult, lk_cell, nlk, ngroups = pdb.lookup_arrays(goal)
+        (tables, offsets, lk_grp, lk_mult, lk_cell, nlk, ngroups, lk_slot, gsize,
+         gcompact) = pdb.lookup_arrays(goal)
     else:
         tables = np.zeros(1, np.uint8)
         offsets = np.zeros(1, np.int64)
         lk_grp = np.full(n, -1, np.int8)
         lk_mult = np.zeros(n, np.int64)
         lk_cell = np.zeros(n, np.int16)
+        lk_slot = np.zeros(n, np.int64)
+        gsize = np.zeros(1, np.int64)
+        gcompact = np.zeros(1, np.bool_)
         nlk, ngroups = 0, 0
     wdv = wd[0] if wd is not None else _empty_wd()
     wdh = wd[1] if wd is not None else _empty_wd()
@@ -91,7 +98,8 @@ def build_context(kind: int, rows: int, cols: int, goal, pdb=None, wd=None):
             dcell[l * 4 + m] = shifts.pop() if shifts else 0
     return (np.int64(kind), np.int64(rows), np.int64(cols), goalpos, md,
             tables, offsets, lk_grp, lk_mult, lk_cell, np.int64(nlk), np.int64(ngroups),
-            wdv[0], wdv[1], wdv[2], wdh[0], wdh[1], wdh[2], dcell)
+            wdv[0], wdv[1], wdv[2], wdh[0], wdh[1], wdh[2], dcell, lk_slot, gsize, gcompact,
+            _popcount16() if pdb is not None else np.zeros(1, np.uint8))
 
 
 @njit(cache=True)
@@ -168,18 +176,35 @@ def _wd_index(codes, code):
 
 
 @njit(cache=True)
-def _pdb_h(board, n, pdb, p_off, lk_grp, lk_mult, lk_cell, nlk, ngroups, idx, hl):
-    """Fill idx[l*G + g] and hl[l] from scratch; return max over lookups."""
+def _pdb_cells(board, n, lk_grp, lk_slot, lk_cell, nlk, ngroups, pc):
+    """pc[(l*G + g)*MAX_GROUP + slot] = the mirrored cell of each group tile, per lookup."""
+    for l in range(nlk):
+        for cell in range(n):
+            t = board[cell]
+            if t != 0:
+                g = lk_grp[l * n + t]
+                pc[(l * ngroups + g) * MAX_GROUP + lk_slot[l * n + t]] = lk_cell[l * n + cell]
+
+
+@njit(cache=True)
+def _pdb_h(board, n, pdb, p_off, lk_grp, lk_mult, lk_cell, nlk, ngroups, idx, hl,
+           lk_slot, gsize, gcompact, pop, pc):
+    """Fill idx[l*G + g] and hl[l] from scratch; return max over lookups. `pc` is
+    scratch of nlk*G*MAX_GROUP cells (left holding the mirrored cells)."""
+    _pdb_cells(board, n, lk_grp, lk_slot, lk_cell, nlk, ngroups, pc)
     best = 0
     for l in range(nlk):
         for g in range(ngroups):
             idx[l * ngroups + g] = 0
+            if gcompact[g]:
+                idx[l * ngroups + g] = _rank(pc, (l * ngroups + g) * MAX_GROUP, gsize[g], n, pop)
         for cell in range(n):
             t = board[cell]
             if t == 0:
                 continue
             g = lk_grp[l * n + t]
-            idx[l * ngroups + g] += lk_cell[l * n + cell] * lk_mult[l * n + t]
+            if not gcompact[g]:
+                idx[l * ngroups + g] += lk_cell[l * n + cell] * lk_mult[l * n + t]
         s = 0
         for g in range(ngroups):
             s += pdb[p_off[g] + idx[l * ngroups + g]]
@@ -233,7 +258,11 @@ def _h_eval(board, hc, idx, hl, buf):
         iv = _wd_index(hc[14], _wd_code(board, goalpos, rows, cols, True))
         ih = _wd_index(hc[17], _wd_code(board, goalpos, rows, cols, False))
         return np.int64(hc[12][iv]) + np.int64(hc[15][ih])
-    return _pdb_h(board, n, hc[5], hc[6], hc[7], hc[8], hc[9], hc[10], hc[11], idx, hl)
+    # The cells scratch reuses `buf` when it is big enough (A* calls this per node).
+    need = max(hc[10] * hc[11] * MAX_GROUP, 1)
+    pc = buf if need <= len(buf) else np.empty(need, np.int64)
+    return _pdb_h(board, n, hc[5], hc[6], hc[7], hc[8], hc[9], hc[10], hc[11], idx, hl,
+                  hc[19], hc[20], hc[21], hc[22], pc)
 
 
 def heuristic_value(board, ctx) -> int:

@@ -14,7 +14,8 @@ import numpy as np
 from numba import njit
 
 from fastsnake.puzzle.heuristics import (_LC_BUF, H_LINEAR, H_MANHATTAN, H_MISPLACED, H_PDB, H_WALKING,
-                                         _line_conflicts)
+                                         _line_conflicts, _pdb_cells)
+from fastsnake.puzzle.pdb import MAX_GROUP, _rank
 
 # Kernel results.
 IDA_BUDGET, IDA_FOUND, IDA_ITERATION_DONE = 0, 1, 2
@@ -25,7 +26,7 @@ _INF = 1 << 30
 
 @njit(cache=True, inline="always")
 def _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, hl, limit,
-               new_idx, new_hl):
+               new_idx, new_hl, lk_slot, gsize, gcompact, pop, pc):
     """h of the child in which tile t moves (blank move m): the max over lookups of the
     additive sums. (Rounding h up to the parity of the blank's distance would gain
     nothing: a group's value already has the parity of its tiles' Manhattan sum.)
@@ -36,7 +37,15 @@ def _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, h
     for l in range(nlk):
         g = lk_grp[l * n + t]
         old = idx[l * ngroups + g]
-        nw = old + dcell[l * 4 + m] * lk_mult[l * n + t]
+        if gcompact[g]:
+            base = (l * ngroups + g) * MAX_GROUP
+            at = base + lk_slot[l * n + t]
+            was = pc[at]
+            pc[at] = was + dcell[l * 4 + m]
+            nw = _rank(pc, base, gsize[g], n, pop)
+            pc[at] = was
+        else:
+            nw = old + dcell[l * 4 + m] * lk_mult[l * n + t]
         s = hl[l] - np.int64(pdb[p_off[g] + old]) + np.int64(pdb[p_off[g] + nw])
         new_idx[l] = nw
         new_hl[l] = s
@@ -70,10 +79,18 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
     wdv_dist = hc[12]
     wdh_next = hc[16]
     wdh_dist = hc[15]
+    lk_slot = hc[19]
+    gsize = hc[20]
+    gcompact = hc[21]
+    pop = hc[22]
     n = rows * cols
     new_idx = np.empty(max(nlk, 1), np.int64)
     new_hl = np.empty(max(nlk, 1), np.int64)
     buf = np.empty(_LC_BUF, np.int64)
+    # Mirrored cells of every group's tiles (compact groups are ranked from them).
+    pc = np.empty(max(nlk * ngroups * MAX_GROUP, 1), np.int64)
+    if kind == H_PDB:
+        _pdb_cells(board, n, lk_grp, lk_slot, hc[9], nlk, ngroups, pc)
 
     d = st[S_DEPTH]
     blank = st[S_BLANK]
@@ -93,9 +110,12 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
             prev = nbr[blank * 4 + (path[d - 1] ^ 1)]
             t = board[prev]
             if kind == H_PDB:
+                back = path[d - 1]
                 for l in range(nlk):
-                    idx[l * ngroups + lk_grp[l * n + t]] = sv_idx[(d - 1) * nlk + l]
+                    g = lk_grp[l * n + t]
+                    idx[l * ngroups + g] = sv_idx[(d - 1) * nlk + l]
                     hl[l] = sv_hl[(d - 1) * nlk + l]
+                    pc[(l * ngroups + g) * MAX_GROUP + lk_slot[l * n + t]] -= dcell[l * 4 + back]
             board[blank] = t
             board[prev] = 0
             blank = prev
@@ -120,7 +140,7 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
             nh = h + md[t * n + blank] - md[t * n + a]
         elif kind == H_PDB:
             nh = _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, hl,
-                            bound - d - 1, new_idx, new_hl)
+                            bound - d - 1, new_idx, new_hl, lk_slot, gsize, gcompact, pop, pc)
         elif kind == H_LINEAR:
             nh = h + md[t * n + blank] - md[t * n + a]
             # Only the tile's own goal line can change its conflicts, and only when
@@ -162,11 +182,13 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
             continue
         if kind == H_PDB:
             for l in range(nlk):
-                slot = l * ngroups + lk_grp[l * n + t]
+                g = lk_grp[l * n + t]
+                slot = l * ngroups + g
                 sv_idx[d * nlk + l] = idx[slot]
                 sv_hl[d * nlk + l] = hl[l]
                 idx[slot] = new_idx[l]
                 hl[l] = new_hl[l]
+                pc[slot * MAX_GROUP + lk_slot[l * n + t]] += dcell[l * 4 + m]
         elif kind == H_WALKING:
             wdv[d + 1] = iv
             wdh[d + 1] = ih

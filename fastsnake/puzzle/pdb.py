@@ -32,10 +32,14 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from fastsnake.puzzle.board import PuzzleInputError, neighbours
+from fastsnake.puzzle.board import PuzzleInputError
 
 MAX_CELLS = 16
-MAX_GROUP = 7
+MAX_GROUP = 8
+# Groups whose sparse table (n**k bytes) is at most this big keep that layout in
+# memory (one multiply-add per move in IDA*); bigger ones (7 and 8 tiles on 4x4)
+# stay compact and are ranked per lookup.
+SPARSE_MAX = 1 << 24
 _MAGIC = b"FSPDB1\n"
 _UNSEEN = 255
 
@@ -72,103 +76,166 @@ def _popcount16():
 
 
 @njit(cache=True, inline="always")
-def _rank(cells, m, n, pop):
-    """Compact rank of m distinct cells (a partial permutation of n cells)."""
+def _rank(cells, off, m, n, pop):
+    """Compact rank of the m distinct cells cells[off..off+m-1] (a partial permutation
+    of n cells): the table index of a group too big for the sparse layout."""
     r = np.int64(0)
     used = 0
     for i in range(m):
-        p = cells[i]
+        p = cells[off + i]
         r = r * (n - i) + (p - pop[used & ((1 << p) - 1)])
         used |= 1 << p
     return r
 
 
-@njit(cache=True)
-def _append(arr, size, value):
-    if size == len(arr):
-        bigger = np.empty(2 * len(arr), arr.dtype)
-        bigger[:size] = arr
-        arr = bigger
-    arr[size] = value
-    return arr, size + 1
+@njit(cache=True, inline="always")
+def _unrank(r, cells, m, n):
+    """Inverse of `_rank`: fill cells[0..m-1]; returns their occupancy bitmask."""
+    for i in range(m - 1, -1, -1):
+        cells[i] = r % (n - i)  # the digit: how many free cells lie below this one
+        r //= n - i
+    used = 0
+    for i in range(m):
+        skip = cells[i]
+        c = 0
+        while True:
+            if not (used >> c) & 1:
+                if skip == 0:
+                    break
+                skip -= 1
+            c += 1
+        cells[i] = c
+        used |= 1 << c
+    return used
+
+
+@njit(cache=True, inline="always")
+def _flood(seed, free, cols, not_first, not_last):
+    """The cells of `free` (a bitmask) connected to the seed cells."""
+    comp = seed
+    while True:
+        grow = comp | ((comp << 1) & not_first) | ((comp >> 1) & not_last) | (comp << cols) | (comp >> cols)
+        grow &= free
+        if grow == comp:
+            return comp
+        comp = grow
 
 
 @njit(cache=True)
-def _build(n, nbr, goal_cells, blank_cell):
-    """0-1 BFS over (pattern cells, blank cell); returns the sparse table and the
-    number of BFS states."""
+def _build_regions(rows, cols, goal_cells, blank_cell, state, out):
+    """BFS over (placement of the k pattern tiles, blank region): the compact table.
+
+    Tracking single blank cells would need N!/(N-k-1)! states (4.15e9 for 8 tiles
+    on 4x4); regions need about 2 per placement. Moves of other tiles cost 0, so every blank cell of one connected region of free
+    cells is reached at once: a state is a placement and one region, named by the
+    rank of the region's lowest cell among the free cells. `state[r]` holds bitmasks
+    over those names for placement rank r: 0 = seen, 1 and 2 = frontier of even and
+    odd depths (one row per placement, so a generated state costs one cache miss);
+    out[r] gets the depth at which placement r is first reached. Returns the number
+    of (placement, region) states."""
+    n = rows * cols
     k = len(goal_cells)
+    full = (1 << n) - 1
+    first_col = 0
+    last_col = 0
+    for r in range(rows):
+        first_col |= 1 << (r * cols)
+        last_col |= 1 << (r * cols + cols - 1)
+    not_first = full & ~first_col  # a left-shifted cell must not wrap into column 0
+    not_last = full & ~last_col
+    nb = np.zeros(n, np.int64)
+    for c in range(n):
+        nb[c] = 0
+        r0, c0 = c // cols, c % cols
+        if r0 > 0:
+            nb[c] |= 1 << (c - cols)
+        if r0 < rows - 1:
+            nb[c] |= 1 << (c + cols)
+        if c0 > 0:
+            nb[c] |= 1 << (c - 1)
+        if c0 < cols - 1:
+            nb[c] |= 1 << (c + 1)
     pop = _popcount16()
-    size = 1
-    for i in range(k + 1):
-        size *= n - i
-    dist = np.full(size, _UNSEEN, np.uint8)
-    sparse_size = n ** k
-    table = np.full(sparse_size, _UNSEEN, np.uint8)
-    powers = np.empty(k, np.int64)
-    for i in range(k):
-        powers[i] = n ** i
-    cells = np.empty(k + 1, np.int64)
+    cells = np.empty(k, np.int64)
+    child_r = np.empty(4 * k, np.int64)
+    child_bit = np.empty(4 * k, np.int64)
+    sink = np.zeros(1, np.int64)
     for i in range(k):
         cells[i] = goal_cells[i]
-    cells[k] = blank_cell
-    cur = np.empty(1 << 16, np.int64)
-    nxt = np.empty(1 << 16, np.int64)
-    ncur = 0
-    nnxt = 0
-
-    def pack(c):
-        v = np.int64(0)
-        for i in range(k + 1):
-            v |= np.int64(c[i]) << (4 * i)
-        return v
-
-    dist[_rank(cells, k + 1, n, pop)] = 0
-    cur, ncur = _append(cur, ncur, pack(cells))
+    occ = 0
+    for i in range(k):
+        occ |= 1 << cells[i]
+    free = full & ~occ
+    comp = _flood(1 << blank_cell, free, cols, not_first, not_last)
+    low = comp & -comp
+    r0 = _rank(cells, 0, k, n, pop)
+    bit = 1 << pop[free & (low - 1)]
+    state[r0, 0] = bit
+    state[r0, 1] = bit
+    out[r0] = 0
+    size = len(out)
+    states = 0
     d = 0
-    seen = 0
-    while ncur > 0:
-        while ncur > 0:
-            ncur -= 1
-            v = cur[ncur]
-            for i in range(k + 1):
-                cells[i] = (v >> (4 * i)) & 15
-            if dist[_rank(cells, k + 1, n, pop)] != d:
-                continue  # reached again at a smaller cost
-            seen += 1
-            sidx = 0
-            for i in range(k):
-                sidx += cells[i] * powers[i]
-            if table[sidx] > d:
-                table[sidx] = d
-            q = cells[k]
-            for mv in range(4):
-                c = nbr[q * 4 + mv]
-                if c < 0:
+    while True:
+        fr = 1 + (d & 1)
+        to = 1 + ((d + 1) & 1)
+        active = False
+        for r in range(size):
+            names = state[r, fr]
+            if names == 0:
+                continue
+            state[r, fr] = 0
+            active = True
+            occ = _unrank(r, cells, k, n)
+            free = full & ~occ
+            # Walk the free cells in order to turn region names back into cells.
+            j = 0
+            rest = free
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                if not (names >> j) & 1:
+                    j += 1
                     continue
-                hit = -1
+                j += 1
+                comp = _flood(low, free, cols, not_first, not_last)
+                states += 1
+                nm = 0
                 for i in range(k):
-                    if cells[i] == c:
-                        hit = i
-                        break
-                cells[k] = c
-                if hit >= 0:
-                    cells[hit] = q
-                    r = _rank(cells, k + 1, n, pop)
-                    if dist[r] > d + 1:
-                        dist[r] = d + 1
-                        nxt, nnxt = _append(nxt, nnxt, pack(cells))
-                    cells[hit] = c
-                else:
-                    r = _rank(cells, k + 1, n, pop)
-                    if dist[r] > d:
-                        dist[r] = d
-                        cur, ncur = _append(cur, ncur, pack(cells))
-                cells[k] = q
-        cur, nxt = nxt, cur
-        ncur, nnxt = nnxt, 0
+                    p = cells[i]
+                    adj = nb[p] & comp
+                    while adj:
+                        bb = adj & -adj
+                        adj ^= bb
+                        b = 0
+                        while (bb >> b) != 1:
+                            b += 1
+                        cells[i] = b
+                        free2 = (free | (1 << p)) & ~bb
+                        comp2 = _flood(1 << p, free2, cols, not_first, not_last)
+                        low2 = comp2 & -comp2
+                        child_r[nm] = _rank(cells, 0, k, n, pop)
+                        child_bit[nm] = 1 << pop[free2 & (low2 - 1)]
+                        nm += 1
+                    cells[i] = p
+                # The children's rows are random in a table far bigger than the
+                # caches: load them all first (independent loads overlap), then test.
+                touch = 0
+                for q in range(nm):
+                    touch += state[child_r[q], 0]
+                sink[0] = touch
+                for q in range(nm):
+                    r2 = child_r[q]
+                    bit = child_bit[q]
+                    if not state[r2, 0] & bit:
+                        state[r2, 0] |= bit
+                        state[r2, to] |= bit
+                        if out[r2] > d + 1:
+                            out[r2] = d + 1
+        if not active:
+            break
         d += 1
-    return table, seen
+    return states
 
 
 @njit(cache=True)
@@ -190,7 +257,7 @@ def _convert(sparse, compact, n, k, to_compact):
             cells[i] = c
         if not ok:
             continue
-        r = _rank(cells, k, n, pop)
+        r = _rank(cells, 0, k, n, pop)
         if to_compact:
             compact[r] = sparse[s]
         else:
@@ -279,65 +346,96 @@ def _path(key) -> Path:
     return cache_dir() / f"pdb-{key['rows']}x{key['cols']}-k{len(key['cells'])}-{digest}.bin"
 
 
-def _load(path: Path, key, size: int):
+def _load(path: Path, key, into: np.ndarray) -> bool:
+    """Read a table file into `into` (its compact size); False if missing or bad."""
     try:
         with open(path, "rb") as fh:
             if fh.read(len(_MAGIC)) != _MAGIC:
-                return None
+                return False
             header = json.loads(fh.readline())
-            payload = fh.read()
+            if header.get("key") != key or header.get("size") != len(into):
+                return False
+            if fh.readinto(memoryview(into)) != len(into) or fh.read(1):
+                return False
     except (OSError, ValueError):
-        return None
-    if header.get("key") != key or header.get("size") != size or len(payload) != size:
-        return None
-    if hashlib.blake2b(payload, digest_size=16).hexdigest() != header.get("blake2b"):
-        return None
-    return np.frombuffer(payload, np.uint8).copy()
+        return False
+    return hashlib.blake2b(memoryview(into), digest_size=16).hexdigest() == header.get("blake2b")
 
 
 def _save(path: Path, key, compact: np.ndarray, seconds: float) -> None:
-    payload = compact.tobytes()
-    header = {"key": key, "size": len(payload), "build_seconds": round(seconds, 3),
-              "blake2b": hashlib.blake2b(payload, digest_size=16).hexdigest()}
+    header = {"key": key, "size": len(compact), "build_seconds": round(seconds, 3),
+              "blake2b": hashlib.blake2b(memoryview(compact), digest_size=16).hexdigest()}
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
     with open(tmp, "wb") as fh:
         fh.write(_MAGIC)
         fh.write((json.dumps(header) + "\n").encode())
-        fh.write(payload)
+        fh.write(memoryview(compact))
     os.replace(tmp, path)
 
 
-def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None) -> tuple[np.ndarray, dict]:
-    """The sparse table of one group (goal cells `cells`), from the cache or built."""
+def is_sparse(n: int, k: int) -> bool:
+    return n ** k <= SPARSE_MAX
+
+
+def table_size(n: int, k: int) -> int:
+    """Entries of a group's in-memory table (sparse n**k or compact n!/(n-k)!)."""
+    return n ** k if is_sparse(n, k) else math.perm(n, k)
+
+
+def build_group(rows: int, cols: int, blank_cell: int, cells) -> tuple[np.ndarray, int]:
+    """The compact table of one group by `_build_regions` and its number of BFS states."""
+    n = rows * cols
+    k = len(cells)
+    size = math.perm(n, k)
+    # Region names need one bit per free cell.
+    state = np.zeros((size, 3), np.uint8 if n - k <= 8 else np.uint16)
+    out = np.full(size, _UNSEEN, np.uint8)
+    seen = _build_regions(rows, cols, np.array(cells, np.int64), blank_cell, state, out)
+    del state
+    out[out == _UNSEEN] = 0  # placements that cannot occur are never looked up
+    return out, int(seen)
+
+
+def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
+                into: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
+    """The in-memory table of one group (goal cells `cells`), from the cache or built,
+    written into `into` (table_size entries) when given."""
     n = rows * cols
     k = len(cells)
     key = _key(rows, cols, blank_cell, cells)
     path = _path(key)
     compact_size = math.perm(n, k)
-    info = {"cells": [int(c) for c in cells], "file": str(path), "bytes": compact_size}
+    sparse = is_sparse(n, k)
+    table = np.zeros(table_size(n, k), np.uint8) if into is None else into
+    info = {"cells": [int(c) for c in cells], "file": str(path), "bytes": compact_size,
+            "layout": "sparse" if sparse else "compact"}
     t0 = time.perf_counter()
-    compact = _load(path, key, compact_size)
-    sparse = np.zeros(n ** k, np.uint8)
-    if compact is not None:
-        _convert(sparse, compact, n, k, False)
+    compact = np.empty(compact_size, np.uint8) if sparse else table
+    if _load(path, key, compact):
+        if sparse:
+            table[:] = 0
+            _convert(table, compact, n, k, False)
         info["source"] = "cache"
         info["seconds"] = time.perf_counter() - t0
-        return sparse, info
+        return table, info
     if progress is not None:
         progress(f"pdb: building {rows}x{cols} group of {k} tiles at cells {list(cells)} "
-                 f"({math.perm(n, k + 1):,} BFS states)")
-    table, seen = _build(n, neighbours(rows, cols), np.array(cells, np.int64), blank_cell)
-    table[table == _UNSEEN] = 0  # placements that cannot occur are never looked up
-    compact = np.zeros(compact_size, np.uint8)
-    _convert(table, compact, n, k, True)
+                 f"({compact_size:,} placements; {compact_size * (3 if n - k <= 8 else 6):,} bytes "
+                 f"of BFS state)")
+    built, seen = build_group(rows, cols, blank_cell, cells)
     seconds = time.perf_counter() - t0
+    if sparse:
+        table[:] = 0
+        _convert(table, built, n, k, False)
+    else:
+        table[:] = built
     try:
-        _save(path, key, compact, seconds)
+        _save(path, key, built, seconds)
     except OSError as exc:
         if progress is not None:
             progress(f"pdb: cannot cache {path}: {exc.strerror}")
-    info.update(source="built", seconds=seconds, bfs_states=int(seen), max=int(table.max()))
+    info.update(source="built", seconds=seconds, bfs_states=seen, max=int(built.max()))
     if progress is not None:
         progress(f"pdb: built in {seconds:.1f} s, saved {compact_size:,} bytes to {path}")
     return table, info
@@ -349,8 +447,9 @@ class PdbSet:
     cols: int
     blank_cell: int
     groups: list
-    tables: list
+    tables: list  # per group: views into `data` (sparse or compact, see is_sparse)
     infos: list = field(default_factory=list)
+    data: np.ndarray | None = None  # all tables, one after the other
 
     def describe(self) -> dict:
         return {"groups": self.groups, "sizes": "-".join(str(len(g)) for g in self.groups),
@@ -382,26 +481,31 @@ class PdbSet:
         offsets = np.zeros(len(self.tables), np.int64)
         for g in range(1, len(self.tables)):
             offsets[g] = offsets[g - 1] + len(self.tables[g - 1])
-        tables = np.concatenate(self.tables)
+        tables = self.data if self.data is not None else np.concatenate(self.tables)
         slot_group = np.full(n, -1, np.int64)
-        slot_mult = np.zeros(n, np.int64)
+        slot_index = np.zeros(n, np.int64)
         for gi, cells in enumerate(self.groups):
             for i, c in enumerate(cells):
                 t = int(goal[c])
                 slot_group[t] = gi
-                slot_mult[t] = n ** i
+                slot_index[t] = i
+        gsize = np.array([len(g) for g in self.groups], np.int64)
+        gcompact = np.array([not is_sparse(n, len(g)) for g in self.groups], np.bool_)
         maps = self._sym_maps()
         nlk = len(maps)
         lk_grp = np.full(nlk * n, -1, np.int8)
         lk_mult = np.zeros(nlk * n, np.int64)
+        lk_slot = np.zeros(nlk * n, np.int64)
         lk_cell = np.zeros(nlk * n, np.int16)
         for l, sym in enumerate(maps):
             for t in range(1, n):
                 tau = int(goal[sym[goalpos[t]]])  # the tile that t becomes in the mirrored state
                 lk_grp[l * n + t] = slot_group[tau]
-                lk_mult[l * n + t] = slot_mult[tau]
+                lk_slot[l * n + t] = slot_index[tau]
+                lk_mult[l * n + t] = n ** slot_index[tau]
             lk_cell[l * n:(l + 1) * n] = sym
-        return tables, offsets, lk_grp, lk_mult, lk_cell, nlk, len(self.groups)
+        return (tables, offsets, lk_grp, lk_mult, lk_cell, nlk, len(self.groups), lk_slot, gsize,
+                gcompact)
 
 
 def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None) -> PdbSet:
@@ -414,9 +518,13 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None)
     goal = np.asarray(goal)
     blank_cell = int(np.flatnonzero(goal == 0)[0])
     groups = parse_partition(partition, rows, cols, goal)
+    sizes = [table_size(n, len(g)) for g in groups]
+    data = np.zeros(sum(sizes), np.uint8)
     tables, infos = [], []
-    for cells in groups:
-        table, info = group_table(rows, cols, blank_cell, cells, progress)
+    at = 0
+    for cells, size in zip(groups, sizes):
+        table, info = group_table(rows, cols, blank_cell, cells, progress, into=data[at:at + size])
+        at += size
         tables.append(table)
         infos.append(info)
-    return PdbSet(rows, cols, blank_cell, groups, tables, infos)
+    return PdbSet(rows, cols, blank_cell, groups, tables, infos, data)

@@ -115,8 +115,33 @@ def test_partition_errors():
     with pytest.raises(P.PuzzleInputError, match="exactly once"):
         P.parse_partition("1,2,3/3,4", 4, 4, goal)
     with pytest.raises(P.PuzzleInputError, match="too large"):
-        P.parse_partition("1,2,3,4,5,6,7,8/9,10,11,12,13,14,15", 4, 4, goal)
+        P.parse_partition("1,2,3,4,5,6,7,8,9/10,11,12,13,14,15", 4, 4, goal)
+    assert [len(g) for g in P.parse_partition("7-8", 4, 4, goal)] == [7, 8]
     with pytest.raises(P.PuzzleInputError, match="not a preset"):
         P.parse_partition("big", 4, 4, goal)
     with pytest.raises(P.PuzzleInputError, match="support boards"):
         P.pattern_databases(5, 5, np.arange(25), None)
+
+
+def test_compact_layout_matches_sparse(monkeypatch):
+    # 7- and 8-tile groups are kept compact (ranked per lookup); force that layout on
+    # small boards and check h, the IDA* incremental ranks and A* against the sparse one.
+    goal = np.array([1, 2, 3, 4, 0, 5, 6, 7, 8], np.int8)  # blank in the centre: 8 lookups
+    dist = bfs_distances(goal, 3, 3)
+    sparse_ctx = heuristic_context("pdb", 3, 3, goal, "1,2,3,4/5,6,7,8")
+    monkeypatch.setattr(P, "SPARSE_MAX", 0)
+    compact_ctx = heuristic_context("pdb", 3, 3, goal, "1,2,3,4/5,6,7,8")
+    assert [t["layout"] for t in compact_ctx[1]["pdb"]["tables"]] == ["compact", "compact"]
+    assert compact_ctx[1]["pdb"]["lookups"] > 2
+    rng = np.random.default_rng(5)
+    states = list(dist)
+    for i in rng.choice(len(states), 300, replace=False):
+        b = np.array(states[i], np.int8)
+        assert heuristic_value(b, compact_ctx[0]) == heuristic_value(b, sparse_ctx[0]) <= dist[states[i]]
+    for i in rng.choice(len(states), 20, replace=False):
+        b = np.array(states[i], np.int8)
+        for alg in ("idastar", "astar"):
+            r = solve(b, goal, rows=3, cols=3, algorithm=alg, heuristic="pdb", context=compact_ctx)
+            r0 = solve(b, goal, rows=3, cols=3, algorithm=alg, heuristic="pdb", context=sparse_ctx)
+            assert r.length == dist[states[i]]
+            assert r.nodes_generated == r0.nodes_generated
