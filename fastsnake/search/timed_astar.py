@@ -61,7 +61,6 @@ def timed_astar(buf, nbr, cols, body_cells, opens, start, goal, budget):
         meta[0] = 1
     gen = np.int32(meta[0])
     horizon = meta[1]
-    n = index.shape[0]
     length = body_cells.shape[0]
     for k in range(length):
         index[body_cells[k]] = k

@@ -13,8 +13,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from fastsnake.tour import checks
 from fastsnake.tour.pieces import Piece
 from fastsnake.tour.search import EXHAUSTED, SearchState

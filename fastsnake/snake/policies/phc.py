@@ -127,7 +127,10 @@ def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, reset_cycle, _decide, cycle_order, cfg, nbr, params, seed)
 
 
-def _params(faithful):
+def safety_params(faithful):
+    """make_params of a cycle-order policy: [cycle kind, mode]; the mode picks the safety rule
+    for the game's tail rule, or the faithful (unsafe) original."""
+
     def make(config, options) -> np.ndarray:
         check_cycle_board(config.rows, config.cols)
         mode = FAITHFUL if faithful else (FOLLOW_SAFE if config.tail_rule == "follow" else BLOCKED_SAFE)
@@ -142,7 +145,7 @@ register(
         summary=__doc__,
         sweep_kernel=_sweep,
         play_kernel=_play,
-        make_params=_params(False),
+        make_params=safety_params(False),
         guaranteed=True,
         options={"cycle": ("zigzag", CYCLE_KINDS)},
     )
@@ -153,7 +156,7 @@ register(
         summary=__doc__,
         sweep_kernel=_sweep,
         play_kernel=_play,
-        make_params=_params(True),
+        make_params=safety_params(True),
         guaranteed=False,
         options={"cycle": ("zigzag", CYCLE_KINDS)},
     )

@@ -24,13 +24,12 @@ Option ``cycle``: ``zigzag`` or ``random`` (a new random cycle per game).
 import numpy as np
 from numba import njit
 
-from fastsnake.snake.cycles import CYCLE_KINDS, check_cycle_board
+from fastsnake.snake.cycles import CYCLE_KINDS
 from fastsnake.snake.engine import G_NBR, G_OCC, body_cell, play_recorded, sweep_chunk
 from fastsnake.snake.policies import Policy, register
 from fastsnake.snake.policies.cycle import W_MOVE, W_ORDER, W_PARAMS, cycle_order, cycle_workspace, reset_cycle
-from fastsnake.snake.policies.phc import ahead, tail_distance
+from fastsnake.snake.policies.phc import FAITHFUL, FOLLOW_SAFE, ahead, safety_params, tail_distance
 
-FOLLOW_SAFE, BLOCKED_SAFE, FAITHFUL = 0, 1, 2
 W_DISORDERED = 5  # faithful only: 1 once an escape move has left the cycle order this game
 # The original scans the head's neighbours as up, down, left, right.
 SCAN = (0, 2, 3, 1)
@@ -134,15 +133,6 @@ def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset, _decide, cycle_order, cfg, nbr, params, seed)
 
 
-def _params(faithful):
-    def make(config, options) -> np.ndarray:
-        check_cycle_board(config.rows, config.cols)
-        mode = FAITHFUL if faithful else (FOLLOW_SAFE if config.tail_rule == "follow" else BLOCKED_SAFE)
-        return np.array([CYCLE_KINDS.index(options["cycle"]), mode], dtype=np.int64)
-
-    return make
-
-
 for _name, _faithful in (("snake-ai", True), ("snake-ai-safe", False)):
     register(
         Policy(
@@ -150,7 +140,7 @@ for _name, _faithful in (("snake-ai", True), ("snake-ai-safe", False)):
             summary=__doc__,
             sweep_kernel=_sweep,
             play_kernel=_play,
-            make_params=_params(_faithful),
+            make_params=safety_params(_faithful),
             guaranteed=not _faithful,
             options={"cycle": ("zigzag", CYCLE_KINDS)},
         )
