@@ -81,3 +81,43 @@ def linear_conflict(state, goal, rows, cols):
         seq = [where[t] // cols for t in state[c::cols] if t and where[t] % cols == c]
         extra += len(seq) - _lis(seq)
     return manhattan(state, goal, rows, cols) + 2 * extra
+
+
+def walking_distance(state, goal, rows, cols):
+    """Takahashi's walking distance by BFS over (line occupancy by goal line, blank line)."""
+    where = goal_cells(goal)
+
+    def one(nlines, line_of):
+        def table(s):
+            counts = [[0] * nlines for _ in range(nlines)]
+            blank = None
+            for i, t in enumerate(s):
+                if t == 0:
+                    blank = line_of(i)
+                else:
+                    counts[line_of(i)][line_of(where[int(t)])] += 1
+            return tuple(tuple(r) for r in counts), blank
+
+        target = table(tuple(int(t) for t in goal))
+        start = table(state)
+        seen = {start: 0}
+        queue = deque([start])
+        while queue:
+            counts, blank = queue.popleft()
+            if (counts, blank) == target:
+                return seen[(counts, blank)]
+            for other in (blank - 1, blank + 1):
+                if not 0 <= other < nlines:
+                    continue
+                for g in range(nlines):
+                    if counts[other][g]:
+                        c = [list(r) for r in counts]
+                        c[other][g] -= 1
+                        c[blank][g] += 1
+                        nxt = (tuple(tuple(r) for r in c), other)
+                        if nxt not in seen:
+                            seen[nxt] = seen[(counts, blank)] + 1
+                            queue.append(nxt)
+        raise AssertionError("goal table unreachable")
+
+    return one(rows, lambda i: i // cols) + one(cols, lambda i: i % cols)

@@ -9,9 +9,9 @@ from fastsnake.puzzle import apply_moves, is_solvable, solve
 from fastsnake.puzzle.heuristics import heuristic_value
 from fastsnake.puzzle.solver import heuristic_context
 
-from puzzle_naive import bfs_distances, linear_conflict, manhattan, misplaced, play
+from puzzle_naive import bfs_distances, linear_conflict, manhattan, misplaced, play, walking_distance
 
-HEURISTICS = ["misplaced", "manhattan", "linear-conflict", "pdb"]
+HEURISTICS = ["misplaced", "manhattan", "linear-conflict", "walking-distance", "pdb"]
 
 
 def _all_states(rows, cols):
@@ -78,6 +78,8 @@ def test_heuristics_match_naive_and_are_admissible_on_3x3(dist_3x3):
         assert heuristic_value(b, ctx["misplaced"]) == misplaced(s, g)
         assert heuristic_value(b, ctx["manhattan"]) == manhattan(s, g, 3, 3)
         assert heuristic_value(b, ctx["linear-conflict"]) == linear_conflict(s, g, 3, 3)
+        if i % 10 == 0:
+            assert heuristic_value(b, ctx["walking-distance"]) == walking_distance(s, g, 3, 3)
         for h in HEURISTICS:
             assert heuristic_value(b, ctx[h]) <= dist[s]
 
@@ -164,3 +166,30 @@ def test_unsolvable_answered_without_search():
     r = solve("1 0 2 3 4 5 6 7 8 9 10 11 12 13 15 14", rows=4, cols=4)
     assert not r.solvable and r.nodes_generated == 0 and r.status == "unsolvable"
     assert not is_solvable(np.array(r.start), np.array(r.goal), 4, 4)
+
+
+def test_walking_distance_tables():
+    from fastsnake.puzzle import PuzzleInputError
+    from fastsnake.puzzle import walking as W
+
+    # Takahashi's 15-puzzle table: 24,964 row-occupancy patterns.
+    dist, nxt, codes = W.line_table(4, 4, 0)
+    assert len(dist) == 24964 and np.all(np.diff(codes.astype(np.float64)) > 0)
+    rng = np.random.default_rng(9)
+    for rows, cols, count in ((3, 4, 10), (4, 4, 3), (2, 5, 10), (4, 3, 10)):
+        goal = rng.permutation(rows * cols).astype(np.int8)
+        ctx, info = heuristic_context("walking-distance", rows, cols, goal)
+        for _ in range(count):  # the naive BFS walks up to the whole table per call
+            s = rng.permutation(rows * cols).astype(np.int8)
+            key = tuple(s.tolist())
+            assert heuristic_value(s, ctx) == walking_distance(key, tuple(goal.tolist()), rows, cols)
+    for rows, cols in ((5, 5), (6, 6), (1, 20)):
+        with pytest.raises(PuzzleInputError, match="walking distance"):
+            solve(np.arange(rows * cols), rows=rows, cols=cols, heuristic="walking-distance")
+
+
+def test_walking_distance_idastar_on_15_puzzle():
+    # An easy Korf instance (#79, 42 moves): IDA* + walking distance agrees with PDB.
+    start = "0 1 9 7 11 13 5 3 14 12 4 2 8 6 10 15"
+    r = solve(start, rows=4, cols=4, algorithm="idastar", heuristic="walking-distance")
+    assert r.length == 42 and apply_moves(r.start, r.moves, 4, 4).tolist() == list(range(16))
