@@ -1,18 +1,21 @@
-"""Additive disjoint pattern databases (boards of up to 16 cells), built by a numba 0-1 BFS.
+"""Additive disjoint pattern databases (boards of up to 16 cells), built by a numba BFS.
 
 A pattern is a group of goal cells; its tiles are the goal's tiles there. The
 database of a group stores, for every placement of its k tiles, the fewest moves
 OF THOSE TILES needed to reach the goal placement, minimised over blank positions;
 moves of other tiles are free, which is what makes the groups' values additive
-(Korf & Felner 2002). The BFS tracks the blank (state = k tile cells + blank cell,
-ranked compactly), so moves that only shuffle the blank cost 0 (0-1 BFS layers).
+(Korf & Felner 2002). The BFS tracks the blank by its region (the connected free
+cells it can roam at no cost), layer by layer over a table indexed by the compact
+rank of the placement (see `_regions_layer`).
 
-Tables are kept in memory in a sparse layout, index = sum(cell_i * N**i), so the
-IDA* kernel updates an index with one multiply-add per move. On disk they are stored
-compactly (N!/(N-k)! bytes) with a blake2b checksum, per (board, goal blank cell,
-group cells): any goal with the same blank cell reuses them, since tiles are only
-labels. The folder is $FASTSNAKE_CACHE_DIR/pdb, else $XDG_CACHE_HOME/fastsnake/pdb,
-else ~/.cache/fastsnake/pdb; a missing, truncated or corrupt file is rebuilt.
+Groups with N**k <= SPARSE_MAX (up to 6 tiles on 4x4) are kept in memory in a sparse
+layout, index = sum(cell_i * N**i), so IDA* updates an index with one multiply-add
+per move; bigger groups (7 and 8 tiles) stay compact, N!/(N-k)! bytes, and IDA*
+ranks the group's cells per lookup. On disk tables are compact with a blake2b
+checksum, per (board, goal blank cell, group cells): any goal with the same blank
+cell reuses them, since tiles are only labels. The folder is
+$FASTSNAKE_CACHE_DIR/pdb, else $XDG_CACHE_HOME/fastsnake/pdb, else
+~/.cache/fastsnake/pdb; a missing, truncated or corrupt file is rebuilt.
 
 Board symmetries that fix the goal blank cell give extra lookups (the diagonal
 reflection of Korf & Felner on the standard 15-puzzle goal): the reflected state has
@@ -122,30 +125,17 @@ def _flood(seed, free, cols, not_first, not_last):
 
 
 @njit(cache=True)
-def _build_regions(rows, cols, goal_cells, blank_cell, state, out):
-    """BFS over (placement of the k pattern tiles, blank region): the compact table.
-
-    Tracking single blank cells would need N!/(N-k-1)! states (4.15e9 for 8 tiles
-    on 4x4); regions need about 2 per placement. Moves of other tiles cost 0, so every blank cell of one connected region of free
-    cells is reached at once: a state is a placement and one region, named by the
-    rank of the region's lowest cell among the free cells. `state[r]` holds bitmasks
-    over those names for placement rank r: 0 = seen, 1 and 2 = frontier of even and
-    odd depths (one row per placement, so a generated state costs one cache miss);
-    out[r] gets the depth at which placement r is first reached. Returns the number
-    of (placement, region) states."""
+def _board_masks(rows, cols):
+    """Neighbour bitmask per cell, and the masks that stop shifts wrapping rows."""
     n = rows * cols
-    k = len(goal_cells)
     full = (1 << n) - 1
     first_col = 0
     last_col = 0
     for r in range(rows):
         first_col |= 1 << (r * cols)
         last_col |= 1 << (r * cols + cols - 1)
-    not_first = full & ~first_col  # a left-shifted cell must not wrap into column 0
-    not_last = full & ~last_col
     nb = np.zeros(n, np.int64)
     for c in range(n):
-        nb[c] = 0
         r0, c0 = c // cols, c % cols
         if r0 > 0:
             nb[c] |= 1 << (c - cols)
@@ -155,17 +145,23 @@ def _build_regions(rows, cols, goal_cells, blank_cell, state, out):
             nb[c] |= 1 << (c - 1)
         if c0 < cols - 1:
             nb[c] |= 1 << (c + 1)
+    # A left-shifted cell must not wrap into column 0, nor a right-shifted one into the last.
+    return nb, full & ~first_col, full & ~last_col
+
+
+@njit(cache=True)
+def _regions_start(rows, cols, goal_cells, blank_cell, state, out):
+    """Seed the BFS of `_regions_layer` with the goal placement."""
+    n = rows * cols
+    k = len(goal_cells)
+    nb, not_first, not_last = _board_masks(rows, cols)
     pop = _popcount16()
     cells = np.empty(k, np.int64)
-    child_r = np.empty(4 * k, np.int64)
-    child_bit = np.empty(4 * k, np.int64)
-    sink = np.zeros(1, np.int64)
-    for i in range(k):
-        cells[i] = goal_cells[i]
     occ = 0
     for i in range(k):
+        cells[i] = goal_cells[i]
         occ |= 1 << cells[i]
-    free = full & ~occ
+    free = ((1 << n) - 1) & ~occ
     comp = _flood(1 << blank_cell, free, cols, not_first, not_last)
     low = comp & -comp
     r0 = _rank(cells, 0, k, n, pop)
@@ -173,68 +169,83 @@ def _build_regions(rows, cols, goal_cells, blank_cell, state, out):
     state[r0, 0] = bit
     state[r0, 1] = bit
     out[r0] = 0
-    size = len(out)
+
+
+@njit(cache=True)
+def _regions_layer(rows, cols, k, d, state, out):
+    """One layer of the BFS over (placement of the k pattern tiles, blank region).
+
+    Tracking single blank cells would need N!/(N-k-1)! states (4.15e9 for 8 tiles on
+    4x4). Moves of other tiles cost 0, so every blank cell of one connected region of
+    free cells is reached at once: a state is a placement and one region, named by
+    the rank of the region's lowest cell among the free cells (about 2 regions per
+    placement). `state[r]` holds bitmasks over those names for placement rank r:
+    0 = seen, 1 and 2 = frontier of even and odd depths (one row per placement, so a
+    generated state costs one cache miss); out[r] gets the depth at which placement
+    r is first reached. Expands the states at depth d; returns how many there were
+    (0: the BFS is over)."""
+    n = rows * cols
+    full = (1 << n) - 1
+    nb, not_first, not_last = _board_masks(rows, cols)
+    pop = _popcount16()
+    cells = np.empty(k, np.int64)
+    child_r = np.empty(4 * k, np.int64)
+    child_bit = np.empty(4 * k, np.int64)
+    sink = np.zeros(1, np.int64)
+    fr = 1 + (d & 1)
+    to = 1 + ((d + 1) & 1)
     states = 0
-    d = 0
-    while True:
-        fr = 1 + (d & 1)
-        to = 1 + ((d + 1) & 1)
-        active = False
-        for r in range(size):
-            names = state[r, fr]
-            if names == 0:
-                continue
-            state[r, fr] = 0
-            active = True
-            occ = _unrank(r, cells, k, n)
-            free = full & ~occ
-            # Walk the free cells in order to turn region names back into cells.
-            j = 0
-            rest = free
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                if not (names >> j) & 1:
-                    j += 1
-                    continue
+    for r in range(len(out)):
+        names = state[r, fr]
+        if names == 0:
+            continue
+        state[r, fr] = 0
+        occ = _unrank(r, cells, k, n)
+        free = full & ~occ
+        # Walk the free cells in order to turn region names back into cells.
+        j = 0
+        rest = free
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            if not (names >> j) & 1:
                 j += 1
-                comp = _flood(low, free, cols, not_first, not_last)
-                states += 1
-                nm = 0
-                for i in range(k):
-                    p = cells[i]
-                    adj = nb[p] & comp
-                    while adj:
-                        bb = adj & -adj
-                        adj ^= bb
-                        b = 0
-                        while (bb >> b) != 1:
-                            b += 1
-                        cells[i] = b
-                        free2 = (free | (1 << p)) & ~bb
-                        comp2 = _flood(1 << p, free2, cols, not_first, not_last)
-                        low2 = comp2 & -comp2
-                        child_r[nm] = _rank(cells, 0, k, n, pop)
-                        child_bit[nm] = 1 << pop[free2 & (low2 - 1)]
-                        nm += 1
-                    cells[i] = p
-                # The children's rows are random in a table far bigger than the
-                # caches: load them all first (independent loads overlap), then test.
-                touch = 0
-                for q in range(nm):
-                    touch += state[child_r[q], 0]
-                sink[0] = touch
-                for q in range(nm):
-                    r2 = child_r[q]
-                    bit = child_bit[q]
-                    if not state[r2, 0] & bit:
-                        state[r2, 0] |= bit
-                        state[r2, to] |= bit
-                        if out[r2] > d + 1:
-                            out[r2] = d + 1
-        if not active:
-            break
-        d += 1
+                continue
+            j += 1
+            comp = _flood(low, free, cols, not_first, not_last)
+            states += 1
+            nm = 0
+            for i in range(k):
+                p = cells[i]
+                adj = nb[p] & comp
+                while adj:
+                    bb = adj & -adj
+                    adj ^= bb
+                    b = 0
+                    while (bb >> b) != 1:
+                        b += 1
+                    cells[i] = b
+                    free2 = (free | (1 << p)) & ~bb
+                    comp2 = _flood(1 << p, free2, cols, not_first, not_last)
+                    low2 = comp2 & -comp2
+                    child_r[nm] = _rank(cells, 0, k, n, pop)
+                    child_bit[nm] = 1 << pop[free2 & (low2 - 1)]
+                    nm += 1
+                cells[i] = p
+            # The children's rows are random in a table far bigger than the caches:
+            # load them all first (independent loads overlap), then test.
+            touch = 0
+            for q in range(nm):
+                touch += state[child_r[q], 0]
+            sink[0] = touch
+            for q in range(nm):
+                r2 = child_r[q]
+                bit = child_bit[q]
+                if not state[r2, 0] & bit:
+                    state[r2, 0] |= bit
+                    state[r2, to] |= bit
+                    if out[r2] > d + 1:
+                        out[r2] = d + 1
     return states
 
 
@@ -383,15 +394,26 @@ def table_size(n: int, k: int) -> int:
     return n ** k if is_sparse(n, k) else math.perm(n, k)
 
 
-def build_group(rows: int, cols: int, blank_cell: int, cells) -> tuple[np.ndarray, int]:
-    """The compact table of one group by `_build_regions` and its number of BFS states."""
+def build_group(rows: int, cols: int, blank_cell: int, cells, progress=None) -> tuple[np.ndarray, int]:
+    """The compact table of one group by `_regions_layer` and its number of BFS states."""
     n = rows * cols
     k = len(cells)
     size = math.perm(n, k)
     # Region names need one bit per free cell.
     state = np.zeros((size, 3), np.uint8 if n - k <= 8 else np.uint16)
     out = np.full(size, _UNSEEN, np.uint8)
-    seen = _build_regions(rows, cols, np.array(cells, np.int64), blank_cell, state, out)
+    _regions_start(rows, cols, np.array(cells, np.int64), blank_cell, state, out)
+    seen = 0
+    depth = 0
+    t0 = time.perf_counter()
+    while True:
+        layer = _regions_layer(rows, cols, k, depth, state, out)
+        if layer == 0:
+            break
+        seen += layer
+        if progress is not None and size > 10 ** 8:
+            progress(f"pdb:   depth {depth}: {layer:,} states, {time.perf_counter() - t0:.0f} s")
+        depth += 1
     del state
     out[out == _UNSEEN] = 0  # placements that cannot occur are never looked up
     return out, int(seen)
@@ -423,7 +445,7 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
         progress(f"pdb: building {rows}x{cols} group of {k} tiles at cells {list(cells)} "
                  f"({compact_size:,} placements; {compact_size * (3 if n - k <= 8 else 6):,} bytes "
                  f"of BFS state)")
-    built, seen = build_group(rows, cols, blank_cell, cells)
+    built, seen = build_group(rows, cols, blank_cell, cells, progress)
     seconds = time.perf_counter() - t0
     if sparse:
         table[:] = 0

@@ -19,7 +19,8 @@ from puzzle_naive_pdb import pattern_distances
     (2, 4, "1,2,3,4/5,6,7"),
     (3, 3, "2,5,8,7/1,3,4,6"),
 ])
-def test_group_tables_match_naive(rows, cols, partition):
+def test_group_tables_match_naive(rows, cols, partition, tmp_path, monkeypatch):
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))  # always build, never load
     rng = np.random.default_rng(len(partition))
     goal = rng.permutation(rows * cols).astype(np.int8)
     pset = P.pattern_databases(rows, cols, goal, partition)
