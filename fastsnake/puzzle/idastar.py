@@ -26,7 +26,7 @@ _INF = 1 << 30
 
 @njit(cache=True, inline="always")
 def _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, hl, limit,
-               new_idx, new_hl, lk_slot, gsize, gcompact, pop, pc):
+               new_idx, new_hl, ranked, lk_slot, gsize, gcompact, pop, pc):
     """h of the child in which tile t moves (blank move m): the max over lookups of the
     additive sums. (Rounding h up to the parity of the blank's distance would gain
     nothing: a group's value already has the parity of its tiles' Manhattan sum.)
@@ -37,7 +37,7 @@ def _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, h
     for l in range(nlk):
         g = lk_grp[l * n + t]
         old = idx[l * ngroups + g]
-        if gcompact[g]:
+        if ranked and gcompact[g]:
             base = (l * ngroups + g) * MAX_GROUP
             at = base + lk_slot[l * n + t]
             was = pc[at]
@@ -89,8 +89,11 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
     buf = np.empty(_LC_BUF, np.int64)
     # Mirrored cells of every group's tiles (compact groups are ranked from them).
     pc = np.empty(max(nlk * ngroups * MAX_GROUP, 1), np.int64)
+    ranked = False  # some group is compact: keep pc up to date
     if kind == H_PDB:
         _pdb_cells(board, n, lk_grp, lk_slot, hc[9], nlk, ngroups, pc)
+        for g in range(ngroups):
+            ranked |= gcompact[g]
 
     d = st[S_DEPTH]
     blank = st[S_BLANK]
@@ -115,7 +118,8 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
                     g = lk_grp[l * n + t]
                     idx[l * ngroups + g] = sv_idx[(d - 1) * nlk + l]
                     hl[l] = sv_hl[(d - 1) * nlk + l]
-                    pc[(l * ngroups + g) * MAX_GROUP + lk_slot[l * n + t]] -= dcell[l * 4 + back]
+                    if ranked:
+                        pc[(l * ngroups + g) * MAX_GROUP + lk_slot[l * n + t]] -= dcell[l * 4 + back]
             board[blank] = t
             board[prev] = 0
             blank = prev
@@ -140,7 +144,8 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
             nh = h + md[t * n + blank] - md[t * n + a]
         elif kind == H_PDB:
             nh = _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, hl,
-                            bound - d - 1, new_idx, new_hl, lk_slot, gsize, gcompact, pop, pc)
+                            bound - d - 1, new_idx, new_hl, ranked, lk_slot, gsize, gcompact, pop,
+                            pc)
         elif kind == H_LINEAR:
             nh = h + md[t * n + blank] - md[t * n + a]
             # Only the tile's own goal line can change its conflicts, and only when
@@ -188,7 +193,8 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
                 sv_hl[d * nlk + l] = hl[l]
                 idx[slot] = new_idx[l]
                 hl[l] = new_hl[l]
-                pc[slot * MAX_GROUP + lk_slot[l * n + t]] += dcell[l * 4 + m]
+                if ranked:
+                    pc[slot * MAX_GROUP + lk_slot[l * n + t]] += dcell[l * 4 + m]
         elif kind == H_WALKING:
             wdv[d + 1] = iv
             wdh[d + 1] = ih
