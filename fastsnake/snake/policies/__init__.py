@@ -68,11 +68,7 @@ def _load() -> None:
     if not _loaded:
         _loaded = True
         for module in POLICY_MODULES:
-            try:
-                importlib.import_module(module)
-            except ModuleNotFoundError as exc:
-                if exc.name != module:  # a real import error inside the module
-                    raise
+            importlib.import_module(module)
 
 
 def available() -> list[str]:
