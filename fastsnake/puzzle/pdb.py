@@ -394,14 +394,18 @@ def table_size(n: int, k: int) -> int:
     return n ** k if is_sparse(n, k) else math.perm(n, k)
 
 
-def build_group(rows: int, cols: int, blank_cell: int, cells, progress=None) -> tuple[np.ndarray, int]:
-    """The compact table of one group by `_regions_layer` and its number of BFS states."""
+def build_group(rows: int, cols: int, blank_cell: int, cells, progress=None,
+                out: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """The compact table of one group by `_regions_layer` (into `out` if given) and
+    its number of BFS states."""
     n = rows * cols
     k = len(cells)
     size = math.perm(n, k)
     # Region names need one bit per free cell.
     state = np.zeros((size, 3), np.uint8 if n - k <= 8 else np.uint16)
-    out = np.full(size, _UNSEEN, np.uint8)
+    if out is None:
+        out = np.empty(size, np.uint8)
+    out[:] = _UNSEEN
     _regions_start(rows, cols, np.array(cells, np.int64), blank_cell, state, out)
     seen = 0
     depth = 0
@@ -415,7 +419,9 @@ def build_group(rows: int, cols: int, blank_cell: int, cells, progress=None) -> 
             progress(f"pdb:   depth {depth}: {layer:,} states, {time.perf_counter() - t0:.0f} s")
         depth += 1
     del state
-    out[out == _UNSEEN] = 0  # placements that cannot occur are never looked up
+    for at in range(0, size, 1 << 24):  # in chunks: a mask of the whole table is 519 MB for 8 tiles
+        part = out[at:at + (1 << 24)]
+        part[part == _UNSEEN] = 0  # placements that cannot occur are never looked up
     return out, int(seen)
 
 
@@ -445,13 +451,11 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
         progress(f"pdb: building {rows}x{cols} group of {k} tiles at cells {list(cells)} "
                  f"({compact_size:,} placements; {compact_size * (3 if n - k <= 8 else 6):,} bytes "
                  f"of BFS state)")
-    built, seen = build_group(rows, cols, blank_cell, cells, progress)
+    built, seen = build_group(rows, cols, blank_cell, cells, progress, None if sparse else table)
     seconds = time.perf_counter() - t0
     if sparse:
         table[:] = 0
         _convert(table, built, n, k, False)
-    else:
-        table[:] = built
     try:
         _save(path, key, built, seconds)
     except OSError as exc:

@@ -124,15 +124,19 @@ def test_partition_errors():
         P.pattern_databases(5, 5, np.arange(25), None)
 
 
-def test_compact_layout_matches_sparse(monkeypatch):
+def test_compact_layout_matches_sparse(monkeypatch, tmp_path):
     # 7- and 8-tile groups are kept compact (ranked per lookup); force that layout on
     # small boards and check h, the IDA* incremental ranks and A* against the sparse one.
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
     goal = np.array([1, 2, 3, 4, 0, 5, 6, 7, 8], np.int8)  # blank in the centre: 8 lookups
     dist = bfs_distances(goal, 3, 3)
-    sparse_ctx = heuristic_context("pdb", 3, 3, goal, "1,2,3,4/5,6,7,8")
-    monkeypatch.setattr(P, "SPARSE_MAX", 0)
-    compact_ctx = heuristic_context("pdb", 3, 3, goal, "1,2,3,4/5,6,7,8")
+    with monkeypatch.context() as m:
+        m.setattr(P, "SPARSE_MAX", 0)
+        compact_ctx = heuristic_context("pdb", 3, 3, goal, "1,2,3,4/5,6,7,8")  # built compact
+    sparse_ctx = heuristic_context("pdb", 3, 3, goal, "1,2,3,4/5,6,7,8")  # loaded, made sparse
+    assert [t["source"] for t in sparse_ctx[1]["pdb"]["tables"]] == ["cache", "cache"]
     assert [t["layout"] for t in compact_ctx[1]["pdb"]["tables"]] == ["compact", "compact"]
+    assert [t["layout"] for t in sparse_ctx[1]["pdb"]["tables"]] == ["sparse", "sparse"]
     assert compact_ctx[1]["pdb"]["lookups"] > 2
     rng = np.random.default_rng(5)
     states = list(dist)
