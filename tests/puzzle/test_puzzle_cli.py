@@ -50,6 +50,9 @@ def test_unsolvable_json(capsys):
     (["--start", "0 1 2 3 4 5 6 7 8", "--goal", "0 1 2 3 4 5 6 7 9"], "outside 0..8"),
     (["--start", "0 1 2 3 4 5 6 7"], "--rows and --cols"),
     (["--start", "012 345 678", "--heuristic", "pdb", "--partition", "1,2/3"], "exactly once"),
+    (["--start", "012 345 678", "--heuristic", "pdb", "--pdb", "1,2,3,4,5,6,7,8,9/10"], "must list tiles 1..8"),
+    (["--size", "5x5", "--start", " ".join(map(str, range(25))), "--heuristic", "walking-distance"],
+     "walking distance"),
 ])
 def test_bad_input_one_line_exit_2(capsys, argv, fragment):
     assert main(["puzzle", "solve", *argv]) == 2
@@ -61,10 +64,10 @@ def test_bad_input_one_line_exit_2(capsys, argv, fragment):
 
 def test_compare_agrees(capsys):
     doc = _json(capsys, ["puzzle", "compare", "--rows", "3", "--cols", "3", "--count", "4",
-                         "--seed", "2", "--heuristics", "misplaced,manhattan,linear-conflict,pdb",
-                         "--json", "--quiet"])
+                         "--seed", "2", "--heuristics",
+                         "misplaced,manhattan,linear-conflict,walking-distance,pdb", "--json", "--quiet"])
     assert doc["lengths_agree"] is True
-    assert set(doc["heuristics"]) == {"misplaced", "manhattan", "linear-conflict", "pdb"}
+    assert set(doc["heuristics"]) == {"misplaced", "manhattan", "linear-conflict", "walking-distance", "pdb"}
     assert all(v["solved"] == 4 for v in doc["heuristics"].values())
     assert (doc["heuristics"]["manhattan"]["mean_nodes_generated"]
             <= doc["heuristics"]["misplaced"]["mean_nodes_generated"])
