@@ -32,7 +32,9 @@ def _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, h
     nothing: a group's value already has the parity of its tiles' Manhattan sum.)
 
     Returns as soon as a lookup alone exceeds `limit`: that child is pruned, so the
-    other lookups (and new_idx/new_hl, which are then incomplete) are not needed."""
+    other lookups (and new_idx/new_hl, which are then incomplete) are not needed. The
+    partial max is still a lower bound of h, so the next bound taken from it never
+    passes the true minimum f and optimality holds (at worst an iteration repeats)."""
     best = 0
     for l in range(nlk):
         g = lk_grp[l * n + t]
