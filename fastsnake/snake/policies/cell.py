@@ -34,18 +34,48 @@ boards are refused.
 import numpy as np
 from numba import njit
 
-from fastsnake.search.astar import A_PATH, astar_buffers, astar_grid
+from fastsnake.search.astar import astar_grid
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW, BoardError
 from fastsnake.snake.cycles import random_cells, tree_outline_next
 from fastsnake.snake.engine import G_BODY, G_CFG, G_RNG, lay_body_random, play_recorded, sweep_chunk
 from fastsnake.snake.policies import Policy, register
 from fastsnake.snake.rng import POLICY_STREAM, mix64
 
-# Workspace slots.
-(W_NBR2, W_BLK, W_SIDE, W_PATHS, W_FREE_AT, W_BLK_FREE, W_EDGE_UNTIL, W_WIN, W_STAMP, W_QUEUE, W_BITS,
- W_NXT, W_PLAN, W_META, W_RNG, W_CELLS, W_SEQ, W_SEQ2, W_TRY, W_PARAMS) = range(20)
-# W_META: committed plan length, next plan index, its apple, the move number it expects, stamp generation.
-M_LEN, M_POS, M_APPLE, M_MOVES, M_GEN, M_OUTLINE, M_SEARCHES, M_OUTLINES = range(8)
+# The workspace is two flat arrays, (I int32, L int64): every array argument
+# of a njit call costs an atomic incref and decref per call, and a tuple of
+# 30 arrays made each move ~1000 cycles of reference counting. Segments of I
+# (offsets from `_layout`): right-hand table, blocks, sides, time tables,
+# stamps, plans, bodies and the A* buffers; L holds the plan state, the
+# parameters, the RNG, the A* generation and heap.
+(O_NBR2, O_BLK, O_SIDE, O_FREE_AT, O_BLK_FREE, O_EDGE_UNTIL, O_WIN, O_STAMP, O_QUEUE, O_BITS, O_NXT, O_PLAN,
+ O_CELLS, O_SEQ, O_SEQ2, O_TRY, O_AG, O_APARENT, O_AOPEN, O_ACLOSED, O_APATH, O_END) = range(22)
+# L: committed plan length, next plan index, its apple, the move number it expects, stamp generation,
+# whether the plan is an outline walk; then board shape and tail rule, parameters, RNG, A* generation, heap.
+M_LEN, M_POS, M_APPLE, M_MOVES, M_GEN, M_OUTLINE, M_ROWS, M_COLS, M_TAIL, M_PARAMS = range(10)
+L_RNG = M_PARAMS + 3
+L_AGEN = L_RNG + 1
+L_HEAP = L_AGEN + 1
+# I starts with a header: I[k] is where segment k starts (the A* predicate receives I alone).
+_HEADER = O_END + 1
+
+
+@njit(cache=True, inline="always")
+def _layout(n, nb):
+    """Start of each segment of I (index O_*), and O_END: its size."""
+    sizes = (4 * n, n, n, n, nb, 2 * nb, 2 * n + 2, 5 * nb, nb, nb, n, 2 * n + 2,
+             n, n, n, 2 * n + 2, n, n, n, n, n)
+    out = np.empty(O_END + 1, np.int64)
+    at = _HEADER
+    for k in range(O_END):
+        out[k] = at
+        at += sizes[k]
+    out[O_END] = at
+    return out
+
+
+@njit(cache=True, inline="always")
+def _seg(I, k, size):
+    return I[I[k]:I[k] + size]
 
 
 @njit(cache=True)
@@ -110,42 +140,35 @@ def _alloc(cfg, nbr, params):
     rows, cols = cfg[CFG_ROWS], cfg[CFG_COLS]
     n = rows * cols
     nb = (rows // 2) * (cols // 2)
+    o = _layout(n, nb)
+    I = np.zeros(o[O_END], np.int32)
     blk, side = block_tables(rows, cols)
-    return (
-        right_hand_table(nbr, rows, cols),
-        blk,
-        side,
-        astar_buffers(n),
-        np.zeros(n, np.int32),  # free_at: first move number at which a body cell may be entered
-        np.zeros(nb, np.int32),  # first move number at which a block holds no body cell
-        np.zeros(2 * nb, np.int32),  # move number until which the body still crosses an edge
-        np.empty(2 * n + 2, np.int32),  # window: the body left after a plan
-        np.zeros(5 * nb, np.int32),  # stamps: blocks [0, nb), crossed edges [nb, 3nb), edges passed along [3nb, 5nb)
-        np.empty(nb, np.int32),  # BFS queue over blocks
-        np.zeros(nb, np.uint8),  # spanning tree edge bits (1 up, 2 right, 4 down, 8 left)
-        np.empty(n, np.int32),  # outline successor
-        np.empty(2 * n + 2, np.uint8),  # committed plan (moves)
-        np.zeros(8, np.int64),  # plan state; the last two count searches and outline plans
-        np.zeros(1, np.uint64),
-        np.empty(n, np.int32),
-        np.empty(n, np.int32),  # the body, tail first
-        np.empty(n, np.int32),  # the body after a detour's first leg
-        np.empty(2 * n + 2, np.uint8),  # plan under test (moves)
-        params,
-    )
+    I[o[O_NBR2]:o[O_NBR2] + 4 * n] = right_hand_table(nbr, rows, cols)
+    I[o[O_BLK]:o[O_BLK] + n] = blk
+    I[o[O_SIDE]:o[O_SIDE] + n] = side
+    I[:_HEADER] = o
+    L = np.zeros(L_HEAP + 4 * n + 4, np.int64)
+    L[M_ROWS] = rows
+    L[M_COLS] = cols
+    L[M_TAIL] = cfg[CFG_TAIL_RULE]
+    L[M_PARAMS:M_PARAMS + 3] = params
+    return (I, L)
 
 
 @njit(cache=True)
 def _reset(ws, g):
     """Start body on the outline of a random block tree (policy stream of the game)."""
+    I, L = ws
     cfg = g[G_CFG]
-    rng = ws[W_RNG]
+    rows, cols = cfg[CFG_ROWS], cfg[CFG_COLS]
+    rng = L[L_RNG:L_RNG + 1].view(np.uint64)
     rng[0] = mix64(g[G_RNG][1] ^ POLICY_STREAM)
-    random_cells(cfg[CFG_ROWS], cfg[CFG_COLS], rng, ws[W_CELLS])
-    lay_body_random(g, ws[W_CELLS], True)
-    ws[W_META][M_LEN] = 0
-    ws[W_META][M_POS] = 0
-    ws[W_META][M_MOVES] = -1
+    cells = _seg(I, O_CELLS, rows * cols)
+    random_cells(rows, cols, rng, cells)
+    lay_body_random(g, cells, True)
+    L[M_LEN] = 0
+    L[M_POS] = 0
+    L[M_MOVES] = -1
 
 
 @njit(cache=True)
@@ -208,37 +231,40 @@ def blocks_connected(stamp, queue, gen, nb, hc, start):
 
 
 @njit(cache=True, inline="always")
-def _passable(ctx, frm, to, gm):
+def _passable(I, frm, to, gm):
     """Free when entered (time-aware), and no new block loop as far as the body goes."""
-    free_at, blk, blk_free, side, edge_until = ctx
-    if gm < free_at[to]:
+    if gm < I[I[O_FREE_AT] + to]:
         return False
-    bt = blk[to]
-    if blk[frm] == bt or blk_free[bt] <= gm:
+    ob = I[O_BLK]
+    bt = I[ob + to]
+    if I[ob + frm] == bt or I[I[O_BLK_FREE] + bt] <= gm:
         return True
     # Crossing back over an edge the body still crosses adds no block edge.
-    return edge_until[side[frm]] >= gm
+    return I[I[O_EDGE_UNTIL] + I[I[O_SIDE] + frm]] >= gm
 
 
-@njit(cache=True)
-def _next_gen(meta, stamp):
-    meta[M_GEN] += 2
-    if meta[M_GEN] >= 2**31 - 4:
+@njit(cache=True, inline="always")
+def _next_gen(L, stamp):
+    L[M_GEN] += 2
+    if L[M_GEN] >= 2**31 - 4:
         stamp[:] = 0
-        meta[M_GEN] = 2
-    return np.int32(meta[M_GEN])
+        L[M_GEN] = 2
+    return np.int32(L[M_GEN])
 
 
 @njit(cache=True)
-def _leg(ws, cfg, seq, length, goal, avoid):
+def _leg(I, L, seq, length, goal, avoid):
     """Time-aware right-hand A* from the head of body seq[:length] (tail first) to `goal`.
 
     `avoid` (a cell or -1) is never entered. Returns the number of moves (0: none);
-    the cells entered are in the A* buffer's path.
+    the cells entered are in segment O_APATH.
     """
-    blk, side = ws[W_BLK], ws[W_SIDE]
-    free_at, blk_free, edge_until = ws[W_FREE_AT], ws[W_BLK_FREE], ws[W_EDGE_UNTIL]
-    slack = 1 if cfg[CFG_TAIL_RULE] == TAIL_FOLLOW else 2
+    cols = L[M_COLS]
+    n = L[M_ROWS] * cols
+    nb = n // 4
+    blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
+    free_at, blk_free, edge_until = _seg(I, O_FREE_AT, n), _seg(I, O_BLK_FREE, nb), _seg(I, O_EDGE_UNTIL, 2 * nb)
+    slack = 1 if L[M_TAIL] == TAIL_FOLLOW else 2
     free_at[:] = 0
     blk_free[:] = 0
     edge_until[:] = 0
@@ -257,8 +283,9 @@ def _leg(ws, cfg, seq, length, goal, avoid):
         prev = cell
     if avoid >= 0:
         free_at[avoid] = 2**30
-    steps = astar_grid(ws[W_PATHS], ws[W_NBR2], cfg[CFG_COLS], seq[length - 1], goal, _passable,
-                       (free_at, blk, blk_free, side, edge_until))
+    buf = (_seg(I, O_AG, n), _seg(I, O_APARENT, n), _seg(I, O_AOPEN, n), _seg(I, O_ACLOSED, n),
+           L[L_AGEN:L_AGEN + 1], L[L_HEAP:L_HEAP + 4 * n + 4], _seg(I, O_APATH, n))
+    steps = astar_grid(buf, _seg(I, O_NBR2, 4 * n), cols, seq[length - 1], goal, _passable, I)
     return max(steps, 0)
 
 
@@ -288,18 +315,19 @@ def _to_moves(nbr2, start, path, steps, plan, at):
 
 
 @njit(cache=True)
-def _search(ws, g, st):
-    """A plan to the apple that ends on some outline, into W_TRY; returns its length (0: none).
+def _search(I, L, body, st):
+    """A plan to the apple that ends on some outline, into segment O_TRY; returns its length (0: none).
 
     First the shortest path; if the position it leaves cuts blocks off, a
     detour through the nearest cut-off cell, then on to the apple.
     """
-    cfg = g[G_CFG]
-    body = g[G_BODY]
     n = body.shape[0]
-    seq, seq2, win, trial = ws[W_SEQ], ws[W_SEQ2], ws[W_WIN], ws[W_TRY]
-    nbr2, blk, side, stamp = ws[W_NBR2], ws[W_BLK], ws[W_SIDE], ws[W_STAMP]
-    path = ws[W_PATHS][A_PATH]
+    cols = L[M_COLS]
+    hc = cols // 2
+    nb = n // 4
+    seq, seq2, win, trial = _seg(I, O_SEQ, n), _seg(I, O_SEQ2, n), _seg(I, O_WIN, 2 * n + 2), _seg(I, O_TRY, 2 * n + 2)
+    nbr2, blk, side, stamp = _seg(I, O_NBR2, 4 * n), _seg(I, O_BLK, n), _seg(I, O_SIDE, n), _seg(I, O_STAMP, 5 * nb)
+    queue, path = _seg(I, O_QUEUE, nb), _seg(I, O_APATH, n)
     length = st.length
     i = st.tail_i
     for k in range(length):
@@ -307,20 +335,17 @@ def _search(ws, g, st):
         i += 1
         if i == n:
             i = 0
-    steps = _leg(ws, cfg, seq, length, st.apple, -1)
+    steps = _leg(I, L, seq, length, st.apple, -1)
     if steps == 0:
         return 0
     _to_moves(nbr2, st.head, path, steps, trial, 0)
     if length + 1 == n:
         return steps
-    cols = cfg[CFG_COLS]
-    hc = cols // 2
-    nb = (cfg[CFG_ROWS] // 2) * hc
     m = _advance(seq, length, path, steps, length + 1, win)
-    gen = _next_gen(ws[W_META], stamp)
-    if on_some_outline(blk, side, stamp, ws[W_QUEUE], gen, nb, hc, win, m):
+    gen = _next_gen(L, stamp)
+    if on_some_outline(blk, side, stamp, queue, gen, nb, hc, win, m):
         return steps
-    if ws[W_PARAMS][1] == 0:
+    if L[M_PARAMS + 1] == 0:
         return 0
     # Detour: the free cell of a cut-off block nearest to the head (Manhattan).
     best, best_d = -1, 1 << 30
@@ -333,37 +358,36 @@ def _search(ws, g, st):
             best, best_d = cell, d
     if best < 0:
         return 0
-    steps1 = _leg(ws, cfg, seq, length, best, st.apple)
+    steps1 = _leg(I, L, seq, length, best, st.apple)
     if steps1 == 0:
         return 0
     _to_moves(nbr2, st.head, path, steps1, trial, 0)
     _advance(seq, length, path, steps1, length, seq2)
-    steps2 = _leg(ws, cfg, seq2, length, st.apple, -1)
+    steps2 = _leg(I, L, seq2, length, st.apple, -1)
     if steps2 == 0:
         return 0
     _to_moves(nbr2, best, path, steps2, trial, steps1)
     m = _advance(seq2, length, path, steps2, length + 1, win)
-    gen = _next_gen(ws[W_META], stamp)
-    if on_some_outline(blk, side, stamp, ws[W_QUEUE], gen, nb, hc, win, m):
+    gen = _next_gen(L, stamp)
+    if on_some_outline(blk, side, stamp, queue, gen, nb, hc, win, m):
         return steps1 + steps2
     return 0
 
 
 @njit(cache=True)
-def _outline_plan(ws, g, st):
+def _outline_plan(I, L, body, st):
     """Commit to the outline of a spanning tree through the body's crossings, up to the apple.
 
     Blocks are attached breadth-first from the body's blocks, head first, so
     the outline leaves the head into free blocks nearby. Returns the plan length.
     """
-    cfg = g[G_CFG]
-    rows, cols = cfg[CFG_ROWS], cfg[CFG_COLS]
+    rows, cols = L[M_ROWS], L[M_COLS]
     hc = cols // 2
-    nb = (rows // 2) * hc
-    blk, side, stamp, queue, bits, nxt = ws[W_BLK], ws[W_SIDE], ws[W_STAMP], ws[W_QUEUE], ws[W_BITS], ws[W_NXT]
-    body = g[G_BODY]
     n = body.shape[0]
-    gen = _next_gen(ws[W_META], stamp)
+    nb = n // 4
+    blk, side, stamp, queue = _seg(I, O_BLK, n), _seg(I, O_SIDE, n), _seg(I, O_STAMP, 5 * nb), _seg(I, O_QUEUE, nb)
+    bits, nxt = _seg(I, O_BITS, nb), _seg(I, O_NXT, n)
+    gen = _next_gen(L, stamp)
     bits[:] = 0
     forb = 3 * nb
     tail = 0
@@ -417,8 +441,8 @@ def _outline_plan(ws, g, st):
             tail += 1
             _set_edge(bits, e, hc)
     tree_outline_next(rows, cols, bits, nxt)
-    plan = ws[W_PLAN]
-    nbr2 = ws[W_NBR2]
+    plan = _seg(I, O_PLAN, 2 * n + 2)
+    nbr2 = _seg(I, O_NBR2, 4 * n)
     cell = st.head
     steps = 0
     while cell != st.apple and steps < n:
@@ -435,58 +459,64 @@ def _outline_plan(ws, g, st):
 def _set_edge(bits, e, hc):
     b = e >> 1
     if e & 1:
-        bits[b] |= np.uint8(4)
-        bits[b + hc] |= np.uint8(1)
+        bits[b] |= 4
+        bits[b + hc] |= 1
     else:
-        bits[b] |= np.uint8(2)
-        bits[b + 1] |= np.uint8(8)
+        bits[b] |= 2
+        bits[b + 1] |= 8
 
 
 @njit(cache=True)
-def _replan(ws, g, st):
+def _replan(I, L, body, st):
     """Search (maybe keep the committed plan), fall back on an outline; returns the move."""
-    meta, plan = ws[W_META], ws[W_PLAN]
-    if meta[M_MOVES] != st.moves or meta[M_APPLE] != st.apple:
-        meta[M_LEN] = 0
-        meta[M_POS] = 0
-    left = meta[M_LEN] - meta[M_POS]
+    n = body.shape[0]
+    plan = _seg(I, O_PLAN, 2 * n + 2)
+    if L[M_MOVES] != st.moves or L[M_APPLE] != st.apple:
+        L[M_LEN] = 0
+        L[M_POS] = 0
+    left = L[M_LEN] - L[M_POS]
     steps = 0
-    if left == 0 or meta[M_POS] % ws[W_PARAMS][2] == 0:
-        steps = _search(ws, g, st)
-        meta[M_SEARCHES] += 1
+    if left == 0 or L[M_POS] % L[M_PARAMS + 2] == 0:
+        steps = _search(I, L, body, st)
     if steps > 0 and (left == 0 or steps < left):
-        plan[:steps] = ws[W_TRY][:steps]
-        meta[M_LEN] = steps
-        meta[M_POS] = 0
-        meta[M_OUTLINE] = ws[W_PARAMS][0]
+        plan[:steps] = _seg(I, O_TRY, steps)
+        L[M_LEN] = steps
+        L[M_POS] = 0
+        L[M_OUTLINE] = L[M_PARAMS]
     elif left == 0:
-        meta[M_LEN] = _outline_plan(ws, g, st)
-        meta[M_POS] = 0
-        meta[M_OUTLINE] = 1
-        meta[M_OUTLINES] += 1
-    move = plan[meta[M_POS]]
-    meta[M_POS] += 1
-    meta[M_MOVES] = st.moves + 1
-    meta[M_APPLE] = st.apple
+        L[M_LEN] = _outline_plan(I, L, body, st)
+        L[M_POS] = 0
+        L[M_OUTLINE] = 1
+    move = plan[L[M_POS]]
+    L[M_POS] += 1
+    L[M_MOVES] = st.moves + 1
+    L[M_APPLE] = st.apple
     return move
+
+
+@njit(cache=True)
+def _step(I, L, body, st):
+    # Fast path: the committed shortest plan stands until the apple (re-planning
+    # it only finds something shorter when the A* tie-breaks differ: rare).
+    pos = L[M_POS]
+    if L[M_OUTLINE] == 0 and pos < L[M_LEN] and L[M_MOVES] == st.moves and L[M_APPLE] == st.apple:
+        L[M_POS] = pos + 1
+        L[M_MOVES] = st.moves + 1
+        return I[I[O_PLAN] + pos]
+    return _replan(I, L, body, st)
 
 
 @njit(cache=True, inline="always")
 def _decide(ws, g, st):
-    # Fast path: the committed shortest plan stands until the apple (re-planning
-    # it only finds something shorter when the A* tie-breaks differ: rare).
-    meta = ws[W_META]
-    pos = meta[M_POS]
-    if meta[M_OUTLINE] == 0 and pos < meta[M_LEN] and meta[M_MOVES] == st.moves and meta[M_APPLE] == st.apple:
-        meta[M_POS] = pos + 1
-        meta[M_MOVES] = st.moves + 1
-        return ws[W_PLAN][pos]
-    return _replan(ws, g, st)
+    # One straight-line block, so the tuple's reference counts cancel: only the
+    # three arrays _step takes are counted per move.
+    return _step(ws[0], ws[1], g[G_BODY], st)
 
 
 @njit(cache=True)
 def _cells(ws):
-    return ws[W_CELLS]
+    I = ws[0]
+    return I[I[O_CELLS]:I[O_CELLS + 1]]
 
 
 @njit(cache=True, parallel=True)
