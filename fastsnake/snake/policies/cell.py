@@ -50,8 +50,8 @@ from fastsnake.snake.rng import POLICY_STREAM, mix64
 (O_NBR2, O_BLK, O_SIDE, O_FREE_AT, O_BLK_FREE, O_EDGE_UNTIL, O_WIN, O_STAMP, O_QUEUE, O_BITS, O_NXT, O_PLAN,
  O_CELLS, O_SEQ, O_SEQ2, O_TRY, O_AG, O_APARENT, O_AOPEN, O_ACLOSED, O_APATH, O_END) = range(22)
 # L: committed plan length, next plan index, its apple, the move number it expects, stamp generation,
-# whether the plan is an outline walk; then board shape and tail rule, parameters, RNG, A* generation, heap.
-M_LEN, M_POS, M_APPLE, M_MOVES, M_GEN, M_OUTLINE, M_ROWS, M_COLS, M_TAIL, M_PARAMS = range(10)
+# whether the plan is an outline walk, the last shortest path's length (even when refused); then board shape and tail rule, parameters, RNG, A* generation, heap.
+M_LEN, M_POS, M_APPLE, M_MOVES, M_GEN, M_OUTLINE, M_DIRECT, M_ROWS, M_COLS, M_TAIL, M_PARAMS = range(11)
 L_RNG = M_PARAMS + 3
 L_AGEN = L_RNG + 1
 L_HEAP = L_AGEN + 1
@@ -336,6 +336,7 @@ def _search(I, L, body, st):
         if i == n:
             i = 0
     steps = _leg(I, L, seq, length, st.apple, -1)
+    L[M_DIRECT] = steps
     if steps == 0:
         return 0
     _to_moves(nbr2, st.head, path, steps, trial, 0)
@@ -476,7 +477,7 @@ def _replan(I, L, body, st):
         L[M_POS] = 0
     left = L[M_LEN] - L[M_POS]
     steps = 0
-    if left == 0 or L[M_POS] % L[M_PARAMS + 2] == 0:
+    if left == 0 or (L[M_POS] % L[M_PARAMS + 2] == 0 and L[M_DIRECT] < left):
         steps = _search(I, L, body, st)
     if steps > 0 and (left == 0 or steps < left):
         plan[:steps] = _seg(I, O_TRY, steps)
@@ -487,6 +488,12 @@ def _replan(I, L, body, st):
         L[M_LEN] = _outline_plan(I, L, body, st)
         L[M_POS] = 0
         L[M_OUTLINE] = 1
+        if L[M_DIRECT] == 0:
+            L[M_DIRECT] = -1
+    # No plan can beat the walk once the shortest path is as long as what is left
+    # of it: the shortest path shrinks by at most one a move, like the walk.
+    if L[M_DIRECT] > 0:
+        L[M_DIRECT] -= 1
     move = plan[L[M_POS]]
     L[M_POS] += 1
     L[M_MOVES] = st.moves + 1
