@@ -9,7 +9,7 @@ import numpy as np
 
 from fastsnake.puzzle import board as B
 from fastsnake.puzzle.astar import A_BUDGET, A_EXHAUSTED, A_FOUND, A_GROW, AStarSearch
-from fastsnake.puzzle.heuristics import (_LC_BUF, H_PDB, H_WALKING, H_ZERO, _h_eval, build_context,
+from fastsnake.puzzle.heuristics import (_LC_BUF, H_PDB, H_WALKING, _h_eval, build_context,
                                          heuristic_code)
 from fastsnake.puzzle.idastar import IDA_BUDGET, IDA_FOUND, IdaSearch
 

@@ -209,3 +209,9 @@ def region_size(rows, cols, blocked, start):
                 seen.add(nxt)
                 queue.append(nxt)
     return len(seen)
+
+
+def check(replay):
+    """`check_replay` of a fastsnake Replay object."""
+    return check_replay(replay.rows, replay.cols, replay.body, replay.moves, replay.apples,
+                        replay.outcome, replay.tail_rule)

@@ -100,9 +100,7 @@ def test_play_is_the_game_the_sweep_played(tmp_path):
         )
 
 
-def check(replay):
-    return naive.check_replay(replay.rows, replay.cols, replay.body, replay.moves, replay.apples,
-                              replay.outcome, replay.tail_rule)
+check = naive.check
 
 
 @pytest.mark.parametrize("policy,tail,length", [("greedy", "follow", 3), ("greedy", "blocked", 1), ("cycle", "blocked", 1)])
