@@ -94,23 +94,7 @@ def in_order(body, order):
     return all(a < b for a, b in zip(span, span[1:]))
 
 
-def bfs_path_length(rows, cols, passable, start, goal):
-    """Shortest path with a per-edge predicate passable(frm, to)."""
-    if start == goal:
-        return 0
-    seen = {start}
-    queue = deque([(start, 0)])
-    while queue:
-        cell, d = queue.popleft()
-        for m in range(4):
-            v = naive.neighbour(rows, cols, cell, m)
-            if v is None or v in seen or not passable(cell, v):
-                continue
-            if v == goal:
-                return d + 1
-            seen.add(v)
-            queue.append((v, d + 1))
-    return -1
+bfs_path_length = naive.bfs_path_length
 
 
 SCAN = (0, 2, 3, 1)  # up, down, left, right: the original's neighbour order

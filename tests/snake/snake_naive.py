@@ -179,8 +179,8 @@ def is_hamiltonian_cycle(cells, rows, cols) -> bool:
     return True
 
 
-def bfs_distance(rows, cols, blocked, start, goal):
-    """Shortest path length start->goal avoiding blocked cells (start/goal may be free)."""
+def bfs_path_length(rows, cols, passable, start, goal):
+    """Shortest path length start->goal with a per-edge predicate passable(frm, to); -1 if none."""
     if start == goal:
         return 0
     seen = {start}
@@ -189,13 +189,18 @@ def bfs_distance(rows, cols, blocked, start, goal):
         cell, d = queue.popleft()
         for move in range(4):
             nxt = neighbour(rows, cols, cell, move)
-            if nxt is None or nxt in seen or nxt in blocked:
+            if nxt is None or nxt in seen or not passable(cell, nxt):
                 continue
             if nxt == goal:
                 return d + 1
             seen.add(nxt)
             queue.append((nxt, d + 1))
     return -1
+
+
+def bfs_distance(rows, cols, blocked, start, goal):
+    """Shortest path length start->goal avoiding blocked cells (start/goal may be free)."""
+    return bfs_path_length(rows, cols, lambda frm, to: to not in blocked, start, goal)
 
 
 def region_size(rows, cols, blocked, start):
