@@ -47,7 +47,7 @@ def _next_generation(buf):
 
 
 @njit(cache=True, inline="always")
-def manhattan(a, b, cols):
+def manhattan(cols, a, b):
     ra = a // cols
     rb = b // cols
     return abs(ra - rb) + abs((a - ra * cols) - (b - rb * cols))
@@ -61,6 +61,24 @@ def astar_grid(buf, nbr, cols, start, goal, passable, ctx):
     Ties in f are broken towards smaller h, then smaller cell index, so results
     are deterministic.
     """
+    return astar_grid_within(buf, nbr, cols, start, goal, passable, ctx, 2**30)
+
+
+@njit(cache=True, inline="always")
+def astar_grid_within(buf, nbr, cols, start, goal, passable, ctx, limit):
+    """`astar_grid` for paths of at most `limit` moves: -1 if there is none."""
+    return astar_within(buf, nbr, start, goal, passable, ctx, manhattan, cols, limit)
+
+
+@njit(cache=True, inline="always")
+def astar_within(buf, nbr, start, goal, passable, ctx, heuristic, hctx, limit):
+    """A* with an njit heuristic(hctx, cell, goal) (admissible and consistent), paths of at most `limit` moves.
+
+    Nodes with f > limit are never queued. They could only be popped after
+    every node with f <= limit, so a path within the limit, and which one is
+    found, is the same as without it; a search that cannot succeed stops early.
+    Returns the path length or -1, the path in buf[A_PATH] as in `astar_grid`.
+    """
     g, parent, opened, closed = buf[A_G], buf[A_PARENT], buf[A_OPEN], buf[A_CLOSED]
     heap, path = buf[A_HEAP], buf[A_PATH]
     gen = _next_generation(buf)
@@ -69,7 +87,9 @@ def astar_grid(buf, nbr, cols, start, goal, passable, ctx):
     g[start] = 0
     opened[start] = gen
     parent[start] = -1
-    h0 = manhattan(start, goal, cols)
+    h0 = heuristic(hctx, start, goal)
+    if h0 > limit:
+        return -1
     size = heap_push(heap, 0, (np.int64(h0) << 42) | (np.int64(h0) << _CELL_BITS) | start)
     while size > 0:
         key, size = heap_pop(heap, size)
@@ -91,12 +111,14 @@ def astar_grid(buf, nbr, cols, start, goal, passable, ctx):
                 continue
             if opened[v] == gen and g[v] <= gu:
                 continue
+            h = heuristic(hctx, v, goal)
+            if gu + h > limit:
+                continue
             if not passable(ctx, u, v, gu):
                 continue
             opened[v] = gen
             g[v] = gu
             parent[v] = u
-            h = manhattan(v, goal, cols)
             size = heap_push(heap, size, (np.int64(gu + h) << 42) | (np.int64(h) << _CELL_BITS) | v)
     return -1
 

@@ -36,3 +36,45 @@ def flood_count(buf, nbr, blocked, start):
                 queue[tail] = v
                 tail += 1
     return tail
+
+
+@njit(cache=True)
+def distances_from(nbr, start, dist, queue):
+    """Unit-cost distances from `start` along `nbr` (out-edges; -1: no edge) into dist (-1: unreachable)."""
+    dist[:] = -1
+    dist[start] = 0
+    queue[0] = start
+    head, tail = 0, 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        du = dist[u] + 1
+        for move in range(4):
+            v = nbr[u * 4 + move]
+            if v >= 0 and dist[v] < 0:
+                dist[v] = du
+                queue[tail] = v
+                tail += 1
+    return tail
+
+
+@njit(cache=True)
+def reversed_table(nbr):
+    """The neighbour table with every edge turned round: out[v*4+m] = u where nbr[u*4+m] = v."""
+    out = np.full(nbr.shape[0], -1, np.int32)
+    for u in range(nbr.shape[0] // 4):
+        for move in range(4):
+            v = nbr[u * 4 + move]
+            if v >= 0:
+                out[v * 4 + move] = u
+    return out
+
+
+@njit(cache=True)
+def distances_to_every_cell(nbr, out):
+    """out[t*n + v] = distance from v to t along the directed table nbr (-1: unreachable)."""
+    n = nbr.shape[0] // 4
+    rev = reversed_table(nbr)
+    queue = np.empty(n, np.int32)
+    for t in range(n):
+        distances_from(rev, t, out[t * n:(t + 1) * n], queue)

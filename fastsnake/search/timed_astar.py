@@ -72,7 +72,7 @@ def timed_astar(buf, nbr, cols, body_cells, opens, start, goal, budget):
         parent[0] = -1
         time_of[0] = 0
         used = 1
-        h0 = manhattan(start, goal, cols)
+        h0 = manhattan(cols, start, goal)
         size = heap_push(heap, 0, (np.int64(h0) << 42) | (np.int64(h0) << _ID_BITS))
         while size > 0:
             key, size = heap_pop(heap, size)
@@ -114,7 +114,7 @@ def timed_astar(buf, nbr, cols, body_cells, opens, start, goal, budget):
                 cell_of[used] = v
                 parent[used] = node
                 time_of[used] = t
-                h = manhattan(v, goal, cols)
+                h = manhattan(cols, v, goal)
                 size = heap_push(heap, size, (np.int64(t + h) << 42) | (np.int64(h) << _ID_BITS) | used)
                 used += 1
     for k in range(length):

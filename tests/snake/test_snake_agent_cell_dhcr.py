@@ -12,7 +12,7 @@ from fastsnake.errors import InputError
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import OUTCOME_NAMES, WON
 from fastsnake.snake.policies import get_policy, resolve_options
-from fastsnake.snake.policies.cell import block_tables, on_some_outline, right_hand_table
+from fastsnake.snake.policies.cell import block_links, block_tables, on_some_outline, right_hand_table
 from fastsnake.snake.rng import game_seed_py
 from fastsnake.snake.sweep import run_sweep
 
@@ -36,10 +36,10 @@ def test_outline_test_agrees_with_trying_every_spanning_tree(rows, cols, seed, l
         rows = 4
     walk = random_right_hand_walk(rows, cols, np.random.default_rng(seed), length)
     blk, side = block_tables(rows, cols)
-    hc = cols // 2
-    nb = (rows // 2) * hc
+    nb = (rows // 2) * (cols // 2)
     stamp = np.zeros(5 * nb, np.int32)
-    got = on_some_outline(blk, side, stamp, np.empty(nb, np.int32), np.int32(2), nb, hc, np.array(walk, np.int32), len(walk))
+    got = on_some_outline(blk, side, block_links(rows, cols), stamp, np.empty(nb, np.int32), np.int32(2), nb,
+                          np.array(walk, np.int32), len(walk))
     assert got == agent_naive.walk_on_some_outline(rows, cols, walk)
 
 

@@ -34,7 +34,8 @@ boards are refused.
 import numpy as np
 from numba import njit
 
-from fastsnake.search.astar import astar_grid
+from fastsnake.search.astar import astar_within
+from fastsnake.search.bfs import distances_to_every_cell
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW, BoardError
 from fastsnake.snake.cycles import random_cells, tree_outline_next
 from fastsnake.snake.engine import G_BODY, G_CFG, G_RNG, lay_body_random, play_recorded, sweep_chunk
@@ -48,22 +49,24 @@ from fastsnake.snake.rng import POLICY_STREAM, mix64
 # stamps, plans, bodies and the A* buffers; L holds the plan state, the
 # parameters, the RNG, the A* generation and heap.
 (O_NBR2, O_BLK, O_SIDE, O_FREE_AT, O_BLK_FREE, O_EDGE_UNTIL, O_WIN, O_STAMP, O_QUEUE, O_BITS, O_NXT, O_PLAN,
- O_CELLS, O_SEQ, O_SEQ2, O_TRY, O_AG, O_APARENT, O_AOPEN, O_ACLOSED, O_APATH, O_END) = range(22)
+ O_CELLS, O_SEQ, O_SEQ2, O_TRY, O_AG, O_APARENT, O_AOPEN, O_ACLOSED, O_APATH, O_HROW, O_LINKS, O_DIST, O_END) = range(25)
 # L: committed plan length, next plan index, its apple, the move number it expects, stamp generation,
 # whether the plan is an outline walk, the last shortest path's length (even when refused); then board shape and tail rule, parameters, RNG, A* generation, heap.
-M_LEN, M_POS, M_APPLE, M_MOVES, M_GEN, M_OUTLINE, M_DIRECT, M_ROWS, M_COLS, M_TAIL, M_PARAMS = range(11)
-L_RNG = M_PARAMS + 3
+M_LEN, M_POS, M_APPLE, M_MOVES, M_GEN, M_OUTLINE, M_DIRECT, M_DETOUR, M_ROWS, M_COLS, M_TAIL, M_PARAMS = range(12)
+L_RNG = M_PARAMS + 8
 L_AGEN = L_RNG + 1
 L_HEAP = L_AGEN + 1
 # I starts with a header: I[k] is where segment k starts (the A* predicate receives I alone).
 _HEADER = O_END + 1
+# Boards up to this many cells keep every right-hand distance (n² int32: 25 MB at 2,500).
+DIST_TABLE_CELLS = 2500
 
 
 @njit(cache=True, inline="always")
 def _layout(n, nb):
     """Start of each segment of I (index O_*), and O_END: its size."""
     sizes = (4 * n, n, n, n, nb, 2 * nb, 2 * n + 2, 5 * nb, nb, nb, n, 2 * n + 2,
-             n, n, n, 2 * n + 2, n, n, n, n, n)
+             n, n, n, 2 * n + 2, n, n, n, n, n, n, 8 * nb, n * n if n <= DIST_TABLE_CELLS else 0)
     out = np.empty(O_END + 1, np.int64)
     at = _HEADER
     for k in range(O_END):
@@ -146,12 +149,15 @@ def _alloc(cfg, nbr, params):
     I[o[O_NBR2]:o[O_NBR2] + 4 * n] = right_hand_table(nbr, rows, cols)
     I[o[O_BLK]:o[O_BLK] + n] = blk
     I[o[O_SIDE]:o[O_SIDE] + n] = side
+    I[o[O_LINKS]:o[O_LINKS] + 8 * nb] = block_links(rows, cols)
     I[:_HEADER] = o
+    if n <= DIST_TABLE_CELLS:
+        distances_to_every_cell(I[o[O_NBR2]:o[O_NBR2] + 4 * n], I[o[O_DIST]:o[O_DIST] + n * n])
     L = np.zeros(L_HEAP + 4 * n + 4, np.int64)
     L[M_ROWS] = rows
     L[M_COLS] = cols
     L[M_TAIL] = cfg[CFG_TAIL_RULE]
-    L[M_PARAMS:M_PARAMS + 3] = params
+    L[M_PARAMS:M_PARAMS + params.shape[0]] = params
     return (I, L)
 
 
@@ -172,7 +178,26 @@ def _reset(ws, g):
 
 
 @njit(cache=True)
-def on_some_outline(blk, side, stamp, queue, gen, nb, hc, win, m):
+def block_links(rows, cols):
+    """links[8b + 2d] = the block next to block b in direction d (-1: none), links[8b + 2d + 1] = their edge."""
+    hr, hc = rows // 2, cols // 2
+    nb = hr * hc
+    links = np.full(8 * nb, -1, np.int32)
+    for b in range(nb):
+        br, bc = b // hc, b % hc
+        if br > 0:
+            links[8 * b], links[8 * b + 1] = b - hc, 2 * (b - hc) + 1
+        if bc + 1 < hc:
+            links[8 * b + 2], links[8 * b + 3] = b + 1, 2 * b
+        if br + 1 < hr:
+            links[8 * b + 4], links[8 * b + 5] = b + hc, 2 * b + 1
+        if bc > 0:
+            links[8 * b + 6], links[8 * b + 7] = b - 1, 2 * (b - 1)
+    return links
+
+
+@njit(cache=True, inline="always")
+def on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m):
     """True if the right-hand walk win[:m] is a stretch of some spanning tree's outline.
 
     Uses stamps `gen` (blocks seen, crossed edges, edges passed along) and
@@ -194,13 +219,13 @@ def on_some_outline(blk, side, stamp, queue, gen, nb, hc, win, m):
                 elif stamp[nb + e] != gen:
                     stamp[nb + e] = gen
                     crossed += 1
-    reached = blocks_connected(stamp, queue, gen, nb, hc, blk[win[m - 1]])
+    reached = blocks_connected(links, stamp, queue, gen, nb, blk[win[m - 1]])
     # The crossed edges of a walk connect the blocks it visits: a forest iff a tree.
     return crossed == seen_blocks - 1 and reached == nb
 
 
-@njit(cache=True)
-def blocks_connected(stamp, queue, gen, nb, hc, start):
+@njit(cache=True, inline="always")
+def blocks_connected(links, stamp, queue, gen, nb, start):
     """Blocks reached from `start` over edges not passed along (stamped `gen`); marks them gen+1."""
     forb = 3 * nb
     mark = gen + 1
@@ -210,23 +235,12 @@ def blocks_connected(stamp, queue, gen, nb, hc, start):
     while head < tail:
         b = queue[head]
         head += 1
-        bc = b % hc
-        if bc + 1 < hc and stamp[forb + 2 * b] != gen and stamp[b + 1] != mark:
-            stamp[b + 1] = mark
-            queue[tail] = b + 1
-            tail += 1
-        if bc > 0 and stamp[forb + 2 * (b - 1)] != gen and stamp[b - 1] != mark:
-            stamp[b - 1] = mark
-            queue[tail] = b - 1
-            tail += 1
-        if b + hc < nb and stamp[forb + 2 * b + 1] != gen and stamp[b + hc] != mark:
-            stamp[b + hc] = mark
-            queue[tail] = b + hc
-            tail += 1
-        if b >= hc and stamp[forb + 2 * (b - hc) + 1] != gen and stamp[b - hc] != mark:
-            stamp[b - hc] = mark
-            queue[tail] = b - hc
-            tail += 1
+        for k in range(8 * b, 8 * b + 8, 2):
+            o = links[k]
+            if o >= 0 and stamp[o] != mark and stamp[forb + links[k + 1]] != gen:
+                stamp[o] = mark
+                queue[tail] = o
+                tail += 1
     return tail
 
 
@@ -244,6 +258,34 @@ def _passable(I, frm, to, gm):
 
 
 @njit(cache=True, inline="always")
+def _row_lookup(row, cell, goal):
+    return row[cell]
+
+
+@njit(cache=True, inline="always")
+def _distances_to(I, n, cols, goal):
+    """Right-hand distance on the empty board from every cell to `goal` (Manhattan on boards without the table)."""
+    if n <= DIST_TABLE_CELLS:
+        return I[I[O_DIST] + goal * n:I[O_DIST] + (goal + 1) * n]
+    row = _seg(I, O_HROW, n)
+    gr, gc = goal // cols, goal % cols
+    cell = 0
+    for r in range(n // cols):
+        for c in range(cols):
+            row[cell] = abs(r - gr) + abs(c - gc)
+            cell += 1
+    return row
+
+
+@njit(cache=True, inline="always")
+def _distance(I, n, cols, a, b):
+    """Right-hand distance a -> b on the empty board (Manhattan without the table)."""
+    if n <= DIST_TABLE_CELLS:
+        return I[I[O_DIST] + b * n + a]
+    return abs(a // cols - b // cols) + abs(a % cols - b % cols)
+
+
+@njit(cache=True, inline="always")
 def _next_gen(L, stamp):
     L[M_GEN] += 2
     if L[M_GEN] >= 2**31 - 4:
@@ -253,10 +295,11 @@ def _next_gen(L, stamp):
 
 
 @njit(cache=True)
-def _leg(I, L, seq, length, goal, avoid):
+def _leg(I, L, seq, length, goal, avoid, limit):
     """Time-aware right-hand A* from the head of body seq[:length] (tail first) to `goal`.
 
-    `avoid` (a cell or -1) is never entered. Returns the number of moves (0: none);
+    `avoid` (a cell or -1) is never entered; paths longer than `limit` are not
+    looked for. Returns the number of moves (0: none);
     the cells entered are in segment O_APATH.
     """
     cols = L[M_COLS]
@@ -285,7 +328,8 @@ def _leg(I, L, seq, length, goal, avoid):
         free_at[avoid] = 2**30
     buf = (_seg(I, O_AG, n), _seg(I, O_APARENT, n), _seg(I, O_AOPEN, n), _seg(I, O_ACLOSED, n),
            L[L_AGEN:L_AGEN + 1], L[L_HEAP:L_HEAP + 4 * n + 4], _seg(I, O_APATH, n))
-    steps = astar_grid(buf, _seg(I, O_NBR2, 4 * n), cols, seq[length - 1], goal, _passable, I)
+    steps = astar_within(buf, _seg(I, O_NBR2, 4 * n), seq[length - 1], goal, _passable, I, _row_lookup,
+                         _distances_to(I, n, cols, goal), limit)
     return max(steps, 0)
 
 
@@ -315,11 +359,11 @@ def _to_moves(nbr2, start, path, steps, plan, at):
 
 
 @njit(cache=True)
-def _search(I, L, body, st):
+def _search(I, L, body, st, bound):
     """A plan to the apple that ends on some outline, into segment O_TRY; returns its length (0: none).
 
-    First the shortest path; if the position it leaves cuts blocks off, a
-    detour through the nearest cut-off cell, then on to the apple.
+    First the shortest path; while the position it leaves cuts blocks off, a
+    detour through the nearest cut-off cell, then on to the apple again.
     """
     n = body.shape[0]
     cols = L[M_COLS]
@@ -335,43 +379,47 @@ def _search(I, L, body, st):
         i += 1
         if i == n:
             i = 0
-    steps = _leg(I, L, seq, length, st.apple, -1)
-    L[M_DIRECT] = steps
-    if steps == 0:
-        return 0
-    _to_moves(nbr2, st.head, path, steps, trial, 0)
-    if length + 1 == n:
-        return steps
-    m = _advance(seq, length, path, steps, length + 1, win)
-    gen = _next_gen(L, stamp)
-    if on_some_outline(blk, side, stamp, queue, gen, nb, hc, win, m):
-        return steps
-    if L[M_PARAMS + 1] == 0:
-        return 0
-    # Detour: the free cell of a cut-off block nearest to the head (Manhattan).
-    best, best_d = -1, 1 << 30
-    hr_, hc_ = st.head // cols, st.head % cols
-    for cell in range(n):
-        if stamp[blk[cell]] == gen + 1 or cell == st.apple:
-            continue
-        d = abs(cell // cols - hr_) + abs(cell % cols - hc_)
-        if d < best_d and d > 0:
-            best, best_d = cell, d
-    if best < 0:
-        return 0
-    steps1 = _leg(I, L, seq, length, best, st.apple)
-    if steps1 == 0:
-        return 0
-    _to_moves(nbr2, st.head, path, steps1, trial, 0)
-    _advance(seq, length, path, steps1, length, seq2)
-    steps2 = _leg(I, L, seq2, length, st.apple, -1)
-    if steps2 == 0:
-        return 0
-    _to_moves(nbr2, best, path, steps2, trial, steps1)
-    m = _advance(seq2, length, path, steps2, length + 1, win)
-    gen = _next_gen(L, stamp)
-    if on_some_outline(blk, side, stamp, queue, gen, nb, hc, win, m):
-        return steps1 + steps2
+    head = st.head
+    total = 0
+    rounds = L[M_PARAMS + 1]
+    for r in range(rounds + 1):
+        L[M_DETOUR] = r
+        steps = _leg(I, L, seq, length, st.apple, -1, (2 * n if L[M_PARAMS + 4] == 0 else bound) if r == 0 else bound - total)
+        if r == 0:
+            L[M_DIRECT] = steps
+        if steps == 0 or total + steps > 2 * n:
+            return 0
+        _to_moves(nbr2, head, path, steps, trial, total)
+        if length + 1 == n:
+            return total + steps
+        m = _advance(seq, length, path, steps, length + 1, win)
+        gen = _next_gen(L, stamp)
+        if on_some_outline(blk, side, _seg(I, O_LINKS, 8 * nb), stamp, queue, gen, nb, win, m):
+            return total + steps
+        if r == rounds:
+            return 0
+        # Detour: the free cell of a cut-off block nearest to the head (Manhattan).
+        best, best_d = -1, 1 << 30
+        hr_, hc_ = head // cols, head % cols
+        cell = 0
+        for r_ in range(n // cols):
+            for c_ in range(cols):
+                if stamp[blk[cell]] != gen + 1 and cell != st.apple:
+                    d = abs(r_ - hr_) + abs(c_ - hc_) if L[M_PARAMS + 5] == 0 else _distance(I, n, cols, head, cell)
+                    if d < best_d and d > 0:
+                        best, best_d = cell, d
+                cell += 1
+        if best < 0:
+            return 0
+        steps1 = _leg(I, L, seq, length, best, st.apple,
+                      bound - total - _distance(I, n, cols, best, st.apple))
+        if steps1 == 0 or total + steps1 > 2 * n:
+            return 0
+        _to_moves(nbr2, head, path, steps1, trial, total)
+        total += steps1
+        _advance(seq, length, path, steps1, length, seq2)
+        seq, seq2 = seq2, seq
+        head = best
     return 0
 
 
@@ -478,12 +526,12 @@ def _replan(I, L, body, st):
     left = L[M_LEN] - L[M_POS]
     steps = 0
     if left == 0 or (L[M_POS] % L[M_PARAMS + 2] == 0 and L[M_DIRECT] < left):
-        steps = _search(I, L, body, st)
+        steps = _search(I, L, body, st, left - 1 if left > 0 else 2 * n)
     if steps > 0 and (left == 0 or steps < left):
         plan[:steps] = _seg(I, O_TRY, steps)
         L[M_LEN] = steps
         L[M_POS] = 0
-        L[M_OUTLINE] = L[M_PARAMS]
+        L[M_OUTLINE] = L[M_PARAMS] if L[M_DETOUR] == 0 else L[M_PARAMS + 3]
     elif left == 0:
         L[M_LEN] = _outline_plan(I, L, body, st)
         L[M_POS] = 0
@@ -542,7 +590,7 @@ def cell_params(config, options) -> np.ndarray:
             f"policy 'cell' needs even rows and cols (2x2 blocks); board {config.rows}x{config.cols} has an odd side"
         )
     # [re-plan every move, try detours, re-search every k-th move of an outline plan]
-    return np.array([0, 1, 1], dtype=np.int64)
+    return np.array([0, 4, 8, 1, 1, 1], dtype=np.int64)
 
 
 register(
