@@ -45,17 +45,25 @@ from fastsnake.snake.rng import POLICY_STREAM, mix64
 # The workspace is two flat arrays, (I int32, L int64): every array argument
 # of a njit call costs an atomic incref and decref per call, and a tuple of
 # 30 arrays made each move ~1000 cycles of reference counting. Segments of I
-# (offsets from `_layout`): right-hand table, blocks, sides, time tables,
-# stamps, plans, bodies and the A* buffers; L holds the plan state, the
-# parameters, the RNG, the A* generation and heap.
-(O_NBR2, O_BLK, O_SIDE, O_FREE_AT, O_BLK_FREE, O_EDGE_UNTIL, O_WIN, O_STAMP, O_QUEUE, O_BITS, O_NXT, O_PLAN,
- O_CELLS, O_SEQ, O_SEQ2, O_TRY, O_AG, O_APARENT, O_AOPEN, O_ACLOSED, O_APATH, O_HROW, O_LINKS, O_DIST, O_END) = range(25)
+# (offsets from `_layout`): right-hand table, blocks, sides, stamps, plans,
+# the virtual path, the A* buffers and the distance table. L holds the plan
+# state, the parameters, the RNG, the A* generation and heap, then the entry
+# times (see `_passable`) with the undo log of a search.
+(O_NBR2, O_BLK, O_SIDE, O_WIN, O_STAMP, O_QUEUE, O_BITS, O_NXT, O_PLAN, O_CELLS, O_VPATH, O_TRY,
+ O_AG, O_APARENT, O_AOPEN, O_ACLOSED, O_APATH, O_HROW, O_LINKS, O_DIST, O_END) = range(21)
 # L: committed plan length, next plan index, its apple, the move number it expects, stamp generation,
-# whether the plan is an outline walk, the last shortest path's length (even when refused); then board shape and tail rule, parameters, RNG, A* generation, heap.
-M_LEN, M_POS, M_APPLE, M_MOVES, M_GEN, M_OUTLINE, M_DIRECT, M_DETOUR, M_ROWS, M_COLS, M_TAIL, M_PARAMS = range(12)
+# whether the plan may be re-searched, the last shortest path's length (even when refused), the detour
+# rounds of the last search, board shape and tail rule, the time base and the cell to avoid of the
+# current A*, the last move whose head was stamped, the undo log's length, offsets of the L segments
+# (blocks, sides, cell entry times, block entry times, edge times, undo log); then parameters, RNG,
+# A* generation, heap.
+(M_LEN, M_POS, M_APPLE, M_MOVES, M_GEN, M_OUTLINE, M_DIRECT, M_DETOUR, M_ROWS, M_COLS, M_TAIL, M_BASE, M_AVOID,
+ M_STAMPED, M_UNDO_N, M_OBLK, M_OSIDE, M_OENT, M_OBENT, M_OEDGE, M_OUNDO, M_PARAMS) = range(22)
 L_RNG = M_PARAMS + 8
 L_AGEN = L_RNG + 1
 L_HEAP = L_AGEN + 1
+# Entry time of a cell nobody entered this game.
+NEVER = -(1 << 40)
 # I starts with a header: I[k] is where segment k starts (the A* predicate receives I alone).
 _HEADER = O_END + 1
 # Boards up to this many cells keep every right-hand distance (n² int32: 25 MB at 2,500).
@@ -65,8 +73,8 @@ DIST_TABLE_CELLS = 2500
 @njit(cache=True, inline="always")
 def _layout(n, nb):
     """Start of each segment of I (index O_*), and O_END: its size."""
-    sizes = (4 * n, n, n, n, nb, 2 * nb, 2 * n + 2, 5 * nb, nb, nb, n, 2 * n + 2,
-             n, n, n, 2 * n + 2, n, n, n, n, n, n, 8 * nb, n * n if n <= DIST_TABLE_CELLS else 0)
+    sizes = (4 * n, n, n, 2 * n + 2, 5 * nb, nb, nb, n, 2 * n + 2, n, 2 * n + 2, 2 * n + 2,
+             n, n, n, n, n, n, 8 * nb, n * n if n <= DIST_TABLE_CELLS else 0)
     out = np.empty(O_END + 1, np.int64)
     at = _HEADER
     for k in range(O_END):
@@ -153,7 +161,13 @@ def _alloc(cfg, nbr, params):
     I[:_HEADER] = o
     if n <= DIST_TABLE_CELLS:
         distances_to_every_cell(I[o[O_NBR2]:o[O_NBR2] + 4 * n], I[o[O_DIST]:o[O_DIST] + n * n])
-    L = np.zeros(L_HEAP + 4 * n + 4, np.int64)
+    at = L_HEAP + 4 * n + 4
+    L = np.zeros(at + 3 * n + 3 * nb + 6 * (2 * n + 2), np.int64)
+    for k, size in ((M_OBLK, n), (M_OSIDE, n), (M_OENT, n), (M_OBENT, nb), (M_OEDGE, 2 * nb), (M_OUNDO, 0)):
+        L[k] = at
+        at += size
+    L[L[M_OBLK]:L[M_OBLK] + n] = blk
+    L[L[M_OSIDE]:L[M_OSIDE] + n] = side
     L[M_ROWS] = rows
     L[M_COLS] = cols
     L[M_TAIL] = cfg[CFG_TAIL_RULE]
@@ -175,6 +189,7 @@ def _reset(ws, g):
     L[M_LEN] = 0
     L[M_POS] = 0
     L[M_MOVES] = -1
+    L[M_STAMPED] = -2
 
 
 @njit(cache=True)
@@ -245,16 +260,104 @@ def blocks_connected(links, stamp, queue, gen, nb, start):
 
 
 @njit(cache=True, inline="always")
-def _passable(I, frm, to, gm):
-    """Free when entered (time-aware), and no new block loop as far as the body goes."""
-    if gm < I[I[O_FREE_AT] + to]:
+def _passable(L, frm, to, gm):
+    """Free when entered, and no new block loop as far as the body goes.
+
+    Times are move numbers at which the head entered (cells, blocks) or left
+    across an edge. With base = (entry time of the tail) - slack, a body cell
+    entered at t is free from move t - base on, a block once its last entered
+    cell is, and an edge is still crossed by the body until move t - base - 1.
+    """
+    base = L[M_BASE] + gm
+    if L[L[M_OENT] + to] > base or to == L[M_AVOID]:
         return False
-    ob = I[O_BLK]
-    bt = I[ob + to]
-    if I[ob + frm] == bt or I[I[O_BLK_FREE] + bt] <= gm:
+    ob = L[M_OBLK]
+    bt = L[ob + to]
+    if L[ob + frm] == bt or L[L[M_OBENT] + bt] <= base:
         return True
     # Crossing back over an edge the body still crosses adds no block edge.
-    return I[I[O_EDGE_UNTIL] + I[I[O_SIDE] + frm]] >= gm
+    return L[L[M_OEDGE] + L[L[M_OSIDE] + frm]] > base
+
+
+@njit(cache=True)
+def _stamp_body(L, body, st):
+    """Entry times of the whole body (tail first, the head entered at move st.moves)."""
+    n = body.shape[0]
+    nb = n // 4
+    oblk, oside, oent, obent, oedge = L[M_OBLK], L[M_OSIDE], L[M_OENT], L[M_OBENT], L[M_OEDGE]
+    L[oent:oent + n] = NEVER
+    L[obent:obent + nb] = NEVER
+    L[oedge:oedge + 2 * nb] = NEVER
+    t = st.moves - st.length + 1
+    i = st.tail_i
+    prev = -1
+    for k in range(st.length):
+        cell = body[i]
+        L[oent + cell] = t
+        L[obent + L[oblk + cell]] = t
+        if prev >= 0 and L[oblk + prev] != L[oblk + cell]:
+            L[oedge + L[oside + prev]] = t - 1
+        prev = cell
+        t += 1
+        i += 1
+        if i == n:
+            i = 0
+    L[M_STAMPED] = st.moves
+
+
+@njit(cache=True, inline="always")
+def _stamp_head(L, body, st):
+    """Keep the entry times current: O(1) a move, the whole body after a gap."""
+    if L[M_STAMPED] + 1 != st.moves:
+        _stamp_body(L, body, st)
+        return
+    t = st.moves
+    head = st.head
+    oblk = L[M_OBLK]
+    L[L[M_OENT] + head] = t
+    L[L[M_OBENT] + L[oblk + head]] = t
+    if st.length > 1:
+        i = st.head_i - 1
+        if i < 0:
+            i = body.shape[0] - 1
+        prev = body[i]
+        if L[oblk + prev] != L[oblk + head]:
+            L[L[M_OEDGE] + L[L[M_OSIDE] + prev]] = t - 1
+    L[M_STAMPED] = t
+
+
+@njit(cache=True, inline="always")
+def _log_set(L, idx, value, u):
+    L[u] = idx
+    L[u + 1] = L[idx]
+    L[idx] = value
+    return u + 2
+
+
+@njit(cache=True)
+def _stamp_virtual(L, path, steps, start, t0):
+    """Entry times for a planned leg start -> path[:steps] entered at t0+1..; old values go to the undo log."""
+    oblk, oside = L[M_OBLK], L[M_OSIDE]
+    u = L[M_OUNDO] + L[M_UNDO_N]
+    prev = start
+    for j in range(steps):
+        cell = path[j]
+        t = t0 + j + 1
+        u = _log_set(L, L[M_OENT] + cell, t, u)
+        b = L[oblk + cell]
+        u = _log_set(L, L[M_OBENT] + b, t, u)
+        if L[oblk + prev] != b:
+            u = _log_set(L, L[M_OEDGE] + L[oside + prev], t - 1, u)
+        prev = cell
+    L[M_UNDO_N] = u - L[M_OUNDO]
+
+
+@njit(cache=True)
+def _undo_virtual(L):
+    ou = L[M_OUNDO]
+    for k in range(L[M_UNDO_N] - 2, -1, -2):
+        L[L[ou + k]] = L[ou + k + 1]
+    L[M_UNDO_N] = 0
 
 
 @njit(cache=True, inline="always")
@@ -295,55 +398,44 @@ def _next_gen(L, stamp):
 
 
 @njit(cache=True)
-def _leg(I, L, seq, length, goal, avoid, limit):
-    """Time-aware right-hand A* from the head of body seq[:length] (tail first) to `goal`.
+def _leg(I, L, start, goal, limit):
+    """Time-aware right-hand A* from `start` to `goal` with the times set in L (M_BASE, M_AVOID).
 
-    `avoid` (a cell or -1) is never entered; paths longer than `limit` are not
-    looked for. Returns the number of moves (0: none);
-    the cells entered are in segment O_APATH.
+    Paths longer than `limit` are not looked for. Returns the number of moves
+    (0: none); the cells entered are in segment O_APATH.
     """
     cols = L[M_COLS]
     n = L[M_ROWS] * cols
-    nb = n // 4
-    blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
-    free_at, blk_free, edge_until = _seg(I, O_FREE_AT, n), _seg(I, O_BLK_FREE, nb), _seg(I, O_EDGE_UNTIL, 2 * nb)
-    slack = 1 if L[M_TAIL] == TAIL_FOLLOW else 2
-    free_at[:] = 0
-    blk_free[:] = 0
-    edge_until[:] = 0
-    prev = -1
-    for k in range(length):
-        cell = seq[k]
-        fa = k + slack
-        free_at[cell] = fa
-        b = blk[cell]
-        if blk_free[b] < fa:
-            blk_free[b] = fa
-        if prev >= 0 and blk[prev] != b:
-            e = side[prev]
-            if edge_until[e] < fa - 1:
-                edge_until[e] = fa - 1
-        prev = cell
-    if avoid >= 0:
-        free_at[avoid] = 2**30
     buf = (_seg(I, O_AG, n), _seg(I, O_APARENT, n), _seg(I, O_AOPEN, n), _seg(I, O_ACLOSED, n),
            L[L_AGEN:L_AGEN + 1], L[L_HEAP:L_HEAP + 4 * n + 4], _seg(I, O_APATH, n))
-    steps = astar_within(buf, _seg(I, O_NBR2, 4 * n), seq[length - 1], goal, _passable, I, _row_lookup,
+    steps = astar_within(buf, _seg(I, O_NBR2, 4 * n), start, goal, _passable, L, _row_lookup,
                          _distances_to(I, n, cols, goal), limit)
     return max(steps, 0)
 
 
 @njit(cache=True)
-def _advance(seq, length, path, steps, keep, out):
-    """out[:keep] = the last `keep` cells of seq[:length] + path[:steps]; returns keep."""
-    m = 0
-    first = length + steps - keep
-    for k in range(first, length):
-        out[m] = seq[k]
-        m += 1
-    for k in range(max(first - length, 0), steps):
-        out[m] = path[k]
-        m += 1
+def _walk_at_apple(body, st, vpath, total, path, steps, win):
+    """win = the body when the apple is eaten: the last length+1 cells of body, vpath[:total], path[:steps]."""
+    n = body.shape[0]
+    m = st.length + 1
+    first = total + steps - 1  # index into body ++ vpath ++ path
+    k = 0
+    if first < st.length:
+        i = st.tail_i + first
+        if i >= n:
+            i -= n
+        for _ in range(st.length - first):
+            win[k] = body[i]
+            k += 1
+            i += 1
+            if i == n:
+                i = 0
+    for j in range(max(first - st.length, 0), total):
+        win[k] = vpath[j]
+        k += 1
+    for j in range(max(first - st.length - total, 0), steps):
+        win[k] = path[j]
+        k += 1
     return m
 
 
@@ -360,45 +452,50 @@ def _to_moves(nbr2, start, path, steps, plan, at):
 
 @njit(cache=True)
 def _search(I, L, body, st, bound):
-    """A plan to the apple that ends on some outline, into segment O_TRY; returns its length (0: none).
+    """A plan to the apple of at most `bound` moves that ends on some outline, into segment O_TRY.
 
     First the shortest path; while the position it leaves cuts blocks off, a
     detour through the nearest cut-off cell, then on to the apple again.
+    Returns the plan length (0: none).
     """
+    steps = _chain(I, L, body, st, bound)
+    _undo_virtual(L)
+    return steps
+
+
+@njit(cache=True)
+def _chain(I, L, body, st, bound):
     n = body.shape[0]
     cols = L[M_COLS]
-    hc = cols // 2
     nb = n // 4
-    seq, seq2, win, trial = _seg(I, O_SEQ, n), _seg(I, O_SEQ2, n), _seg(I, O_WIN, 2 * n + 2), _seg(I, O_TRY, 2 * n + 2)
+    win, trial, vpath = _seg(I, O_WIN, 2 * n + 2), _seg(I, O_TRY, 2 * n + 2), _seg(I, O_VPATH, 2 * n + 2)
     nbr2, blk, side, stamp = _seg(I, O_NBR2, 4 * n), _seg(I, O_BLK, n), _seg(I, O_SIDE, n), _seg(I, O_STAMP, 5 * nb)
-    queue, path = _seg(I, O_QUEUE, nb), _seg(I, O_APATH, n)
-    length = st.length
-    i = st.tail_i
-    for k in range(length):
-        seq[k] = body[i]
-        i += 1
-        if i == n:
-            i = 0
+    queue, path, links = _seg(I, O_QUEUE, nb), _seg(I, O_APATH, n), _seg(I, O_LINKS, 8 * nb)
+    slack = 1 if L[M_TAIL] == TAIL_FOLLOW else 2
+    tail_time = st.moves - st.length + 1
     head = st.head
     total = 0
     rounds = L[M_PARAMS + 1]
     for r in range(rounds + 1):
         L[M_DETOUR] = r
-        steps = _leg(I, L, seq, length, st.apple, -1, (2 * n if L[M_PARAMS + 4] == 0 else bound) if r == 0 else bound - total)
+        # The tail has moved `total` cells along when this leg starts.
+        L[M_BASE] = tail_time + total - slack
+        L[M_AVOID] = -1
+        steps = _leg(I, L, head, st.apple, (2 * n if L[M_PARAMS + 4] == 0 else bound) if r == 0 else bound - total)
         if r == 0:
             L[M_DIRECT] = steps
         if steps == 0 or total + steps > 2 * n:
             return 0
         _to_moves(nbr2, head, path, steps, trial, total)
-        if length + 1 == n:
+        if st.length + 1 == n:
             return total + steps
-        m = _advance(seq, length, path, steps, length + 1, win)
+        m = _walk_at_apple(body, st, vpath, total, path, steps, win)
         gen = _next_gen(L, stamp)
-        if on_some_outline(blk, side, _seg(I, O_LINKS, 8 * nb), stamp, queue, gen, nb, win, m):
+        if on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m):
             return total + steps
         if r == rounds:
             return 0
-        # Detour: the free cell of a cut-off block nearest to the head (Manhattan).
+        # Detour: the free cell of a cut-off block nearest to the head.
         best, best_d = -1, 1 << 30
         hr_, hc_ = head // cols, head % cols
         cell = 0
@@ -411,14 +508,14 @@ def _search(I, L, body, st, bound):
                 cell += 1
         if best < 0:
             return 0
-        steps1 = _leg(I, L, seq, length, best, st.apple,
-                      bound - total - _distance(I, n, cols, best, st.apple))
+        L[M_AVOID] = st.apple
+        steps1 = _leg(I, L, head, best, bound - total - _distance(I, n, cols, best, st.apple))
         if steps1 == 0 or total + steps1 > 2 * n:
             return 0
         _to_moves(nbr2, head, path, steps1, trial, total)
+        _stamp_virtual(L, path, steps1, head, st.moves + total)
+        vpath[total:total + steps1] = path[:steps1]
         total += steps1
-        _advance(seq, length, path, steps1, length, seq2)
-        seq, seq2 = seq2, seq
         head = best
     return 0
 
@@ -551,6 +648,7 @@ def _replan(I, L, body, st):
 
 @njit(cache=True)
 def _step(I, L, body, st):
+    _stamp_head(L, body, st)
     # Fast path: the committed shortest plan stands until the apple (re-planning
     # it only finds something shorter when the A* tie-breaks differ: rare).
     pos = L[M_POS]
