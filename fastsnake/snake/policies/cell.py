@@ -219,21 +219,26 @@ def on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m):
     `gen + 1` (blocks reached from the walk's last block; the others are cut
     off); the caller advances its generation by 2.
     """
-    seen_blocks = 0
+    seen_blocks = 1
     crossed = 0
-    for i in range(m):
-        b = blk[win[i]]
-        if stamp[b] != gen:
-            stamp[b] = gen
-            seen_blocks += 1
-        if i + 1 < m:
-            e = side[win[i]]
+    b = blk[win[0]]
+    stamp[b] = gen
+    passed, crossing = 3 * nb, nb
+    for i in range(1, m):
+        b2 = blk[win[i]]
+        if b2 == b:
+            e = side[win[i - 1]]
             if e >= 0:
-                if blk[win[i + 1]] == b:
-                    stamp[3 * nb + e] = gen
-                elif stamp[nb + e] != gen:
-                    stamp[nb + e] = gen
-                    crossed += 1
+                stamp[passed + e] = gen
+        else:
+            if stamp[b2] != gen:
+                stamp[b2] = gen
+                seen_blocks += 1
+            e = side[win[i - 1]]
+            if stamp[crossing + e] != gen:
+                stamp[crossing + e] = gen
+                crossed += 1
+            b = b2
     reached = blocks_connected(links, stamp, queue, gen, nb, blk[win[m - 1]])
     # The crossed edges of a walk connect the blocks it visits: a forest iff a tree.
     return crossed == seen_blocks - 1 and reached == nb
