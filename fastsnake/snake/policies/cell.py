@@ -13,14 +13,17 @@ a stretch of such an outline exactly when
 (then E1 extends to a spanning tree avoiding E0, whose outline contains the
 body as a contiguous segment). This test is exact and costs O(length + blocks).
 
-Each move the agent searches (shared A*, time-aware: a body cell is passable
-once the tail has left it) the shortest right-hand path to the apple that only
-enters blocks the body will have left by then, or crosses back over an edge the
-body still uses. The plan is accepted only if the body it leaves behind when it
-eats passes the test above; it replaces the committed plan only if shorter.
+Per apple the agent searches (shared A*, time-aware: a body cell is passable
+once the tail has left it; heuristic: the right-hand distance on the empty
+board) the shortest right-hand path to the apple that only enters blocks the
+body will have left by then, or crosses back over an edge the body still uses.
+The plan is accepted only if the body it leaves behind when it eats passes the
+test above. If it cuts blocks off, the search detours through the nearest
+cell of a cut-off block and tries the apple again, up to DETOUR_ROUNDS times.
 Without an accepted plan the agent builds a spanning tree that contains the
-body's crossings (preferring tree edges towards the apple), and commits to
-walking that tree's outline to the apple.
+body's crossings and walks its outline towards the apple. Detours and outline
+walks are searched again every RESEARCH_EVERY moves and replaced only by a
+shorter accepted plan; a shortest plan is kept to the apple.
 
 Guarantee (both tail rules, any start length): every committed plan is a legal
 sequence of moves (replayed against the moving tail) and ends in a position that
@@ -57,9 +60,9 @@ from fastsnake.snake.rng import POLICY_STREAM, mix64
 # current A*, the last move whose head was stamped, the undo log's length, offsets of the L segments
 # (blocks, sides, cell entry times, block entry times, edge times, undo log); then parameters, RNG,
 # A* generation, heap.
-(M_LEN, M_POS, M_APPLE, M_MOVES, M_GEN, M_OUTLINE, M_DIRECT, M_DETOUR, M_ROWS, M_COLS, M_TAIL, M_BASE, M_AVOID,
+(M_LEN, M_POS, M_APPLE, M_MOVES, M_GEN, M_RESEARCH, M_DIRECT, M_DETOUR, M_ROWS, M_COLS, M_TAIL, M_BASE, M_AVOID,
  M_STAMPED, M_UNDO_N, M_OBLK, M_OSIDE, M_OENT, M_OBENT, M_OEDGE, M_OUNDO, M_PARAMS) = range(22)
-L_RNG = M_PARAMS + 8
+L_RNG = M_PARAMS + 2
 L_AGEN = L_RNG + 1
 L_HEAP = L_AGEN + 1
 # Entry time of a cell nobody entered this game.
@@ -68,6 +71,11 @@ NEVER = -(1 << 40)
 _HEADER = O_END + 1
 # Boards up to this many cells keep every right-hand distance (n² int32: 25 MB at 2,500).
 DIST_TABLE_CELLS = 2500
+# Chained detours per search, and how often a detour or outline walk is re-searched
+# (10x10, 2,000 games: 1 round 1071 -> 4 rounds 1026 mean moves; every move 1,300
+# games/CPU-s -> every 8th 2,600 at +1 move).
+DETOUR_ROUNDS = 4
+RESEARCH_EVERY = 8
 
 
 @njit(cache=True, inline="always")
@@ -480,13 +488,13 @@ def _chain(I, L, body, st, bound):
     tail_time = st.moves - st.length + 1
     head = st.head
     total = 0
-    rounds = L[M_PARAMS + 1]
+    rounds = L[M_PARAMS]
     for r in range(rounds + 1):
         L[M_DETOUR] = r
         # The tail has moved `total` cells along when this leg starts.
         L[M_BASE] = tail_time + total - slack
         L[M_AVOID] = -1
-        steps = _leg(I, L, head, st.apple, (2 * n if L[M_PARAMS + 4] == 0 else bound) if r == 0 else bound - total)
+        steps = _leg(I, L, head, st.apple, bound - total)
         if r == 0:
             L[M_DIRECT] = steps
         if steps == 0 or total + steps > 2 * n:
@@ -500,14 +508,14 @@ def _chain(I, L, body, st, bound):
             return total + steps
         if r == rounds:
             return 0
-        # Detour: the free cell of a cut-off block nearest to the head.
+        # Detour: the free cell of a cut-off block nearest to the head (right-hand distance).
         best, best_d = -1, 1 << 30
         hr_, hc_ = head // cols, head % cols
         cell = 0
         for r_ in range(n // cols):
             for c_ in range(cols):
                 if stamp[blk[cell]] != gen + 1 and cell != st.apple:
-                    d = abs(r_ - hr_) + abs(c_ - hc_) if L[M_PARAMS + 5] == 0 else _distance(I, n, cols, head, cell)
+                    d = _distance(I, n, cols, head, cell)
                     if d < best_d and d > 0:
                         best, best_d = cell, d
                 cell += 1
@@ -627,17 +635,20 @@ def _replan(I, L, body, st):
         L[M_POS] = 0
     left = L[M_LEN] - L[M_POS]
     steps = 0
-    if left == 0 or (L[M_POS] % L[M_PARAMS + 2] == 0 and L[M_DIRECT] < left):
-        steps = _search(I, L, body, st, left - 1 if left > 0 else 2 * n)
+    if left == 0 or (L[M_POS] % L[M_PARAMS + 1] == 0 and L[M_DIRECT] < left):
+        # A fresh plan may take as long as an outline walk could: N - L moves.
+        steps = _search(I, L, body, st, left - 1 if left > 0 else n - st.length)
     if steps > 0 and (left == 0 or steps < left):
         plan[:steps] = _seg(I, O_TRY, steps)
         L[M_LEN] = steps
         L[M_POS] = 0
-        L[M_OUTLINE] = L[M_PARAMS] if L[M_DETOUR] == 0 else L[M_PARAMS + 3]
+        # A shortest path stays shortest (the tail only frees cells later on
+        # it); a detour may be beaten once the tail has moved on.
+        L[M_RESEARCH] = 0 if L[M_DETOUR] == 0 else 1
     elif left == 0:
         L[M_LEN] = _outline_plan(I, L, body, st)
         L[M_POS] = 0
-        L[M_OUTLINE] = 1
+        L[M_RESEARCH] = 1
         if L[M_DIRECT] == 0:
             L[M_DIRECT] = -1
     # No plan can beat the walk once the shortest path is as long as what is left
@@ -657,7 +668,7 @@ def _step(I, L, body, st):
     # Fast path: the committed shortest plan stands until the apple (re-planning
     # it only finds something shorter when the A* tie-breaks differ: rare).
     pos = L[M_POS]
-    if L[M_OUTLINE] == 0 and pos < L[M_LEN] and L[M_MOVES] == st.moves and L[M_APPLE] == st.apple:
+    if L[M_RESEARCH] == 0 and pos < L[M_LEN] and L[M_MOVES] == st.moves and L[M_APPLE] == st.apple:
         L[M_POS] = pos + 1
         L[M_MOVES] = st.moves + 1
         return I[I[O_PLAN] + pos]
@@ -692,8 +703,8 @@ def cell_params(config, options) -> np.ndarray:
         raise BoardError(
             f"policy 'cell' needs even rows and cols (2x2 blocks); board {config.rows}x{config.cols} has an odd side"
         )
-    # [re-plan every move, try detours, re-search every k-th move of an outline plan]
-    return np.array([0, 4, 8, 1, 1, 1], dtype=np.int64)
+    # [detour rounds per search, re-search every k-th move of a detour or outline walk]
+    return np.array([DETOUR_ROUNDS, RESEARCH_EVERY], dtype=np.int64)
 
 
 register(
