@@ -662,8 +662,9 @@ def _replan(I, L, body, st):
     return move
 
 
-@njit(cache=True)
-def _step(I, L, body, st):
+@njit(cache=True, inline="always")
+def _decide(ws, g, st):
+    I, L, body = ws[0], ws[1], g[G_BODY]
     _stamp_head(L, body, st)
     # Fast path: the committed shortest plan stands until the apple (re-planning
     # it only finds something shorter when the A* tie-breaks differ: rare).
@@ -673,13 +674,6 @@ def _step(I, L, body, st):
         L[M_MOVES] = st.moves + 1
         return I[I[O_PLAN] + pos]
     return _replan(I, L, body, st)
-
-
-@njit(cache=True, inline="always")
-def _decide(ws, g, st):
-    # One straight-line block, so the tuple's reference counts cancel: only the
-    # three arrays _step takes are counted per move.
-    return _step(ws[0], ws[1], g[G_BODY], st)
 
 
 @njit(cache=True)
