@@ -80,3 +80,37 @@ def right_hand_moves(rows, cols, cell):
         if 0 <= nr < rows and 0 <= nc < cols:
             out.append(nr * cols + nc)
     return out
+
+
+def blocks_reached(rows, cols, walk):
+    """Blocks reachable from the walk's last block without using a block edge the walk passes along.
+
+    A move between two cells of one block passes along the side of the cell it
+    leaves (top-left: left, bottom-left: bottom, bottom-right: right, top-right:
+    top); the block edge behind that side is not usable.
+    """
+    hr, hc = rows // 2, cols // 2
+    own_side = {(0, 0): (0, -1), (1, 0): (1, 0), (1, 1): (0, 1), (0, 1): (-1, 0)}
+    closed = set()
+    for a, b in zip(walk, walk[1:]):
+        ra, ca = divmod(a, cols)
+        rb, cb = divmod(b, cols)
+        if (ra // 2, ca // 2) != (rb // 2, cb // 2):
+            continue
+        dr, dc = own_side[(ra % 2, ca % 2)]
+        br, bc = ra // 2 + dr, ca // 2 + dc
+        if 0 <= br < hr and 0 <= bc < hc:
+            closed.add(frozenset({(ra // 2) * hc + ca // 2, br * hc + bc}))
+    last_r, last_c = divmod(walk[-1], cols)
+    start = (last_r // 2) * hc + last_c // 2
+    seen = {start}
+    todo = [start]
+    while todo:
+        b = todo.pop()
+        r, c = divmod(b, hc)
+        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            o = nr * hc + nc
+            if 0 <= nr < hr and 0 <= nc < hc and o not in seen and frozenset({b, o}) not in closed:
+                seen.add(o)
+                todo.append(o)
+    return seen

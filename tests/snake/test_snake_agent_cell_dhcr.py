@@ -12,7 +12,14 @@ from fastsnake.errors import InputError
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import OUTCOME_NAMES, WON
 from fastsnake.snake.policies import get_policy, resolve_options
-from fastsnake.snake.policies.cell import block_links, block_tables, on_some_outline, right_hand_table
+from fastsnake.snake.policies.cell import (
+    block_edge_masks,
+    block_links,
+    block_tables,
+    on_some_outline,
+    on_some_outline_bits,
+    right_hand_table,
+)
 from fastsnake.snake.rng import game_seed_py
 from fastsnake.snake.sweep import run_sweep
 
@@ -35,12 +42,40 @@ def test_outline_test_agrees_with_trying_every_spanning_tree(rows, cols, seed, l
     if rows * cols > 24:  # at most 6 blocks: every tree is tried
         rows = 4
     walk = random_right_hand_walk(rows, cols, np.random.default_rng(seed), length)
+    expected = agent_naive.walk_on_some_outline(rows, cols, walk)
     blk, side = block_tables(rows, cols)
     nb = (rows // 2) * (cols // 2)
     stamp = np.zeros(5 * nb, np.int32)
+    win = np.array(walk, np.int32)
     got = on_some_outline(blk, side, block_links(rows, cols), stamp, np.empty(nb, np.int32), np.int32(2), nb,
-                          np.array(walk, np.int32), len(walk))
-    assert got == agent_naive.walk_on_some_outline(rows, cols, walk)
+                          win, len(walk))
+    assert got == expected
+    reached = {b for b in range(nb) if stamp[b] == 3}
+    open_right, open_down = block_edge_masks(rows, cols)
+    got_bits, mask = on_some_outline_bits(blk, side, np.zeros(5 * nb, np.int32), np.int32(2), nb, cols // 2,
+                                          open_right, open_down, win, len(walk))
+    assert got_bits == expected
+    assert {b for b in range(nb) if (int(mask) >> b) & 1} == reached
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([(8, 8), (8, 14), (14, 16), (10, 12)]), st.integers(0, 2**32), st.integers(1, 120))
+def test_bit_mask_outline_test_matches_the_queue_version_on_larger_boards(shape, seed, length):
+    rows, cols = shape
+    walk = random_right_hand_walk(rows, cols, np.random.default_rng(seed), length)
+    blk, side = block_tables(rows, cols)
+    nb = (rows // 2) * (cols // 2)
+    win = np.array(walk, np.int32)
+    stamp = np.zeros(5 * nb, np.int32)
+    got = on_some_outline(blk, side, block_links(rows, cols), stamp, np.empty(nb, np.int32), np.int32(2), nb,
+                          win, len(walk))
+    open_right, open_down = block_edge_masks(rows, cols)
+    got_bits, mask = on_some_outline_bits(blk, side, np.zeros(5 * nb, np.int32), np.int32(2), nb, cols // 2,
+                                          open_right, open_down, win, len(walk))
+    assert got_bits == got
+    assert {b for b in range(nb) if (int(mask) >> b) & 1} == {b for b in range(nb) if stamp[b] == 3}
+    # The reached blocks are those a plain BFS over the edges the walk does not pass along reaches.
+    assert {b for b in range(nb) if stamp[b] == 3} == agent_naive.blocks_reached(rows, cols, walk)
 
 
 def test_right_hand_table_keeps_two_moves_per_cell():

@@ -58,10 +58,10 @@ from fastsnake.snake.rng import POLICY_STREAM, mix64
 # whether the plan may be re-searched, the last shortest path's length (even when refused), the detour
 # rounds of the last search, board shape and tail rule, the time base and the cell to avoid of the
 # current A*, the last move whose head was stamped, the undo log's length, offsets of the L segments
-# (blocks, sides, cell entry times, block entry times, edge times, undo log); then parameters, RNG,
-# A* generation, heap.
+# (blocks, sides, cell entry times, block entry times, edge times, undo log), the block-edge masks
+# of `on_some_outline_bits`; then parameters, RNG, A* generation, heap.
 (M_LEN, M_POS, M_APPLE, M_MOVES, M_GEN, M_RESEARCH, M_DIRECT, M_DETOUR, M_ROWS, M_COLS, M_TAIL, M_BASE, M_AVOID,
- M_STAMPED, M_UNDO_N, M_OBLK, M_OSIDE, M_OENT, M_OBENT, M_OEDGE, M_OUNDO, M_PARAMS) = range(22)
+ M_STAMPED, M_UNDO_N, M_OBLK, M_OSIDE, M_OENT, M_OBENT, M_OEDGE, M_OUNDO, M_OPEN_H, M_OPEN_V, M_PARAMS) = range(24)
 L_RNG = M_PARAMS + 2
 L_AGEN = L_RNG + 1
 L_HEAP = L_AGEN + 1
@@ -71,6 +71,8 @@ NEVER = -(1 << 40)
 _HEADER = O_END + 1
 # Boards up to this many cells keep every right-hand distance (n² int32: 25 MB at 2,500).
 DIST_TABLE_CELLS = 2500
+# Boards with at most this many blocks test connectivity on 64-bit masks.
+BITS_BLOCKS = 63
 # Chained detours per search, and how often a detour or outline walk is re-searched
 # (10x10, 2,000 games: 1 round 1071 -> 4 rounds 1026 mean moves; every move 1,300
 # games/CPU-s -> every 8th 2,600 at +1 move).
@@ -175,6 +177,8 @@ def _alloc(cfg, nbr, params):
         L[k] = at
         at += size
     L[L[M_OBLK]:L[M_OBLK] + n] = blk
+    if nb <= BITS_BLOCKS:
+        L[M_OPEN_H], L[M_OPEN_V] = block_edge_masks(rows, cols)
     L[L[M_OSIDE]:L[M_OSIDE] + n] = side
     L[M_ROWS] = rows
     L[M_COLS] = cols
@@ -250,6 +254,61 @@ def on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m):
     reached = blocks_connected(links, stamp, queue, gen, nb, blk[win[m - 1]])
     # The crossed edges of a walk connect the blocks it visits: a forest iff a tree.
     return crossed == seen_blocks - 1 and reached == nb
+
+
+@njit(cache=True)
+def block_edge_masks(rows, cols):
+    """Bit b set: block b has a right neighbour (first mask), a neighbour below (second)."""
+    hr, hc = rows // 2, cols // 2
+    right, down = 0, 0
+    for b in range(hr * hc):
+        if b % hc + 1 < hc:
+            right |= 1 << b
+        if b // hc + 1 < hr:
+            down |= 1 << b
+    return right, down
+
+
+@njit(cache=True, inline="always")
+def on_some_outline_bits(blk, side, stamp, gen, nb, hc, open_right, open_down, win, m):
+    """`on_some_outline` for boards of at most 63 blocks; returns (answer, blocks reached as a bit mask).
+
+    The block graph is two masks of open edges (right, down); a passed-along
+    edge clears its bit, and the blocks reached from the last block grow by
+    shifts until they stop changing. Crossed edges use the stamps `gen`.
+    """
+    b = blk[win[0]]
+    seen = np.int64(1) << b
+    seen_blocks = 1
+    crossed = 0
+    for i in range(1, m):
+        b2 = blk[win[i]]
+        e = side[win[i - 1]]
+        if b2 == b:
+            if e >= 0:
+                if e & 1:
+                    open_down &= ~(np.int64(1) << (e >> 1))
+                else:
+                    open_right &= ~(np.int64(1) << (e >> 1))
+        else:
+            bit = np.int64(1) << b2
+            if seen & bit == 0:
+                seen |= bit
+                seen_blocks += 1
+            if stamp[nb + e] != gen:
+                stamp[nb + e] = gen
+                crossed += 1
+            b = b2
+    reached = np.int64(1) << b
+    while True:
+        grown = (reached | ((reached & open_right) << 1) | ((reached >> 1) & open_right)
+                 | ((reached & open_down) << hc) | ((reached >> hc) & open_down))
+        if grown == reached:
+            break
+        reached = grown
+    # The crossed edges of a walk connect the blocks it visits: a forest iff a tree.
+    everything = (np.int64(1) << nb) - 1
+    return crossed == seen_blocks - 1 and reached == everything, reached
 
 
 @njit(cache=True, inline="always")
@@ -504,7 +563,15 @@ def _chain(I, L, body, st, bound):
             return total + steps
         m = _walk_at_apple(body, st, vpath, total, path, steps, win)
         gen = _next_gen(L, stamp)
-        if on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m):
+        if nb <= BITS_BLOCKS:
+            ok, reached = on_some_outline_bits(blk, side, stamp, gen, nb, cols // 2, L[M_OPEN_H], L[M_OPEN_V], win, m)
+            if not ok and r < rounds:
+                for b in range(nb):
+                    if (reached >> b) & 1:
+                        stamp[b] = gen + 1
+        else:
+            ok = on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m)
+        if ok:
             return total + steps
         if r == rounds:
             return 0
