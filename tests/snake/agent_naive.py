@@ -114,3 +114,67 @@ def blocks_reached(rows, cols, walk):
                 seen.add(o)
                 todo.append(o)
     return seen
+
+
+def block_of(rows, cols, cell):
+    """The 2x2 block of a cell, numbered row by row."""
+    r, c = divmod(cell, cols)
+    return (r // 2) * (cols // 2) + c // 2
+
+
+def side_edge(rows, cols, cell):
+    """The block edge across the cell's own right-hand side (-1 on the border).
+
+    Edge 2b joins block b to the block on its right, 2b+1 to the block below. The
+    cell's own side: top-left: left, bottom-left: down, bottom-right: right, top-right: up.
+    """
+    r, c = divmod(cell, cols)
+    hr, hc = rows // 2, cols // 2
+    br, bc = r // 2, c // 2
+    b = br * hc + bc
+    corner = (r % 2, c % 2)
+    if corner == (0, 0):
+        return 2 * (b - 1) if bc > 0 else -1
+    if corner == (1, 0):
+        return 2 * b + 1 if br < hr - 1 else -1
+    if corner == (1, 1):
+        return 2 * b if bc < hc - 1 else -1
+    return 2 * (b - hc) + 1 if br > 0 else -1
+
+
+def cell_passable_spec(rows, cols, seq, slack, avoid=-1):
+    """The `cell` policy's time-aware passability, as tables over the body.
+
+    seq: the body tail first (seq[-1] the head, entered now); slack: 1 (tail rule
+    follow) or 2 (blocked); avoid: a cell never entered (-1: none). Returns
+    passable(frm, to, gm), gm >= 1 being the move (counted from now) that enters `to`:
+
+        free_at[c]   = k + slack if c == seq[k], else 0; free_at[avoid] = infinity
+        blk_free[b]  = max(free_at[c] for body cells c in block b), 0 if none
+        edge_until[e] = max over k >= 1 with blk[seq[k-1]] != blk[seq[k]] and
+                        e = side[seq[k-1]] of (k - 1 + slack) - 1; default 0
+        passable = gm >= free_at[to] and (blk[frm] == blk[to] or blk_free[blk[to]] <= gm
+                                          or edge_until[side[frm]] >= gm)
+    """
+    free_at = {}
+    blk_free = {}
+    for k, c in enumerate(seq):
+        free_at[c] = k + slack
+        b = block_of(rows, cols, c)
+        blk_free[b] = max(blk_free.get(b, 0), k + slack)
+    if avoid >= 0:
+        free_at[avoid] = float("inf")
+    edge_until = {}
+    for k in range(1, len(seq)):
+        a, c = seq[k - 1], seq[k]
+        if block_of(rows, cols, a) != block_of(rows, cols, c):
+            e = side_edge(rows, cols, a)
+            edge_until[e] = max(edge_until.get(e, 0), (k - 1 + slack) - 1)
+
+    def passable(frm, to, gm):
+        if gm < free_at.get(to, 0):
+            return False
+        bf, bt = block_of(rows, cols, frm), block_of(rows, cols, to)
+        return bf == bt or blk_free.get(bt, 0) <= gm or edge_until.get(side_edge(rows, cols, frm), 0) >= gm
+
+    return passable
