@@ -24,6 +24,7 @@ from fastsnake.snake.rng import game_seed_py
 from fastsnake.snake.sweep import run_sweep
 
 even = st.sampled_from([2, 4, 6])
+even_up_to_ten = st.sampled_from([2, 4, 6, 8, 10])
 
 
 def random_right_hand_walk(rows, cols, rng, length):
@@ -100,11 +101,13 @@ def play_and_check(name, rows, cols, start_length, tail, seed, options=None):
 
 
 @settings(max_examples=40, deadline=None)
-@given(even, even, st.integers(1, 3), st.sampled_from(["follow", "blocked"]), st.integers(0, 2**40))
-def test_cell_games_are_legal_and_won_within_half_n_squared(rows, cols, start_length, tail, seed):
+@given(even_up_to_ten, even_up_to_ten, st.integers(1, 3), st.sampled_from(["follow", "blocked"]),
+       st.integers(0, 2**40), st.sampled_from([None, 0, 1, 3]), st.sampled_from([None, 1, 2, 5]))
+def test_cell_games_are_legal_and_won_within_half_n_squared(rows, cols, start_length, tail, seed, detours, every):
     n = rows * cols
     start_length = min(start_length, n - 1)
-    outcome, count, checked = play_and_check("cell", rows, cols, start_length, tail, seed)
+    options = {"detours": detours, "research_every": every}
+    outcome, count, checked = play_and_check("cell", rows, cols, start_length, tail, seed, options)
     assert outcome == WON
     assert checked is None
     assert count < n * n / 2

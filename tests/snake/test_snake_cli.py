@@ -83,6 +83,9 @@ def test_human_table(capsys):
         (["replay", "--from", "/nonexistent/r.parquet", "--out", "x.npz"], "does not exist"),
         (["play", "--policy", "greedy", "--size", "6", "--opt", "speed"], "KEY=VALUE"),
         (["play", "--policy", "greedy", "--size", "6", "--opt", "speed=3"], "takes no option 'speed'"),
+        (["play", "--policy", "cell", "--size", "6", "--opt", "detours=-1"], "detours='-1' is not a count in 0..64"),
+        (["play", "--policy", "cell", "--size", "6", "--opt", "research_every=x"], "research_every='x'"),
+        (["play", "--policy", "cell", "--size", "5x6"], "board 5x6 has an odd side"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):

@@ -31,7 +31,9 @@ lies on a Hamiltonian cycle; from such a position the outline walk to the apple
 is legal and ends in such a position again. The committed plan only gets
 shorter, so each apple is eaten within N - L moves of appearing and the game is
 won in fewer than N²/2 moves. Needs even rows and cols (blocks of 2×2); other
-boards are refused.
+boards are refused. Options: ``detours`` (rounds per search, default 8) and
+``research_every`` (default 8): fewer detours or rarer re-searches are faster
+and a few moves longer.
 """
 
 import numpy as np
@@ -42,7 +44,7 @@ from fastsnake.search.bfs import distances_to_every_cell
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW, BoardError
 from fastsnake.snake.cycles import random_cells, tree_outline_next
 from fastsnake.snake.engine import G_BODY, G_CFG, G_RNG, lay_body_random, play_recorded, sweep_chunk
-from fastsnake.snake.policies import Policy, register
+from fastsnake.snake.policies import Policy, PolicyError, register
 from fastsnake.snake.rng import POLICY_STREAM, mix64
 
 # The workspace is two flat arrays, (I int32, L int64): every array argument
@@ -759,13 +761,25 @@ def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset, _decide, _cells, cfg, nbr, params, seed)
 
 
+def _count_option(options, key, default, low, high):
+    value = options.get(key, default)
+    try:
+        count = int(value)
+    except (TypeError, ValueError):
+        count = low - 1
+    if not (low <= count <= high):
+        raise PolicyError(f"policy 'cell': {key}={value!r} is not a count in {low}..{high}")
+    return count
+
+
 def cell_params(config, options) -> np.ndarray:
     if config.rows % 2 or config.cols % 2:
         raise BoardError(
             f"policy 'cell' needs even rows and cols (2x2 blocks); board {config.rows}x{config.cols} has an odd side"
         )
-    # [detour rounds per search, re-search every k-th move of a detour or outline walk]
-    return np.array([DETOUR_ROUNDS, RESEARCH_EVERY], dtype=np.int64)
+    rounds = _count_option(options, "detours", DETOUR_ROUNDS, 0, 64)
+    every = _count_option(options, "research_every", RESEARCH_EVERY, 1, 1 << 30)
+    return np.array([rounds, every], dtype=np.int64)
 
 
 register(
@@ -776,5 +790,6 @@ register(
         play_kernel=_play,
         make_params=cell_params,
         guaranteed=True,
+        options={"detours": (DETOUR_ROUNDS, None), "research_every": (RESEARCH_EVERY, None)},
     )
 )
