@@ -84,6 +84,14 @@ def test_distances_to_every_cell_on_right_hand_tables(rows, cols):
         assert got[w * n + v] == 1 and got[v * n + w] == 3
 
 
+def board_table(rows, cols, right_hand):
+    """(rows, cols, table): the plain grid, or the right-hand table of the board rounded up to even sides."""
+    if right_hand:
+        rows, cols = rows + rows % 2, cols + cols % 2
+        return rows, cols, right_hand_table(neighbour_table(rows, cols), rows, cols)
+    return rows, cols, neighbour_table(rows, cols)
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 7), st.integers(1, 7))
 def test_distances_to_every_cell_on_grids_are_manhattan(rows, cols):
@@ -99,11 +107,7 @@ def test_distances_to_every_cell_on_grids_are_manhattan(rows, cols):
 def test_distances_on_random_directed_subtables(rows, cols, seed, keep, right_hand):
     """Grids (or right-hand tables) with random one-way edges removed: some cells unreachable."""
     rng = np.random.default_rng(seed)
-    if right_hand:
-        rows, cols = rows + rows % 2, cols + cols % 2
-        base = right_hand_table(neighbour_table(rows, cols), rows, cols)
-    else:
-        base = neighbour_table(rows, cols)
+    rows, cols, base = board_table(rows, cols, right_hand)
     nbr = random_subtable(base, rng, keep)
     n = rows * cols
     # reversed_table: exactly the edges of nbr turned round, move codes kept.
@@ -158,11 +162,7 @@ def search_pairs(nbr, cols, blocked, queries):
 @given(st.integers(1, 9), st.integers(1, 9), st.integers(0, 2**32), st.floats(0, 0.5), st.booleans())
 def test_astar_within_limit_finds_the_unlimited_path_or_none(rows, cols, seed, density, right_hand):
     rng = np.random.default_rng(seed)
-    if right_hand:
-        rows, cols = rows + rows % 2, cols + cols % 2
-        nbr = right_hand_table(neighbour_table(rows, cols), rows, cols)
-    else:
-        nbr = neighbour_table(rows, cols)
+    rows, cols, nbr = board_table(rows, cols, right_hand)
     n = rows * cols
     blocked = (rng.random(n) < density).astype(np.uint8)
     # Queries: random start (blocked or not: it is where the head is), random goal
