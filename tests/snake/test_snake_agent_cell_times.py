@@ -27,23 +27,23 @@ even = st.sampled_from([2, 4, 6])
 # ---------------------------------------------------------------- njit drivers
 
 
-@njit(cache=True)
+@njit
 def _state(body, head_i, tail_i, length, moves):
     n = body.shape[0]
     return make_state(body[head_i], body[tail_i], head_i, tail_i, length, -1, n - length, moves, 0, 0)
 
 
-@njit(cache=True)
+@njit
 def stamp_head(L, body, head_i, tail_i, length, moves):
     cell._stamp_head(L, body, _state(body, head_i, tail_i, length, moves))
 
 
-@njit(cache=True)
+@njit
 def stamp_body(L, body, head_i, tail_i, length, moves):
     cell._stamp_body(L, body, _state(body, head_i, tail_i, length, moves))
 
 
-@njit(cache=True)
+@njit
 def passability(L, nbr2, base, avoid, gmax):
     """out[frm*4 + move, gm] = _passable(frm, nbr2[frm*4+move], gm) for gm in 1..gmax (0 where no edge)."""
     L[cell.M_BASE] = base

@@ -133,7 +133,7 @@ def test_distances_on_random_directed_subtables(rows, cols, seed, keep, right_ha
 # ---------------------------------------------------------------- astar.py
 
 
-@njit(cache=True)
+@njit
 def search_pairs(nbr, cols, blocked, queries):
     """For each (start, goal, limit): (astar_grid length, astar_grid_within length) and both paths.
 
