@@ -89,11 +89,13 @@ def test_right_hand_table_keeps_two_moves_per_cell():
         assert allowed == sorted(agent_naive.right_hand_moves(rows, cols, cell))
 
 
-def play_and_check(name, rows, cols, start_length, tail, seed, options=None):
+def play_and_check(name, rows, cols, start_length, tail, seed, options=None, params_edit=None):
     """One game through the policy's play kernel, re-checked by the reference rules."""
     config = GameConfig(rows, cols, start_length, tail)
     policy = get_policy(name)
     params = policy.make_params(config, resolve_options(policy, options))
+    if params_edit:
+        params_edit(params)
     cfg, nbr = config.arrays()
     outcome, body0, moves, apples, cycle = policy.play_kernel(cfg, nbr, params, np.uint64(game_seed_py(seed, 0)))
     checked = naive.check_replay(rows, cols, body0.tolist(), moves.tolist(), apples.tolist(), OUTCOME_NAMES[int(outcome)], tail)
@@ -111,6 +113,34 @@ def test_cell_games_are_legal_and_won_within_half_n_squared(rows, cols, start_le
     assert outcome == WON
     assert checked is None
     assert count < n * n / 2
+
+
+def _big_board_kernels(params):
+    # What boards past 2,500 cells / 63 blocks use: Manhattan heuristic, queue BFS outline test.
+    params[2] = 0
+    params[3] = 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(even_up_to_ten, even_up_to_ten, st.integers(1, 3), st.sampled_from(["follow", "blocked"]),
+       st.integers(0, 2**40), st.sampled_from([None, 0, 2]))
+def test_cell_games_with_the_big_board_fallbacks_are_legal_and_won(rows, cols, start_length, tail, seed, detours):
+    n = rows * cols
+    start_length = min(start_length, n - 1)
+    outcome, count, checked = play_and_check("cell", rows, cols, start_length, tail, seed, {"detours": detours},
+                                             _big_board_kernels)
+    assert outcome == WON
+    assert checked is None
+    assert count < n * n / 2
+
+
+def test_cell_uses_the_table_and_bit_masks_up_to_their_limits():
+    policy = get_policy("cell")
+    small = policy.make_params(GameConfig(50, 50, 1, "blocked"), resolve_options(policy, {}))
+    big = policy.make_params(GameConfig(52, 50, 1, "blocked"), resolve_options(policy, {}))
+    assert small[2] == 1 and big[2] == 0  # 2,500 and 2,600 cells
+    assert policy.make_params(GameConfig(14, 18, 1, "blocked"), {})[3] == 1  # 63 blocks
+    assert policy.make_params(GameConfig(16, 16, 1, "blocked"), {})[3] == 0  # 64 blocks
 
 
 @settings(max_examples=40, deadline=None)

@@ -64,7 +64,7 @@ from fastsnake.snake.rng import POLICY_STREAM, mix64
 # of `on_some_outline_bits`; then parameters, RNG, A* generation, heap.
 (M_LEN, M_POS, M_APPLE, M_MOVES, M_GEN, M_RESEARCH, M_DIRECT, M_DETOUR, M_ROWS, M_COLS, M_TAIL, M_BASE, M_AVOID,
  M_STAMPED, M_UNDO_N, M_OBLK, M_OSIDE, M_OENT, M_OBENT, M_OEDGE, M_OUNDO, M_OPEN_H, M_OPEN_V, M_PARAMS) = range(24)
-L_RNG = M_PARAMS + 2
+L_RNG = M_PARAMS + 4
 L_AGEN = L_RNG + 1
 L_HEAP = L_AGEN + 1
 # Entry time of a cell nobody entered this game.
@@ -83,10 +83,10 @@ RESEARCH_EVERY = 8
 
 
 @njit(cache=True, inline="always")
-def _layout(n, nb):
+def _layout(n, nb, table):
     """Start of each segment of I (index O_*), and O_END: its size."""
     sizes = (4 * n, n, n, 2 * n + 2, 5 * nb, nb, nb, n, 2 * n + 2, n, 2 * n + 2, 2 * n + 2,
-             n, n, n, n, n, n, 8 * nb, n * n if n <= DIST_TABLE_CELLS else 0)
+             n, n, n, n, n, n, 8 * nb, n * n if table else 0)
     out = np.empty(O_END + 1, np.int64)
     at = _HEADER
     for k in range(O_END):
@@ -163,7 +163,8 @@ def _alloc(cfg, nbr, params):
     rows, cols = cfg[CFG_ROWS], cfg[CFG_COLS]
     n = rows * cols
     nb = (rows // 2) * (cols // 2)
-    o = _layout(n, nb)
+    # params: detour rounds, re-search interval, keep the distance table, test outlines on bit masks.
+    o = _layout(n, nb, params[2] != 0)
     I = np.zeros(o[O_END], np.int32)
     blk, side = block_tables(rows, cols)
     I[o[O_NBR2]:o[O_NBR2] + 4 * n] = right_hand_table(nbr, rows, cols)
@@ -171,7 +172,7 @@ def _alloc(cfg, nbr, params):
     I[o[O_SIDE]:o[O_SIDE] + n] = side
     I[o[O_LINKS]:o[O_LINKS] + 8 * nb] = block_links(rows, cols)
     I[:_HEADER] = o
-    if n <= DIST_TABLE_CELLS:
+    if params[2] != 0:
         distances_to_every_cell(I[o[O_NBR2]:o[O_NBR2] + 4 * n], I[o[O_DIST]:o[O_DIST] + n * n])
     at = L_HEAP + 4 * n + 4
     L = np.zeros(at + 3 * n + 3 * nb + 6 * (2 * n + 2), np.int64)
@@ -179,7 +180,8 @@ def _alloc(cfg, nbr, params):
         L[k] = at
         at += size
     L[L[M_OBLK]:L[M_OBLK] + n] = blk
-    if nb <= BITS_BLOCKS:
+    L[M_OPEN_H] = -1  # no masks: the queue BFS
+    if params[3] != 0:
         L[M_OPEN_H], L[M_OPEN_V] = block_edge_masks(rows, cols)
     L[L[M_OSIDE]:L[M_OSIDE] + n] = side
     L[M_ROWS] = rows
@@ -440,9 +442,14 @@ def _row_lookup(row, cell, goal):
 
 
 @njit(cache=True, inline="always")
+def _has_table(I):
+    return I[O_END] > I[O_DIST]
+
+
+@njit(cache=True, inline="always")
 def _distances_to(I, n, cols, goal):
     """Right-hand distance on the empty board from every cell to `goal` (Manhattan on boards without the table)."""
-    if n <= DIST_TABLE_CELLS:
+    if _has_table(I):
         return I[I[O_DIST] + goal * n:I[O_DIST] + (goal + 1) * n]
     row = _seg(I, O_HROW, n)
     gr, gc = goal // cols, goal % cols
@@ -457,7 +464,7 @@ def _distances_to(I, n, cols, goal):
 @njit(cache=True, inline="always")
 def _distance(I, n, cols, a, b):
     """Right-hand distance a -> b on the empty board (Manhattan without the table)."""
-    if n <= DIST_TABLE_CELLS:
+    if _has_table(I):
         return I[I[O_DIST] + b * n + a]
     return abs(a // cols - b // cols) + abs(a % cols - b % cols)
 
@@ -565,7 +572,7 @@ def _chain(I, L, body, st, bound):
             return total + steps
         m = _walk_at_apple(body, st, vpath, total, path, steps, win)
         gen = _next_gen(L, stamp)
-        if nb <= BITS_BLOCKS:
+        if L[M_OPEN_H] >= 0:
             ok, reached = on_some_outline_bits(blk, side, stamp, gen, nb, cols // 2, L[M_OPEN_H], L[M_OPEN_V], win, m)
             if not ok and r < rounds:
                 for b in range(nb):
@@ -779,7 +786,9 @@ def cell_params(config, options) -> np.ndarray:
         )
     rounds = _count_option(options, "detours", DETOUR_ROUNDS, 0, 64)
     every = _count_option(options, "research_every", RESEARCH_EVERY, 1, 1 << 30)
-    return np.array([rounds, every], dtype=np.int64)
+    table = config.cells <= DIST_TABLE_CELLS
+    bits = (config.rows // 2) * (config.cols // 2) <= BITS_BLOCKS
+    return np.array([rounds, every, table, bits], dtype=np.int64)
 
 
 register(
