@@ -111,10 +111,10 @@ def astar_within(buf, nbr, start, goal, passable, ctx, heuristic, hctx, limit):
                 continue
             if opened[v] == gen and g[v] <= gu:
                 continue
+            if not passable(ctx, u, v, gu):
+                continue
             h = heuristic(hctx, v, goal)
             if gu + h > limit:
-                continue
-            if not passable(ctx, u, v, gu):
                 continue
             opened[v] = gen
             g[v] = gu

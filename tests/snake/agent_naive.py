@@ -86,31 +86,21 @@ def blocks_reached(rows, cols, walk):
     """Blocks reachable from the walk's last block without using a block edge the walk passes along.
 
     A move between two cells of one block passes along the side of the cell it
-    leaves (top-left: left, bottom-left: bottom, bottom-right: right, top-right:
-    top); the block edge behind that side is not usable.
+    leaves (`side_edge`); the block edge behind that side is not usable.
     """
     hr, hc = rows // 2, cols // 2
-    own_side = {(0, 0): (0, -1), (1, 0): (1, 0), (1, 1): (0, 1), (0, 1): (-1, 0)}
-    closed = set()
-    for a, b in zip(walk, walk[1:]):
-        ra, ca = divmod(a, cols)
-        rb, cb = divmod(b, cols)
-        if (ra // 2, ca // 2) != (rb // 2, cb // 2):
-            continue
-        dr, dc = own_side[(ra % 2, ca % 2)]
-        br, bc = ra // 2 + dr, ca // 2 + dc
-        if 0 <= br < hr and 0 <= bc < hc:
-            closed.add(frozenset({(ra // 2) * hc + ca // 2, br * hc + bc}))
-    last_r, last_c = divmod(walk[-1], cols)
-    start = (last_r // 2) * hc + last_c // 2
+    closed = {side_edge(rows, cols, a) for a, b in zip(walk, walk[1:])
+              if block_of(rows, cols, a) == block_of(rows, cols, b)}
+    start = block_of(rows, cols, walk[-1])
     seen = {start}
     todo = [start]
     while todo:
         b = todo.pop()
         r, c = divmod(b, hc)
-        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-            o = nr * hc + nc
-            if 0 <= nr < hr and 0 <= nc < hc and o not in seen and frozenset({b, o}) not in closed:
+        # (neighbour, edge between them): edge 2x joins x to its right, 2x+1 to the block below.
+        for ok, o, e in ((r > 0, b - hc, 2 * (b - hc) + 1), (r + 1 < hr, b + hc, 2 * b + 1),
+                         (c > 0, b - 1, 2 * (b - 1)), (c + 1 < hc, b + 1, 2 * b)):
+            if ok and o not in seen and e not in closed:
                 seen.add(o)
                 todo.append(o)
     return seen

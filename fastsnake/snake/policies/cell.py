@@ -69,7 +69,7 @@ L_AGEN = L_RNG + 1
 L_HEAP = L_AGEN + 1
 # Entry time of a cell nobody entered this game.
 NEVER = -(1 << 40)
-# I starts with a header: I[k] is where segment k starts (the A* predicate receives I alone).
+# I starts with a header: I[k] is where segment k starts.
 _HEADER = O_END + 1
 # Boards up to this many cells keep every right-hand distance (n² int32: 25 MB at 2,500).
 DIST_TABLE_CELLS = 2500
@@ -355,12 +355,22 @@ def _passable(L, frm, to, gm):
     return L[L[M_OEDGE] + L[L[M_OSIDE] + frm]] > base
 
 
+@njit(cache=True, inline="always")
+def _enter(L, prev, cell, t):
+    """The head enters `cell` at move t, coming from `prev` (-1: not on the body)."""
+    oblk = L[M_OBLK]
+    L[L[M_OENT] + cell] = t
+    L[L[M_OBENT] + L[oblk + cell]] = t
+    if prev >= 0 and L[oblk + prev] != L[oblk + cell]:
+        L[L[M_OEDGE] + L[L[M_OSIDE] + prev]] = t - 1
+
+
 @njit(cache=True)
 def _stamp_body(L, body, st):
     """Entry times of the whole body (tail first, the head entered at move st.moves)."""
     n = body.shape[0]
     nb = n // 4
-    oblk, oside, oent, obent, oedge = L[M_OBLK], L[M_OSIDE], L[M_OENT], L[M_OBENT], L[M_OEDGE]
+    oent, obent, oedge = L[M_OENT], L[M_OBENT], L[M_OEDGE]
     L[oent:oent + n] = NEVER
     L[obent:obent + nb] = NEVER
     L[oedge:oedge + 2 * nb] = NEVER
@@ -369,10 +379,7 @@ def _stamp_body(L, body, st):
     prev = -1
     for k in range(st.length):
         cell = body[i]
-        L[oent + cell] = t
-        L[obent + L[oblk + cell]] = t
-        if prev >= 0 and L[oblk + prev] != L[oblk + cell]:
-            L[oedge + L[oside + prev]] = t - 1
+        _enter(L, prev, cell, t)
         prev = cell
         t += 1
         i += 1
@@ -387,19 +394,14 @@ def _stamp_head(L, body, st):
     if L[M_STAMPED] + 1 != st.moves:
         _stamp_body(L, body, st)
         return
-    t = st.moves
-    head = st.head
-    oblk = L[M_OBLK]
-    L[L[M_OENT] + head] = t
-    L[L[M_OBENT] + L[oblk + head]] = t
+    prev = -1
     if st.length > 1:
         i = st.head_i - 1
         if i < 0:
             i = body.shape[0] - 1
         prev = body[i]
-        if L[oblk + prev] != L[oblk + head]:
-            L[L[M_OEDGE] + L[L[M_OSIDE] + prev]] = t - 1
-    L[M_STAMPED] = t
+    _enter(L, prev, st.head, st.moves)
+    L[M_STAMPED] = st.moves
 
 
 @njit(cache=True, inline="always")
@@ -533,7 +535,7 @@ def _to_moves(nbr2, start, path, steps, plan, at):
 
 @njit(cache=True)
 def _search(I, L, body, st, bound):
-    """A plan to the apple of at most `bound` moves that ends on some outline, into segment O_TRY.
+    """A plan to the apple of at most `bound` (<= N) moves that ends on some outline, into segment O_TRY.
 
     First the shortest path; while the position it leaves cuts blocks off, a
     detour through the nearest cut-off cell, then on to the apple again.
@@ -565,7 +567,7 @@ def _chain(I, L, body, st, bound):
         steps = _leg(I, L, head, st.apple, bound - total)
         if r == 0:
             L[M_DIRECT] = steps
-        if steps == 0 or total + steps > 2 * n:
+        if steps == 0:
             return 0
         _to_moves(nbr2, head, path, steps, trial, total)
         if st.length + 1 == n:
@@ -586,20 +588,16 @@ def _chain(I, L, body, st, bound):
             return 0
         # Detour: the free cell of a cut-off block nearest to the head (right-hand distance).
         best, best_d = -1, 1 << 30
-        hr_, hc_ = head // cols, head % cols
-        cell = 0
-        for r_ in range(n // cols):
-            for c_ in range(cols):
-                if stamp[blk[cell]] != gen + 1 and cell != st.apple:
-                    d = _distance(I, n, cols, head, cell)
-                    if d < best_d and d > 0:
-                        best, best_d = cell, d
-                cell += 1
+        for cell in range(n):
+            if stamp[blk[cell]] != gen + 1 and cell != st.apple:
+                d = _distance(I, n, cols, head, cell)
+                if d < best_d and d > 0:
+                    best, best_d = cell, d
         if best < 0:
             return 0
         L[M_AVOID] = st.apple
         steps1 = _leg(I, L, head, best, bound - total - _distance(I, n, cols, best, st.apple))
-        if steps1 == 0 or total + steps1 > 2 * n:
+        if steps1 == 0:
             return 0
         _to_moves(nbr2, head, path, steps1, trial, total)
         _stamp_virtual(L, path, steps1, head, st.moves + total)
