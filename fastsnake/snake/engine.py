@@ -27,6 +27,7 @@ from fastsnake.snake.rng import below, game_seed
 
 RUNNING, WON, DIED, STUCK = 0, 1, 2, 3
 BROKEN = -1  # a replay whose apple list contradicts the rules
+BAD_MOVE = -2  # a user policy returned something other than 0..3 (the game stops, nothing is moved)
 OUTCOME_NAMES = ("running", "won", "died", "stuck")
 
 # Slots of the game tuple (arrays only; scalars travel in a `State` value).
@@ -49,6 +50,33 @@ class State(NamedTuple):
     moves: int
     apples: int
     outcome: int
+
+
+class PolicyState(NamedTuple):
+    """What a user policy's ``decide(state, ws)`` sees: the public face of a position.
+
+    ``occupied`` (uint8, 1 = body) and ``neighbours`` (cells x 4, -1 off the board)
+    are the engine's own arrays, shared, not copies: read them, never write them.
+    ``seed`` is the game's seed (``game_seed(base, index)``), for policies that draw.
+    """
+
+    rows: int
+    cols: int
+    head: int
+    tail: int
+    apple: int
+    length: int
+    moves: int
+    occupied: np.ndarray
+    neighbours: np.ndarray
+    seed: int
+
+
+# Slots of the context a user policy's moves are asked through (see `user_move`).
+U_WS, U_NEIGHBOURS, U_ERROR = range(3)
+# Slots of the error record a user policy leaves behind: what went wrong, the value returned.
+E_KIND, E_VALUE = range(2)
+ERR_NONE, ERR_MOVE, ERR_CYCLE = 0, 1, 2
 
 
 @njit(cache=True, inline="always")
@@ -100,6 +128,20 @@ def begin_game(g, seed):
     g[G_OCC][:] = 0
     g[G_RNG][0] = seed
     g[G_RNG][1] = seed
+
+
+@njit(cache=True)
+def sweep_path(rows, cols):
+    """Boustrophedon Hamiltonian path (exists on every board): where start bodies lie
+    for policies without a cycle of their own."""
+    path = np.empty(rows * cols, np.int32)
+    k = 0
+    for r in range(rows):
+        for i in range(cols):
+            c = i if r % 2 == 0 else cols - 1 - i
+            path[k] = r * cols + c
+            k += 1
+    return path
 
 
 @njit(cache=True)
@@ -169,7 +211,7 @@ def start_state(g, length, apple_from_stream):
 
 
 @njit(cache=True, inline="always")
-def run(g, ws, decide, st, max_steps, rec, listed_apples):
+def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
     """Play from state `st` with policy `decide` for at most `max_steps` moves.
 
     This is the one implementation of the rules. Arrays are bound once outside
@@ -181,6 +223,11 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples):
     indexed by move number, filled as the game goes. listed_apples: None (apples
     from the game's stream) or the apple cells of a replay, in order; an apple
     listed on the snake, or missing, ends the game with outcome BROKEN.
+
+    user: None for our own policies (``decide(ws, g, st)``), or a user policy's
+    njit ``decide(state, ws)``, then asked through `user_move` with ``ws`` the
+    context tuple of `user_context`; a move outside 0..3 stops with BAD_MOVE.
+    The None case is pruned at compile time, so our policies pay nothing for it.
     """
     cfg, nbr, body, occ, free, freepos, rng = g
     n = body.shape[0]
@@ -188,7 +235,14 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples):
     follow = cfg[CFG_TAIL_RULE] == TAIL_FOLLOW
     stop = st.moves + max_steps
     while st.outcome == RUNNING and st.moves < stop:
-        move = decide(ws, g, st)
+        if user is None:
+            move = decide(ws, g, st)
+        else:
+            move = user_move(user, ws, g, st)
+            if move < 0 or move > 3:
+                st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, st.moves,
+                                st.apples, BAD_MOVE)
+                break
         moves = st.moves + 1
         target = nbr[st.head * 4 + move]
         if target < 0:
@@ -243,6 +297,51 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples):
 
 
 @njit(cache=True, inline="always")
+def policy_state(g, st, neighbours):
+    cfg = g[G_CFG]
+    return PolicyState(cfg[CFG_ROWS], cfg[CFG_COLS], st.head, st.tail, st.apple, st.length, st.moves,
+                       g[G_OCC], neighbours, g[G_RNG][1])
+
+
+@njit(cache=True)
+def user_context(ws, nbr):
+    """The context `run` asks a user policy through: its workspace, the (cells x 4)
+    neighbour view, and an error record (kind, offending value)."""
+    return ws, nbr.reshape((nbr.shape[0] // 4, 4)), np.zeros(2, np.int64)
+
+
+@njit(cache=True, inline="always")
+def user_move(user, ctx, g, st):
+    """Ask a user policy for its move; anything outside 0..3 is recorded in the context."""
+    move = np.int64(user(policy_state(g, st, ctx[U_NEIGHBOURS]), ctx[U_WS]))
+    if move < 0 or move > 3:
+        ctx[U_ERROR][E_KIND] = ERR_MOVE
+        ctx[U_ERROR][E_VALUE] = move
+    return move
+
+
+@njit(cache=True)
+def _boxed_move(box, g, st):
+    return box[0]
+
+
+@njit(cache=True)
+def apply_move(g, st, box):
+    """One move, `box[0]`, by the rules (`run`): for drivers that decide outside a kernel
+    (plain-Python policies, environments). A move outside 0..3 must be refused by the caller."""
+    return run(g, box, _boxed_move, st, 1, None, None)
+
+
+@njit(cache=True)
+def start_default(g, seed, path):
+    """Start a game the way every policy without its own cycle does: the body on a uniformly
+    random stretch of the open path `path` (`sweep_path`), then the first apple."""
+    begin_game(g, seed)
+    lay_body_random(g, path, False)
+    return start_state(g, g[G_CFG][CFG_START_LENGTH], True)
+
+
+@njit(cache=True, inline="always")
 def start_game(g, ws, reset, seed):
     begin_game(g, seed)
     reset(ws, g)
@@ -293,7 +392,7 @@ def _grown(rec, used):
 
 
 @njit(cache=True, inline="always")
-def run_recorded(g, ws, decide, st, listed_apples, capacity):
+def run_recorded(g, ws, decide, st, listed_apples, capacity, user=None):
     """`run` to the end of the game, recording every move; returns (state, record)."""
     rec = new_record(max(capacity, 16))
     while st.outcome == RUNNING:
@@ -301,7 +400,7 @@ def run_recorded(g, ws, decide, st, listed_apples, capacity):
         if room == 0:
             rec = _grown(rec, st.moves)
             room = rec[0].shape[0] - st.moves
-        st = run(g, ws, decide, st, room, rec, listed_apples)
+        st = run(g, ws, decide, st, room, rec, listed_apples, user)
     return st, rec
 
 

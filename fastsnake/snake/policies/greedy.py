@@ -20,23 +20,11 @@ from fastsnake.snake.engine import (
     G_NBR,
     G_OCC,
     lay_body_random,
+    sweep_path,
     play_recorded,
     sweep_chunk,
 )
 from fastsnake.snake.policies import Policy, no_params, register
-
-
-@njit(cache=True)
-def sweep_path(rows, cols):
-    """Boustrophedon Hamiltonian path (exists on every board): where start bodies lie."""
-    path = np.empty(rows * cols, np.int32)
-    k = 0
-    for r in range(rows):
-        for i in range(cols):
-            c = i if r % 2 == 0 else cols - 1 - i
-            path[k] = r * cols + c
-            k += 1
-    return path
 
 
 @njit(cache=True)

@@ -21,9 +21,9 @@ from fastsnake.search.astar import move_between
 from fastsnake.search.bfs import bfs_buffers
 from fastsnake.search.timed_astar import MAX_BUDGET, T_PATH, timed_astar, timed_buffers
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW
-from fastsnake.snake.engine import G_CFG, G_NBR, body_cell, lay_body_random, play_recorded, sweep_chunk
+from fastsnake.snake.engine import G_CFG, G_NBR, body_cell, lay_body_random, play_recorded, sweep_chunk, sweep_path
 from fastsnake.snake.policies import Policy, PolicyError, register
-from fastsnake.snake.policies.greedy import roomiest_move, sweep_path
+from fastsnake.snake.policies.greedy import roomiest_move
 
 W_SEARCH, W_BFS, W_PATH0, W_NONE, W_PLAN, W_BODY, W_PARAMS = range(7)
 P_LEN, P_NEXT, P_APPLE = 0, 1, 2
