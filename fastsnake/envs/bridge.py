@@ -1,0 +1,65 @@
+"""From a trained agent back to a policy: the env's observation of a policy's state.
+
+A plain-Python policy's ``decide(state, ws)`` sees a position as ``state.rows,
+cols, head, tail, apple, length, moves, occupied, neighbours, seed`` (the
+engine's `PolicyState`). The observation needs nothing else (no body order), so
+`observation_of` gives exactly what the env would show in that position, and
+`agent_policy` turns any ``agent(obs) -> action`` into such a ``decide``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fastsnake.envs.config import EnvError
+from fastsnake.envs.kernels import APPLE, BODY, EMPTY, HEAD, TAIL
+from fastsnake.snake.board import TAIL_RULES
+
+
+def observation_of(state) -> np.ndarray:
+    """(rows, cols) uint8 observation of a policy's state, equal to the env's in that position."""
+    rows, cols = int(state.rows), int(state.cols)
+    occupied = np.asarray(state.occupied)
+    if occupied.shape != (rows * cols,):
+        raise EnvError(f"state.occupied has shape {occupied.shape}; expected ({rows * cols},) for {rows}x{cols}")
+    grid = np.where(occupied != 0, BODY, EMPTY).astype(np.uint8)
+    if int(state.length) >= 2:
+        grid[int(state.tail)] = TAIL
+    grid[int(state.head)] = HEAD
+    if int(state.apple) >= 0:
+        grid[int(state.apple)] = APPLE
+    return grid.reshape(rows, cols)
+
+
+def action_mask_of(state, tail: str = "follow") -> np.ndarray:
+    """int8[4] mask of a policy's state under tail rule `tail`, equal to the env's ``action_mask``."""
+    if tail not in TAIL_RULES:
+        raise EnvError(f"tail={tail!r} is not one of {', '.join(TAIL_RULES)}")
+    rows, cols = int(state.rows), int(state.cols)
+    head, tail_cell = int(state.head), int(state.tail)
+    occupied = np.asarray(state.occupied)
+    mask = np.zeros(4, np.int8)
+    r, c = divmod(head, cols)
+    for move, (dr, dc) in enumerate(((-1, 0), (0, 1), (1, 0), (0, -1))):
+        nr, nc = r + dr, c + dc
+        if 0 <= nr < rows and 0 <= nc < cols:
+            target = nr * cols + nc
+            mask[move] = occupied[target] == 0 or (tail == "follow" and target == tail_cell)
+    return mask
+
+
+def agent_policy(agent, *, masked: bool = False, tail: str = "follow"):
+    """A ``decide(state, ws)`` that plays `agent`: ``agent(obs) -> action`` (an int 0..3),
+    or ``agent(obs, action_mask)`` with ``masked=True``. For `fastsnake.sweep` / `compare`."""
+    if not callable(agent):
+        raise EnvError(f"agent {agent!r} is not callable")
+    if tail not in TAIL_RULES:
+        raise EnvError(f"tail={tail!r} is not one of {', '.join(TAIL_RULES)}")
+
+    if masked:
+        def decide(state, ws):
+            return int(agent(observation_of(state), action_mask_of(state, tail)))
+    else:
+        def decide(state, ws):
+            return int(agent(observation_of(state)))
+    return decide

@@ -1,0 +1,119 @@
+"""`Games`: N games of one configuration in the kernels' batch arrays, driven from Python.
+
+Both environments sit on it (the single env is a batch of one), so they share
+every line that touches a game: the same observation, mask, reward and seeding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fastsnake.envs import kernels as K
+from fastsnake.envs.config import EnvConfig, EnvError, check_seed, random_seed
+from fastsnake.envs.render import frame
+from fastsnake.snake.engine import DIED, OUTCOME_NAMES, State, sweep_path
+
+
+def check_action(action, num_envs: int) -> np.ndarray:
+    """Actions as an int64 array of `num_envs`; floats, bools and wrong shapes are refused."""
+    arr = np.asarray(action)
+    if arr.dtype.kind not in "iu":
+        raise EnvError(f"action {action!r} is not a whole number 0..3 (0 up, 1 right, 2 down, 3 left)")
+    if num_envs == 1 and arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.shape != (num_envs,):
+        raise EnvError(f"actions have shape {arr.shape}; expected ({num_envs},), one per environment")
+    return arr.astype(np.int64, copy=False)
+
+
+class Games:
+    def __init__(self, config: EnvConfig, num_envs: int):
+        self.config = config
+        self.num_envs = num_envs
+        rows, cols = config.rows, config.cols
+        self.cfg, self.nbr = config.game.arrays()
+        self.path = sweep_path(rows, cols)
+        self.batch = K.new_batch(num_envs, rows * cols)
+        self.grids = self.batch[K.B_GRID].reshape(num_envs, rows, cols)  # a view: (N, R, C)
+        self.masks = self.batch[K.B_MASK]
+        self.started = np.zeros(num_envs, np.bool_)
+        self.last_action = np.full(num_envs, -1, np.int64)
+
+    # -- resets and steps -------------------------------------------------------------------------
+
+    def reset(self, which: np.ndarray, seeds, game=None) -> None:
+        """Reset the envs with which[i]. `seeds`: None (the next game of each env's base
+        seed; a random base seed for an env never seeded) or one base seed per env (then
+        game 0). `game`: play that game index instead."""
+        n = self.num_envs
+        bases = self.batch[K.B_SEED].copy()
+        games = self.batch[K.B_GAME] + 1
+        for i in np.flatnonzero(which):
+            given = None if seeds is None else seeds[i]
+            if given is not None:
+                bases[i] = np.uint64(check_seed(given))
+                games[i] = 0
+            elif not self.started[i]:
+                bases[i] = np.uint64(random_seed())
+                games[i] = 0
+        if game is not None:
+            index = game
+            if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < 2**63:
+                raise EnvError(f"options['game']={game!r} must be a game index 0, 1, 2, ...")
+            games[:] = int(index)
+        K.reset_batch(self.cfg, self.nbr, self.path, self.batch, np.asarray(which, np.bool_), bases, games)
+        self.started |= which
+        self.last_action[which] = -1
+        assert n == len(which)
+
+    def step(self, actions: np.ndarray):
+        n = self.num_envs
+        reward = np.empty(n, np.float64)
+        terminated = np.empty(n, np.bool_)
+        truncated = np.empty(n, np.bool_)
+        bad = K.step_batch(self.cfg, self.nbr, self.path, self.batch, actions, reward, terminated, truncated)
+        if bad != K.ALL_VALID:
+            raise EnvError(f"action {int(actions[bad])} is not a move: 0 up, 1 right, 2 down, 3 left"
+                           + (f" (environment {bad})" if n > 1 else ""))
+        self.last_action[:] = actions
+        return reward, terminated, truncated
+
+    # -- what the envs report ---------------------------------------------------------------------
+
+    def column(self, slot: int) -> np.ndarray:
+        return self.batch[K.B_STATE][:, slot].copy()
+
+    def state(self, i: int) -> State:
+        return State(*(int(v) for v in self.batch[K.B_STATE][i]))
+
+    def seed(self, i: int) -> int:
+        return int(self.batch[K.B_SEED][i])
+
+    def game(self, i: int) -> int:
+        return int(self.batch[K.B_GAME][i])
+
+    def pending(self, i: int) -> bool:
+        return bool(self.batch[K.B_PENDING][i])
+
+    def outcome(self, i: int) -> str:
+        return OUTCOME_NAMES[self.state(i).outcome]
+
+    def body(self, i: int) -> np.ndarray:
+        """Env i's body cells, tail first, head last."""
+        st = self.state(i)
+        ring = self.batch[K.B_BODY][i]
+        return np.roll(ring, -st.tail_i)[: st.length].copy()
+
+    def frame(self, i: int) -> np.ndarray:
+        st = self.state(i)
+        crash = -1
+        if st.outcome == DIED and self.last_action[i] >= 0:
+            crash = int(self.nbr[st.head * 4 + self.last_action[i]])
+            if crash < 0:
+                crash = st.head
+        return frame(self.config.rows, self.config.cols, self.body(i), st.apple, crash)
+
+    def status(self, i: int) -> str:
+        st = self.state(i)
+        text = f"seed {self.seed(i)} game {self.game(i)}   move {st.moves:,}   apples {st.apples:,}   length {st.length:,}"
+        return text if st.outcome == 0 else f"{text}   {OUTCOME_NAMES[st.outcome]}"

@@ -1,0 +1,210 @@
+"""Batched njit kernels behind the Gymnasium environments: N games in 2-D arrays.
+
+A batch is a tuple of arrays with one row per environment (slots ``B_*``): the
+engine's game arrays (body ring, occupancy, free list, rng) as rows, the game's
+scalars as an int64 row of `engine.State` fields (columns ``S_*``), the
+observation grid, the action mask, and the seeding bookkeeping (base seed, game
+index, a flag for a pending next-step reset).
+
+Each move goes through the engine's own `run` (inlined, one move, the move taken
+from a one-element box as `engine.apply_move` does), so the rules live in one
+place. Observations and masks are updated in the same pass: a move changes at
+most five cells of the grid (old tail, old head, new tail, new head, new apple),
+so a step costs O(1) whatever the board; a game's start writes its whole row.
+"""
+
+import numpy as np
+from numba import njit
+
+from fastsnake.snake.board import CFG_TAIL_RULE, TAIL_FOLLOW
+from fastsnake.snake.engine import (
+    DIED,
+    RUNNING,
+    STUCK,
+    WON,
+    State,
+    _boxed_move,
+    make_state,
+    run,
+    start_default,
+)
+from fastsnake.snake.rng import game_seed
+
+# Observation codes, one uint8 a cell.
+EMPTY, BODY, HEAD, TAIL, APPLE = 0, 1, 2, 3, 4
+CODE_NAMES = ("empty", "body", "head", "tail", "apple")
+
+# Slots of the batch tuple (see `new_batch`).
+(B_BODY, B_OCC, B_FREE, B_FREEPOS, B_RNG, B_STATE, B_GRID, B_MASK, B_SEED, B_GAME,
+ B_PENDING) = range(11)
+
+# Columns of a state row: the fields of `engine.State`, by name so the two cannot drift.
+S_HEAD = State._fields.index("head")
+S_TAIL = State._fields.index("tail")
+S_HEAD_I = State._fields.index("head_i")
+S_TAIL_I = State._fields.index("tail_i")
+S_LENGTH = State._fields.index("length")
+S_APPLE = State._fields.index("apple")
+S_NFREE = State._fields.index("nfree")
+S_MOVES = State._fields.index("moves")
+S_APPLES = State._fields.index("apples")
+S_OUTCOME = State._fields.index("outcome")
+S_SIZE = len(State._fields)
+
+# Returned by `step_batch` when every action was valid.
+ALL_VALID = -1
+
+
+@njit(cache=True)
+def new_batch(num_envs, cells):
+    """Arrays for `num_envs` games on boards of `cells` cells; no game is started.
+
+    Game index -1 means "no game yet", so a first reset without a seed plays game 0.
+    """
+    return (
+        np.zeros((num_envs, cells), np.int32),  # body rings
+        np.zeros((num_envs, cells), np.uint8),  # occupancy
+        np.zeros((num_envs, cells), np.int32),  # free cells
+        np.zeros((num_envs, cells), np.int32),  # position of each cell in `free`
+        np.zeros((num_envs, 2), np.uint64),  # [stream state, game seed]
+        np.zeros((num_envs, S_SIZE), np.int64),  # the State of each game
+        np.zeros((num_envs, cells), np.uint8),  # observation grid (row-major cells)
+        np.zeros((num_envs, 4), np.int8),  # action mask
+        np.zeros(num_envs, np.uint64),  # base seed
+        np.full(num_envs, -1, np.int64),  # game index within the base seed's sweep
+        np.zeros(num_envs, np.bool_),  # ended last step: reset on the next (next-step autoreset)
+    )
+
+
+@njit(cache=True, inline="always")
+def game_of(cfg, nbr, batch, i):
+    """Env i's game as the engine's game tuple (row views, no copies)."""
+    return (cfg, nbr, batch[B_BODY][i], batch[B_OCC][i], batch[B_FREE][i], batch[B_FREEPOS][i], batch[B_RNG][i])
+
+
+@njit(cache=True, inline="always")
+def load_state(batch, i):
+    row = batch[B_STATE][i]
+    return make_state(row[S_HEAD], row[S_TAIL], row[S_HEAD_I], row[S_TAIL_I], row[S_LENGTH], row[S_APPLE],
+                      row[S_NFREE], row[S_MOVES], row[S_APPLES], row[S_OUTCOME])
+
+
+@njit(cache=True, inline="always")
+def store_state(batch, i, st):
+    row = batch[B_STATE][i]
+    row[S_HEAD] = st.head
+    row[S_TAIL] = st.tail
+    row[S_HEAD_I] = st.head_i
+    row[S_TAIL_I] = st.tail_i
+    row[S_LENGTH] = st.length
+    row[S_APPLE] = st.apple
+    row[S_NFREE] = st.nfree
+    row[S_MOVES] = st.moves
+    row[S_APPLES] = st.apples
+    row[S_OUTCOME] = st.outcome
+
+
+@njit(cache=True, inline="always")
+def write_mask(cfg, nbr, occ, st, mask):
+    """mask[m] = 1 where move m does not kill at once: on the board, and into an empty
+    cell or (tail rule follow) the cell the tail leaves. The apple is always empty."""
+    follow = cfg[CFG_TAIL_RULE] == TAIL_FOLLOW
+    base = st.head * 4
+    for m in range(4):
+        t = nbr[base + m]
+        ok = t >= 0 and (occ[t] == 0 or (follow and t == st.tail))
+        mask[m] = 1 if ok else 0
+
+
+@njit(cache=True)
+def write_grid(occ, st, grid):
+    """The whole observation of a position (at a game's start)."""
+    for c in range(grid.shape[0]):
+        grid[c] = BODY if occ[c] != 0 else EMPTY
+    if st.length >= 2:
+        grid[st.tail] = TAIL
+    grid[st.head] = HEAD
+    if st.apple >= 0:
+        grid[st.apple] = APPLE
+
+
+@njit(cache=True, inline="always")
+def update_grid(old, new, grid):
+    """The observation after one move from `old` to `new` (a fatal move changes nothing)."""
+    if new.outcome == DIED:
+        return
+    ate = new.length > old.length
+    if not ate:
+        grid[old.tail] = EMPTY
+    if new.length >= 2:
+        grid[old.head] = BODY
+        grid[new.tail] = TAIL
+    grid[new.head] = HEAD
+    if ate and new.apple >= 0:
+        grid[new.apple] = APPLE
+
+
+@njit(cache=True)
+def start_env(cfg, nbr, path, batch, i):
+    """Start env i's game (its base seed and game index are set): the engine's
+    `start_default`, as `greedy` and every policy without a cycle start."""
+    g = game_of(cfg, nbr, batch, i)
+    seed = game_seed(batch[B_SEED][i], np.uint64(batch[B_GAME][i]))
+    st = start_default(g, seed, path)
+    store_state(batch, i, st)
+    write_grid(batch[B_OCC][i], st, batch[B_GRID][i])
+    write_mask(cfg, nbr, batch[B_OCC][i], st, batch[B_MASK][i])
+    batch[B_PENDING][i] = False
+
+
+@njit(cache=True)
+def reset_batch(cfg, nbr, path, batch, which, seeds, games):
+    """Start game games[i] of base seed seeds[i] in every env with which[i]."""
+    for i in range(which.shape[0]):
+        if which[i]:
+            batch[B_SEED][i] = seeds[i]
+            batch[B_GAME][i] = games[i]
+            start_env(cfg, nbr, path, batch, i)
+
+
+@njit(cache=True)
+def step_batch(cfg, nbr, path, batch, actions, reward, terminated, truncated):
+    """One step of every env; returns ALL_VALID, or the index of the first action
+    outside 0..3 (then nothing has moved).
+
+    An env whose game ended on the previous step is reset instead (next-step
+    autoreset: its action is ignored, reward 0, not terminated or truncated).
+    Reward: +1 an apple, -1 death, else 0; terminated: died or won; truncated:
+    stuck at the move cap.
+    """
+    n_envs = actions.shape[0]
+    for i in range(n_envs):
+        if actions[i] < 0 or actions[i] > 3:
+            return i
+    box = np.empty(1, np.int64)
+    pending = batch[B_PENDING]
+    for i in range(n_envs):
+        if pending[i]:
+            batch[B_GAME][i] += 1
+            start_env(cfg, nbr, path, batch, i)
+            reward[i] = 0.0
+            terminated[i] = False
+            truncated[i] = False
+            continue
+        g = game_of(cfg, nbr, batch, i)
+        old = load_state(batch, i)
+        box[0] = actions[i]
+        new = run(g, box, _boxed_move, old, 1, None, None)
+        store_state(batch, i, new)
+        update_grid(old, new, batch[B_GRID][i])
+        write_mask(cfg, nbr, batch[B_OCC][i], new, batch[B_MASK][i])
+        r = 0.0
+        if new.apples > old.apples:
+            r = 1.0
+        elif new.outcome == DIED:
+            r = -1.0
+        reward[i] = r
+        terminated[i] = new.outcome == DIED or new.outcome == WON
+        truncated[i] = new.outcome == STUCK
+        pending[i] = new.outcome != RUNNING
+    return ALL_VALID

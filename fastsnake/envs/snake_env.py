@@ -1,0 +1,129 @@
+"""`SnakeEnv`: one Snake game as a `gymnasium.Env`, on the engine's rules and seeds."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from fastsnake.envs import kernels as K
+from fastsnake.envs.config import EnvError, env_config
+from fastsnake.envs.games import Games, check_action
+from fastsnake.envs.render import Window
+
+RENDER_FPS = 10
+_ONE = np.ones(1, np.bool_)
+
+
+def observation_space(rows: int, cols: int) -> spaces.Box:
+    """One uint8 code a cell (0 empty, 1 body, 2 head, 3 tail, 4 apple), shape (rows, cols)."""
+    return spaces.Box(0, K.APPLE, shape=(rows, cols), dtype=np.uint8)
+
+
+def check_options(options, allowed=("game",)) -> dict:
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise EnvError(f"options={options!r} must be a dict")
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise EnvError(f"reset option {unknown[0]!r} is not one of {', '.join(allowed)}")
+    return options
+
+
+class SnakeEnv(gym.Env):
+    """Snake on an R×C board, played by the fastsnake engine.
+
+    Actions: ``Discrete(4)``, 0 up, 1 right, 2 down, 3 left. Reward +1 an apple, -1 death,
+    else 0; ``terminated`` on death or a won game, ``truncated`` at the move cap
+    (``max_moves``, or ``max_episode_steps`` when smaller). Observation: (rows, cols)
+    uint8 cell codes, see `fastsnake.envs.CODES`. ``info``: ``action_mask`` (int8[4], 1
+    where the move does not kill at once), ``apples``, ``length``, ``moves``, ``seed``
+    (the base seed) and ``game`` (the game index).
+
+    Seeding is the sweeps': after ``reset(seed=S)`` the episode is game 0 of base seed S,
+    each later ``reset()`` the next game; ``reset(options={"game": k})`` jumps to game k.
+    Game k of seed S is the game ``fastsnake play --seed S --game k`` plays, move for move.
+    """
+
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": RENDER_FPS}
+
+    def __init__(self, size=10, start_length=3, tail="follow", max_moves=None, render_mode=None,
+                 max_episode_steps=None):
+        self.config = env_config(size, start_length, tail, max_moves, max_episode_steps, render_mode)
+        self.rows, self.cols = self.config.rows, self.config.cols
+        self.render_mode = render_mode
+        self.observation_space = observation_space(self.rows, self.cols)
+        self.action_space = spaces.Discrete(4)
+        self._games = Games(self.config, 1)
+        self._window = None
+
+    # -- Gymnasium API ----------------------------------------------------------------------------
+
+    def reset(self, *, seed=None, options=None):
+        options = check_options(options)
+        super().reset(seed=seed)
+        self._games.reset(_ONE, None if seed is None else [seed], options.get("game"))
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info()
+
+    def step(self, action):
+        games = self._games
+        if not games.started[0]:
+            raise EnvError("step() before reset(): call reset() (or reset(seed=S)) first")
+        if games.pending(0):
+            raise EnvError(f"step() after the episode ended ({games.outcome(0)}): call reset() first")
+        reward, terminated, truncated = games.step(check_action(action, 1))
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), float(reward[0]), bool(terminated[0]), bool(truncated[0]), self._info()
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() without a render_mode: pass render_mode='rgb_array' or 'human'")
+            return None
+        if not self._games.started[0]:
+            raise EnvError("render() before reset(): there is no position to draw yet")
+        rgb = self._games.frame(0)
+        if self.render_mode == "rgb_array":
+            return rgb
+        if self._window is None:
+            self._window = Window("fastsnake: Snake", self.metadata["render_fps"])
+        self._window.show(rgb, self._games.status(0))
+        return None
+
+    def close(self):
+        if self._window is not None:
+            self._window.close()
+            self._window = None
+        super().close()
+
+    # -- extras -----------------------------------------------------------------------------------
+
+    def action_masks(self) -> np.ndarray:
+        """int8[4]: 1 where the move does not kill at once (what sb3-contrib's MaskablePPO asks for)."""
+        return self._games.masks[0].copy()
+
+    @property
+    def seed_and_game(self) -> tuple[int, int]:
+        """(base seed, game index) of the current episode: `fastsnake play --seed S --game k`."""
+        return self._games.seed(0), self._games.game(0)
+
+    def body(self) -> np.ndarray:
+        """The snake's cells, tail first, head last."""
+        return self._games.body(0)
+
+    def _observation(self) -> np.ndarray:
+        return self._games.grids[0].copy()
+
+    def _info(self) -> dict:
+        st = self._games.state(0)
+        return {
+            "action_mask": self._games.masks[0].copy(),
+            "apples": st.apples,
+            "length": st.length,
+            "moves": st.moves,
+            "seed": self._games.seed(0),
+            "game": self._games.game(0),
+        }
