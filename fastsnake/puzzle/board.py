@@ -1,6 +1,7 @@
 """Boards of the R×C sliding puzzle: parsing, validation, moves and the parity rule.
 
-A board is a flat ``int8`` array of ``R*C`` tiles in row-major order, 0 = blank.
+A board is a flat ``int8`` array of ``R*C`` tiles in row-major order, 0 = blank
+(``int16`` above 127 cells, which only `reduce` accepts).
 Moves name the direction the BLANK moves (``U D L R``); a tile therefore slides the
 opposite way (blank ``U`` = the tile above slides down).
 """
@@ -13,7 +14,9 @@ import numpy as np
 
 from fastsnake.errors import InputError
 
-MAX_CELLS = 36
+MAX_CELLS = 36  # optimal searches (A*, IDA*, BFS)
+MAX_CELLS_ANY = 10_000  # `reduce` (and `auto` above 16 cells): up to 100x100
+MAX_SIDE_ANY = 100
 MOVES = "UDLR"
 # Blank offsets (drow, dcol) per move; a move's inverse is `m ^ 1`.
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -25,22 +28,36 @@ class PuzzleInputError(InputError):
     """A bad board, goal, size or move string; the message quotes it."""
 
 
-def check_size(rows: int, cols: int) -> None:
+def check_size(rows: int, cols: int, max_cells: int = MAX_CELLS) -> None:
+    """Optimal searches take 2 <= rows*cols <= 36; `reduce` (max_cells=MAX_CELLS_ANY) up to 100x100."""
     if not (isinstance(rows, (int, np.integer)) and isinstance(cols, (int, np.integer))):
         raise PuzzleInputError(f"board size {rows!r}x{cols!r} must be integers")
+    if max_cells > MAX_CELLS:
+        if rows < 1 or cols < 1 or rows * cols < 2 or rows > MAX_SIDE_ANY or cols > MAX_SIDE_ANY:
+            raise PuzzleInputError(
+                f"board size {rows}x{cols} is outside 1x2 .. {MAX_SIDE_ANY}x{MAX_SIDE_ANY}")
+        return
     if rows < 1 or cols < 1 or rows * cols > MAX_CELLS or rows * cols < 2:
+        more = (" for optimal search; --algorithm reduce (or auto) solves boards up to "
+                f"{MAX_SIDE_ANY}x{MAX_SIDE_ANY}" if rows * cols > MAX_CELLS else "")
         raise PuzzleInputError(
-            f"board size {rows}x{cols} is outside 1x2 .. 6x6 (2 <= rows*cols <= {MAX_CELLS})")
+            f"board size {rows}x{cols} is outside 1x2 .. 6x6 (2 <= rows*cols <= {MAX_CELLS}){more}")
 
 
-def parse_tiles(text, rows: int, cols: int, what: str = "board") -> np.ndarray:
+def tile_dtype(n: int):
+    """int8 tiles up to 127 cells (every search kernel), int16 above (reduce only)."""
+    return np.int8 if n <= 127 else np.int16
+
+
+def parse_tiles(text, rows: int, cols: int, what: str = "board",
+                max_cells: int = MAX_CELLS) -> np.ndarray:
     """Parse "1 2 3 …", "1,2,3,…" or the short form "012 345 678" into a flat board.
 
     The short form (rows of single-digit tiles) is read when the board has at most
     10 cells (so every tile is one digit), there are no commas and some
     whitespace-separated token has more than one digit.
     """
-    check_size(rows, cols)
+    check_size(rows, cols, max_cells)
     n = rows * cols
     if isinstance(text, str):
         tokens = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
@@ -67,12 +84,12 @@ def parse_tiles(text, rows: int, cols: int, what: str = "board") -> np.ndarray:
         if v in seen:
             raise PuzzleInputError(f"{what} {text!r}: tile {v} appears twice")
         seen.add(v)
-    return np.array(values, dtype=np.int8)
+    return np.array(values, dtype=tile_dtype(n))
 
 
 def goal_default(rows: int, cols: int) -> np.ndarray:
     """The seed's default goal is the identity board with the blank top-left."""
-    return np.arange(rows * cols, dtype=np.int8)
+    return np.arange(rows * cols, dtype=tile_dtype(rows * cols))
 
 
 def neighbours(rows: int, cols: int) -> np.ndarray:
@@ -134,14 +151,15 @@ def parse_moves(text: str) -> str:
 
 def apply_moves(board, moves: str, rows: int, cols: int) -> np.ndarray:
     """Play blank moves on a copy of `board`; an off-board move raises."""
-    out = np.array(board, dtype=np.int8, copy=True)
+    out = np.array(board, dtype=tile_dtype(rows * cols), copy=True)
     blank = int(np.flatnonzero(out == 0)[0])
     for i, ch in enumerate(parse_moves(moves)):
         m = MOVES.index(ch)
         r, c = divmod(blank, cols)
         rr, cc = r + _DELTAS[m][0], c + _DELTAS[m][1]
         if not (0 <= rr < rows and 0 <= cc < cols):
-            raise PuzzleInputError(f"moves {moves!r}: move {i + 1} ({ch}) leaves the board")
+            shown = moves if len(moves) <= 60 else moves[:57] + "..."
+            raise PuzzleInputError(f"moves {shown!r}: move {i + 1} ({ch}) leaves the board")
         nxt = rr * cols + cc
         out[blank], out[nxt] = out[nxt], 0
         blank = nxt
@@ -169,14 +187,14 @@ def random_solvable(rows: int, cols: int, goal, rng: np.random.Generator) -> np.
     the draw uniform. On 1-wide boards the solvable states are the goal's tile order
     with the blank in any of the R*C cells.
     """
-    check_size(rows, cols)
-    goal = np.asarray(goal, dtype=np.int8)
+    check_size(rows, cols, MAX_CELLS_ANY)
     n = rows * cols
+    goal = np.asarray(goal, dtype=tile_dtype(n))
     if rows == 1 or cols == 1:
         tiles = [int(t) for t in goal if t != 0]
         pos = int(rng.integers(n))
-        return np.array(tiles[:pos] + [0] + tiles[pos:], dtype=np.int8)
-    board = rng.permutation(n).astype(np.int8)
+        return np.array(tiles[:pos] + [0] + tiles[pos:], dtype=tile_dtype(n))
+    board = rng.permutation(n).astype(tile_dtype(n))
     if not is_solvable(board, goal, rows, cols):
         i, j = np.flatnonzero(board == 1)[0], np.flatnonzero(board == 2)[0]
         board[i], board[j] = board[j], board[i]

@@ -13,8 +13,12 @@ from fastsnake.puzzle.heuristics import (_LC_BUF, H_PDB, H_WALKING, _h_eval, bui
                                          heuristic_code)
 from fastsnake.puzzle.idastar import IDA_BUDGET, IDA_FOUND, IdaSearch
 
-ALGORITHMS = ("astar", "idastar", "bfs")
+ALGORITHMS = ("astar", "idastar", "bfs", "reduce")
+OPTIMAL_ALGORITHMS = ("astar", "idastar", "bfs")
 DEFAULT_MAX_NODES = 20_000_000
+# `auto` searches optimally up to this many cells (4x4 with pattern databases: at most
+# seconds); above, and when an optimal search stops at a limit, it reduces.
+AUTO_OPTIMAL_MAX_CELLS = 16
 _ASTAR_CHUNK = 1 << 17
 _IDA_CHUNK = 1 << 24
 
@@ -57,11 +61,12 @@ def choose_heuristic(rows: int, cols: int) -> str:
     return "linear-conflict"
 
 
-def prepare(start, goal, rows: int, cols: int):
-    """Validated (start, goal) flat int8 boards; goal None = the identity board."""
-    B.check_size(rows, cols)
-    start = B.parse_tiles(start, rows, cols, "start")
-    goal = B.goal_default(rows, cols) if goal is None else B.parse_tiles(goal, rows, cols, "goal")
+def prepare(start, goal, rows: int, cols: int, max_cells: int = B.MAX_CELLS):
+    """Validated (start, goal) flat boards (int8; int16 above 127 cells); goal None = identity."""
+    B.check_size(rows, cols, max_cells)
+    start = B.parse_tiles(start, rows, cols, "start", max_cells)
+    goal = (B.goal_default(rows, cols) if goal is None
+            else B.parse_tiles(goal, rows, cols, "goal", max_cells))
     return start, goal
 
 
@@ -89,21 +94,31 @@ def solve(start, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
           heuristic: str = "auto", max_nodes: int = DEFAULT_MAX_NODES,
           time_limit: float | None = None, partition=None, progress=None,
           context=None) -> SolveResult:
-    """Find a shortest sequence of blank moves from `start` to `goal`.
+    """Find a shortest sequence of blank moves from `start` to `goal` (or, with
+    algorithm="reduce", a short one on boards up to 100x100).
 
     `start`/`goal` are strings ("1 2 3 …", "1,2,…" or "012 345 678") or sequences.
-    `algorithm`: astar | idastar | bfs | auto; `heuristic`: misplaced | manhattan |
-    linear-conflict | walking-distance | pdb | auto (ignored by bfs). A* stops with
-    status "node limit reached" once it would store more than `max_nodes` states;
+    `algorithm`: astar | idastar | bfs | reduce | auto; `heuristic`: misplaced | manhattan |
+    linear-conflict | walking-distance | pdb | auto (ignored by bfs and reduce). A* stops
+    with status "node limit reached" once it would store more than `max_nodes` states;
     any search stops with "time limit reached" after `time_limit` seconds.
+    `auto` searches optimally on boards of at most 16 cells (A* below 12 cells, IDA*
+    from 12) and reduces above, or when the optimal search stops at one of its limits
+    (then `optimal` is False and `extra["fallback"]` names the limit).
     Unsolvable pairs are answered by the parity rule without searching.
     `context` reuses a `heuristic_context(...)` result (it must match the goal).
     """
-    start, goal = prepare(start, goal, rows, cols)
-    if algorithm == "auto":
-        algorithm = choose_algorithm(rows, cols)
-    if algorithm not in ALGORITHMS:
+    if algorithm not in ALGORITHMS and algorithm != "auto":
         raise B.PuzzleInputError(f"algorithm {algorithm!r} is not one of {', '.join(ALGORITHMS)}, auto")
+    big = algorithm in ("reduce", "auto")
+    start, goal = prepare(start, goal, rows, cols, B.MAX_CELLS_ANY if big else B.MAX_CELLS)
+    auto = algorithm == "auto"
+    if auto:
+        algorithm = "reduce" if rows * cols > AUTO_OPTIMAL_MAX_CELLS else choose_algorithm(rows, cols)
+    if algorithm == "reduce":
+        if time_limit is not None and not time_limit > 0:
+            raise B.PuzzleInputError(f"time_limit {time_limit!r} must be positive")
+        return _solve_reduce(start, goal, rows, cols)
     if algorithm == "bfs":
         heuristic = "zero"
     elif heuristic == "auto":
@@ -188,7 +203,37 @@ def solve(start, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
     text = "".join(B.MOVES[m] for m in moves) if moves is not None else None
     if status == "exhausted":
         raise AssertionError("search exhausted a solvable instance")  # a bug of ours
+    if auto and status != "solved":
+        out = _solve_reduce(start, goal, rows, cols)
+        out.nodes_generated += gen
+        out.nodes_expanded += exp
+        out.seconds += seconds
+        out.setup_seconds = setup
+        out.extra["fallback"] = f"{algorithm} + {base['heuristic']}: {status}"
+        return out
     return SolveResult(**base, solvable=True, length=(len(text) if text is not None else None),
                        moves=text, nodes_generated=gen, nodes_expanded=exp, seconds=seconds,
                        optimal=(status == "solved"), status=status, h_start=h0,
                        memory_bytes=mem, iterations=iters, setup_seconds=setup, extra=extra)
+
+
+def _solve_reduce(start, goal, rows: int, cols: int) -> SolveResult:
+    """`reduce` on validated boards (see `fastsnake.puzzle.reduce`)."""
+    from fastsnake.puzzle.reduce import solve_reduce
+
+    t0 = time.perf_counter()
+    base = dict(rows=rows, cols=cols, start=start.tolist(), goal=goal.tolist(), algorithm="reduce")
+    if not B.is_solvable(start, goal, rows, cols):
+        return SolveResult(**base, heuristic="none", solvable=False, length=None, moves=None,
+                           nodes_generated=0, nodes_expanded=0, seconds=time.perf_counter() - t0,
+                           optimal=True, status="unsolvable")
+    text, info = solve_reduce(start, goal, rows, cols)
+    # Provably optimal only when nothing was reduced: a 1-wide board (the blank's walk is
+    # the only way) or a board of at most 3x3 (the final block is the whole board).
+    optimal = rows == 1 or cols == 1 or info["reduction_moves"] == 0 and rows <= 3 and cols <= 3
+    gen = info.pop("nodes_generated")
+    exp = info.pop("nodes_expanded")
+    return SolveResult(**base, heuristic=("none" if rows == 1 or cols == 1 else "linear-conflict"),
+                       solvable=True, length=len(text), moves=text, nodes_generated=gen,
+                       nodes_expanded=exp, seconds=time.perf_counter() - t0, optimal=optimal,
+                       status="solved", extra=info)
