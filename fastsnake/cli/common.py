@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 
 from fastsnake.errors import InputError
-
-_SIZE = re.compile(r"^\s*(\d+)\s*(?:[xX×]\s*(\d+))?\s*$")
+from fastsnake.sizes import parse_size  # noqa: F401 - verbs use common.parse_size
 
 
 class Parser(argparse.ArgumentParser):
@@ -25,20 +23,6 @@ def fail(message: str, code: int) -> int:
     sys.stderr.write(f"fastsnake: error: {message}\n")
     sys.stderr.flush()
     return code
-
-
-def parse_size(text: str, *, lo: int = 1, hi: int | None = None) -> tuple[int, int]:
-    """'RxC' -> (R, C); 'N' -> (N, N). Raises InputError naming the text."""
-    match = _SIZE.match(str(text))
-    if not match:
-        raise InputError(f"size {text!r} is not RxC or N (e.g. 10x12 or 10)")
-    rows = int(match.group(1))
-    cols = int(match.group(2)) if match.group(2) is not None else rows
-    for name, value in (("rows", rows), ("cols", cols)):
-        if value < lo or (hi is not None and value > hi):
-            bound = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-            raise InputError(f"size {text!r}: {name}={value} is outside {bound}")
-    return rows, cols
 
 
 def size_arg(lo: int = 1, hi: int | None = None):

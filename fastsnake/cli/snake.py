@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 from fastsnake.cli import common
 from fastsnake.errors import InputError
 
@@ -27,7 +25,7 @@ SUMMARY_COLUMNS = (
 
 
 def _game_options(parser, *, size_required=True):
-    parser.add_argument("--size", required=size_required, type=common.size_arg(), help="board RxC or N (2..256 a side)")
+    parser.add_argument("--size", required=size_required, help="board RxC or N (2..256 a side)")
     parser.add_argument("--start-length", type=int, default=3, help="start length of the snake (default 3)")
     parser.add_argument("--tail", choices=("follow", "blocked"), default="follow",
                         help="follow: the head may enter the cell the tail leaves; blocked: it may not")
@@ -39,11 +37,8 @@ def _game_options(parser, *, size_required=True):
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
-def _config(args):
-    from fastsnake.snake.board import GameConfig
-
-    rows, cols = args.size
-    return GameConfig(rows, cols, args.start_length, args.tail, args.max_moves)
+def _rules(args) -> dict:
+    return {"start_length": args.start_length, "tail": args.tail, "max_moves": args.max_moves}
 
 
 def _options(args) -> dict:
@@ -63,6 +58,10 @@ def register(sub) -> None:
     from fastsnake.snake.policies import available
 
     names = ", ".join(available())
+
+    p = sub.add_parser("policies", help="list every Snake policy: built-in, installed and where it comes from")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.set_defaults(handler=cmd_policies)
 
     p = sub.add_parser("play", help="play one game (the one a sweep with the same seed played)")
     p.add_argument("--policy", required=True, help=f"one of: {names}")
@@ -107,25 +106,6 @@ def register(sub) -> None:
     p.set_defaults(handler=cmd_replay)
 
 
-def _progress(label: str, unit: str = "game"):
-    """A progress callback (done, total) drawing a bar on stderr (nothing when stderr is not a terminal)."""
-    from tqdm import tqdm
-
-    bar = None
-
-    def update(done, total):
-        nonlocal bar
-        if bar is None:
-            bar = tqdm(total=total, initial=done, desc=label, unit=unit, file=sys.stderr, leave=False,
-                       disable=None, dynamic_ncols=True)
-        bar.n = done
-        bar.refresh()
-        if done >= total:
-            bar.close()
-
-    return update
-
-
 def _summary_row(summary: dict) -> list[str]:
     row = []
     games = max(summary["games"], 1)
@@ -159,23 +139,23 @@ def _describe(summary: dict) -> str:
 
 
 def cmd_sweep(args):
-    if args.resume or (args.out and not args.out.endswith(".parquet")) or args.cluster:
-        return _sweep_to_folder(args)
-    from fastsnake.snake.sweep import run_sweep, summarize, write_parquet
+    import fastsnake
 
-    _require(args, "policy", "size", "games")
-    config = _config(args)
-    _check_outputs(args)
-    result = run_sweep(args.policy, config, args.games, seed=args.seed, threads=args.threads,
-                       options=_options(args), progress=_progress(args.policy))
-    summary = summarize(result)
-    if args.out:
-        write_parquet(result, args.out)
+    _check_plot(args)
+    if args.resume:
+        if args.out and args.out != args.resume:
+            raise InputError("give either --resume DIR or --out DIR, not both")
+        result = fastsnake.resume_sweep(args.resume, threads=args.threads, cluster=args.cluster, progress=True)
+    else:
+        _require(args, "policy", "size", "games")
+        if args.cluster and not args.out:
+            raise InputError("--cluster writes a sweep folder: give --out DIR")
+        result = fastsnake.sweep(args.policy, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
+                                 out=args.out, progress=True, chunk_size=args.chunk_size, cluster=args.cluster,
+                                 **_options(args))
     if args.plot:
-        from fastsnake.snake.plots import plot_sweeps
-
-        plot_sweeps([result], args.plot)
-    return _finish_sweep(args, summary, result.interrupted)
+        result.plot(args.plot)
+    return _finish_sweep(args, result.summary, result.interrupted)
 
 
 def _require(args, *names):
@@ -198,65 +178,14 @@ def _finish_sweep(args, summary, interrupted):
     return summary
 
 
-def _sweep_to_folder(args):
-    from fastsnake.snake.dataset import DEFAULT_CHUNK_SIZE, SweepDataset, SweepSpec, run_dataset_sweep
-    from fastsnake.snake.sweep import check_seed, check_threads, prepare, summary_dict
-
-    if args.resume and args.out and args.out != args.resume:
-        raise InputError("give either --resume DIR or --out DIR, not both")
-    folder = args.resume or args.out
-    if folder is None:
-        raise InputError("--cluster writes a sweep folder: give --out DIR")
-    if args.resume:
-        dataset = SweepDataset.open(folder)
-    else:
-        _require(args, "policy", "size", "games")
-        if args.games < 1:
-            raise InputError(f"--games {args.games}: a sweep needs at least 1 game")
-        config = _config(args)
-        policy, resolved, _, _, _ = prepare(args.policy, config, _options(args))
-        spec = SweepSpec(policy.name, config.rows, config.cols, config.start_length, config.tail_rule,
-                         config.move_cap, check_seed(args.seed), args.games, 0, resolved,
-                         args.chunk_size or DEFAULT_CHUNK_SIZE)
-        dataset = SweepDataset.open(folder, spec)
-    spec = dataset.spec
-    _check_outputs(args)
-    before = dataset.scan()[1]
-    if args.cluster:
-        from fastsnake.snake.cluster import ClusterRunner
-
-        threads = args.threads or 1
-        with ClusterRunner(args.cluster, threads) as runner:
-            common.log(f"cluster: {runner.workers()} workers, {threads} thread(s) each")
-            acc, seconds, cpu, interrupted = run_dataset_sweep(
-                dataset, threads=threads, progress=_progress(spec.policy, "chunk"),
-                chunk_source=runner.chunk_source(spec.to_json()))
-    else:
-        threads = check_threads(args.threads)
-        acc, seconds, cpu, interrupted = run_dataset_sweep(dataset, threads=threads,
-                                                           progress=_progress(spec.policy, "chunk"))
-    summary = summary_dict(acc, spec.policy, spec.config, spec.options, spec.seed, threads, seconds, cpu,
-                           before=before, games_requested=spec.games, interrupted=interrupted, folder=str(folder),
-                           chunks=spec.n_chunks, chunk_size=spec.chunk_size,
-                           cluster=args.cluster)
-    if args.plot:
-        from fastsnake.snake.dataset import read_dataset
-        from fastsnake.snake.plots import plot_table
-
-        plot_table(read_dataset(folder)[1], spec, args.plot)
-    return _finish_sweep(args, summary, interrupted)
-
-
-def _check_outputs(args):
-    """Fail before a long run, not after it, when an output cannot be written."""
+def _check_plot(args):
+    """Fail before a long run, not after it, when the plot cannot be drawn."""
     import os
 
-    for flag, path in (("--out", getattr(args, "out", None)), ("--plot", getattr(args, "plot", None))):
-        if path:
-            folder = os.path.dirname(os.path.abspath(path))
-            if not os.path.isdir(folder):
-                raise InputError(f"{flag} {path!r}: folder {folder!r} does not exist")
     if getattr(args, "plot", None):
+        folder = os.path.dirname(os.path.abspath(args.plot))
+        if not os.path.isdir(folder):
+            raise InputError(f"--plot {args.plot!r}: folder {folder!r} does not exist")
         try:
             import matplotlib  # noqa: F401
         except ImportError:
@@ -264,48 +193,28 @@ def _check_outputs(args):
 
 
 def cmd_compare(args):
-    from fastsnake.snake.policies import available, get_policy
-    from fastsnake.snake.sweep import records_table, run_sweep, summarize
+    import fastsnake.snake as api
 
-    names = [n.strip() for n in args.policies.split(",")] if args.policies else available()
-    for name in names:
-        get_policy(name)  # unknown names fail before any game is played
-    config = _config(args)
-    _check_outputs(args)
-    options = _options(args)
-    results, summaries = [], []
-    interrupted = False
-    for name in names:
-        policy_options = {k: v for k, v in options.items() if k in get_policy(name).options}
-        result = run_sweep(name, config, args.games, seed=args.seed, threads=args.threads,
-                           options=policy_options, progress=_progress(name))
-        results.append(result)
-        summaries.append(summarize(result))
-        if result.interrupted:
-            interrupted = True
-            break
+    _check_plot(args)
     if args.out:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        import os
 
-        tables = []
-        for result in results:
-            table = records_table(result)
-            tables.append(table.add_column(0, "policy", pa.array([result.policy] * table.num_rows)))
-        try:
-            pq.write_table(pa.concat_tables(tables, promote_options="permissive"), args.out)
-        except OSError as exc:
-            raise InputError(f"cannot write {args.out!r}: {exc}") from None
+        folder = os.path.dirname(os.path.abspath(args.out))
+        if not os.path.isdir(folder):
+            raise InputError(f"--out {args.out!r}: folder {folder!r} does not exist")
+    results = api.compare_runs(args.policies, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
+                               progress=True, **_options(args))
+    summaries = [r.summary for r in results]
+    if args.out:
+        api.write_compare(results, args.out)
     if args.plot:
-        from fastsnake.snake.plots import plot_sweeps
-
-        plot_sweeps(results, args.plot)
+        api.plot_results(results, args.plot)
     if not args.json:
         s = summaries[0]
         print(f"{s['rows']}x{s['cols']}, start length {s['start_length']}, tail {s['tail_rule']}, "
               f"seed {s['seed']}, {args.games:,} games per policy")
         print(format_table(summaries))
-    if interrupted:
+    if any(r.interrupted for r in results):
         if args.json:
             common.emit_json(summaries)
         raise KeyboardInterrupt
@@ -313,38 +222,53 @@ def cmd_compare(args):
 
 
 def cmd_play(args):
-    from fastsnake.snake.replay import play_game, save_replay
+    import fastsnake
 
-    config = _config(args)
-    replay, seconds = play_game(args.policy, config, args.seed, args.game, _options(args))
+    game = fastsnake.play(args.policy, args.size, args.seed, args.game, **_rules(args), **_options(args))
     if args.replay:
-        save_replay(replay, args.replay)
-    result = dict(replay.summary(), seconds=seconds)
+        game.save(args.replay)
+    result = dict(game.summary(), seconds=game.seconds)
     if not args.json:
-        print(f"{result['policy']} on {config.rows}x{config.cols}, seed {args.seed}, game {args.game}: "
+        print(f"{result['policy']} on {game.rows}x{game.cols}, seed {args.seed}, game {args.game}: "
               f"{result['outcome']} after {result['moves']:,} moves, {result['apples']} apples, "
-              f"length {result['length']} ({seconds * 1e3:.1f} ms)")
+              f"length {result['length']} ({game.seconds * 1e3:.1f} ms)")
         if args.replay:
             common.log(f"replay: {args.replay}")
     return result
 
 
+def cmd_policies(args):
+    import fastsnake
+
+    details = fastsnake.policies(details=True)
+    if not args.json:
+        width = max(len(name) for name in details)
+        for name, info in details.items():
+            origin = "" if info["origin"] == "fastsnake" else f" [{info['origin']}, {info['kind']}]"
+            mark = " (never loses)" if info["guaranteed"] else ""
+            summary = info["summary"]
+            if len(summary) > 100:
+                summary = summary[:97].rsplit(" ", 1)[0] + " ..."
+            print(f"{name.ljust(width)}  {summary}{mark}{origin}")
+    return details
+
+
 def cmd_replay(args):
-    from fastsnake.snake.replay import load_replay, replay_from_sweep, save_replay
+    import fastsnake
 
     if args.check:
-        replay = load_replay(args.check)
-        result = dict(replay.summary(), file=args.check, valid=True)
+        game = fastsnake.load_game(args.check)
+        result = dict(game.summary(), file=args.check, valid=True)
         if not args.json:
-            print(f"{args.check}: valid {REPLAY_TAG} ({replay.policy}, {replay.rows}x{replay.cols}, "
+            print(f"{args.check}: valid {REPLAY_TAG} ({game.policy}, {game.rows}x{game.cols}, "
                   f"{result['outcome']} after {result['moves']:,} moves)")
         return result
     if not args.out:
         raise InputError("replay --from needs --out FILE.npz")
-    replay, seconds = replay_from_sweep(args.source, args.pick)
-    save_replay(replay, args.out)
-    result = dict(replay.summary(), seconds=seconds, file=args.out)
+    game = fastsnake.replay_game(args.source, args.pick)
+    game.save(args.out)
+    result = dict(game.summary(), seconds=game.seconds, file=args.out)
     if not args.json:
-        print(f"game {replay.game} of {args.source} ({replay.policy}, seed {replay.seed}): "
+        print(f"game {game.game} of {args.source} ({game.policy}, seed {game.seed}): "
               f"{result['outcome']} after {result['moves']:,} moves -> {args.out}")
     return result

@@ -92,7 +92,7 @@ def _rehash(table, tkey, states, nodes, nwords):
         tkey[slot] = states[j * nwords]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, heap, st,
                board, child, idx, hl, buf, budget):
     """Expand up to `budget` nodes. Returns A_FOUND (st[C_GOAL] = goal node),

@@ -58,7 +58,7 @@ def _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, h
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_hl, budget):
     """Continue the current iteration for at most `budget` generated nodes.
 

@@ -402,7 +402,7 @@ def _solve_line(board, goal, pos, locked, moves, st, rows, cols, line, m, inward
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _reduce(board, goal, rows, cols, moves, st, variant):
     """Solve edge lines until the region is at most 3x3; `board` ends in the reduced state.
 
@@ -460,7 +460,7 @@ def _reduce(board, goal, rows, cols, moves, st, variant):
     return RED_OK, r0, r1, c0, c1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _shorten(start, moves, cols, keys):
     """Cancel back-and-forth moves, then cut every loop (jump to the last visit of each
     state). Returns the shorter move list; the loop cut is checked by replaying it and

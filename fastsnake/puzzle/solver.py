@@ -237,3 +237,96 @@ def _solve_reduce(start, goal, rows: int, cols: int) -> SolveResult:
                        solvable=True, length=len(text), moves=text, nodes_generated=gen,
                        nodes_expanded=exp, seconds=time.perf_counter() - t0, optimal=optimal,
                        status="solved", extra=info)
+
+
+def parse_instance(item, rows: int, cols: int, max_cells: int = B.MAX_CELLS_ANY):
+    """(start, goal or None) of one batch instance: "tiles" or "tiles ; goal tiles" (a
+    string), a (start, goal) pair, or a sequence of tiles."""
+    if isinstance(item, str):
+        start, sep, goal = item.partition(";")
+        if ";" in goal:
+            raise B.PuzzleInputError(f"instance {item.strip()!r} has more than one ';'")
+        goal = goal if sep and goal.strip() else None
+        return (B.parse_tiles(start, rows, cols, "start", max_cells),
+                None if goal is None else B.parse_tiles(goal, rows, cols, "goal", max_cells))
+    if (isinstance(item, tuple) and len(item) == 2
+            and not isinstance(item[0], (int, np.integer))):
+        start, goal = item
+        return (B.parse_tiles(start, rows, cols, "start", max_cells),
+                None if goal is None else B.parse_tiles(goal, rows, cols, "goal", max_cells))
+    return B.parse_tiles(item, rows, cols, "start", max_cells), None
+
+
+def solve_many(instances, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
+               heuristic: str = "auto", threads: int = 1, errors: str = "raise",
+               max_nodes: int = DEFAULT_MAX_NODES, time_limit: float | None = None,
+               partition=None, progress=None) -> list:
+    """Solve many instances on one board size in one process; results in input order.
+
+    `instances`: strings ("tiles" or "tiles ; goal"), (start, goal) pairs or tile
+    sequences; `goal` is the goal of instances that give none (default: identity).
+    Heuristic tables (pattern databases, walking distance) are built or loaded once
+    per distinct goal and shared. `threads` > 1 solves instances in parallel (the
+    search kernels release the GIL); every result is the same whatever `threads` is
+    (only `seconds` differ). `errors="raise"` raises the first bad instance's
+    PuzzleInputError (prefixed "instance i:", 1-based) before solving anything;
+    `errors="keep"` puts that exception in the instance's slot and solves the rest.
+    Other options as `solve`.
+    """
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    if errors not in ("raise", "keep"):
+        raise B.PuzzleInputError(f"errors {errors!r} is not 'raise' or 'keep'")
+    if not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise B.PuzzleInputError(f"threads {threads!r} must be a positive integer")
+    if algorithm not in ALGORITHMS and algorithm != "auto":
+        raise B.PuzzleInputError(f"algorithm {algorithm!r} is not one of {', '.join(ALGORITHMS)}, auto")
+    big = algorithm in ("reduce", "auto")
+    max_cells = B.MAX_CELLS_ANY if big else B.MAX_CELLS
+    B.check_size(rows, cols, max_cells)
+    default_goal = (B.goal_default(rows, cols) if goal is None
+                    else B.parse_tiles(goal, rows, cols, "goal", max_cells))
+    parsed = []
+    for i, item in enumerate(instances):
+        try:
+            start, g = parse_instance(item, rows, cols, max_cells)
+            parsed.append((start, default_goal if g is None else g))
+        except B.PuzzleInputError as exc:
+            err = B.PuzzleInputError(f"instance {i + 1}: {exc}")
+            if errors == "raise":
+                raise err from None
+            parsed.append(err)
+    # Which heuristic tables the instances need (the same choice `solve` makes).
+    alg = algorithm
+    if alg == "auto":
+        alg = "reduce" if rows * cols > AUTO_OPTIMAL_MAX_CELLS else choose_algorithm(rows, cols)
+    hname = None
+    if alg in ("astar", "idastar"):
+        hname = choose_heuristic(rows, cols) if heuristic == "auto" else heuristic
+        heuristic_code(hname)
+    contexts = {}
+    lock = threading.Lock()
+
+    def context_for(g):
+        if hname is None:
+            return None
+        key = g.tobytes()
+        with lock:
+            if key not in contexts:
+                contexts[key] = heuristic_context(hname, rows, cols, g, partition, progress)
+            return contexts[key]
+
+    def run(i):
+        item = parsed[i]
+        if isinstance(item, Exception):
+            return item
+        start, g = item
+        return solve(start, g, rows=rows, cols=cols, algorithm=algorithm, heuristic=heuristic,
+                     max_nodes=max_nodes, time_limit=time_limit, partition=partition,
+                     context=context_for(g))
+
+    if threads == 1 or len(parsed) <= 1:
+        return [run(i) for i in range(len(parsed))]
+    with ThreadPoolExecutor(max_workers=int(threads)) as pool:
+        return list(pool.map(run, range(len(parsed))))

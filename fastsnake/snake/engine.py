@@ -413,12 +413,20 @@ def play_recorded(alloc, reset, decide, cycle_of, cfg, nbr, params, seed):
     g = new_game(cfg, nbr)
     ws = alloc(cfg, nbr, params)
     st = start_game(g, ws, reset, seed)
+    cycle = cycle_of(ws).copy()
+    st, body0, moves, apples = record_game(g, ws, decide, st, None)
+    return st.outcome, body0, moves, apples, cycle
+
+
+@njit(cache=True, inline="always")
+def record_game(g, ws, decide, st, user):
+    """Play from the start state `st` to the end, recording what a replay needs:
+    (final state, start body tail first, moves uint8, apples int32)."""
     body0 = g[G_BODY][: st.length].copy()
     length0 = st.length
-    cycle = cycle_of(ws).copy()
     first_apple = st.apple
-    st, rec = run_recorded(g, ws, decide, st, None, 4 * n_cells(g))
-    return st.outcome, body0, rec[0][: st.moves].copy(), eaten_apples(first_apple, length0, rec, st.moves), cycle
+    st, rec = run_recorded(g, ws, decide, st, None, 4 * n_cells(g), user)
+    return st, body0, rec[0][: st.moves].copy(), eaten_apples(first_apple, length0, rec, st.moves)
 
 
 @njit(cache=True)

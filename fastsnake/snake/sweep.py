@@ -82,11 +82,21 @@ def check_threads(threads: int | None) -> int:
     if threads is None:
         return limit
     if not (1 <= threads <= limit):
-        raise SweepError(f"--threads {threads}: this machine allows 1..{limit}")
+        raise SweepError(f"threads={threads}: this machine allows 1..{limit}")
     return threads
 
 
+def check_games(games) -> int:
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)):
+        raise SweepError(f"games={games!r} is not a whole number")
+    if games < 1:
+        raise SweepError(f"games={games}: a sweep needs at least 1 game")
+    return int(games)
+
+
 def check_seed(seed: int) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise SweepError(f"seed={seed!r} is not a whole number")
     if not (0 <= int(seed) < 2**64):
         raise SweepError(f"seed {seed} must be between 0 and 2**64-1")
     return int(seed)
@@ -119,8 +129,7 @@ def run_sweep(
     With `chunk_size` fixed the chunks are exactly that big (tests use it to show
     the result does not depend on it); otherwise the size adapts to the speed.
     """
-    if games < 1:
-        raise SweepError(f"--games {games}: a sweep needs at least 1 game")
+    check_games(games)
     seed = check_seed(seed)
     threads = check_threads(threads)
     policy, resolved, params, cfg, nbr = prepare(policy_name, config, options)

@@ -74,7 +74,7 @@ def test_human_table(capsys):
     "argv,needle",
     [
         (["sweep", "--policy", "cycle", "--size", "1x5", "--games", "3"], "1x5"),
-        (["sweep", "--policy", "cycle", "--size", "6", "--games", "0"], "--games 0"),
+        (["sweep", "--policy", "cycle", "--size", "6", "--games", "0"], "games=0"),
         (["sweep", "--policy", "cycle", "--size", "5x5", "--games", "3"], "5x5 board has no Hamiltonian cycle"),
         (["sweep", "--policy", "nope", "--size", "6", "--games", "3"], "unknown policy 'nope'"),
         (["sweep", "--policy", "cycle", "--size", "6", "--games", "3", "--start-length", "36"], "start length 36"),

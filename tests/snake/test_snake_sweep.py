@@ -154,7 +154,7 @@ def test_stuck_games_stop_at_the_cap():
 def test_bad_sweeps_are_refused():
     with pytest.raises(SweepError, match="at least 1 game"):
         run_sweep("cycle", GameConfig(4, 4), 0)
-    with pytest.raises(SweepError, match="--threads 99"):
+    with pytest.raises(SweepError, match="threads=99"):
         run_sweep("cycle", GameConfig(4, 4), 1, threads=99)
 
 

@@ -1,48 +1,45 @@
-"""The policy registry: every Snake AI is registered here under a name.
+"""The policy registry: every Snake AI, ours and users', is found here by name.
 
-A policy is three njit functions the engine inlines into its game loop:
+There is one registry and one way in: the entry-point group ``fastsnake.policies``
+(``name = "package.module:object"``), which our own ``pyproject.toml`` uses for every
+built-in policy, plus `register_policy` for policies defined in a running process.
+Entry points are discovered once and loaded on first use, so listing names costs no
+import, and a dask worker finds an installed user policy exactly as the CLI does.
 
-- ``alloc(cfg, nbr, params) -> ws``: the policy's workspace (a tuple of arrays),
-  allocated once per thread block and reused across games;
-- ``reset(ws, g)``: start of a game: lay the start body (``engine.lay_body*``),
-  build per-game state such as a random cycle;
-- ``decide(ws, g) -> move``: the next move (0 up, 1 right, 2 down, 3 left);
-- ``cycle_of(ws) -> int32 order array`` (empty if the policy has no cycle), for replays.
+An entry point's object may be:
 
-plus two tiny cached kernels built from `engine.sweep_chunk` and
-`engine.play_recorded` (see `cycle.py` for the pattern). A module under
-``fastsnake/snake/policies/`` registers itself with `register(Policy(...))`; adding
-a policy means adding a module and its name to `POLICY_MODULES`.
+- an `EnginePolicy` (our policies: three njit functions inlined into the engine loop,
+  ``alloc(cfg, nbr, params)``, ``reset(ws, g)``, ``decide(ws, g, st)``, behind two cached
+  kernels built from `engine.sweep_chunk` and `engine.play_recorded`; see ``cycle.py``);
+- a `fastsnake.Policy` (``decide(state, ws)``, optional ``alloc``/``start_cycle``), or a
+  bare ``decide`` function: a user policy, adapted by `fastsnake.snake.policies.user`.
 """
 
 from __future__ import annotations
 
-import importlib
-from dataclasses import dataclass, field
+import re
+import sys
+import threading
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
 
 from fastsnake.errors import InputError
 
-POLICY_MODULES = (
-    "fastsnake.snake.policies.cycle",
-    "fastsnake.snake.policies.greedy",
-    "fastsnake.snake.policies.greedy_dynamic",
-    "fastsnake.snake.policies.thesis_shortcut",
-    "fastsnake.snake.policies.snake_ai",
-    "fastsnake.snake.policies.phc",
-    "fastsnake.snake.policies.dhcr",
-    "fastsnake.snake.policies.cell",
-)
+ENTRY_POINT_GROUP = "fastsnake.policies"
+OWN_DISTRIBUTION = "fastsnake"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 class PolicyError(InputError):
-    """Unknown policy, or an option the policy cannot take."""
+    """Unknown policy, an option the policy cannot take, or a policy that misbehaves."""
 
 
 @dataclass(frozen=True)
-class Policy:
+class EnginePolicy:
+    """A policy as the sweep, play and dask code run it: two kernels and a parameter builder."""
+
     name: str
     summary: str
     sweep_kernel: Callable  # (cfg, nbr, params, base_seed, first, out, nblocks)
@@ -50,46 +47,130 @@ class Policy:
     make_params: Callable  # (GameConfig, options: dict) -> int64 array; raises PolicyError
     guaranteed: bool = False  # never loses, under both tail rules
     options: dict = field(default_factory=dict)  # option name -> (default, allowed values)
+    origin: str = OWN_DISTRIBUTION  # the package that provides it ("__main__" etc. when registered in-process)
+    kind: str = "engine"  # engine (our kernel protocol), numba or python (a user's decide)
+
+    @property
+    def headline(self) -> str:
+        """The first sentence-line of the summary, for one-line listings."""
+        text = (self.summary or "").strip()
+        return text.split("\n\n")[0].replace("\n", " ") if text else ""
 
 
-_REGISTRY: dict[str, Policy] = {}
-_loaded = False
+_lock = threading.RLock()
+_registry: dict[str, EnginePolicy] = {}
+_entry_points: dict | None = None  # name -> EntryPoint, discovered once
 
 
-def register(policy: Policy) -> Policy:
-    if policy.name in _REGISTRY:
-        raise ValueError(f"policy {policy.name!r} registered twice")
-    _REGISTRY[policy.name] = policy
-    return policy
+def _discover() -> dict:
+    """Entry points of the group, first one of a name wins (ours first); clashes are reported."""
+    global _entry_points
+    with _lock:
+        if _entry_points is None:
+            from importlib.metadata import entry_points
+
+            found: dict = {}
+            eps = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: _dist_name(ep) != OWN_DISTRIBUTION)
+            for ep in eps:
+                if ep.name in found:
+                    if _dist_name(found[ep.name]) != _dist_name(ep):
+                        sys.stderr.write(f"fastsnake: warning: policy {ep.name!r} of package {_dist_name(ep)!r} is "
+                                         f"ignored: {_dist_name(found[ep.name])!r} provides that name\n")
+                    continue
+                found[ep.name] = ep
+            _entry_points = found
+        return _entry_points
 
 
-def _load() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        for module in POLICY_MODULES:
-            importlib.import_module(module)
+def _dist_name(ep) -> str:
+    dist = getattr(ep, "dist", None)
+    return dist.name if dist is not None else ep.value.split(":")[0].split(".")[0]
+
+
+def check_name(name) -> str:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise PolicyError(f"policy name {name!r} must be 1..64 letters, digits, '-', '_' or '.'")
+    return name
+
+
+def as_engine_policy(name: str, obj, origin: str) -> EnginePolicy:
+    """The engine form of a registered object (an EnginePolicy, a Policy or a decide function)."""
+    if isinstance(obj, EnginePolicy):
+        return obj if obj.name == name and obj.origin == origin else replace(obj, name=name, origin=origin)
+    from fastsnake.snake.policies.user import Policy, user_engine_policy
+
+    if not isinstance(obj, Policy):
+        if not callable(obj):
+            raise PolicyError(f"policy {name!r} is {type(obj).__name__} {obj!r}, not a fastsnake.Policy "
+                              f"or a callable decide(state, ws)")
+        obj = Policy(obj)
+    return user_engine_policy(name, obj, origin)
+
+
+def register_policy(name: str, policy, *, replace_existing: bool = False) -> EnginePolicy:
+    """Register `policy` (a `fastsnake.Policy` or a ``decide(state, ws)`` function) as `name`
+    in this process. Names of installed policies cannot be taken unless `replace_existing`."""
+    check_name(name)
+    module = getattr(getattr(policy, "decide", policy), "__module__", None) or "__main__"
+    engine_policy = as_engine_policy(name, policy, origin=module.split(".")[0])
+    with _lock:
+        if not replace_existing and (name in _registry or name in _discover()):
+            holder = _registry[name].origin if name in _registry else _dist_name(_discover()[name])
+            raise PolicyError(f"policy name {name!r} is taken (by {holder}); choose another or pass "
+                              f"replace_existing=True")
+        _registry[name] = engine_policy
+    return engine_policy
+
+
+def unregister_policy(name: str) -> None:
+    """Forget a policy registered in this process (installed ones come back on next use)."""
+    with _lock:
+        _registry.pop(name, None)
 
 
 def available() -> list[str]:
-    _load()
-    return sorted(_REGISTRY)
+    """Every policy name, registered or installed, without loading any."""
+    with _lock:
+        return sorted(set(_registry) | set(_discover()))
 
 
-def get_policy(name: str) -> Policy:
-    _load()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise PolicyError(f"unknown policy {name!r}; available: {', '.join(available())}") from None
+def get_policy(name: str) -> EnginePolicy:
+    with _lock:
+        if name in _registry:
+            return _registry[name]
+        ep = _discover().get(name)
+        if ep is None:
+            hint = "" if _discover() else " (no policies installed: is fastsnake installed with pip?)"
+            raise PolicyError(f"unknown policy {name!r}; available: {', '.join(available())}{hint}")
+        try:
+            obj = ep.load()
+        except Exception as exc:  # a broken third-party package must not take the tool down
+            raise PolicyError(f"policy {name!r} of package {_dist_name(ep)!r} cannot be loaded from "
+                              f"{ep.value!r}: {type(exc).__name__}: {exc}") from None
+        policy = as_engine_policy(name, obj, origin=_dist_name(ep))
+        _registry[name] = policy
+        return policy
 
 
-def resolve_options(policy: Policy, options: dict | None) -> dict:
+def all_policies(errors: list | None = None) -> list[EnginePolicy]:
+    """Every policy, loaded; a policy that cannot load is skipped (its error appended to `errors`)."""
+    found = []
+    for name in available():
+        try:
+            found.append(get_policy(name))
+        except PolicyError as exc:
+            if errors is not None:
+                errors.append(str(exc))
+    return found
+
+
+def resolve_options(policy: EnginePolicy, options: dict | None) -> dict:
     """Fill defaults and check values; options a policy does not take are refused."""
     options = {k: v for k, v in (options or {}).items() if v is not None}
     unknown = sorted(set(options) - set(policy.options))
     if unknown:
-        raise PolicyError(f"policy {policy.name!r} takes no option {unknown[0]!r}")
+        takes = f"takes {', '.join(sorted(policy.options))}" if policy.options else "takes no options"
+        raise PolicyError(f"policy {policy.name!r} takes no option {unknown[0]!r} (it {takes})")
     resolved = {}
     for key, (default, allowed) in policy.options.items():
         value = options.get(key, default)

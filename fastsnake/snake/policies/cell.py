@@ -44,7 +44,7 @@ from fastsnake.search.bfs import distances_to_every_cell
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW, BoardError
 from fastsnake.snake.cycles import random_cells, tree_outline_next
 from fastsnake.snake.engine import G_BODY, G_CFG, G_RNG, lay_body_random, play_recorded, sweep_chunk
-from fastsnake.snake.policies import Policy, PolicyError, register
+from fastsnake.snake.policies import EnginePolicy, PolicyError
 from fastsnake.snake.rng import POLICY_STREAM, mix64
 
 # The workspace is two flat arrays, (I int32, L int64): every array argument
@@ -789,14 +789,12 @@ def cell_params(config, options) -> np.ndarray:
     return np.array([rounds, every, table, bits], dtype=np.int64)
 
 
-register(
-    Policy(
-        name="cell",
-        summary=__doc__,
-        sweep_kernel=_sweep,
-        play_kernel=_play,
-        make_params=cell_params,
-        guaranteed=True,
-        options={"detours": (DETOUR_ROUNDS, None), "research_every": (RESEARCH_EVERY, None)},
-    )
+POLICY = EnginePolicy(
+    name="cell",
+    summary=__doc__,
+    sweep_kernel=_sweep,
+    play_kernel=_play,
+    make_params=cell_params,
+    guaranteed=True,
+    options={"detours": (DETOUR_ROUNDS, None), "research_every": (RESEARCH_EVERY, None)},
 )

@@ -15,7 +15,7 @@ from numba import njit
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS
 from fastsnake.snake.cycles import RANDOM, CYCLE_KINDS, check_cycle_board, cycle_tables, random_cells, zigzag_cells
 from fastsnake.snake.engine import G_NBR, G_RNG, lay_body_random, play_recorded, sweep_chunk
-from fastsnake.snake.policies import Policy, register
+from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.rng import POLICY_STREAM, mix64
 
 # Workspace slots.
@@ -78,14 +78,12 @@ def cycle_params(config, options) -> np.ndarray:
     return np.array([CYCLE_KINDS.index(options["cycle"])], dtype=np.int64)
 
 
-register(
-    Policy(
-        name="cycle",
-        summary=__doc__,
-        sweep_kernel=_sweep,
-        play_kernel=_play,
-        make_params=cycle_params,
-        guaranteed=True,
-        options={"cycle": ("zigzag", CYCLE_KINDS)},
-    )
+POLICY = EnginePolicy(
+    name="cycle",
+    summary=__doc__,
+    sweep_kernel=_sweep,
+    play_kernel=_play,
+    make_params=cycle_params,
+    guaranteed=True,
+    options={"cycle": ("zigzag", CYCLE_KINDS)},
 )

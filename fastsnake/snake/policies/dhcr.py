@@ -33,7 +33,7 @@ from numba import njit
 
 from fastsnake.snake.cycles import CYCLE_KINDS
 from fastsnake.snake.engine import G_NBR, G_OCC, play_recorded, sweep_chunk
-from fastsnake.snake.policies import Policy, register
+from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import W_CELLS, cycle_params, cycle_workspace, reset_cycle
 
 # Workspace slots: the cycle policy's workspace (start cycle), successor, position, scratch.
@@ -228,14 +228,12 @@ def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset, _decide, _cycle_cells, cfg, nbr, params, seed)
 
 
-register(
-    Policy(
-        name="dhcr",
-        summary=__doc__,
-        sweep_kernel=_sweep,
-        play_kernel=_play,
-        make_params=cycle_params,
-        guaranteed=True,
-        options={"cycle": ("zigzag", CYCLE_KINDS)},
-    )
+POLICY = EnginePolicy(
+    name="dhcr",
+    summary=__doc__,
+    sweep_kernel=_sweep,
+    play_kernel=_play,
+    make_params=cycle_params,
+    guaranteed=True,
+    options={"cycle": ("zigzag", CYCLE_KINDS)},
 )

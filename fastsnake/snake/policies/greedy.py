@@ -24,7 +24,7 @@ from fastsnake.snake.engine import (
     play_recorded,
     sweep_chunk,
 )
-from fastsnake.snake.policies import Policy, no_params, register
+from fastsnake.snake.policies import EnginePolicy, no_params
 
 
 @njit(cache=True)
@@ -86,12 +86,10 @@ def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset, _decide, _no_cycle, cfg, nbr, params, seed)
 
 
-register(
-    Policy(
-        name="greedy",
-        summary=__doc__,
-        sweep_kernel=_sweep,
-        play_kernel=_play,
-        make_params=no_params,
-    )
+POLICY = EnginePolicy(
+    name="greedy",
+    summary=__doc__,
+    sweep_kernel=_sweep,
+    play_kernel=_play,
+    make_params=no_params,
 )

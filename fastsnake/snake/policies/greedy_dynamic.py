@@ -22,7 +22,7 @@ from fastsnake.search.bfs import bfs_buffers
 from fastsnake.search.timed_astar import MAX_BUDGET, T_PATH, timed_astar, timed_buffers
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW
 from fastsnake.snake.engine import G_CFG, G_NBR, body_cell, lay_body_random, play_recorded, sweep_chunk, sweep_path
-from fastsnake.snake.policies import Policy, PolicyError, register
+from fastsnake.snake.policies import EnginePolicy, PolicyError
 from fastsnake.snake.policies.greedy import roomiest_move
 
 W_SEARCH, W_BFS, W_PATH0, W_NONE, W_PLAN, W_BODY, W_PARAMS = range(7)
@@ -105,13 +105,11 @@ def _params(config, options) -> np.ndarray:
     return np.array([budget], dtype=np.int64)
 
 
-register(
-    Policy(
-        name="greedy-dynamic",
-        summary=__doc__,
-        sweep_kernel=_sweep,
-        play_kernel=_play,
-        make_params=_params,
-        options={"budget": (None, None)},
-    )
+POLICY = EnginePolicy(
+    name="greedy-dynamic",
+    summary=__doc__,
+    sweep_kernel=_sweep,
+    play_kernel=_play,
+    make_params=_params,
+    options={"budget": (None, None)},
 )

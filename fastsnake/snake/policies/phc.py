@@ -30,7 +30,7 @@ from numba import njit
 
 from fastsnake.snake.cycles import CYCLE_KINDS, check_cycle_board
 from fastsnake.snake.engine import G_NBR, G_OCC, play_recorded, sweep_chunk
-from fastsnake.snake.policies import Policy, register
+from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import W_MOVE, W_ORDER, W_PARAMS, cycle_order, cycle_workspace, reset_cycle
 
 # params: [cycle kind, mode]; the mode folds in the tail rule so a move reads one number.
@@ -139,25 +139,21 @@ def safety_params(faithful):
     return make
 
 
-register(
-    Policy(
-        name="phc",
-        summary=__doc__,
-        sweep_kernel=_sweep,
-        play_kernel=_play,
-        make_params=safety_params(False),
-        guaranteed=True,
-        options={"cycle": ("zigzag", CYCLE_KINDS)},
-    )
+PHC = EnginePolicy(
+    name="phc",
+    summary=__doc__,
+    sweep_kernel=_sweep,
+    play_kernel=_play,
+    make_params=safety_params(False),
+    guaranteed=True,
+    options={"cycle": ("zigzag", CYCLE_KINDS)},
 )
-register(
-    Policy(
-        name="phc-faithful",
-        summary=__doc__,
-        sweep_kernel=_sweep,
-        play_kernel=_play,
-        make_params=safety_params(True),
-        guaranteed=False,
-        options={"cycle": ("zigzag", CYCLE_KINDS)},
-    )
+PHC_FAITHFUL = EnginePolicy(
+    name="phc-faithful",
+    summary=__doc__,
+    sweep_kernel=_sweep,
+    play_kernel=_play,
+    make_params=safety_params(True),
+    guaranteed=False,
+    options={"cycle": ("zigzag", CYCLE_KINDS)},
 )

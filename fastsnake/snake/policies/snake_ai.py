@@ -26,7 +26,7 @@ from numba import njit
 
 from fastsnake.snake.cycles import CYCLE_KINDS
 from fastsnake.snake.engine import G_NBR, G_OCC, body_cell, play_recorded, sweep_chunk
-from fastsnake.snake.policies import Policy, register
+from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import W_MOVE, W_ORDER, W_PARAMS, cycle_order, cycle_workspace, reset_cycle
 from fastsnake.snake.policies.phc import FAITHFUL, FOLLOW_SAFE, ahead, safety_params, tail_distance
 
@@ -133,15 +133,18 @@ def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset, _decide, cycle_order, cfg, nbr, params, seed)
 
 
-for _name, _faithful in (("snake-ai", True), ("snake-ai-safe", False)):
-    register(
-        Policy(
-            name=_name,
-            summary=__doc__,
-            sweep_kernel=_sweep,
-            play_kernel=_play,
-            make_params=safety_params(_faithful),
-            guaranteed=not _faithful,
-            options={"cycle": ("zigzag", CYCLE_KINDS)},
-        )
+
+def _policy(name, faithful):
+    return EnginePolicy(
+        name=name,
+        summary=__doc__,
+        sweep_kernel=_sweep,
+        play_kernel=_play,
+        make_params=safety_params(faithful),
+        guaranteed=not faithful,
+        options={"cycle": ("zigzag", CYCLE_KINDS)},
     )
+
+
+SNAKE_AI = _policy("snake-ai", True)
+SNAKE_AI_SAFE = _policy("snake-ai-safe", False)

@@ -36,7 +36,7 @@ from fastsnake.search.astar import A_PATH, astar_buffers, astar_grid, move_betwe
 from fastsnake.snake.board import CFG_COLS, CFG_TAIL_RULE, TAIL_FOLLOW
 from fastsnake.snake.cycles import CYCLE_KINDS, check_cycle_board
 from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC, body_cell, play_recorded, sweep_chunk
-from fastsnake.snake.policies import Policy, PolicyError, register
+from fastsnake.snake.policies import EnginePolicy, PolicyError
 from fastsnake.snake.policies.cycle import W_MOVE, W_ORDER, W_PARAMS, cycle_order, cycle_workspace, reset_cycle
 from fastsnake.snake.policies.phc import ahead, tail_distance
 
@@ -174,16 +174,19 @@ def _params(variant):
     return make
 
 
-for _name, _variant in (("thesis-shortcut", FIXED), ("thesis-shortcut-faithful", FAITHFUL)):
-    register(
-        Policy(
-            name=_name,
-            summary=__doc__,
-            sweep_kernel=_sweep,
-            play_kernel=_play,
-            make_params=_params(_variant),
-            guaranteed=_variant == FIXED,
-            options={"cycle": ("zigzag", CYCLE_KINDS)} if _variant == FIXED
-            else {"cycle": ("zigzag", CYCLE_KINDS), "room": ("8", None)},
-        )
+
+def _policy(name, variant):
+    return EnginePolicy(
+        name=name,
+        summary=__doc__,
+        sweep_kernel=_sweep,
+        play_kernel=_play,
+        make_params=_params(variant),
+        guaranteed=variant == FIXED,
+        options={"cycle": ("zigzag", CYCLE_KINDS)} if variant == FIXED
+        else {"cycle": ("zigzag", CYCLE_KINDS), "room": ("8", None)},
     )
+
+
+THESIS_SHORTCUT = _policy("thesis-shortcut", FIXED)
+THESIS_SHORTCUT_FAITHFUL = _policy("thesis-shortcut-faithful", FAITHFUL)

@@ -1,0 +1,500 @@
+"""The Snake library: sweep, play, compare, and users' own policies.
+
+These functions are the public face (re-exported as ``fastsnake.sweep`` etc.);
+the CLI is a thin layer over them, so a summary printed by ``fastsnake sweep
+--json`` is the `SweepResult.summary` of the same call. Bad input raises a
+`ValueError` subclass (`fastsnake.InputError`) naming the value and the rule.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import sys
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fastsnake.errors import InputError
+from fastsnake.sizes import parse_size
+from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, BoardError, GameConfig
+from fastsnake.snake.policies import (
+    EnginePolicy,
+    PolicyError,
+    all_policies,
+    available,
+    get_policy,
+    register_policy,
+)
+from fastsnake.snake.policies.user import Policy
+from fastsnake.snake.replay import Replay, load_replay, play_game, replay_from_sweep, save_replay
+from fastsnake.snake.sweep import (
+    SweepError,
+    check_games,
+    check_seed,
+    check_threads,
+    prepare,
+    records_table,
+    run_sweep,
+    summarize,
+    summary_dict,
+    write_parquet,
+)
+
+__all__ = [
+    "Game", "Policy", "SweepResult", "compare", "load_game", "play", "policies", "register_policy",
+    "replay_game", "resume_sweep", "sweep",
+]
+
+_TIMING_KEYS = frozenset({"seconds", "games_per_second", "moves_per_second", "cpu_seconds", "games_per_cpu_second",
+                          "moves_per_cpu_second", "compile_seconds", "threads"})
+
+
+def board(size, start_length: int = 3, tail: str = "follow", max_moves: int | None = None) -> GameConfig:
+    """The validated rules of a game on `size` (an int, ``(rows, cols)`` or ``"RxC"``)."""
+    try:
+        rows, cols = parse_size(size, lo=MIN_SIDE, hi=MAX_SIDE)
+    except InputError as exc:
+        raise BoardError(str(exc)) from None
+    for name, value in (("start_length", start_length), ("max_moves", max_moves)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))):
+            raise BoardError(f"{name}={value!r} is not a whole number")
+    return GameConfig(rows, cols, int(start_length), tail, None if max_moves is None else int(max_moves))
+
+
+# -- naming policies given as objects --------------------------------------------------------
+
+_adhoc_lock = threading.Lock()
+_adhoc: dict[int, tuple[object, str]] = {}  # id(object) -> (object, the name it was registered under)
+
+
+def policy_name(policy) -> str:
+    """The registered name of `policy`: a name, or a `Policy`/decide function (registered on first use)."""
+    if isinstance(policy, str):
+        return policy
+    if isinstance(policy, EnginePolicy):
+        return policy.name
+    with _adhoc_lock:
+        known = _adhoc.get(id(policy))
+        if known is not None and known[0] is policy:
+            return known[1]
+        fn = policy.decide if isinstance(policy, Policy) else policy
+        if not callable(fn):
+            raise PolicyError(f"policy {policy!r} is not a name, a fastsnake.Policy or a decide(state, ws) function")
+        base = getattr(fn, "__name__", "policy").strip("<>") or "policy"
+        base = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in base)[:48]
+        taken = set(available())
+        name = next(n for n in itertools.chain([base], (f"{base}-{k}" for k in itertools.count(2))) if n not in taken)
+        register_policy(name, policy)
+        _adhoc[id(policy)] = (policy, name)
+        return name
+
+
+def _progress(progress, label: str, unit: str = "game"):
+    """None, a caller's callback(done, total), or (True) a tqdm bar on stderr."""
+    if not progress:
+        return None
+    if callable(progress):
+        return progress
+    from tqdm import tqdm
+
+    bar = None
+
+    def update(done, total):
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, initial=done, desc=label, unit=unit, file=sys.stderr, leave=False,
+                       disable=None, dynamic_ncols=True)
+        bar.n = done
+        bar.refresh()
+        if done >= total:
+            bar.close()
+
+    return update
+
+
+# -- sweeps ----------------------------------------------------------------------------------
+
+@dataclass
+class SweepResult:
+    """The outcome of `sweep`: per-game rows (`table`) and the exact statistics (`summary`).
+
+    ``summary`` holds the keys ``fastsnake sweep --json`` prints. ``table`` is a
+    ``pyarrow.Table`` with one row a game: ``game, seed, outcome, moves, apples,
+    length``; for a sweep written to a folder it is read from the folder on first use.
+    """
+
+    summary: dict
+    _table: object = None
+    folder: str | None = None
+    _raw: object = field(default=None, repr=False)  # the engine's arrays, for plots
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.summary.get("interrupted"))
+
+    @property
+    def table(self):
+        if self._table is None and self.folder is not None:
+            from fastsnake.snake.dataset import read_dataset
+
+            self._table = read_dataset(self.folder)[1]
+        return self._table
+
+    def to_pandas(self):
+        """The per-game rows as a pandas DataFrame (needs pandas)."""
+        return _to_pandas(self.table)
+
+    def summary_frame(self):
+        """The summary as a one-row pandas DataFrame (needs pandas)."""
+        import pyarrow as pa
+
+        return _to_pandas(pa.Table.from_pylist([_flat(self.summary)]))
+
+    def plot(self, path) -> None:
+        """Moves histogram (and apples vs moves of lost games) as a PNG (needs matplotlib)."""
+        plot_results([self], path)
+
+    def __repr__(self):
+        s = self.summary
+        return (f"SweepResult({s['policy']!r} on {s['rows']}x{s['cols']}: {s['games']:,} games, "
+                f"win rate {s['win_rate']:.2%}, mean moves {s['moves_mean']:.1f})")
+
+
+def _to_pandas(table):
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        raise InputError("to_pandas() needs pandas: pip install pandas (or 'fastsnake[pandas]')") from None
+    return table.to_pandas()
+
+
+def _flat(summary: dict) -> dict:
+    return {k: (json.dumps(v, sort_keys=True) if isinstance(v, dict) else v) for k, v in summary.items()}
+
+
+def _check_output(path, what="out") -> None:
+    folder = os.path.dirname(os.path.abspath(str(path)))
+    if not os.path.isdir(folder):
+        raise SweepError(f"{what}={str(path)!r}: folder {folder!r} does not exist")
+
+
+def _is_folder_target(out) -> bool:
+    return out is not None and not str(out).endswith(".parquet")
+
+
+def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
+          out=None, progress=False, chunk_size=None, cluster=None, **options) -> SweepResult:
+    """Play `games` games of `policy` on a `size` board; game i uses seed ``game_seed(seed, i)``.
+
+    Parameters
+    ----------
+    policy : str, Policy or callable
+        A registered name (see `policies`), a `fastsnake.Policy`, or a ``decide(state, ws)`` function.
+    size : int, (int, int) or str
+        Board size: ``10``, ``(10, 12)`` or ``"10x12"`` (2..256 a side).
+    games : int
+        Number of games (at least 1).
+    seed : int
+        Base seed (0 .. 2**64-1). Game k of this sweep equals ``play(policy, size, seed, game=k)``.
+    start_length : int
+        Start length of the snake (default 3).
+    tail : {"follow", "blocked"}
+        Whether the head may enter the cell the tail leaves in the same move.
+    max_moves : int, optional
+        Move cap; a game reaching it ends "stuck" (default (rows*cols)**2).
+    threads : int, optional
+        Threads (default: all cores; with `cluster`, per worker, default 1).
+    out : str or path, optional
+        ``*.parquet``: one Parquet file of the rows; any other name: a resumable sweep folder.
+    progress : bool or callable
+        True draws a progress bar on stderr; a callable gets ``(done, total)`` after each chunk.
+    chunk_size : int, optional
+        Games per chunk file of a sweep folder (default 50,000).
+    cluster : str, optional
+        ``"local"``, ``"local:N"`` or a dask scheduler address; needs a folder `out`.
+    **options
+        Policy options, e.g. ``cycle="random"``; checked as ``--opt`` is.
+
+    Returns
+    -------
+    SweepResult
+        ``.table`` (pyarrow), ``.summary`` (dict), ``.to_pandas()``. A sweep stopped by
+        Ctrl-C returns the finished games with ``summary["interrupted"]`` True.
+
+    Raises
+    ------
+    InputError
+        (a ValueError) for an unknown policy, a bad size, rule, option or count.
+
+    Examples
+    --------
+    >>> import fastsnake
+    >>> result = fastsnake.sweep("cycle", 6, 100, seed=1)
+    >>> result.summary["win_rate"]
+    1.0
+    """
+    name = policy_name(policy)
+    check_games(games)
+    seed = check_seed(seed)
+    config = board(size, start_length, tail, max_moves)
+    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
+                                   or chunk_size < 1):
+        raise SweepError(f"chunk_size={chunk_size!r} must be a whole number >= 1")
+    if cluster is not None and not _is_folder_target(out):
+        raise SweepError("a cluster sweep writes a sweep folder: give out a folder name (not *.parquet)")
+    if _is_folder_target(out):
+        from fastsnake.snake.dataset import DEFAULT_CHUNK_SIZE, SweepDataset, SweepSpec
+
+        policy_obj, resolved, _, _, _ = prepare(name, config, options)
+        spec = SweepSpec(policy_obj.name, config.rows, config.cols, config.start_length, config.tail_rule,
+                         config.move_cap, seed, int(games), 0, resolved, int(chunk_size or DEFAULT_CHUNK_SIZE))
+        return _run_folder(SweepDataset.open(out, spec), threads, cluster, progress)
+    if out is not None:
+        _check_output(out)
+    result = run_sweep(name, config, int(games), seed=seed, threads=threads, options=options,
+                       progress=_progress(progress, name))
+    summary = summarize(result)
+    if out is not None:
+        write_parquet(result, out)
+    return SweepResult(summary, records_table(result), None, result)
+
+
+def resume_sweep(folder, *, threads=None, cluster=None, progress=False) -> SweepResult:
+    """Finish the missing chunks of a sweep folder (what an interrupted ``sweep(out=folder)`` left)."""
+    from fastsnake.snake.dataset import SweepDataset
+
+    return _run_folder(SweepDataset.open(folder), threads, cluster, progress)
+
+
+def _run_folder(dataset, threads, cluster, progress) -> SweepResult:
+    from fastsnake.snake.dataset import run_dataset_sweep
+
+    spec = dataset.spec
+    before = dataset.scan()[1]
+    bar = _progress(progress, spec.policy, "chunk")
+    if cluster:
+        from fastsnake.snake.cluster import ClusterRunner
+
+        threads = threads or 1
+        with ClusterRunner(cluster, threads) as runner:
+            sys.stderr.write(f"cluster: {runner.workers()} workers, {threads} thread(s) each\n")
+            acc, seconds, cpu, interrupted = run_dataset_sweep(
+                dataset, threads=threads, progress=bar, chunk_source=runner.chunk_source(spec.to_json()))
+    else:
+        threads = check_threads(threads)
+        acc, seconds, cpu, interrupted = run_dataset_sweep(dataset, threads=threads, progress=bar)
+    summary = summary_dict(acc, spec.policy, spec.config, spec.options, spec.seed, threads, seconds, cpu,
+                           before=before, games_requested=spec.games, interrupted=interrupted,
+                           folder=str(dataset.path), chunks=spec.n_chunks, chunk_size=spec.chunk_size,
+                           cluster=cluster)
+    return SweepResult(summary, None, str(dataset.path))
+
+
+def plot_results(results, path) -> None:
+    """Moves histograms of one or more `SweepResult`s as one PNG (needs matplotlib)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise InputError("plots need matplotlib: pip install 'fastsnake[plot]'") from None
+    _check_output(path, "path")
+    from fastsnake.snake.plots import plot_sweeps, plot_table
+
+    if len(results) == 1 and results[0]._raw is None:
+        from fastsnake.snake.dataset import SweepDataset
+
+        plot_table(results[0].table, SweepDataset.open(results[0].folder).spec, path)
+    else:
+        plot_sweeps([r._raw for r in results], path)
+
+
+# -- compare ---------------------------------------------------------------------------------
+
+def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
+                 progress=False, **options) -> list[SweepResult]:
+    """One in-memory sweep per policy, same seeds; stops after a sweep interrupted by Ctrl-C."""
+    if policies is None:
+        names = available()
+    else:
+        if isinstance(policies, str):
+            policies = [p.strip() for p in policies.split(",") if p.strip()]
+        names = [policy_name(p) for p in policies]
+        if not names:
+            raise PolicyError("compare needs at least one policy")
+    engine_policies = [get_policy(n) for n in names]  # unknown names fail before any game is played
+    check_games(games)
+    taken = set().union(*(p.options for p in engine_policies))
+    unused = sorted(set(k for k, v in options.items() if v is not None) - taken)
+    if unused:
+        raise PolicyError(f"no compared policy takes option {unused[0]!r}")
+    results = []
+    for p in engine_policies:
+        own = {k: v for k, v in options.items() if k in p.options}
+        result = sweep(p.name, size, games, seed, start_length=start_length, tail=tail, max_moves=max_moves,
+                       threads=threads, progress=progress, **own)
+        results.append(result)
+        if result.interrupted:
+            break
+    return results
+
+
+def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
+            out=None, progress=False, **options):
+    """Several policies on the same games: a ``pyarrow.Table`` with one row per policy.
+
+    The columns are the summary keys of `sweep` (``policy, moves_mean, win_rate, ...``;
+    ``options`` as a JSON string). `policies` is a list of names/`Policy` objects, a
+    comma-separated string, or None for every registered policy. Options go to each
+    policy that takes them; an option no policy takes is refused. `out` (``*.parquet``)
+    writes every game's row with a ``policy`` column.
+
+    Examples
+    --------
+    >>> import fastsnake
+    >>> table = fastsnake.compare(["cycle", "greedy"], 6, 50)
+    >>> table.column("policy").to_pylist()
+    ['cycle', 'greedy']
+    """
+    if out is not None:
+        _check_output(out)
+    results = compare_runs(policies, size, games, seed, start_length=start_length, tail=tail, max_moves=max_moves,
+                           threads=threads, progress=progress, **options)
+    if out is not None:
+        write_compare(results, out)
+    return compare_table(results)
+
+
+def compare_table(results):
+    import pyarrow as pa
+
+    return pa.Table.from_pylist([_flat(r.summary) for r in results])
+
+
+def write_compare(results, path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = [r.table.add_column(0, "policy", pa.array([r.summary["policy"]] * r.table.num_rows)) for r in results]
+    try:
+        pq.write_table(pa.concat_tables(tables, promote_options="permissive"), str(path))
+    except OSError as exc:
+        raise SweepError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+
+
+# -- single games ----------------------------------------------------------------------------
+
+class Game:
+    """One game, recorded: what `play` returns and a replay file holds.
+
+    Attributes: ``policy, rows, cols, seed, game, outcome`` ("won", "died", "stuck"),
+    ``moves`` (uint8 array, 0 up 1 right 2 down 3 left), ``apples`` (apples eaten),
+    ``length`` (final length), ``body`` (start body, tail first), ``apple_cells`` (the
+    apple at the start and after each one eaten), ``cycle`` (the policy's cycle as
+    ``order[cell]``, or None), ``seconds`` (time to play it).
+    """
+
+    def __init__(self, replay: Replay, seconds: float = 0.0):
+        self.replay = replay
+        self.seconds = seconds
+
+    policy = property(lambda self: self.replay.policy)
+    rows = property(lambda self: self.replay.rows)
+    cols = property(lambda self: self.replay.cols)
+    seed = property(lambda self: self.replay.seed)
+    game = property(lambda self: self.replay.game)
+    outcome = property(lambda self: self.replay.outcome)
+    moves = property(lambda self: self.replay.moves)
+    body = property(lambda self: self.replay.body)
+    apple_cells = property(lambda self: self.replay.apples)
+    cycle = property(lambda self: self.replay.cycle)
+    options = property(lambda self: self.replay.options)
+
+    @property
+    def apples(self) -> int:
+        return self.summary()["apples"]
+
+    @property
+    def length(self) -> int:
+        return self.summary()["length"]
+
+    def summary(self) -> dict:
+        """``policy, rows, cols, seed, game, outcome, moves (count), apples, length``."""
+        return self.replay.summary()
+
+    def save(self, path) -> None:
+        """Write the replay file (``fastsnake-replay/1``) that ``fastsnake view`` and ``replay --check`` read."""
+        save_replay(self.replay, path)
+
+    def __repr__(self):
+        s = self.summary()
+        return (f"Game({s['policy']!r} {s['rows']}x{s['cols']} seed {s['seed']} game {s['game']}: {s['outcome']} "
+                f"after {s['moves']:,} moves, {s['apples']} apples)")
+
+
+def play(policy, size, seed=0, game=0, *, start_length=3, tail="follow", max_moves=None, **options) -> Game:
+    """Play game `game` of base seed `seed`: the very game a sweep with that seed played.
+
+    Arguments are those of `sweep`. Returns a `Game` (moves, outcome, apples, length,
+    cycle, ``save(path)``).
+
+    Examples
+    --------
+    >>> import fastsnake
+    >>> fastsnake.play("cycle", 6, seed=7, game=3).outcome
+    'won'
+    """
+    name = policy_name(policy)
+    seed = check_seed(seed)
+    if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or game < 0:
+        raise SweepError(f"game={game!r} must be a whole number >= 0")
+    config = board(size, start_length, tail, max_moves)
+    replay, seconds = play_game(name, config, seed, int(game), options)
+    return Game(replay, seconds)
+
+
+def load_game(path, *, verify: bool = True) -> Game:
+    """Read a replay file; with `verify` (default) its moves are re-played under the rules."""
+    return Game(load_replay(path, verify=verify))
+
+
+def replay_game(sweep_file, pick="lost") -> Game:
+    """Re-create a game of a sweep file or folder from its seed: `pick` is lost, longest,
+    shortest or a game index."""
+    replay, seconds = replay_from_sweep(sweep_file, str(pick))
+    return Game(replay, seconds)
+
+
+# -- the registry ----------------------------------------------------------------------------
+
+def policies(details: bool = False) -> dict:
+    """Every policy, built-in, installed (entry-point group ``fastsnake.policies``) or registered.
+
+    Returns ``{name: summary}`` (the summary's first paragraph); with ``details=True``
+    ``{name: {"summary", "origin", "kind", "guaranteed", "options"}}`` where origin is
+    the providing package and kind is ``engine`` (ours), ``numba`` or ``python``.
+    A policy that cannot be loaded is left out with a warning on stderr.
+    """
+    errors: list[str] = []
+    found = all_policies(errors)
+    for message in errors:
+        sys.stderr.write(f"fastsnake: warning: {message}\n")
+    if not details:
+        return {p.name: p.headline for p in found}
+    return {
+        p.name: {
+            "summary": p.headline,
+            "origin": p.origin,
+            "kind": p.kind,
+            "guaranteed": p.guaranteed,
+            "options": {k: {"default": d, "allowed": list(a) if a is not None else None}
+                        for k, (d, a) in p.options.items()},
+        }
+        for p in found
+    }
+
+
+def timing_free(summary: dict) -> dict:
+    """The summary without the keys that measure time (what two runs of one sweep share)."""
+    return {k: v for k, v in summary.items() if k not in _TIMING_KEYS}
