@@ -7,7 +7,7 @@ import numpy as np
 from gymnasium import spaces
 
 from fastsnake.envs import kernels as K
-from fastsnake.envs.config import EnvError, env_config
+from fastsnake.envs.config import EnvError, check_seed, env_config
 from fastsnake.envs.games import Games, check_action
 from fastsnake.envs.render import Window
 
@@ -62,6 +62,8 @@ class SnakeEnv(gym.Env):
 
     def reset(self, *, seed=None, options=None):
         options = check_options(options)
+        if seed is not None:
+            seed = check_seed(seed)
         super().reset(seed=seed)
         self._games.reset(_ONE, None if seed is None else [seed], options.get("game"))
         if self.render_mode == "human":

@@ -1,0 +1,92 @@
+"""A slow, obviously-correct Snake environment on the tests' pure-Python rules (`snake_naive`).
+
+It starts a game as the engine's `start_default` does, written out plainly: the
+game's SplitMix64 stream draws the head's position on the row-by-row path, the
+body lies behind it, and the same stream then drops the apples. Observations are
+rebuilt from the body list, masks by trying each move on a copy of the game.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "snake"))
+import snake_naive as naive  # noqa: E402
+
+EMPTY, BODY, HEAD, TAIL, APPLE = 0, 1, 2, 3, 4
+
+
+def row_path(rows, cols):
+    return [r * cols + (c if r % 2 == 0 else cols - 1 - c) for r in range(rows) for c in range(cols)]
+
+
+def start_game(rows, cols, start_length, tail_rule, max_moves, base_seed, index):
+    """naive.Game of game `index` of base seed `base_seed`, started as the engine starts it."""
+    rng = naive.SplitMix(naive.game_seed(base_seed, index))
+    n = rows * cols
+    head_pos = start_length - 1 + rng.below(n - start_length + 1)
+    path = row_path(rows, cols)
+    body = path[head_pos - start_length + 1 : head_pos + 1]
+    # The game continues the same stream: hand over its state as the "seed".
+    return naive.Game(rows, cols, body, tail_rule, max_moves, seed=rng.state)
+
+
+def observation(game):
+    grid = np.zeros(game.rows * game.cols, np.uint8)
+    body = list(game.body)
+    for cell in body:
+        grid[cell] = BODY
+    if len(body) >= 2:
+        grid[body[0]] = TAIL
+    grid[body[-1]] = HEAD
+    if game.apple is not None:
+        grid[game.apple] = APPLE
+    return grid.reshape(game.rows, game.cols)
+
+
+def mask(game):
+    """1 where stepping a copy of the game with that move does not end in death."""
+    out = np.zeros(4, np.int8)
+    for move in range(4):
+        trial = copy.deepcopy(game)
+        trial.outcome = "running"  # also asked after the end, for the final position
+        trial.max_moves = 1 << 62
+        trial.step(move)
+        out[move] = trial.outcome != "died"
+    return out
+
+
+class NaiveEnv:
+    """reset/step with the environment's contract, one game after another."""
+
+    def __init__(self, rows, cols, start_length=3, tail_rule="follow", max_moves=None):
+        self.args = (rows, cols, start_length, tail_rule, max_moves)
+        self.seed = None
+        self.index = -1
+        self.game = None
+
+    def reset(self, seed=None):
+        if seed is not None:
+            self.seed, self.index = seed, 0
+        else:
+            self.index += 1
+        self.game = start_game(*self.args, self.seed, self.index)
+        return observation(self.game), self.info()
+
+    def info(self):
+        g = self.game
+        return {"action_mask": mask(g), "apples": g.eaten, "length": len(g.body), "moves": g.moves,
+                "seed": self.seed, "game": self.index}
+
+    def step(self, move):
+        g = self.game
+        eaten = g.eaten
+        g.step(move)
+        reward = 1.0 if g.eaten > eaten else (-1.0 if g.outcome == "died" else 0.0)
+        terminated = g.outcome in ("died", "won")
+        truncated = g.outcome == "stuck"
+        return observation(g), reward, terminated, truncated, self.info()
