@@ -84,7 +84,7 @@ def policy_name(policy) -> str:
         if not callable(fn):
             raise PolicyError(f"policy {policy!r} is not a name, a fastsnake.Policy or a decide(state, ws) function")
         base = getattr(fn, "__name__", "policy").strip("<>") or "policy"
-        base = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in base)[:48]
+        base = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in base).strip("-_.")[:48] or "policy"
         taken = set(available())
         name = next(n for n in itertools.chain([base], (f"{base}-{k}" for k in itertools.count(2))) if n not in taken)
         register_policy(name, policy)

@@ -82,6 +82,19 @@ def _discover() -> dict:
         return _entry_points
 
 
+def rediscover() -> None:
+    """Forget the discovered entry points (e.g. after ``pip install`` of a policy package in a
+    running process); policies loaded from them are dropped too, registered ones are kept."""
+    global _entry_points
+    with _lock:
+        if _entry_points is not None:
+            for name, ep in _entry_points.items():
+                policy = _registry.get(name)
+                if policy is not None and policy.origin == _dist_name(ep):
+                    del _registry[name]
+        _entry_points = None
+
+
 def _dist_name(ep) -> str:
     dist = getattr(ep, "dist", None)
     return dist.name if dist is not None else ep.value.split(":")[0].split(".")[0]
