@@ -26,6 +26,20 @@ def check_action(action, num_envs: int) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
+def action_index(action) -> int:
+    """One action as an int 0..3 (Python or numpy integers, 0-d integer arrays)."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        move = int(action)
+    else:
+        arr = np.asarray(action)
+        if arr.shape != () or arr.dtype.kind not in "iu":
+            raise EnvError(f"action {action!r} is not a whole number 0..3 (0 up, 1 right, 2 down, 3 left)")
+        move = int(arr)
+    if not 0 <= move <= 3:
+        raise EnvError(f"action {move} is not a move: 0 up, 1 right, 2 down, 3 left")
+    return move
+
+
 class Games:
     def __init__(self, config: EnvConfig, num_envs: int):
         self.config = config
@@ -38,6 +52,8 @@ class Games:
         self.masks = self.batch[K.B_MASK]
         self.started = np.zeros(num_envs, np.bool_)
         self.last_action = np.full(num_envs, -1, np.int64)
+        # Outputs of a one-env step, reused (the single env returns Python scalars).
+        self._one = (np.zeros(1, np.int64), np.zeros(1, np.float64), np.zeros(1, np.bool_), np.zeros(1, np.bool_))
 
     # -- resets and steps -------------------------------------------------------------------------
 
@@ -78,13 +94,22 @@ class Games:
         self.last_action[:] = actions
         return reward, terminated, truncated
 
+    def step_one(self, move: int):
+        """Env 0 of a batch of one moves `move` (checked by `action_index`):
+        (reward, terminated, truncated) as Python scalars."""
+        action, reward, terminated, truncated = self._one
+        action[0] = move
+        K.step_batch(self.cfg, self.nbr, self.path, self.batch, action, reward, terminated, truncated)
+        self.last_action[0] = move
+        return float(reward[0]), bool(terminated[0]), bool(truncated[0])
+
     # -- what the envs report ---------------------------------------------------------------------
 
     def column(self, slot: int) -> np.ndarray:
         return self.batch[K.B_STATE][:, slot].copy()
 
     def state(self, i: int) -> State:
-        return State(*(int(v) for v in self.batch[K.B_STATE][i]))
+        return State(*self.batch[K.B_STATE][i].tolist())
 
     def seed(self, i: int) -> int:
         return int(self.batch[K.B_SEED][i])

@@ -8,7 +8,7 @@ from gymnasium import spaces
 
 from fastsnake.envs import kernels as K
 from fastsnake.envs.config import EnvError, check_seed, env_config
-from fastsnake.envs.games import Games, check_action
+from fastsnake.envs.games import Games, action_index
 from fastsnake.envs.render import Window
 
 RENDER_FPS = 10
@@ -56,6 +56,8 @@ class SnakeEnv(gym.Env):
         self.observation_space = observation_space(self.rows, self.cols)
         self.action_space = spaces.Discrete(4)
         self._games = Games(self.config, 1)
+        self._state = None  # None before the first reset, then "running" or the outcome
+        self._seed_game = (0, 0)
         self._window = None
 
     # -- Gymnasium API ----------------------------------------------------------------------------
@@ -66,26 +68,29 @@ class SnakeEnv(gym.Env):
             seed = check_seed(seed)
         super().reset(seed=seed)
         self._games.reset(_ONE, None if seed is None else [seed], options.get("game"))
+        self._seed_game = (self._games.seed(0), self._games.game(0))
+        self._state = "running"
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info()
 
     def step(self, action):
-        games = self._games
-        if not games.started[0]:
-            raise EnvError("step() before reset(): call reset() (or reset(seed=S)) first")
-        if games.pending(0):
-            raise EnvError(f"step() after the episode ended ({games.outcome(0)}): call reset() first")
-        reward, terminated, truncated = games.step(check_action(action, 1))
+        if self._state != "running":
+            if self._state is None:
+                raise EnvError("step() before reset(): call reset() (or reset(seed=S)) first")
+            raise EnvError(f"step() after the episode ended ({self._state}): call reset() first")
+        reward, terminated, truncated = self._games.step_one(action_index(action))
+        if terminated or truncated:
+            self._state = self._games.outcome(0)
         if self.render_mode == "human":
             self.render()
-        return self._observation(), float(reward[0]), bool(terminated[0]), bool(truncated[0]), self._info()
+        return self._observation(), reward, terminated, truncated, self._info()
 
     def render(self):
         if self.render_mode is None:
             gym.logger.warn("render() without a render_mode: pass render_mode='rgb_array' or 'human'")
             return None
-        if not self._games.started[0]:
+        if self._state is None:
             raise EnvError("render() before reset(): there is no position to draw yet")
         rgb = self._games.frame(0)
         if self.render_mode == "rgb_array":
@@ -110,7 +115,7 @@ class SnakeEnv(gym.Env):
     @property
     def seed_and_game(self) -> tuple[int, int]:
         """(base seed, game index) of the current episode: `fastsnake play --seed S --game k`."""
-        return self._games.seed(0), self._games.game(0)
+        return self._seed_game
 
     def body(self) -> np.ndarray:
         """The snake's cells, tail first, head last."""
@@ -120,12 +125,12 @@ class SnakeEnv(gym.Env):
         return self._games.grids[0].copy()
 
     def _info(self) -> dict:
-        st = self._games.state(0)
+        row = self._games.batch[K.B_STATE][0]
         return {
             "action_mask": self._games.masks[0].copy(),
-            "apples": st.apples,
-            "length": st.length,
-            "moves": st.moves,
-            "seed": self._games.seed(0),
-            "game": self._games.game(0),
+            "apples": int(row[K.S_APPLES]),
+            "length": int(row[K.S_LENGTH]),
+            "moves": int(row[K.S_MOVES]),
+            "seed": self._seed_game[0],
+            "game": self._seed_game[1],
         }
