@@ -14,13 +14,22 @@ _HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "walking-distance", 
 
 
 def register(subparsers) -> None:
-    top = subparsers.add_parser("puzzle", help="sliding puzzles: optimal solutions on any RxC board")
+    top = subparsers.add_parser("puzzle", help="sliding puzzles: optimal solutions up to 6x6, "
+                                               "short ones up to 100x100")
     sub = top.add_subparsers(dest="puzzle_verb", metavar="SUBVERB", parser_class=common.Parser)
     sub.required = True
 
-    p = sub.add_parser("solve", help="solve one instance optimally")
+    p = sub.add_parser("solve", help="solve one instance (or a --batch file of them)")
     _board_args(p, need_start=True)
-    p.add_argument("--algorithm", default="auto", choices=("astar", "idastar", "bfs", "auto"))
+    p.add_argument("--batch", metavar="FILE", default=None,
+                   help="one instance a line: tiles, optionally '; goal tiles' ('-' = stdin); "
+                        "blank lines and '#' lines are skipped")
+    p.add_argument("--threads", type=common.positive_int, default=1,
+                   help="--batch: instances solved in parallel (results in input order)")
+    p.add_argument("--algorithm", default="auto", choices=("astar", "idastar", "bfs", "reduce", "auto"),
+                   help="auto: optimal up to 16 cells (A* below 12, IDA* from 12), reduce above "
+                        "or when the optimal search stops at a limit; reduce: a short, not "
+                        "optimal solution on any board up to 100x100")
     p.add_argument("--heuristic", default="auto", choices=_HEURISTICS)
     p.add_argument("--max-nodes", type=common.positive_int, default=None,
                    help="A*/BFS: stop with 'node limit reached' past this many stored states "
@@ -74,9 +83,9 @@ def _positive_float(text: str) -> float:
 def _board_args(p, need_start: bool) -> None:
     p.add_argument("--rows", type=common.positive_int, default=None)
     p.add_argument("--cols", type=common.positive_int, default=None)
-    p.add_argument("--size", type=common.size_arg(1, 36), default=None, help="RxC (instead of --rows/--cols)")
+    p.add_argument("--size", type=common.size_arg(1, 100), default=None, help="RxC (instead of --rows/--cols)")
     if need_start:
-        p.add_argument("--start", required=True, help='tiles, e.g. "1 2 3 …", "1,2,…" or "012 345 678"')
+        p.add_argument("--start", default=None, help='tiles, e.g. "1 2 3 …", "1,2,…" or "012 345 678"')
     p.add_argument("--goal", default=None, help="goal tiles (default: 0 1 2 … row-major, blank first)")
 
 
@@ -111,6 +120,12 @@ def cmd_solve(args):
     from fastsnake import puzzle as P
     from fastsnake.puzzle.solver import DEFAULT_MAX_NODES
 
+    if (args.start is None) == (args.batch is None):
+        raise InputError("give exactly one of --start and --batch")
+    if args.batch is not None:
+        return _solve_batch(args)
+    if args.threads != 1:
+        raise InputError("--threads goes with --batch")
     rows, cols = _dims(args, args.start)
     result = P.solve(args.start, args.goal, rows=rows, cols=cols, algorithm=args.algorithm,
                      heuristic=args.heuristic, max_nodes=args.max_nodes or DEFAULT_MAX_NODES,
@@ -122,15 +137,20 @@ def cmd_solve(args):
     out["moves_seed"] = (None if result.moves is None
                          else [P.SEED_NAMES[m] for m in result.moves])
     if not args.json:
-        start = P.parse_tiles(result.start, rows, cols)
-        goal = P.parse_tiles(result.goal, rows, cols)
+        from fastsnake.puzzle.board import MAX_CELLS_ANY
+
+        start = P.parse_tiles(result.start, rows, cols, "start", MAX_CELLS_ANY)
+        goal = P.parse_tiles(result.goal, rows, cols, "goal", MAX_CELLS_ANY)
         print(f"{rows}x{cols} board\nstart:\n{P.format_board(start, rows, cols)}\n"
               f"goal:\n{P.format_board(goal, rows, cols)}")
         if not result.solvable:
             print("unsolvable (parity rule): no search needed")
         else:
             if result.status == "solved":
-                print(f"optimal length: {result.length}")
+                fallback = result.extra.get("fallback")
+                why = f" ({fallback}, so reduced)" if fallback else ""
+                print(f"{'optimal length' if result.optimal else 'length (not optimal)'}: "
+                      f"{result.length}{why}")
                 print(f"moves (blank): {result.moves or '(none)'}")
             else:
                 print(f"no solution: {result.status}")
@@ -143,6 +163,85 @@ def cmd_solve(args):
         if args.save:
             print(f"saved: {args.save}")
     return out
+
+
+def _batch_lines(path: str) -> list[tuple[int, str]]:
+    """(line number, text) of the instance lines of a batch file."""
+    import sys
+
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+    except OSError as exc:
+        raise InputError(f"cannot read batch file {path!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"batch file {path!r} is not UTF-8 text") from None
+    out = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            out.append((i, line))
+    if not out:
+        raise InputError(f"batch file {path!r} holds no instances")
+    return out
+
+
+def _solve_batch(args):
+    import time
+
+    from fastsnake.puzzle.solver import DEFAULT_MAX_NODES, solve_many
+
+    if args.save:
+        raise InputError("--save takes one instance, not --batch")
+    lines = _batch_lines(args.batch)
+    if args.size is None and (args.rows is None or args.cols is None):
+        first = lines[0][1].partition(";")[0]
+        rows, cols = _dims(args, first)
+    else:
+        rows, cols = _dims(args, None)
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    results = solve_many([text for _, text in lines], args.goal, rows=rows, cols=cols,
+                         algorithm=args.algorithm, heuristic=args.heuristic,
+                         threads=args.threads, errors="keep",
+                         max_nodes=args.max_nodes or DEFAULT_MAX_NODES,
+                         time_limit=args.time_limit, partition=args.partition,
+                         progress=_progress(args))
+    wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    out = []
+    bad = []
+    for (lineno, _), r in zip(lines, results):
+        if isinstance(r, Exception):
+            msg = str(r).split(": ", 1)[1]  # drop solve_many's "instance i: "
+            bad.append(f"line {lineno}: {msg}")
+            out.append({"line": lineno, "error": msg})
+        else:
+            out.append({"line": lineno, **r.as_dict()})
+    if args.json:
+        common.emit_json(out)
+    else:
+        for doc in out:
+            if "error" in doc:
+                print(f"line {doc['line']}: error: {doc['error']}")
+            elif not doc["solvable"]:
+                print(f"line {doc['line']}: unsolvable")
+            else:
+                opt = "optimal" if doc["optimal"] else "not optimal"
+                print(f"line {doc['line']}: {doc['status']}, length {doc['length']} ({opt}), "
+                      f"{doc['algorithm']} + {doc['heuristic']}, {doc['nodes_generated']:,} nodes, "
+                      f"{doc['seconds']:.3f} s")
+        good = [d for d in out if "error" not in d]
+        print(f"{len(good)} instances solved on {rows}x{cols} in {wall:.2f} s wall, {cpu:.2f} CPU-s "
+              f"({args.threads} thread{'s' if args.threads > 1 else ''})"
+              + (f"; {len(bad)} bad line{'s' if len(bad) > 1 else ''}" if bad else ""))
+    if bad:
+        shown = "; ".join(bad[:5]) + (f"; and {len(bad) - 5} more" if len(bad) > 5 else "")
+        raise InputError(f"batch file {args.batch!r}: {len(bad)} bad line{'s' if len(bad) > 1 else ''} "
+                         f"(the others were solved): {shown}")
+    return None  # printed above (so a bad line can still exit 2 after the list)
 
 
 def cmd_compare(args):
@@ -214,7 +313,10 @@ def cmd_random(args):
     if args.rows is None and args.cols is None and args.size is None:
         raise InputError("give the board size with --rows and --cols (or --size RxC)")
     rows, cols = _dims(args, None)
-    goal = P.parse_tiles(args.goal, rows, cols, "goal") if args.goal else P.goal_default(rows, cols)
+    from fastsnake.puzzle.board import MAX_CELLS_ANY
+
+    goal = (P.parse_tiles(args.goal, rows, cols, "goal", MAX_CELLS_ANY) if args.goal
+            else P.goal_default(rows, cols))
     rng = np.random.default_rng(args.seed)
     boards = [P.random_solvable(rows, cols, goal, rng) for _ in range(args.count)]
     out = {"rows": rows, "cols": cols, "goal": goal.tolist(), "seed": args.seed,

@@ -88,11 +88,11 @@ def load_solution(path) -> Solution:
     rows, cols = doc["rows"], doc["cols"]
     if not (isinstance(rows, int) and isinstance(cols, int)):
         raise B.PuzzleInputError(f"solution file {path!r}: rows/cols {rows!r}/{cols!r} are not integers")
-    B.check_size(rows, cols)
+    B.check_size(rows, cols, B.MAX_CELLS_ANY)
     if not isinstance(doc["start"], list) or not isinstance(doc["goal"], list):
         raise B.PuzzleInputError(f"solution file {path!r}: start and goal must be lists of tiles")
-    start = B.parse_tiles(doc["start"], rows, cols, "start")
-    goal = B.parse_tiles(doc["goal"], rows, cols, "goal")
+    start = B.parse_tiles(doc["start"], rows, cols, "start", B.MAX_CELLS_ANY)
+    goal = B.parse_tiles(doc["goal"], rows, cols, "goal", B.MAX_CELLS_ANY)
     if not isinstance(doc["moves"], str):
         raise B.PuzzleInputError(f"solution file {path!r}: moves {doc['moves']!r} is not a string")
     moves = B.parse_moves(doc["moves"])

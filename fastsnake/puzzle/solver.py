@@ -54,6 +54,13 @@ def choose_algorithm(rows: int, cols: int) -> str:
     return "astar" if rows * cols < 12 else "idastar"
 
 
+def auto_algorithm(rows: int, cols: int, heuristic: str = "auto") -> str:
+    """`auto`: optimal search up to 16 cells (or up to 36 when a heuristic is named),
+    `reduce` above."""
+    limit = AUTO_OPTIMAL_MAX_CELLS if heuristic == "auto" else B.MAX_CELLS
+    return "reduce" if rows * cols > limit else choose_algorithm(rows, cols)
+
+
 def choose_heuristic(rows: int, cols: int) -> str:
     n = rows * cols
     if 12 <= n <= 16 and min(rows, cols) >= 2:
@@ -103,7 +110,7 @@ def solve(start, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
     with status "node limit reached" once it would store more than `max_nodes` states;
     any search stops with "time limit reached" after `time_limit` seconds.
     `auto` searches optimally on boards of at most 16 cells (A* below 12 cells, IDA*
-    from 12) and reduces above, or when the optimal search stops at one of its limits
+    from 12; up to 36 cells when `heuristic` is named) and reduces above, or when the optimal search stops at one of its limits
     (then `optimal` is False and `extra["fallback"]` names the limit).
     Unsolvable pairs are answered by the parity rule without searching.
     `context` reuses a `heuristic_context(...)` result (it must match the goal).
@@ -114,7 +121,7 @@ def solve(start, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
     start, goal = prepare(start, goal, rows, cols, B.MAX_CELLS_ANY if big else B.MAX_CELLS)
     auto = algorithm == "auto"
     if auto:
-        algorithm = "reduce" if rows * cols > AUTO_OPTIMAL_MAX_CELLS else choose_algorithm(rows, cols)
+        algorithm = auto_algorithm(rows, cols, heuristic)
     if algorithm == "reduce":
         if time_limit is not None and not time_limit > 0:
             raise B.PuzzleInputError(f"time_limit {time_limit!r} must be positive")
@@ -300,7 +307,7 @@ def solve_many(instances, goal=None, *, rows: int, cols: int, algorithm: str = "
     # Which heuristic tables the instances need (the same choice `solve` makes).
     alg = algorithm
     if alg == "auto":
-        alg = "reduce" if rows * cols > AUTO_OPTIMAL_MAX_CELLS else choose_algorithm(rows, cols)
+        alg = auto_algorithm(rows, cols, heuristic)
     hname = None
     if alg in ("astar", "idastar"):
         hname = choose_heuristic(rows, cols) if heuristic == "auto" else heuristic
