@@ -1,19 +1,20 @@
-"""Sliding puzzles on any R×C board (R·C ≤ 36) with any start and goal.
+"""Sliding puzzles on any R×C board with any start and goal.
 
-`solve` finds optimal solutions with A*, IDA* or BFS and the misplaced-tiles,
-Manhattan, linear-conflict, walking-distance or pattern-database heuristics;
+`solve` finds optimal solutions (R·C ≤ 36) with A*, IDA* or BFS and the misplaced-tiles,
+Manhattan, linear-conflict, walking-distance or pattern-database heuristics, or short
+ones up to 100×100 with algorithm="reduce"; `solve_many` solves batches in one process;
 `is_solvable` answers by the parity rule; `random_solvable` draws instances;
 `save_solution` / `load_solution` read and write the viewer's solution files.
 """
 
 from fastsnake.puzzle.board import (MOVES, SEED_NAMES, PuzzleInputError, apply_moves, format_board,
                                     goal_default, is_solvable, parse_tiles, random_solvable)
-from fastsnake.puzzle.solver import SolveResult, solve
+from fastsnake.puzzle.solver import SolveResult, solve, solve_many
 
 __all__ = [
     "MOVES", "SEED_NAMES", "PuzzleInputError", "SolveResult", "apply_moves", "format_board",
     "goal_default", "is_solvable", "load_solution", "parse_tiles", "random_solvable",
-    "save_solution", "solve",
+    "save_solution", "solve", "solve_many",
 ]
 
 

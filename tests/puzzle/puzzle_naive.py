@@ -121,3 +121,25 @@ def walking_distance(state, goal, rows, cols):
         raise AssertionError("goal table unreachable")
 
     return one(rows, lambda i: i // cols) + one(cols, lambda i: i % cols)
+
+
+def states_along(state, moves, rows, cols):
+    """Every state from `state` through `moves` (each move checked legal)."""
+    out = [tuple(int(t) for t in state)]
+    for m in moves:
+        nxt = dict(neighbours(out[-1], rows, cols))
+        assert m in nxt, f"illegal move {m} at step {len(out)}"
+        out.append(nxt[m])
+    return out
+
+
+def cut_loops(state, moves, rows, cols):
+    """The reduce post-pass, slowly: from each state jump to its last visit, then move on."""
+    seq = states_along(state, moves, rows, cols)
+    last = {s: i for i, s in enumerate(seq)}
+    out = []
+    i = last[seq[0]]
+    while i < len(moves):
+        out.append(moves[i])
+        i = last[seq[i + 1]]
+    return "".join(out)
