@@ -142,3 +142,109 @@ def _cached(partition):
 def test_korf100_pdb_78(benchmark):
     # Korf & Felner: 36,710 nodes/instance.
     _korf100_pdb(benchmark, "7-8", 4071216)
+
+
+# --- reduce (any board, non-optimal) and batches -------------------------------------------
+
+REDUCE_SIZES = [(5, 5, 10.0), (8, 8, 10.0), (3, 12, 10.0), (20, 20, 1.0)]  # (rows, cols, target s)
+
+
+@pytest.mark.parametrize("rows, cols, target", REDUCE_SIZES)
+def test_reduce_random_boards(benchmark, rows, cols, target):
+    """Random start and random goal per instance; every solution replayed. The baseline,
+    measured in the same run, is replaying the solution's moves in pure Python
+    (`apply_moves`): reduce_ratio = solve time / replay time."""
+    rng = np.random.default_rng(rows * 100 + cols)
+    from fastsnake.puzzle import random_solvable
+
+    cases = []
+    for _ in range(5):
+        goal = rng.permutation(rows * cols)
+        cases.append((random_solvable(rows, cols, goal, rng), goal))
+    solve(cases[0][0], cases[0][1], rows=rows, cols=cols, algorithm="reduce")  # compile
+
+    def run():
+        return [solve(s, g, rows=rows, cols=cols, algorithm="reduce") for s, g in cases]
+
+    results = benchmark.pedantic(run, rounds=3, iterations=1)
+    t0 = time.perf_counter()
+    for (s, g), r in zip(cases, results):
+        assert apply_moves(s, r.moves, rows, cols).tolist() == g.tolist()
+    replay = time.perf_counter() - t0
+    worst = max(r.seconds for r in results)
+    solve_total = sum(r.seconds for r in results)
+    assert worst <= target
+    lengths = [r.length for r in results]
+    benchmark.extra_info.update(mean_length=float(np.mean(lengths)), worst_seconds=worst,
+                                solve_over_python_replay=solve_total / replay)
+    print(f"\nreduce {rows}x{cols}, random goals: mean length {np.mean(lengths):,.0f}, worst "
+          f"{worst * 1000:.1f} ms (target {target:g} s), solving = {solve_total / replay:.2f}x "
+          f"the time of replaying the moves in pure Python")
+
+
+def test_reduce_korf_first_ten_ratio(benchmark):
+    """Reduce lengths against the published optimal lengths of Korf #1-#10 (target mean <= 3)."""
+    korf = _korf()
+    solve(korf[1][2], rows=4, cols=4, algorithm="reduce")
+
+    def run():
+        return [solve(korf[i][2], rows=4, cols=4, algorithm="reduce") for i in range(1, 11)]
+
+    results = benchmark.pedantic(run, rounds=3, iterations=1)
+    ratios = [r.length / korf[i][0] for i, r in zip(range(1, 11), results)]
+    for r in results:
+        assert apply_moves(r.start, r.moves, 4, 4).tolist() == GOAL16.tolist()
+    assert np.mean(ratios) <= 3.0
+    benchmark.extra_info.update(mean_ratio=float(np.mean(ratios)), lengths=[r.length for r in results])
+    print(f"\nreduce on Korf #1-#10: lengths {[r.length for r in results]}, optimal "
+          f"{[korf[i][0] for i in range(1, 11)]}, mean ratio {np.mean(ratios):.2f} "
+          f"(max {max(ratios):.2f})")
+
+
+def _korf_batch_cpu(tmp_path, threads, partition):
+    """CPU-seconds (user + sys) of one `fastsnake puzzle solve --batch` process over Korf's
+    100, start-up and database loading included (tables and kernels cached beforehand)."""
+    import json
+    import resource
+    import subprocess
+
+    korf = _korf()
+    path = tmp_path / "korf100.txt"
+    path.write_text("".join(korf[i][2] + "\n" for i in range(1, 101)))
+    argv = [sys.executable, "-m", "fastsnake", "puzzle", "solve", "--size", "4x4", "--batch",
+            str(path), "--json", "--quiet", "--heuristic", "pdb", "--partition", partition,
+            "--threads", str(threads)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    docs = json.loads(proc.stdout)
+    assert [d["length"] for d in docs] == [korf[i][0] for i in range(1, 101)]
+    assert all(d["optimal"] for d in docs)
+    return cpu, wall, sum(d["nodes_generated"] for d in docs)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_korf100_batch_one_process_663(benchmark, tmp_path, threads):
+    """Korf's 100 optimal in one process: target <= 15 CPU-s including start-up and loading
+    the 6-6-3 tables. Published anchor (Korf & Felner 2002, additive 7-8 PDB + reflection):
+    36,710 nodes per instance; see docs/README-puzzle.md."""
+    heuristic_context("pdb", 4, 4, GOAL16, "6-6-3")  # tables built beforehand
+    _korf_batch_cpu(tmp_path, threads, "6-6-3")  # warm the kernel cache of the subprocess
+    cpu, wall, nodes = benchmark.pedantic(_korf_batch_cpu, args=(tmp_path, threads, "6-6-3"),
+                                          rounds=1, iterations=1)
+    assert cpu <= 15.0
+    benchmark.extra_info.update(cpu_seconds=cpu, wall_seconds=wall, nodes=nodes)
+    print(f"\nKorf 100 batch, 6-6-3, {threads} thread(s): {cpu:.2f} CPU-s, {wall:.2f} s wall "
+          f"(start-up and table loading included), {nodes:,} nodes")
+
+
+@pytest.mark.skipif(not _cached("7-8"), reason="7-8 tables not built (see the module docstring)")
+def test_korf100_batch_one_process_78(benchmark, tmp_path):
+    _korf_batch_cpu(tmp_path, 1, "7-8")
+    cpu, wall, nodes = benchmark.pedantic(_korf_batch_cpu, args=(tmp_path, 1, "7-8"),
+                                          rounds=1, iterations=1)
+    benchmark.extra_info.update(cpu_seconds=cpu, wall_seconds=wall, nodes=nodes)
+    print(f"\nKorf 100 batch, 7-8: {cpu:.2f} CPU-s, {wall:.2f} s wall, {nodes:,} nodes")
