@@ -1,0 +1,403 @@
+"""`grove`: the cell-tree agent, faster on big boards (drafting).
+
+Same search as `cell` (right-hand paths in 2×2 blocks whose body, when the
+apple is eaten, lies on the outline of some spanning tree of the blocks), with
+kernels that scale: the outline test keeps one 64-bit mask per row of blocks
+(any board up to 126 columns), and a detour looks only at the cells of the
+blocks a plan cuts off.
+"""
+
+import numpy as np
+from numba import njit
+
+from fastsnake.snake.board import CFG_COLS, CFG_ROWS, TAIL_FOLLOW, BoardError
+from fastsnake.snake.engine import G_BODY, play_recorded, sweep_chunk
+from fastsnake.snake.policies import EnginePolicy
+from fastsnake.snake.policies.cell import (
+    BITS_BLOCKS,
+    DETOUR_ROUNDS,
+    DIST_TABLE_CELLS,
+    M_APPLE,
+    M_BASE,
+    M_AVOID,
+    M_COLS,
+    M_DETOUR,
+    M_DIRECT,
+    M_LEN,
+    M_MOVES,
+    M_OPEN_H,
+    M_OPEN_V,
+    M_PARAMS,
+    M_POS,
+    M_RESEARCH,
+    M_TAIL,
+    O_APATH,
+    O_BLK,
+    O_DIST,
+    O_END,
+    O_LINKS,
+    O_NBR2,
+    O_PLAN,
+    O_QUEUE,
+    O_SIDE,
+    O_STAMP,
+    O_TRY,
+    O_VPATH,
+    O_WIN,
+    RESEARCH_EVERY,
+    _alloc as _cell_alloc,
+    _cells as _cell_cells,
+    _count_option,
+    _distance,
+    _leg,
+    _next_gen,
+    _outline_plan,
+    _reset as _cell_reset,
+    _seg,
+    _stamp_body,
+    _stamp_head,
+    _stamp_virtual,
+    _to_moves,
+    _undo_virtual,
+    _walk_at_apple,
+    on_some_outline,
+    on_some_outline_bits,
+)
+
+# Parameters (int64 array): cell's four (detour rounds, re-search interval, distance table,
+# single-word bit masks), then the outline test on row masks for bigger boards.
+P_ROUNDS, P_EVERY, P_TABLE, P_BITS, P_ROWS = range(5)
+# The third workspace array X (int64): header, then per row of blocks the masks of blocks with a
+# right / lower neighbour, their copies with the passed-along edges cleared, and the reached blocks.
+X_ROWS, X_HR, X_HC, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_END = range(9)
+_X_HEADER = X_END + 1
+# Row masks hold one row of blocks in a 64-bit word (bit 63 stays clear: arithmetic shifts).
+ROW_BLOCKS = 63
+
+
+@njit(cache=True)
+def _alloc(cfg, nbr, params):
+    I, L = _cell_alloc(cfg, nbr, params[:P_ROWS])
+    hr, hc = cfg[CFG_ROWS] // 2, cfg[CFG_COLS] // 2
+    X = np.zeros(_X_HEADER + 5 * hr, np.int64)
+    X[X_ROWS] = params[P_ROWS]
+    X[X_HR] = hr
+    X[X_HC] = hc
+    at = _X_HEADER
+    for k in (X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH):
+        X[k] = at
+        at += hr
+    X[X_END] = at
+    n = cfg[CFG_ROWS] * cfg[CFG_COLS]
+    table = I[O_END] > I[O_DIST]
+    order = np.empty(n * n if table else 0, np.int16)
+    if table:
+        distance_order(I, n, cfg[CFG_COLS], order)
+    if params[P_ROWS] != 0:
+        full = (np.int64(1) << hc) - 1
+        for r in range(hr):
+            X[X[X_RIGHT] + r] = full >> 1
+            X[X[X_DOWN] + r] = full if r + 1 < hr else 0
+    return (I, L, X, order)
+
+
+@njit(cache=True)
+def _reset(ws, g):
+    _cell_reset((ws[0], ws[1]), g)
+
+
+@njit(cache=True)
+def _cells(ws):
+    return _cell_cells((ws[0], ws[1]))
+
+
+@njit(cache=True, inline="always")
+def _row_fill(x, o, hc):
+    """Blocks of one row reached from x (bit mask) over open right edges o (bit c: c joins c + 1)."""
+    g, p = x, o << 1  # p: bit c may be entered from c - 1
+    s = 1
+    while s < hc:
+        g |= p & (g << s)
+        p &= p << s
+        s <<= 1
+    p = o  # bit c may be entered from c + 1
+    s = 1
+    while s < hc:
+        g |= p & (g >> s)
+        p &= p >> s
+        s <<= 1
+    return g
+
+
+@njit(cache=True, inline="always")
+def on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m):
+    """`on_some_outline` on one 64-bit mask per row of blocks; reached blocks go to X's REACH rows.
+
+    Blocks seen and crossed edges use the stamps `gen`; passed-along edges clear
+    bits of the open-edge rows; the reached set grows by row fills (shifts within
+    a row) and by the open down edges, sweeping down and up until it stops changing.
+    """
+    hr, hc = X[X_HR], X[X_HC]
+    openr, opend, reach = X[X_OPENR], X[X_OPEND], X[X_REACH]
+    X[openr:openr + hr] = X[X[X_RIGHT]:X[X_RIGHT] + hr]
+    X[opend:opend + hr] = X[X[X_DOWN]:X[X_DOWN] + hr]
+    b = blk[win[0]]
+    stamp[b] = gen
+    seen_blocks = 1
+    crossed = 0
+    for i in range(1, m):
+        b2 = blk[win[i]]
+        e = side[win[i - 1]]
+        if b2 == b:
+            if e >= 0:
+                eb = e >> 1
+                r = eb // hc
+                bit = np.int64(1) << (eb - r * hc)
+                if e & 1:
+                    X[opend + r] &= ~bit
+                else:
+                    X[openr + r] &= ~bit
+        else:
+            if stamp[b2] != gen:
+                stamp[b2] = gen
+                seen_blocks += 1
+            if stamp[nb + e] != gen:
+                stamp[nb + e] = gen
+                crossed += 1
+            b = b2
+    X[reach:reach + hr] = 0
+    r0 = b // hc
+    X[reach + r0] = _row_fill(np.int64(1) << (b - r0 * hc), X[openr + r0], hc)
+    # Sweep down, then up, until no row grows (a row is filled again only when it gains blocks).
+    lo = r0 + 1
+    changed = True
+    while changed:
+        changed = False
+        for r in range(lo, hr):
+            gain = X[reach + r - 1] & X[opend + r - 1] & ~X[reach + r]
+            if gain != 0:
+                X[reach + r] = _row_fill(X[reach + r] | gain, X[openr + r], hc)
+                changed = True
+        for r in range(hr - 2, -1, -1):
+            gain = X[reach + r + 1] & X[opend + r] & ~X[reach + r]
+            if gain != 0:
+                X[reach + r] = _row_fill(X[reach + r] | gain, X[openr + r], hc)
+                changed = True
+        lo = 1
+    full = (np.int64(1) << hc) - 1
+    everything = True
+    for r in range(hr):
+        if X[reach + r] != full:
+            everything = False
+            break
+    return crossed == seen_blocks - 1 and everything
+
+
+@njit(cache=True, inline="always")
+def _mirror(cols, cell):
+    """The cell mirrored left to right: right-hand distance a -> b equals mirror(b) -> mirror(a)."""
+    r = cell // cols
+    return r * cols + cols - 1 - (cell - r * cols)
+
+
+@njit(cache=True, inline="always")
+def _cut_off(X, L, stamp, gen, hc, b, reached):
+    """Is block b cut off from the walk's last block? (whichever outline test ran last)."""
+    if L[M_OPEN_H] >= 0:
+        return (reached >> b) & 1 == 0
+    if X[X_ROWS] != 0:
+        r = b // hc
+        return (X[X[X_REACH] + r] >> (b - r * hc)) & 1 == 0
+    return stamp[b] != gen + 1
+
+
+@njit(cache=True, inline="always")
+def _nearest_cut_off(order, L, X, stamp, gen, hc, n, cols, head, apple, reached):
+    """The cell (not the apple, not the head) of a cut-off block nearest to the head by right-hand
+    distance, ties to the smaller cell: what a scan over every cell finds (-1: none).
+
+    With the distance table, `order` lists the cells by distance from the head (through the
+    mirror: the row of mirror(head)), so the scan stops at the first cut-off cell.
+    """
+    cols2 = 2 * cols
+    if order.shape[0] > 0:
+        at = _mirror(cols, head) * n
+        for k in range(1, n):  # k = 0: the head itself
+            cell = np.int64(order[at + k])
+            r = cell // cols2
+            b = r * hc + (cell - r * cols2) % cols // 2
+            if cell != apple and _cut_off(X, L, stamp, gen, hc, b, reached):
+                return cell
+        return -1
+    best, best_d = -1, 1 << 30
+    for b in range(n // 4):
+        if not _cut_off(X, L, stamp, gen, hc, b, reached):
+            continue
+        top = (b // hc) * cols2 + (b % hc) * 2
+        for cell in (top, top + 1, top + cols, top + cols + 1):
+            if cell != apple:
+                d = abs(head // cols - cell // cols) + abs(head % cols - cell % cols)
+                if d > 0 and (d < best_d or (d == best_d and cell < best)):
+                    best, best_d = cell, d
+    return best
+
+
+@njit(cache=True)
+def distance_order(I, n, cols, out):
+    """out[g*n:(g+1)*n]: the cells x in order of (right-hand distance mirror(g) -> x, x).
+
+    Row g of the distance table holds distances to g; distance a -> b equals
+    mirror(b) -> mirror(a), so sorting row g by (distance, mirror(cell)) and
+    mirroring the cells lists them by distance from mirror(g).
+    """
+    keys = np.empty(n, np.int64)
+    for g in range(n):
+        row = I[I[O_DIST] + g * n:I[O_DIST] + (g + 1) * n]
+        for c in range(n):
+            keys[c] = np.int64(row[c]) * n + _mirror(cols, c)
+        order = np.argsort(keys)
+        for k in range(n):
+            out[g * n + k] = _mirror(cols, order[k])
+
+
+@njit(cache=True)
+def _chain(I, L, X, order, body, st, bound):
+    """cell's `_chain`: the same plan, with the row-mask outline test and the detour scan over cut-off blocks."""
+    n = body.shape[0]
+    cols = L[M_COLS]
+    hc = cols // 2
+    nb = n // 4
+    win, trial, vpath = _seg(I, O_WIN, 2 * n + 2), _seg(I, O_TRY, 2 * n + 2), _seg(I, O_VPATH, 2 * n + 2)
+    nbr2, blk, side, stamp = _seg(I, O_NBR2, 4 * n), _seg(I, O_BLK, n), _seg(I, O_SIDE, n), _seg(I, O_STAMP, 5 * nb)
+    queue, path, links = _seg(I, O_QUEUE, nb), _seg(I, O_APATH, n), _seg(I, O_LINKS, 8 * nb)
+    slack = 1 if L[M_TAIL] == TAIL_FOLLOW else 2
+    tail_time = st.moves - st.length + 1
+    head = st.head
+    total = 0
+    rounds = L[M_PARAMS + P_ROUNDS]
+    for r in range(rounds + 1):
+        L[M_DETOUR] = r
+        # The tail has moved `total` cells along when this leg starts.
+        L[M_BASE] = tail_time + total - slack
+        L[M_AVOID] = -1
+        steps = _leg(I, L, head, st.apple, bound - total)
+        if r == 0:
+            L[M_DIRECT] = steps
+        if steps == 0:
+            return 0
+        _to_moves(nbr2, head, path, steps, trial, total)
+        if st.length + 1 == n:
+            return total + steps
+        m = _walk_at_apple(body, st, vpath, total, path, steps, win)
+        gen = _next_gen(L, stamp)
+        reached = np.int64(0)
+        if L[M_OPEN_H] >= 0:
+            ok, reached = on_some_outline_bits(blk, side, stamp, gen, nb, hc, L[M_OPEN_H], L[M_OPEN_V], win, m)
+        elif X[X_ROWS] != 0:
+            ok = on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m)
+        else:
+            ok = on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m)
+        if ok:
+            return total + steps
+        if r == rounds:
+            return 0
+        # Detour: the free cell of a cut-off block nearest to the head (right-hand distance; ties to the
+        # smaller cell, as a scan over all cells would find).
+        best = _nearest_cut_off(order, L, X, stamp, gen, hc, n, cols, head, st.apple, reached)
+        if best < 0:
+            return 0
+        L[M_AVOID] = st.apple
+        steps1 = _leg(I, L, head, best, bound - total - _distance(I, n, cols, best, st.apple))
+        if steps1 == 0:
+            return 0
+        _to_moves(nbr2, head, path, steps1, trial, total)
+        _stamp_virtual(L, path, steps1, head, st.moves + total)
+        vpath[total:total + steps1] = path[:steps1]
+        total += steps1
+        head = best
+    return 0
+
+
+@njit(cache=True)
+def _search(I, L, X, order, body, st, bound):
+    steps = _chain(I, L, X, order, body, st, bound)
+    _undo_virtual(L)
+    return steps
+
+
+@njit(cache=True)
+def _replan(I, L, X, order, body, st):
+    """cell's `_replan` over this module's search."""
+    n = body.shape[0]
+    plan = _seg(I, O_PLAN, 2 * n + 2)
+    if L[M_MOVES] != st.moves or L[M_APPLE] != st.apple:
+        L[M_LEN] = 0
+        L[M_POS] = 0
+    left = L[M_LEN] - L[M_POS]
+    steps = 0
+    if left == 0 or (L[M_POS] % L[M_PARAMS + P_EVERY] == 0 and L[M_DIRECT] < left):
+        steps = _search(I, L, X, order, body, st, left - 1 if left > 0 else n - st.length)
+    if steps > 0 and (left == 0 or steps < left):
+        plan[:steps] = _seg(I, O_TRY, steps)
+        L[M_LEN] = steps
+        L[M_POS] = 0
+        L[M_RESEARCH] = 0 if L[M_DETOUR] == 0 else 1
+    elif left == 0:
+        L[M_LEN] = _outline_plan(I, L, body, st)
+        L[M_POS] = 0
+        L[M_RESEARCH] = 1
+        if L[M_DIRECT] == 0:
+            L[M_DIRECT] = -1
+    if L[M_DIRECT] > 0:
+        L[M_DIRECT] -= 1
+    move = plan[L[M_POS]]
+    L[M_POS] += 1
+    L[M_MOVES] = st.moves + 1
+    L[M_APPLE] = st.apple
+    return move
+
+
+@njit(cache=True, inline="always")
+def _decide(ws, g, st):
+    I, L, X, order, body = ws[0], ws[1], ws[2], ws[3], g[G_BODY]
+    _stamp_head(L, body, st)
+    pos = L[M_POS]
+    if L[M_RESEARCH] == 0 and pos < L[M_LEN] and L[M_MOVES] == st.moves and L[M_APPLE] == st.apple:
+        L[M_POS] = pos + 1
+        L[M_MOVES] = st.moves + 1
+        return I[I[O_PLAN] + pos]
+    return _replan(I, L, X, order, body, st)
+
+
+@njit(cache=True, parallel=True)
+def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
+    sweep_chunk(_alloc, _reset, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
+
+
+@njit(cache=True)
+def _play(cfg, nbr, params, seed):
+    return play_recorded(_alloc, _reset, _decide, _cells, cfg, nbr, params, seed)
+
+
+def grove_params(config, options) -> np.ndarray:
+    if config.rows % 2 or config.cols % 2:
+        raise BoardError(
+            f"policy 'grove' needs even rows and cols (2x2 blocks); board {config.rows}x{config.cols} has an odd side"
+        )
+    rounds = _count_option(options, "detours", DETOUR_ROUNDS, 0, 64)
+    every = _count_option(options, "research_every", RESEARCH_EVERY, 1, 1 << 30)
+    table = config.cells <= DIST_TABLE_CELLS
+    bits = (config.rows // 2) * (config.cols // 2) <= BITS_BLOCKS
+    rows = not bits and config.cols // 2 <= ROW_BLOCKS
+    return np.array([rounds, every, table, bits, rows], dtype=np.int64)
+
+
+POLICY = EnginePolicy(
+    name="grove",
+    summary=__doc__,
+    sweep_kernel=_sweep,
+    play_kernel=_play,
+    make_params=grove_params,
+    guaranteed=True,
+    options={"detours": (DETOUR_ROUNDS, None), "research_every": (RESEARCH_EVERY, None)},
+)
