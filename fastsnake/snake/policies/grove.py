@@ -1,25 +1,42 @@
-"""`grove`: the cell-tree agent, faster on big boards (drafting).
+"""`grove`: the cell-tree agent (`cell`'s games, move for move) with kernels that scale to big boards.
 
-Same search as `cell` (right-hand paths in 2×2 blocks whose body, when the
-apple is eaten, lies on the outline of some spanning tree of the blocks), with
-kernels that scale: the outline test keeps one 64-bit mask per row of blocks
-(any board up to 126 columns), and a detour looks only at the cells of the
-blocks a plan cuts off.
+Same search and same guarantee as `cell` (right-hand paths in 2×2 blocks; a plan
+is committed only if the body it leaves when the apple is eaten lies on the
+outline of some spanning tree of the blocks, which is a Hamiltonian cycle; with
+no such plan the snake walks such an outline). What differs is the cost:
+
+- the outline test on boards of more than 63 blocks keeps one 64-bit mask per
+  row of blocks (any board up to 126 columns) and fills rows by shifts, instead
+  of a queue BFS over the blocks;
+- a detour's target (the free cell of a cut-off block nearest to the head) is
+  read from a per-cell list of all cells by right-hand distance, found through
+  the left-right mirror (distance a -> b equals mirror(b) -> mirror(a)), so the
+  scan stops at the first cut-off cell instead of visiting every cell.
+
+Both give exactly the answers of `cell`'s kernels, so `grove` plays `cell`'s
+games (tested game for game). Guarantee (both tail rules, any start length):
+`cell`'s: each committed plan is legal and ends on a Hamiltonian outline, so the
+game is won in fewer than N²/2 moves. Needs even rows and cols. Options:
+``detours``, ``research_every`` as for `cell`, and ``backoff`` (default 1: off):
+after a re-search that finds nothing shorter, wait twice as long for the next,
+up to ``research_every × backoff`` moves; faster, a few moves longer, other games.
 """
+
+import dataclasses
 
 import numpy as np
 from numba import njit
 
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, TAIL_FOLLOW, BoardError
 from fastsnake.snake.engine import G_BODY, play_recorded, sweep_chunk
-from fastsnake.snake.policies import EnginePolicy
+from fastsnake.snake.policies import EnginePolicy, PolicyError
 from fastsnake.snake.policies.cell import (
     BITS_BLOCKS,
     DETOUR_ROUNDS,
     DIST_TABLE_CELLS,
     M_APPLE,
-    M_BASE,
     M_AVOID,
+    M_BASE,
     M_COLS,
     M_DETOUR,
     M_DIRECT,
@@ -45,16 +62,12 @@ from fastsnake.snake.policies.cell import (
     O_VPATH,
     O_WIN,
     RESEARCH_EVERY,
-    _alloc as _cell_alloc,
-    _cells as _cell_cells,
     _count_option,
     _distance,
     _leg,
     _next_gen,
     _outline_plan,
-    _reset as _cell_reset,
     _seg,
-    _stamp_body,
     _stamp_head,
     _stamp_virtual,
     _to_moves,
@@ -63,13 +76,22 @@ from fastsnake.snake.policies.cell import (
     on_some_outline,
     on_some_outline_bits,
 )
+from fastsnake.snake.policies.cell import (
+    _alloc as _cell_alloc,
+)
+from fastsnake.snake.policies.cell import (
+    _cells as _cell_cells,
+)
+from fastsnake.snake.policies.cell import (
+    _reset as _cell_reset,
+)
 
 # Parameters (int64 array): cell's four (detour rounds, re-search interval, distance table,
 # single-word bit masks), then the outline test on row masks for bigger boards.
-P_ROUNDS, P_EVERY, P_TABLE, P_BITS, P_ROWS = range(5)
+P_ROUNDS, P_EVERY, P_TABLE, P_BITS, P_ROWS, P_BACKOFF = range(6)
 # The third workspace array X (int64): header, then per row of blocks the masks of blocks with a
 # right / lower neighbour, their copies with the passed-along edges cleared, and the reached blocks.
-X_ROWS, X_HR, X_HC, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_END = range(9)
+X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT, X_END = range(14)
 _X_HEADER = X_END + 1
 # Row masks hold one row of blocks in a 64-bit word (bit 63 stays clear: arithmetic shifts).
 ROW_BLOCKS = 63
@@ -79,16 +101,18 @@ ROW_BLOCKS = 63
 def _alloc(cfg, nbr, params):
     I, L = _cell_alloc(cfg, nbr, params[:P_ROWS])
     hr, hc = cfg[CFG_ROWS] // 2, cfg[CFG_COLS] // 2
-    X = np.zeros(_X_HEADER + 5 * hr, np.int64)
+    n = cfg[CFG_ROWS] * cfg[CFG_COLS]
+    X = np.zeros(_X_HEADER + 5 * hr + 2 * n, np.int64)
     X[X_ROWS] = params[P_ROWS]
+    X[X_BACKOFF] = params[P_BACKOFF]
     X[X_HR] = hr
     X[X_HC] = hc
     at = _X_HEADER
-    for k in (X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH):
+    for k, size in ((X_RIGHT, hr), (X_DOWN, hr), (X_OPENR, hr), (X_OPEND, hr), (X_REACH, hr), (X_PWORD, n),
+                    (X_PBIT, n)):
         X[k] = at
-        at += hr
+        at += size
     X[X_END] = at
-    n = cfg[CFG_ROWS] * cfg[CFG_COLS]
     table = I[O_END] > I[O_DIST]
     order = np.empty(n * n if table else 0, np.int16)
     if table:
@@ -98,6 +122,14 @@ def _alloc(cfg, nbr, params):
         for r in range(hr):
             X[X[X_RIGHT] + r] = full >> 1
             X[X[X_DOWN] + r] = full if r + 1 < hr else 0
+        # A move along the side of cell c closes one bit of the open rows (right edges, then down edges).
+        side = I[I[O_SIDE]:I[O_SIDE] + n]
+        for c in range(n):
+            e = side[c]
+            if e >= 0:
+                eb = e >> 1
+                X[X[X_PWORD] + c] = (e & 1) * hr + eb // hc
+                X[X[X_PBIT] + c] = np.int64(1) << (eb % hc)
     return (I, L, X, order)
 
 
@@ -130,41 +162,14 @@ def _row_fill(x, o, hc):
 
 
 @njit(cache=True, inline="always")
-def on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m):
-    """`on_some_outline` on one 64-bit mask per row of blocks; reached blocks go to X's REACH rows.
+def _reach_all(X, b):
+    """Blocks reached from block b over the open edges of the OPENR/OPEND rows (into REACH): all of them?
 
-    Blocks seen and crossed edges use the stamps `gen`; passed-along edges clear
-    bits of the open-edge rows; the reached set grows by row fills (shifts within
-    a row) and by the open down edges, sweeping down and up until it stops changing.
+    Rows fill by shifts within a row; the open down edges carry the set on, sweeping
+    down and up until no row grows (a row is filled again only when it gains blocks).
     """
     hr, hc = X[X_HR], X[X_HC]
     openr, opend, reach = X[X_OPENR], X[X_OPEND], X[X_REACH]
-    X[openr:openr + hr] = X[X[X_RIGHT]:X[X_RIGHT] + hr]
-    X[opend:opend + hr] = X[X[X_DOWN]:X[X_DOWN] + hr]
-    b = blk[win[0]]
-    stamp[b] = gen
-    seen_blocks = 1
-    crossed = 0
-    for i in range(1, m):
-        b2 = blk[win[i]]
-        e = side[win[i - 1]]
-        if b2 == b:
-            if e >= 0:
-                eb = e >> 1
-                r = eb // hc
-                bit = np.int64(1) << (eb - r * hc)
-                if e & 1:
-                    X[opend + r] &= ~bit
-                else:
-                    X[openr + r] &= ~bit
-        else:
-            if stamp[b2] != gen:
-                stamp[b2] = gen
-                seen_blocks += 1
-            if stamp[nb + e] != gen:
-                stamp[nb + e] = gen
-                crossed += 1
-            b = b2
     X[reach:reach + hr] = 0
     r0 = b // hc
     X[reach + r0] = _row_fill(np.int64(1) << (b - r0 * hc), X[openr + r0], hc)
@@ -190,6 +195,43 @@ def on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m):
         if X[reach + r] != full:
             everything = False
             break
+    return everything
+
+
+@njit(cache=True, inline="always")
+def on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m):
+    """`on_some_outline` on one 64-bit mask per row of blocks; reached blocks go to X's REACH rows.
+
+    Blocks seen and crossed edges use the stamps `gen`; passed-along edges clear
+    bits of the open-edge rows; the reached set grows by row fills (shifts within
+    a row) and by the open down edges, sweeping down and up until it stops changing.
+    """
+    hr = X[X_HR]
+    openr, opend = X[X_OPENR], X[X_OPEND]
+    X[openr:openr + hr] = X[X[X_RIGHT]:X[X_RIGHT] + hr]
+    X[opend:opend + hr] = X[X[X_DOWN]:X[X_DOWN] + hr]
+    pword, pbit = X[X_PWORD], X[X_PBIT]
+    b = blk[win[0]]
+    stamp[b] = gen
+    seen_blocks = 1
+    crossed = 0
+    for i in range(1, m):
+        b2 = blk[win[i]]
+        if b2 == b:
+            c = win[i - 1]
+            bit = X[pbit + c]
+            if bit != 0:
+                X[openr + X[pword + c]] &= ~bit  # opend follows openr
+        else:
+            e = side[win[i - 1]]
+            if stamp[b2] != gen:
+                stamp[b2] = gen
+                seen_blocks += 1
+            if stamp[nb + e] != gen:
+                stamp[nb + e] = gen
+                crossed += 1
+            b = b2
+    everything = _reach_all(X, b)  # also when the forest test fails: a detour needs the reached blocks
     return crossed == seen_blocks - 1 and everything
 
 
@@ -260,6 +302,25 @@ def distance_order(I, n, cols, out):
             out[g * n + k] = _mirror(cols, order[k])
 
 
+@njit(cache=True, inline="always")
+def _walk_test(I, L, X, body, st, vpath, total, path, steps, win):
+    """The outline test by walking the body at the apple (cell's way; the row masks on big boards)."""
+    n = body.shape[0]
+    nb = n // 4
+    blk, side, stamp = _seg(I, O_BLK, n), _seg(I, O_SIDE, n), _seg(I, O_STAMP, 5 * nb)
+    m = _walk_at_apple(body, st, vpath, total, path, steps, win)
+    gen = _next_gen(L, stamp)
+    reached = np.int64(0)
+    if L[M_OPEN_H] >= 0:
+        ok, reached = on_some_outline_bits(blk, side, stamp, gen, nb, L[M_COLS] // 2, L[M_OPEN_H], L[M_OPEN_V],
+                                           win, m)
+    elif X[X_ROWS] != 0:
+        ok = on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m)
+    else:
+        ok = on_some_outline(blk, side, _seg(I, O_LINKS, 8 * nb), stamp, _seg(I, O_QUEUE, nb), gen, nb, win, m)
+    return ok, reached, gen
+
+
 @njit(cache=True)
 def _chain(I, L, X, order, body, st, bound):
     """cell's `_chain`: the same plan, with the row-mask outline test and the detour scan over cut-off blocks."""
@@ -268,8 +329,7 @@ def _chain(I, L, X, order, body, st, bound):
     hc = cols // 2
     nb = n // 4
     win, trial, vpath = _seg(I, O_WIN, 2 * n + 2), _seg(I, O_TRY, 2 * n + 2), _seg(I, O_VPATH, 2 * n + 2)
-    nbr2, blk, side, stamp = _seg(I, O_NBR2, 4 * n), _seg(I, O_BLK, n), _seg(I, O_SIDE, n), _seg(I, O_STAMP, 5 * nb)
-    queue, path, links = _seg(I, O_QUEUE, nb), _seg(I, O_APATH, n), _seg(I, O_LINKS, 8 * nb)
+    nbr2, stamp, path = _seg(I, O_NBR2, 4 * n), _seg(I, O_STAMP, 5 * nb), _seg(I, O_APATH, n)
     slack = 1 if L[M_TAIL] == TAIL_FOLLOW else 2
     tail_time = st.moves - st.length + 1
     head = st.head
@@ -288,15 +348,7 @@ def _chain(I, L, X, order, body, st, bound):
         _to_moves(nbr2, head, path, steps, trial, total)
         if st.length + 1 == n:
             return total + steps
-        m = _walk_at_apple(body, st, vpath, total, path, steps, win)
-        gen = _next_gen(L, stamp)
-        reached = np.int64(0)
-        if L[M_OPEN_H] >= 0:
-            ok, reached = on_some_outline_bits(blk, side, stamp, gen, nb, hc, L[M_OPEN_H], L[M_OPEN_V], win, m)
-        elif X[X_ROWS] != 0:
-            ok = on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m)
-        else:
-            ok = on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m)
+        ok, reached, gen = _walk_test(I, L, X, body, st, vpath, total, path, steps, win)
         if ok:
             return total + steps
         if r == rounds:
@@ -335,8 +387,17 @@ def _replan(I, L, X, order, body, st):
         L[M_POS] = 0
     left = L[M_LEN] - L[M_POS]
     steps = 0
-    if left == 0 or (L[M_POS] % L[M_PARAMS + P_EVERY] == 0 and L[M_DIRECT] < left):
+    every = L[M_PARAMS + P_EVERY]
+    due = L[M_POS] % every == 0 if X[X_BACKOFF] <= 1 else L[M_POS] >= X[X_NEXT]
+    searched = left == 0 or (due and L[M_DIRECT] < left)
+    if searched:
         steps = _search(I, L, X, order, body, st, left - 1 if left > 0 else n - st.length)
+    if left == 0 or (searched and 0 < steps < left):
+        X[X_GAP] = every
+        X[X_NEXT] = every
+    elif searched:  # a re-search found nothing shorter: wait longer for the next one
+        X[X_GAP] = min(2 * X[X_GAP], every * X[X_BACKOFF])
+        X[X_NEXT] = L[M_POS] + X[X_GAP]
     if steps > 0 and (left == 0 or steps < left):
         plan[:steps] = _seg(I, O_TRY, steps)
         L[M_LEN] = steps
@@ -379,17 +440,25 @@ def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset, _decide, _cells, cfg, nbr, params, seed)
 
 
+def _grove_option(options, key, default, low, high):
+    try:
+        return _count_option(options, key, default, low, high)
+    except PolicyError as exc:
+        raise PolicyError(str(exc).replace("policy 'cell'", "policy 'grove'")) from None
+
+
 def grove_params(config, options) -> np.ndarray:
     if config.rows % 2 or config.cols % 2:
         raise BoardError(
             f"policy 'grove' needs even rows and cols (2x2 blocks); board {config.rows}x{config.cols} has an odd side"
         )
-    rounds = _count_option(options, "detours", DETOUR_ROUNDS, 0, 64)
-    every = _count_option(options, "research_every", RESEARCH_EVERY, 1, 1 << 30)
+    rounds = _grove_option(options, "detours", DETOUR_ROUNDS, 0, 64)
+    every = _grove_option(options, "research_every", RESEARCH_EVERY, 1, 1 << 30)
     table = config.cells <= DIST_TABLE_CELLS
     bits = (config.rows // 2) * (config.cols // 2) <= BITS_BLOCKS
     rows = not bits and config.cols // 2 <= ROW_BLOCKS
-    return np.array([rounds, every, table, bits, rows], dtype=np.int64)
+    backoff = _grove_option(options, "backoff", 1, 1, 1 << 20)
+    return np.array([rounds, every, table, bits, rows, backoff], dtype=np.int64)
 
 
 POLICY = EnginePolicy(
@@ -399,5 +468,11 @@ POLICY = EnginePolicy(
     play_kernel=_play,
     make_params=grove_params,
     guaranteed=True,
-    options={"detours": (DETOUR_ROUNDS, None), "research_every": (RESEARCH_EVERY, None)},
+    options={"detours": (DETOUR_ROUNDS, None), "research_every": (RESEARCH_EVERY, None), "backoff": (1, None)},
+)
+
+# The strongest guaranteed agent we have: `cell`'s games (the lowest mean moves of our agents), faster.
+STRONGEST = dataclasses.replace(
+    POLICY, name="strongest",
+    summary="Alias of `grove`: the strongest guaranteed agent (cell-tree games, fastest kernels).\n\n" + __doc__,
 )
