@@ -1,0 +1,273 @@
+"""The `grove` agent (and its alias `strongest`): `cell`'s games with faster kernels.
+
+Checked against `cell` game for game, against brute force (every spanning tree of the
+blocks: at every apple the body lies on a Hamiltonian outline), and its new kernels
+(row-mask outline test, by-distance cell order) against naive references.
+"""
+
+import itertools
+
+import agent_naive
+import numpy as np
+import pytest
+import snake_naive as naive
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastsnake.errors import InputError
+from fastsnake.search.bfs import distances_to_every_cell
+from fastsnake.snake.board import GameConfig, neighbour_table
+from fastsnake.snake.engine import OUTCOME_NAMES, WON
+from fastsnake.snake.policies import get_policy, resolve_options
+from fastsnake.snake.policies.cell import O_DIST, O_END, block_tables, right_hand_table
+from fastsnake.snake.policies.grove import (
+    P_BITS,
+    P_ROWS,
+    P_TABLE,
+    X_REACH,
+    _alloc,
+    distance_order,
+    on_some_outline_rows,
+)
+from fastsnake.snake.rng import game_seed_py
+from fastsnake.snake.sweep import run_sweep
+
+even_up_to_ten = st.sampled_from([2, 4, 6, 8, 10])
+tails = st.sampled_from(["follow", "blocked"])
+
+
+def random_right_hand_walk(rows, cols, rng, length):
+    walk = [int(rng.integers(rows * cols))]
+    while len(walk) < length:
+        options = [c for c in agent_naive.right_hand_moves(rows, cols, walk[-1]) if c not in walk]
+        if not options:
+            break
+        walk.append(int(rng.choice(options)))
+    return walk
+
+
+def _sweep_rows(name, config, games, params_edit=None, options=None, seed=3):
+    """Per-game (outcome, moves, apples, length) of a policy's sweep kernel, one thread."""
+    policy = get_policy(name)
+    params = policy.make_params(config, resolve_options(policy, options))
+    if params_edit:
+        params_edit(params)
+    cfg, nbr = config.arrays()
+    out = np.zeros((games, 4), np.int64)
+    policy.sweep_kernel(cfg, nbr, params, np.uint64(seed), 0, out, 1)
+    return out
+
+
+def _rows_kernels(params):  # what boards over 63 blocks use: row masks (no single-word masks)
+    params[P_BITS] = 0
+    params[P_ROWS] = 1
+
+
+def _no_table(params):  # what boards over 2,500 cells use: Manhattan, plain detour scan
+    params[P_TABLE] = 0
+    params[P_BITS] = 0
+    params[P_ROWS] = 1
+
+
+def _queue_kernels(params):
+    params[P_TABLE] = 0
+    params[P_BITS] = 0
+    params[P_ROWS] = 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(even_up_to_ten, even_up_to_ten, st.sampled_from([1, 3]), tails, st.integers(0, 2**40),
+       st.sampled_from([None, _rows_kernels, _no_table, _queue_kernels]), st.sampled_from([None, 0, 2]))
+def test_grove_plays_cells_games(rows, cols, start_length, tail, seed, kernels, detours):
+    config = GameConfig(rows, cols, min(start_length, rows * cols - 1), tail)
+    options = {"detours": detours}
+    cell_edit = None
+    if kernels in (_no_table, _queue_kernels):
+        def cell_edit(params):
+            params[2] = 0
+            params[3] = 0
+    expected = _sweep_rows("cell", config, 4, cell_edit, options, seed)
+    got = _sweep_rows("grove", config, 4, kernels, options, seed)
+    assert np.array_equal(got, expected)
+    assert np.all(got[:, 0] == WON)
+
+
+def play(name, rows, cols, start_length, tail, seed, options=None, params_edit=None):
+    config = GameConfig(rows, cols, start_length, tail)
+    policy = get_policy(name)
+    params = policy.make_params(config, resolve_options(policy, options))
+    if params_edit:
+        params_edit(params)
+    cfg, nbr = config.arrays()
+    return policy.play_kernel(cfg, nbr, params, np.uint64(game_seed_py(seed, 0)))
+
+
+def bodies_at_apples(body0, moves, apples, cols):
+    """The body (tail first) right after each apple is eaten, re-played in plain Python."""
+    drow, dcol = (-1, 0, 1, 0), (0, 1, 0, -1)
+    body = list(body0)
+    out = []
+    k = 0
+    for move in moves:
+        r, c = divmod(body[-1], cols)
+        body.append((r + drow[move]) * cols + c + dcol[move])
+        if k < len(apples) and body[-1] == apples[k]:
+            k += 1
+            out.append(list(body))
+        else:
+            body.pop(0)
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from([(2, 2), (2, 4), (4, 2), (2, 6), (4, 4), (2, 8), (4, 6), (6, 4)]), st.sampled_from([1, 3]),
+       tails, st.integers(0, 2**40), st.sampled_from([None, 1, 4]), st.sampled_from([None, _rows_kernels]))
+def test_every_apple_leaves_the_body_on_a_hamiltonian_outline(shape, start_length, tail, seed, backoff, kernels):
+    # The guarantee, checked by brute force: whenever an apple is eaten (a plan ends), the body is a
+    # stretch of the outline of some spanning tree of the blocks (every tree tried) -- a Hamiltonian
+    # cycle the snake can follow to the end; and every move is legal (reference rules) and the game won.
+    rows, cols = shape
+    start_length = min(start_length, rows * cols - 1)
+    outcome, body0, moves, apples, _ = play("grove", rows, cols, start_length, tail, seed, {"backoff": backoff},
+                                            kernels)
+    assert OUTCOME_NAMES[int(outcome)] == "won"
+    assert naive.check_replay(rows, cols, body0.tolist(), moves.tolist(), apples.tolist(), "won", tail) is None
+    assert len(moves) < (rows * cols) ** 2 / 2
+    eaten = bodies_at_apples(body0.tolist(), moves.tolist(), apples.tolist(), cols)
+    assert len(eaten) == rows * cols - start_length
+    for body in eaten[:-1]:
+        assert agent_naive.walk_on_some_outline(rows, cols, body)
+
+
+@settings(max_examples=40, deadline=None)
+@given(even_up_to_ten, even_up_to_ten, st.sampled_from([1, 3]), tails, st.integers(0, 2**40),
+       st.sampled_from([None, 1, 2, 8]), st.sampled_from([None, 0, 3]))
+def test_games_with_backoff_are_legal_and_won(rows, cols, start_length, tail, seed, backoff, detours):
+    n = rows * cols
+    start_length = min(start_length, n - 1)
+    outcome, body0, moves, apples, _ = play("grove", rows, cols, start_length, tail, seed,
+                                            {"backoff": backoff, "detours": detours})
+    checked = naive.check_replay(rows, cols, body0.tolist(), moves.tolist(), apples.tolist(),
+                                 OUTCOME_NAMES[int(outcome)], tail)
+    assert int(outcome) == WON
+    assert checked is None
+    assert len(moves) < n * n / 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([(4, 4), (6, 8), (8, 14), (14, 16), (10, 12), (2, 40), (40, 4)]), st.integers(0, 2**32),
+       st.integers(1, 120))
+def test_row_mask_outline_test_matches_brute_force(shape, seed, length):
+    rows, cols = shape
+    walk = random_right_hand_walk(rows, cols, np.random.default_rng(seed), length)
+    config = GameConfig(rows, cols, 1, "blocked")
+    params = get_policy("grove").make_params(config, {})
+    _rows_kernels(params)
+    cfg, nbr = config.arrays()
+    X = _alloc(cfg, nbr, params)[2]
+    blk, side = block_tables(rows, cols)
+    nb = (rows // 2) * (cols // 2)
+    hc = cols // 2
+    got = on_some_outline_rows(blk, side, np.zeros(5 * nb, np.int32), np.int32(2), nb, X, np.array(walk, np.int32),
+                               len(walk))
+    reach = X[X[X_REACH]:X[X_REACH] + rows // 2]
+    reached = {b for b in range(nb) if (int(reach[b // hc]) >> (b % hc)) & 1}
+    assert reached == agent_naive.blocks_reached(rows, cols, walk)
+    if nb <= 6:
+        assert got == agent_naive.walk_on_some_outline(rows, cols, walk)
+    else:  # the forest part by hand: crossed edges = blocks visited - 1
+        crossed = {agent_naive.side_edge(rows, cols, a) for a, b in itertools.pairwise(walk)
+                   if agent_naive.block_of(rows, cols, a) != agent_naive.block_of(rows, cols, b)}
+        seen = {agent_naive.block_of(rows, cols, c) for c in walk}
+        assert got == (len(crossed) == len(seen) - 1 and len(reached) == nb)
+
+
+@pytest.mark.parametrize("rows,cols", [(2, 2), (4, 6), (6, 4), (8, 8), (10, 6)])
+def test_cells_by_distance_from_each_cell(rows, cols):
+    # Row g of the order lists every cell x by (right-hand distance mirror(g) -> x, x), read through the
+    # mirror symmetry of the right-hand graph; compared with a BFS from each cell.
+    n = rows * cols
+    nbr2 = right_hand_table(neighbour_table(rows, cols), rows, cols)
+    table = np.empty(n * n, np.int32)
+    distances_to_every_cell(nbr2, table)
+    dist = table.reshape(n, n).T  # dist[a, b]: a -> b
+    I = np.zeros(O_END + 1 + n * n, np.int32)
+    I[O_DIST] = O_END + 1
+    I[O_END] = O_END + 1 + n * n
+    I[O_END + 1:] = table
+    out = np.empty(n * n, np.int16)
+    distance_order(I, n, cols, out)
+    for head in range(n):
+        mirrored = (head // cols) * cols + cols - 1 - head % cols
+        got = out[mirrored * n:(mirrored + 1) * n].tolist()
+        assert got == sorted(range(n), key=lambda x: (dist[head, x], x))
+
+
+def test_right_hand_distance_is_mirror_symmetric():
+    rows, cols = 6, 8
+    n = rows * cols
+    table = np.empty(n * n, np.int32)
+    distances_to_every_cell(right_hand_table(neighbour_table(rows, cols), rows, cols), table)
+    dist = table.reshape(n, n).T
+    mirror = np.array([(c // cols) * cols + cols - 1 - c % cols for c in range(n)])
+    assert np.array_equal(dist, dist[np.ix_(mirror, mirror)].T)
+
+
+def test_strongest_is_grove_and_guaranteed():
+    strongest, grove = get_policy("strongest"), get_policy("grove")
+    assert strongest.guaranteed and grove.guaranteed
+    assert strongest.sweep_kernel is grove.sweep_kernel and strongest.make_params is grove.make_params
+    assert "grove" in strongest.headline
+
+
+def test_grove_uses_row_masks_above_63_blocks():
+    policy = get_policy("grove")
+    small = policy.make_params(GameConfig(14, 18, 1, "blocked"), {})
+    big = policy.make_params(GameConfig(30, 30, 1, "blocked"), {})
+    assert small[P_BITS] == 1 and small[P_ROWS] == 0
+    assert big[P_BITS] == 0 and big[P_ROWS] == 1
+
+
+def test_grove_refuses_odd_boards_and_bad_options():
+    with pytest.raises(InputError, match="5x6"):
+        run_sweep("grove", GameConfig(5, 6, 1, "blocked"), 1)
+    with pytest.raises(InputError, match="policy 'grove': backoff"):
+        run_sweep("grove", GameConfig(4, 4, 1, "blocked"), 1, options={"backoff": 0})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tail", ["follow", "blocked"])
+@pytest.mark.parametrize("start_length", [1, 3])
+@pytest.mark.parametrize("size,games", [(10, 10_000), (30, 100)])
+def test_zero_losses(tail, start_length, size, games):
+    result = run_sweep("grove", GameConfig(size, size, start_length, tail), games, seed=7)
+    assert np.all(result.outcome == WON)
+
+
+@pytest.mark.slow
+def test_zero_losses_on_random_boards():
+    rng = np.random.default_rng(16)
+    for k in range(1000):
+        rows, cols = (int(x) for x in rng.choice([4, 6, 8, 10, 12, 14, 16], 2))
+        config = GameConfig(rows, cols, int(rng.choice([1, 3])), str(rng.choice(["follow", "blocked"])))
+        result = run_sweep("grove", config, 1, seed=k, threads=1)
+        assert result.outcome[0] == WON, (k, config)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size,games", [(10, 2000), (30, 40)])
+def test_same_games_as_cell_with_the_published_rules(size, games):
+    config = GameConfig(size, size, 1, "blocked")
+    grove = run_sweep("grove", config, games, seed=0)
+    cell = run_sweep("cell", config, games, seed=0)
+    assert np.array_equal(grove.moves, cell.moves)
+    assert grove.moves.mean() <= {10: 1046, 30: 49_178}[size]  # the published suite's cell tree
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="issue 16's mean targets are not reached: grove plays cell's games "
+                                       "(10x10 ~1022, 30x30 ~46,300)")
+@pytest.mark.parametrize("size,games,bound", [(10, 2000, 1000), (30, 40, 45_000)])
+def test_issue_mean_targets(size, games, bound):
+    result = run_sweep("grove", GameConfig(size, size, 1, "blocked"), games, seed=0)
+    assert result.moves.mean() <= bound
