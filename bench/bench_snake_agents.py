@@ -38,3 +38,40 @@ def test_games_per_cpu_second(benchmark, name):
     benchmark.extra_info["ratio_to_published"] = rate / PUBLISHED[name]
     print(f"\n{name}: {rate:,.0f} games per CPU-second ({rate / PUBLISHED[name]:.1f}x the published suite's "
           f"{PUBLISHED[name]:,}), mean {result.moves.mean():.1f} moves")
+
+
+BIG = GameConfig(30, 30, 1, "blocked")
+BIG_GAMES = 12
+
+
+def _cpu_rate(name, config, games, rounds=2):
+    """Best games per CPU-second over `rounds` one-thread sweeps (kernel compiled first)."""
+    run_sweep(name, GameConfig(4, 4, 1, "blocked"), 1, threads=1)
+    best = 0.0
+    for _ in range(rounds):
+        t0 = time.process_time()
+        result = run_sweep(name, config, games, seed=1, threads=1)
+        best = max(best, games / (time.process_time() - t0))
+        assert np.all(result.outcome == WON)
+    return best, result
+
+
+@pytest.mark.parametrize("config,games", [(BIG, BIG_GAMES), (CONFIG, 2_000)], ids=["30x30", "10x10"])
+def test_grove_against_cell_same_run(benchmark, config, games):
+    """grove (alias strongest) against cell on the same games, measured in the same run (ratio printed)."""
+    cell_rate, cell = _cpu_rate("cell", config, games)
+    rates = []
+
+    def sweep():
+        rate, result = _cpu_rate("grove", config, games, rounds=1)
+        rates.append(rate)
+        return result
+
+    grove = benchmark.pedantic(sweep, rounds=2, iterations=1)
+    assert np.array_equal(grove.moves, cell.moves)  # the same games
+    rate = max(rates)
+    benchmark.extra_info["games_per_cpu_second"] = rate
+    benchmark.extra_info["cell_games_per_cpu_second"] = cell_rate
+    benchmark.extra_info["ratio_to_cell"] = rate / cell_rate
+    print(f"\n{config.rows}x{config.cols}: grove {rate:,.1f} games per CPU-second, cell {cell_rate:,.1f} "
+          f"(ratio {rate / cell_rate:.2f}x), mean {grove.moves.mean():.1f} moves (same games)")
