@@ -423,10 +423,20 @@ def _decide(ws, g, st):
     I, L, X, order, body = ws[0], ws[1], ws[2], ws[3], g[G_BODY]
     _stamp_head(L, body, st)
     pos = L[M_POS]
-    if L[M_RESEARCH] == 0 and pos < L[M_LEN] and L[M_MOVES] == st.moves and L[M_APPLE] == st.apple:
-        L[M_POS] = pos + 1
-        L[M_MOVES] = st.moves + 1
-        return I[I[O_PLAN] + pos]
+    if pos < L[M_LEN] and L[M_MOVES] == st.moves and L[M_APPLE] == st.apple:
+        if L[M_RESEARCH] == 0:
+            L[M_POS] = pos + 1
+            L[M_MOVES] = st.moves + 1
+            return I[I[O_PLAN] + pos]
+        # A plan that may be re-searched, between re-searches: what `_replan` does then, without the call.
+        every = L[M_PARAMS + P_EVERY]
+        due = pos % every == 0 if X[X_BACKOFF] <= 1 else pos >= X[X_NEXT]
+        if not (due and L[M_DIRECT] < L[M_LEN] - pos):
+            if L[M_DIRECT] > 0:
+                L[M_DIRECT] -= 1
+            L[M_POS] = pos + 1
+            L[M_MOVES] = st.moves + 1
+            return I[I[O_PLAN] + pos]
     return _replan(I, L, X, order, body, st)
 
 
