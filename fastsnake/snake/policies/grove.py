@@ -91,10 +91,16 @@ from fastsnake.snake.policies.cell import (
 P_ROUNDS, P_EVERY, P_TABLE, P_BITS, P_ROWS, P_BACKOFF = range(6)
 # The third workspace array X (int64): header, then per row of blocks the masks of blocks with a
 # right / lower neighbour, their copies with the passed-along edges cleared, and the reached blocks.
-X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT, X_END = range(14)
+(X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT,
+ X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_END) = range(25)
+# Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
+POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
 # Row masks hold one row of blocks in a 64-bit word (bit 63 stays clear: arithmetic shifts).
 ROW_BLOCKS = 63
+# P_ROWS: 0 no row masks, 1 row masks over a walk of the window (as cell walks), 2 the body part from
+# per-search suffix tables (`_suffix_test`).
+ROWS_WALKED, ROWS_SUFFIX = 1, 2
 
 
 @njit(cache=True)
@@ -102,14 +108,16 @@ def _alloc(cfg, nbr, params):
     I, L = _cell_alloc(cfg, nbr, params[:P_ROWS])
     hr, hc = cfg[CFG_ROWS] // 2, cfg[CFG_COLS] // 2
     n = cfg[CFG_ROWS] * cfg[CFG_COLS]
-    X = np.zeros(_X_HEADER + 5 * hr + 2 * n, np.int64)
+    nb = hr * hc
+    X = np.zeros(_X_HEADER + 7 * hr + 4 * n + 9 * nb, np.int64)
     X[X_ROWS] = params[P_ROWS]
     X[X_BACKOFF] = params[P_BACKOFF]
     X[X_HR] = hr
     X[X_HC] = hc
     at = _X_HEADER
     for k, size in ((X_RIGHT, hr), (X_DOWN, hr), (X_OPENR, hr), (X_OPEND, hr), (X_REACH, hr), (X_PWORD, n),
-                    (X_PBIT, n)):
+                    (X_PBIT, n), (X_LASTB, nb), (X_LASTX, 2 * nb), (X_LASTP, 2 * nb), (X_LISTE, 2 * nb),
+                    (X_LISTP, 2 * nb), (X_DB, n), (X_DX, n), (X_SUFR, 2 * hr)):
         X[k] = at
         at += size
     X[X_END] = at
@@ -302,6 +310,130 @@ def distance_order(I, n, cols, out):
             out[g * n + k] = _mirror(cols, order[k])
 
 
+@njit(cache=True)
+def _suffix_tables(X, blk, side, body, st):
+    """Once per search: what every tail-end cut of the body holds, for `_suffix_test`.
+
+    Walking the body from the head back, position p (0 = tail): DB[p] distinct
+    blocks and DX[p] distinct crossed edges of body[p:]; LASTB / LASTX the last
+    position of each block / crossing; LISTE the passed-along edges by last
+    position, latest first (LISTP), so the edges body[f:] passes along are a
+    prefix of that list. SUFR holds the open rows of the suffix cut so far (K
+    list entries closed), starting from the empty suffix.
+    """
+    n = body.shape[0]
+    hr = X[X_HR]
+    X[X_SID] += 1
+    base = X[X_SID] * POS_SPAN
+    lastb, lastx, lastp, db, dx = X[X_LASTB], X[X_LASTX], X[X_LASTP], X[X_DB], X[X_DX]
+    liste, listp = X[X_LISTE], X[X_LISTP]
+    length = st.length
+    blocks = 0
+    crossed = 0
+    k = 0
+    i = st.tail_i + length - 1
+    if i >= n:
+        i -= n
+    nxt = -1
+    for p in range(length - 1, -1, -1):
+        c = body[i]
+        b = blk[c]
+        if X[lastb + b] < base:
+            X[lastb + b] = base + p
+            blocks += 1
+        if nxt >= 0:
+            e = side[c]
+            if blk[nxt] == b:
+                if e >= 0 and X[lastp + e] < base:
+                    X[lastp + e] = base + p
+                    X[liste + k] = c  # the cell whose side is passed along: its row word and bit
+                    X[listp + k] = p
+                    k += 1
+            elif X[lastx + e] < base:
+                X[lastx + e] = base + p
+                crossed += 1
+        X[db + p] = blocks
+        X[dx + p] = crossed
+        nxt = c
+        i -= 1
+        if i < 0:
+            i = n - 1
+    X[X_NLIST] = k
+    X[X_K] = 0
+    X[X[X_SUFR]:X[X_SUFR] + hr] = X[X[X_RIGHT]:X[X_RIGHT] + hr]
+    X[X[X_SUFR] + hr:X[X_SUFR] + 2 * hr] = X[X[X_DOWN]:X[X_DOWN] + hr]
+
+
+@njit(cache=True, inline="always")
+def _close(X, rows, c, closing):
+    """Close (or open again) the block edge along cell c's side in the row words at `rows`."""
+    w = rows + X[X[X_PWORD] + c]
+    if closing:
+        X[w] &= ~X[X[X_PBIT] + c]
+    else:
+        X[w] |= X[X[X_PBIT] + c]
+
+
+@njit(cache=True)
+def _suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps):
+    """`on_some_outline_rows` of the body at the apple, from `_suffix_tables` (same answer, same REACH).
+
+    The window is body[f:] ++ vpath[:total] ++ path[:steps] cut to its last length+1
+    cells (f = total + steps - 1). The body part comes from the tables (O(1), and
+    O(change of f) for its open rows); only the plan part is walked.
+    """
+    n = body.shape[0]
+    hr = X[X_HR]
+    length = st.length
+    f = total + steps - 1
+    base = X[X_SID] * POS_SPAN
+    sufr = X[X_SUFR]
+    # Open rows of body[f:]: the passed-along edges of the list with last position >= f are closed.
+    k = X[X_K]
+    listp, liste = X[X_LISTP], X[X_LISTE]
+    while k < X[X_NLIST] and X[listp + k] >= f:
+        _close(X, sufr, X[liste + k], True)
+        k += 1
+    while k > 0 and X[listp + k - 1] < f:
+        k -= 1
+        _close(X, sufr, X[liste + k], False)
+    X[X_K] = k
+    openr = X[X_OPENR]
+    X[openr:openr + 2 * hr] = X[sufr:sufr + 2 * hr]  # OPEND follows OPENR
+    if f < length:
+        seen_blocks, crossed = X[X[X_DB] + f], X[X[X_DX] + f]
+        i = st.tail_i + length - 1
+        if i >= n:
+            i -= n
+        prev = body[i]  # the head: its move into the plan is in the window
+        q0 = length
+    else:
+        seen_blocks, crossed = 0, 0
+        prev = -1
+        q0 = f
+    lastb, lastx = X[X_LASTB], X[X_LASTX]
+    floor = base + f
+    for q in range(q0, length + total + steps):
+        j = q - length
+        c = vpath[j] if j < total else path[j - total]
+        b = blk[c]
+        if X[lastb + b] < floor and stamp[b] != gen:
+            stamp[b] = gen
+            seen_blocks += 1
+        if prev >= 0:
+            if blk[prev] == b:
+                if X[X[X_PBIT] + prev] != 0:
+                    _close(X, openr, prev, True)
+            else:
+                e = side[prev]
+                if X[lastx + e] < floor and stamp[nb + e] != gen:
+                    stamp[nb + e] = gen
+                    crossed += 1
+        prev = c
+    everything = _reach_all(X, blk[prev])
+    return crossed == seen_blocks - 1 and everything
+
+
 @njit(cache=True, inline="always")
 def _walk_test(I, L, X, body, st, vpath, total, path, steps, win):
     """The outline test by walking the body at the apple (cell's way; the row masks on big boards)."""
@@ -335,6 +467,9 @@ def _chain(I, L, X, order, body, st, bound):
     head = st.head
     total = 0
     rounds = L[M_PARAMS + P_ROUNDS]
+    blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
+    if X[X_ROWS] == ROWS_SUFFIX and st.length + 1 < n:
+        _suffix_tables(X, blk, side, body, st)
     for r in range(rounds + 1):
         L[M_DETOUR] = r
         # The tail has moved `total` cells along when this leg starts.
@@ -348,7 +483,12 @@ def _chain(I, L, X, order, body, st, bound):
         _to_moves(nbr2, head, path, steps, trial, total)
         if st.length + 1 == n:
             return total + steps
-        ok, reached, gen = _walk_test(I, L, X, body, st, vpath, total, path, steps, win)
+        if X[X_ROWS] == ROWS_SUFFIX:
+            gen = _next_gen(L, stamp)
+            reached = np.int64(0)
+            ok = _suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps)
+        else:
+            ok, reached, gen = _walk_test(I, L, X, body, st, vpath, total, path, steps, win)
         if ok:
             return total + steps
         if r == rounds:
@@ -466,7 +606,7 @@ def grove_params(config, options) -> np.ndarray:
     every = _grove_option(options, "research_every", RESEARCH_EVERY, 1, 1 << 30)
     table = config.cells <= DIST_TABLE_CELLS
     bits = (config.rows // 2) * (config.cols // 2) <= BITS_BLOCKS
-    rows = not bits and config.cols // 2 <= ROW_BLOCKS
+    rows = ROWS_SUFFIX if not bits and config.cols // 2 <= ROW_BLOCKS else 0
     backoff = _grove_option(options, "backoff", 1, 1, 1 << 20)
     return np.array([rounds, every, table, bits, rows, backoff], dtype=np.int64)
 
