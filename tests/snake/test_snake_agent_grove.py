@@ -24,6 +24,8 @@ from fastsnake.snake.policies.grove import (
     P_BITS,
     P_ROWS,
     P_TABLE,
+    ROWS_SUFFIX,
+    ROWS_WALKED,
     X_REACH,
     _alloc,
     distance_order,
@@ -46,27 +48,31 @@ def random_right_hand_walk(rows, cols, rng, length):
     return walk
 
 
-def _sweep_rows(name, config, games, params_edit=None, options=None, seed=3):
-    """Per-game (outcome, moves, apples, length) of a policy's sweep kernel, one thread."""
+def _game(name, config, params_edit=None, options=None, seed=3):
+    """(outcome, start body, moves) of one game through a policy's play kernel."""
     policy = get_policy(name)
     params = policy.make_params(config, resolve_options(policy, options))
     if params_edit:
         params_edit(params)
     cfg, nbr = config.arrays()
-    out = np.zeros((games, 4), np.int64)
-    policy.sweep_kernel(cfg, nbr, params, np.uint64(seed), 0, out, 1)
-    return out
+    outcome, body0, moves, _apples, _cycle = policy.play_kernel(cfg, nbr, params, np.uint64(game_seed_py(seed, 0)))
+    return int(outcome), body0.tolist(), moves.tolist()
 
 
-def _rows_kernels(params):  # what boards over 63 blocks use: row masks (no single-word masks)
+def _rows_kernels(params):  # row masks over a walk of the whole window (no single-word masks)
     params[P_BITS] = 0
-    params[P_ROWS] = 1
+    params[P_ROWS] = ROWS_WALKED
+
+
+def _suffix_kernels(params):  # what boards over 63 blocks use: row masks, the body part from suffix tables
+    params[P_BITS] = 0
+    params[P_ROWS] = ROWS_SUFFIX
 
 
 def _no_table(params):  # what boards over 2,500 cells use: Manhattan, plain detour scan
     params[P_TABLE] = 0
     params[P_BITS] = 0
-    params[P_ROWS] = 1
+    params[P_ROWS] = ROWS_SUFFIX
 
 
 def _queue_kernels(params):
@@ -77,7 +83,8 @@ def _queue_kernels(params):
 
 @settings(max_examples=30, deadline=None)
 @given(even_up_to_ten, even_up_to_ten, st.sampled_from([1, 3]), tails, st.integers(0, 2**40),
-       st.sampled_from([None, _rows_kernels, _no_table, _queue_kernels]), st.sampled_from([None, 0, 2]))
+       st.sampled_from([None, _rows_kernels, _suffix_kernels, _no_table, _queue_kernels]),
+       st.sampled_from([None, 0, 2]))
 def test_grove_plays_cells_games(rows, cols, start_length, tail, seed, kernels, detours):
     config = GameConfig(rows, cols, min(start_length, rows * cols - 1), tail)
     options = {"detours": detours}
@@ -86,10 +93,10 @@ def test_grove_plays_cells_games(rows, cols, start_length, tail, seed, kernels, 
         def cell_edit(params):
             params[2] = 0
             params[3] = 0
-    expected = _sweep_rows("cell", config, 4, cell_edit, options, seed)
-    got = _sweep_rows("grove", config, 4, kernels, options, seed)
-    assert np.array_equal(got, expected)
-    assert np.all(got[:, 0] == WON)
+    expected = _game("cell", config, cell_edit, options, seed)
+    got = _game("grove", config, kernels, options, seed)
+    assert got == expected  # move for move
+    assert got[0] == WON
 
 
 def play(name, rows, cols, start_length, tail, seed, options=None, params_edit=None):
@@ -121,7 +128,7 @@ def bodies_at_apples(body0, moves, apples, cols):
 
 @settings(max_examples=25, deadline=None)
 @given(st.sampled_from([(2, 2), (2, 4), (4, 2), (2, 6), (4, 4), (2, 8), (4, 6), (6, 4)]), st.sampled_from([1, 3]),
-       tails, st.integers(0, 2**40), st.sampled_from([None, 1, 4]), st.sampled_from([None, _rows_kernels]))
+       tails, st.integers(0, 2**40), st.sampled_from([None, 1, 4]), st.sampled_from([None, _rows_kernels, _suffix_kernels]))
 def test_every_apple_leaves_the_body_on_a_hamiltonian_outline(shape, start_length, tail, seed, backoff, kernels):
     # The guarantee, checked by brute force: whenever an apple is eaten (a plan ends), the body is a
     # stretch of the outline of some spanning tree of the blocks (every tree tried) -- a Hamiltonian
@@ -220,12 +227,12 @@ def test_strongest_is_grove_and_guaranteed():
     assert "grove" in strongest.headline
 
 
-def test_grove_uses_row_masks_above_63_blocks():
+def test_grove_uses_row_masks_and_suffix_tables_above_63_blocks():
     policy = get_policy("grove")
     small = policy.make_params(GameConfig(14, 18, 1, "blocked"), {})
     big = policy.make_params(GameConfig(30, 30, 1, "blocked"), {})
     assert small[P_BITS] == 1 and small[P_ROWS] == 0
-    assert big[P_BITS] == 0 and big[P_ROWS] == 1
+    assert big[P_BITS] == 0 and big[P_ROWS] == ROWS_SUFFIX
 
 
 def test_grove_refuses_odd_boards_and_bad_options():

@@ -7,7 +7,10 @@ no such plan the snake walks such an outline). What differs is the cost:
 
 - the outline test on boards of more than 63 blocks keeps one 64-bit mask per
   row of blocks (any board up to 126 columns) and fills rows by shifts, instead
-  of a queue BFS over the blocks;
+  of a queue BFS over the blocks; and it no longer walks the whole body at the
+  apple for every try: one pass per search tabulates, for every cut of the
+  body's tail end, its distinct blocks and crossed edges and (as a list by last
+  position) the edges it passes along, so a try walks only its plan;
 - a detour's target (the free cell of a cut-off block nearest to the head) is
   read from a per-cell list of all cells by right-hand distance, found through
   the left-right mirror (distance a -> b equals mirror(b) -> mirror(a)), so the
