@@ -185,28 +185,26 @@ def _reach_all(X, b):
     r0 = b // hc
     X[reach + r0] = _row_fill(np.int64(1) << (b - r0 * hc), X[openr + r0], hc)
     # Sweep down, then up, until no row grows (a row is filled again only when it gains blocks).
+    full = (np.int64(1) << hc) - 1
+    filled = 1 if X[reach + r0] == full else 0  # rows with every block reached: they cannot grow
     lo = r0 + 1
     changed = True
-    while changed:
+    while changed and filled < hr:
         changed = False
         for r in range(lo, hr):
             gain = X[reach + r - 1] & X[opend + r - 1] & ~X[reach + r]
             if gain != 0:
                 X[reach + r] = _row_fill(X[reach + r] | gain, X[openr + r], hc)
+                filled += X[reach + r] == full
                 changed = True
         for r in range(hr - 2, -1, -1):
             gain = X[reach + r + 1] & X[opend + r] & ~X[reach + r]
             if gain != 0:
                 X[reach + r] = _row_fill(X[reach + r] | gain, X[openr + r], hc)
+                filled += X[reach + r] == full
                 changed = True
         lo = 1
-    full = (np.int64(1) << hc) - 1
-    everything = True
-    for r in range(hr):
-        if X[reach + r] != full:
-            everything = False
-            break
-    return everything
+    return filled == hr
 
 
 @njit(cache=True, inline="always")
