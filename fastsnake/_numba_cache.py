@@ -20,6 +20,8 @@ from pathlib import Path
 _PACKAGE_DIR = Path(__file__).resolve().parent
 # Sub-packages every part may inline code from.
 _SHARED_PARTS = ("search",)
+# Parts whose kernels inline another part's code (the envs step the Snake engine's `run`).
+_PART_DEPENDS = {"envs": ("snake",)}
 
 
 def default_cache_root() -> Path:
@@ -43,7 +45,7 @@ def _part_of(py_file: Path) -> str | None:
 def part_fingerprint(part: str) -> str:
     digest = hashlib.blake2b(digest_size=8)
     files = list(_PACKAGE_DIR.glob("*.py"))
-    for name in {part, *_SHARED_PARTS} - {""}:
+    for name in {part, *_SHARED_PARTS, *_PART_DEPENDS.get(part, ())} - {""}:
         files.extend((_PACKAGE_DIR / name).rglob("*.py"))
     for path in sorted(set(files)):
         digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
