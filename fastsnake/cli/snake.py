@@ -150,9 +150,11 @@ def cmd_sweep(args):
         _require(args, "policy", "size", "games")
         if args.cluster and not args.out:
             raise InputError("--cluster writes a sweep folder: give --out DIR")
+        # Without --out only the summary is printed: rows are kept only when a plot needs them,
+        # so a sweep of any size runs in bounded memory.
         result = fastsnake.sweep(args.policy, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
                                  out=args.out, progress=True, chunk_size=args.chunk_size, cluster=args.cluster,
-                                 **_options(args))
+                                 rows=bool(args.plot), **_options(args))
     if args.plot:
         result.plot(args.plot)
     return _finish_sweep(args, result.summary, result.interrupted)

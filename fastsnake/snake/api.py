@@ -31,6 +31,7 @@ from fastsnake.snake.policies import (
 from fastsnake.snake.policies.user import Policy
 from fastsnake.snake.replay import Replay, load_replay, play_game, replay_from_sweep, save_replay
 from fastsnake.snake.sweep import (
+    ParquetStream,
     SweepError,
     check_games,
     check_seed,
@@ -130,6 +131,7 @@ class SweepResult:
     _table: object = None
     folder: str | None = None
     _raw: object = field(default=None, repr=False)  # the engine's arrays, for plots
+    file: str | None = None  # the Parquet file the rows were streamed to
 
     @property
     def interrupted(self) -> bool:
@@ -137,10 +139,15 @@ class SweepResult:
 
     @property
     def table(self):
+        """The per-game rows (None for a sweep run with ``rows=False``)."""
         if self._table is None and self.folder is not None:
             from fastsnake.snake.dataset import read_dataset
 
             self._table = read_dataset(self.folder)[1]
+        if self._table is None and self.file is not None:
+            from fastsnake.snake.sweep import read_parquet
+
+            self._table = read_parquet(self.file)[1]
         return self._table
 
     def to_pandas(self):
@@ -185,8 +192,23 @@ def _is_folder_target(out) -> bool:
     return out is not None and not str(out).endswith(".parquet")
 
 
+# What one game costs in memory when its row is kept: the kernel row (4 x int64) and its Arrow
+# columns (game, seed, moves int64; apples, length int32; outcome index int32).
+BYTES_PER_KEPT_GAME = 32 + 8 * 3 + 4 * 3
+DEFAULT_MEMORY_BUDGET = 2 * 1024**3
+
+
+def memory_budget() -> int:
+    """Bytes the rows of an in-memory sweep may take: FASTSNAKE_MEMORY_BUDGET (bytes) or 2 GiB."""
+    text = os.environ.get("FASTSNAKE_MEMORY_BUDGET")
+    try:
+        return int(text) if text else DEFAULT_MEMORY_BUDGET
+    except ValueError:
+        raise InputError(f"FASTSNAKE_MEMORY_BUDGET={text!r} is not a number of bytes") from None
+
+
 def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
-          out=None, progress=False, chunk_size=None, cluster=None, **options) -> SweepResult:
+          out=None, progress=False, chunk_size=None, cluster=None, rows=True, **options) -> SweepResult:
     """Play `games` games of `policy` on a `size` board; game i uses seed ``game_seed(seed, i)``.
 
     Parameters
@@ -215,6 +237,12 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
         Games per chunk file of a sweep folder (default 50,000).
     cluster : str, optional
         ``"local"``, ``"local:N"`` or a dask scheduler address; needs a folder `out`.
+    rows : bool
+        Without `out`, keep every game's row in memory (default). ``rows=False`` keeps only the
+        summary, in memory bounded by one chunk whatever `games` is. In-memory rows beyond the
+        memory budget (2 GiB, or the environment's FASTSNAKE_MEMORY_BUDGET) are refused up
+        front: write them with `out` instead. With ``out="*.parquet"`` rows stream into the file
+        chunk by chunk and ``table`` reads it back on first use.
     **options
         Policy options, e.g. ``cycle="random"``; checked as ``--opt`` is.
 
@@ -254,12 +282,34 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
         return _run_folder(SweepDataset.open(out, spec), threads, cluster, progress)
     if out is not None:
         _check_output(out)
+        policy_obj, resolved, _, _, _ = prepare(name, config, options)
+        parameters = _file_parameters(policy_obj.name, config, seed, resolved)
+        stream = ParquetStream(out, parameters, seed)
+        try:
+            result = run_sweep(name, config, int(games), seed=seed, threads=threads, options=options,
+                               progress=_progress(progress, name), keep_rows=False, on_chunk=stream.write)
+        except BaseException:
+            stream.abort()
+            raise
+        stream.close()
+        return SweepResult(summarize(result), None, None, result, file=str(out))
+    if rows:
+        need = int(games) * BYTES_PER_KEPT_GAME
+        if need > memory_budget():
+            raise SweepError(f"games={int(games):,}: their rows would take about {need / 2**30:,.1f} GiB, over the "
+                             f"memory budget of {memory_budget() / 2**30:,.1f} GiB; write them with "
+                             f"out='sweep.parquet' or out='folder/', or keep only the summary with rows=False")
     result = run_sweep(name, config, int(games), seed=seed, threads=threads, options=options,
-                       progress=_progress(progress, name))
-    summary = summarize(result)
-    if out is not None:
-        write_parquet(result, out)
-    return SweepResult(summary, records_table(result), None, result)
+                       progress=_progress(progress, name), keep_rows=bool(rows))
+    return SweepResult(summarize(result), records_table(result) if rows else None, None, result)
+
+
+def _file_parameters(policy: str, config: GameConfig, seed: int, options: dict) -> dict:
+    from fastsnake.snake.sweep import SWEEP_FORMAT
+
+    return {"format": SWEEP_FORMAT, "policy": policy, "rows": config.rows, "cols": config.cols,
+            "start_length": config.start_length, "tail_rule": config.tail_rule, "max_moves": config.move_cap,
+            "seed": seed, "first_game": 0, "options": options}
 
 
 def resume_sweep(folder, *, threads=None, cluster=None, progress=False) -> SweepResult:
@@ -300,14 +350,20 @@ def plot_results(results, path) -> None:
     except ImportError:
         raise InputError("plots need matplotlib: pip install 'fastsnake[plot]'") from None
     _check_output(path, "path")
-    from fastsnake.snake.plots import plot_sweeps, plot_table
+    from fastsnake.snake.plots import plot_sweeps, table_view
 
-    if len(results) == 1 and results[0]._raw is None:
-        from fastsnake.snake.dataset import SweepDataset
-
-        plot_table(results[0].table, SweepDataset.open(results[0].folder).spec, path)
-    else:
-        plot_sweeps([r._raw for r in results], path)
+    views = []
+    for r in results:
+        raw = r._raw
+        if raw is not None and raw.stats is not None and raw.games == raw.stats.games:
+            views.append(raw)
+        elif r.table is not None:
+            s = r.summary
+            config = GameConfig(s["rows"], s["cols"], s["start_length"], s["tail_rule"], s["max_moves"])
+            views.append(table_view(r.table, s["policy"], config))
+        else:
+            raise InputError("plots need the sweep's rows: sweep with rows=True (the default) or an out file")
+    plot_sweeps(views, path)
 
 
 # -- compare ---------------------------------------------------------------------------------

@@ -27,7 +27,15 @@ import numpy as np
 
 from fastsnake import __version__
 from fastsnake.snake.board import GameConfig
-from fastsnake.snake.sweep import SWEEP_FORMAT, PARQUET_META_KEY, SweepError, prepare, records_table, SweepResult
+from fastsnake.snake.sweep import (
+    PARQUET_META_KEY,
+    SWEEP_FORMAT,
+    SweepError,
+    SweepResult,
+    prepare,
+    records_table,
+    stop_requests,
+)
 from fastsnake.snake.stats import SummaryAccumulator
 
 DATASET_FORMAT = "fastsnake-sweep-dataset/1"
@@ -232,14 +240,20 @@ def run_dataset_sweep(dataset: SweepDataset, *, threads: int, progress=None, chu
                 yield compute_chunk(dataset.spec.to_json(), index, threads)
     wall0, cpu0 = time.perf_counter(), time.process_time()
     interrupted = False
-    try:
-        for index, rows in chunk_source(missing):
-            acc.merge(dataset.write_chunk(index, rows))
-            done += 1
-            if progress is not None:
-                progress(done, total)
-    except KeyboardInterrupt:
-        interrupted = True
+    with stop_requests() as stop:
+        try:
+            chunks = chunk_source(missing)
+            for index, rows in chunks:
+                acc.merge(dataset.write_chunk(index, rows))
+                done += 1
+                if progress is not None:
+                    progress(done, total)
+                if stop["stop"]:
+                    chunks.close()  # cancels what a cluster still has queued
+                    break
+        except KeyboardInterrupt:
+            interrupted = True
+        interrupted = interrupted or stop["stop"]
     return acc, time.perf_counter() - wall0, time.process_time() - cpu0, interrupted
 
 

@@ -45,8 +45,8 @@ def plot_sweeps(results, path) -> None:
         plt.close(fig)
 
 
-def plot_table(table, spec, path) -> None:
-    """Plot a sweep folder's records (a pyarrow table) like an in-memory sweep."""
+def table_view(table, policy: str, config):
+    """A sweep's records (a pyarrow table) in the shape `plot_sweeps` reads."""
     from types import SimpleNamespace
 
     from fastsnake.snake.engine import OUTCOME_NAMES
@@ -54,6 +54,10 @@ def plot_table(table, spec, path) -> None:
     codes = {name: k for k, name in enumerate(OUTCOME_NAMES)}
     outcome = np.array([codes[o] for o in table.column("outcome").cast("string").to_pylist()], dtype=np.int8)
     moves = table.column("moves").to_numpy()
-    result = SimpleNamespace(policy=spec.policy, games=len(moves), config=spec.config, outcome=outcome,
-                             moves=moves, apples=table.column("apples").to_numpy())
-    plot_sweeps([result], path)
+    return SimpleNamespace(policy=policy, games=len(moves), config=config, outcome=outcome,
+                           moves=moves, apples=table.column("apples").to_numpy())
+
+
+def plot_table(table, spec, path) -> None:
+    """Plot a sweep folder's records (a pyarrow table) like an in-memory sweep."""
+    plot_sweeps([table_view(table, spec.policy, spec.config)], path)

@@ -56,6 +56,15 @@ def below(state, n):
     return np.int64(m >> _S32)
 
 
+@njit(cache=True)
+def game_seeds(base_seed, first, count):
+    """Seeds of games first .. first+count-1 (uint64 array): one call for a whole table."""
+    out = np.empty(count, np.uint64)
+    for k in range(count):
+        out[k] = game_seed(base_seed, np.uint64(first + k))
+    return out
+
+
 def game_seed_py(base_seed: int, index: int) -> int:
     """Pure-Python twin of `game_seed`, for shaping results without a kernel call."""
     return int(game_seed(np.uint64(base_seed), np.uint64(index)))

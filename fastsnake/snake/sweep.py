@@ -10,7 +10,11 @@ Ctrl-C, keeping every finished chunk.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numba
@@ -20,7 +24,7 @@ from fastsnake.errors import InputError
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import OUTCOME_NAMES
 from fastsnake.snake.policies import get_policy, resolve_options
-from fastsnake.snake.rng import game_seed
+from fastsnake.snake.rng import game_seeds
 from fastsnake.snake.stats import SummaryAccumulator
 
 RECORD_COLUMNS = ("game", "seed", "outcome", "moves", "apples", "length")
@@ -49,6 +53,7 @@ class SweepResult:
     cpu_seconds: float
     interrupted: bool = False
     extra: dict = field(default_factory=dict)
+    stats: SummaryAccumulator | None = None  # of every finished game (rows may not be kept)
 
     @property
     def games(self) -> int:
@@ -58,8 +63,7 @@ class SweepResult:
         return np.arange(self.first_game, self.first_game + self.games, dtype=np.int64)
 
     def seeds(self) -> np.ndarray:
-        idx = self.game_indices()
-        return np.array([game_seed(np.uint64(self.base_seed), np.uint64(i)) for i in idx], dtype=np.uint64)
+        return game_seeds(np.uint64(self.base_seed), np.int64(self.first_game), np.int64(self.games))
 
     def parameters(self) -> dict:
         cfg = self.config
@@ -111,6 +115,31 @@ def prepare(policy_name: str, config: GameConfig, options: dict | None):
     return policy, resolved, params, cfg, nbr
 
 
+MAX_CHUNK = 1 << 20
+
+
+@contextmanager
+def stop_requests():
+    """SIGINT and SIGTERM ask the sweep to stop after the chunk it is playing (``flag["stop"]``),
+    so a chunk is never half counted or half written; a second signal stops at once."""
+    flag = {"stop": False}
+    if threading.current_thread() is not threading.main_thread():
+        yield flag
+        return
+
+    def request(signum, frame):
+        if flag["stop"]:
+            raise KeyboardInterrupt
+        flag["stop"] = True
+
+    previous = {sig: signal.signal(sig, request) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield flag
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def run_sweep(
     policy_name: str,
     config: GameConfig,
@@ -123,11 +152,15 @@ def run_sweep(
     chunk_size: int | None = None,
     target_chunk_seconds: float = 0.5,
     progress=None,
+    keep_rows: bool = True,
+    on_chunk=None,
 ) -> SweepResult:
     """Play games first_game .. first_game+games-1. `progress(done, total)` is called per chunk.
 
     With `chunk_size` fixed the chunks are exactly that big (tests use it to show
     the result does not depend on it); otherwise the size adapts to the speed.
+    keep_rows=False keeps only the statistics (memory bounded by one chunk whatever
+    `games` is); on_chunk(first game index, rows int64 [n, 4]) sees each finished chunk.
     """
     check_games(games)
     seed = check_seed(seed)
@@ -135,34 +168,40 @@ def run_sweep(
     policy, resolved, params, cfg, nbr = prepare(policy_name, config, options)
     numba.set_num_threads(threads)
 
-    out = np.zeros((games, 4), dtype=np.int64)
+    out = np.zeros((games if keep_rows else min(games, chunk_size or MAX_CHUNK), 4), dtype=np.int64)
+    stats = SummaryAccumulator()
     done = 0
     size = chunk_size or max(threads, 64)
     interrupted = False
     compile_seconds = 0.0
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    try:
-        # Compile (or load from cache) before the clock starts.
-        policy.sweep_kernel(cfg, nbr, params, np.uint64(seed), np.int64(first_game), out[:0], 1)
-        compile_seconds = time.perf_counter() - wall0
-        wall0, cpu0 = time.perf_counter(), time.process_time()
-        while done < games:
-            n = min(size, games - done)
-            t0 = time.perf_counter()
-            nblocks = max(1, min(n, 4 * threads))
-            policy.sweep_kernel(cfg, nbr, params, np.uint64(seed), np.int64(first_game + done),
-                                out[done : done + n], nblocks)
-            done += n
-            if progress is not None:
-                progress(done, games)
-            if chunk_size is None and time.perf_counter() - t0 < target_chunk_seconds / 2:
-                size = min(size * 2, 1 << 20)
-    except KeyboardInterrupt:
-        # The signal is delivered between kernel calls: every counted chunk is complete.
-        interrupted = True
+    with stop_requests() as stop:
+        try:
+            # Compile (or load from cache) before the clock starts.
+            policy.sweep_kernel(cfg, nbr, params, np.uint64(seed), np.int64(first_game), out[:0], 1)
+            compile_seconds = time.perf_counter() - wall0
+            wall0, cpu0 = time.perf_counter(), time.process_time()
+            while done < games and not stop["stop"]:
+                n = min(size, games - done, out.shape[0])
+                t0 = time.perf_counter()
+                nblocks = max(1, min(n, 4 * threads))
+                rows = out[done : done + n] if keep_rows else out[:n]
+                policy.sweep_kernel(cfg, nbr, params, np.uint64(seed), np.int64(first_game + done), rows, nblocks)
+                stats.add(rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3])
+                if on_chunk is not None:
+                    on_chunk(first_game + done, rows)
+                done += n
+                if progress is not None:
+                    progress(done, games)
+                if chunk_size is None and time.perf_counter() - t0 < target_chunk_seconds / 2:
+                    size = min(size * 2, MAX_CHUNK)
+        except KeyboardInterrupt:
+            # Outside the main thread (no signal handler of ours) the interrupt arrives between calls.
+            interrupted = True
+        interrupted = interrupted or stop["stop"]
     seconds = time.perf_counter() - wall0
     cpu_seconds = time.process_time() - cpu0
-    rows = out[:done]
+    rows = out[:done] if keep_rows else out[:0]
     return SweepResult(
         policy=policy.name,
         config=config,
@@ -179,13 +218,16 @@ def run_sweep(
         cpu_seconds=cpu_seconds,
         interrupted=interrupted,
         extra={"compile_seconds": compile_seconds},
+        stats=stats,
     )
 
 
 def summarize(result: SweepResult) -> dict:
     """The sweep's summary: the keys of the `--json` contract, plus a few more."""
-    acc = SummaryAccumulator()
-    acc.add(result.outcome, result.moves, result.apples, result.length)
+    acc = result.stats
+    if acc is None:
+        acc = SummaryAccumulator()
+        acc.add(result.outcome, result.moves, result.apples, result.length)
     return summary_dict(acc, result.policy, result.config, result.options, result.base_seed, result.threads,
                         result.seconds, result.cpu_seconds, games_requested=result.games_requested,
                         interrupted=result.interrupted, **result.extra)
@@ -220,22 +262,83 @@ def summary_dict(acc, policy, config, options, seed, threads, seconds, cpu_secon
 
 
 def records_table(result: SweepResult):
+    rows = np.stack([result.outcome, result.moves, result.apples, result.length], axis=1) if result.games else \
+        np.zeros((0, 4), np.int64)
+    return rows_table(rows, result.first_game, result.base_seed, result.parameters())
+
+
+def rows_table(rows, first_game: int, base_seed: int, parameters: dict):
+    """The Parquet/Arrow form of kernel rows (outcome, moves, apples, length) of games from `first_game`."""
     import pyarrow as pa
 
-    names = np.array(OUTCOME_NAMES)
+    count = rows.shape[0]
+    outcome_type = pa.dictionary(pa.int32(), pa.string())
+    outcome = pa.DictionaryArray.from_arrays(pa.array(rows[:, 0].astype(np.int32)), pa.array(OUTCOME_NAMES))
     table = pa.table(
         {
-            "game": result.game_indices(),
-            "seed": result.seeds(),
-            "outcome": pa.array(names[result.outcome.astype(np.int64)]).dictionary_encode(),
-            "moves": result.moves,
-            "apples": result.apples,
-            "length": result.length,
+            "game": np.arange(first_game, first_game + count, dtype=np.int64),
+            "seed": game_seeds(np.uint64(base_seed), np.int64(first_game), np.int64(count)),
+            "outcome": outcome.cast(outcome_type),
+            "moves": rows[:, 1].astype(np.int64),
+            "apples": rows[:, 2].astype(np.int32),
+            "length": rows[:, 3].astype(np.int32),
         }
     )
     meta = dict(table.schema.metadata or {})
-    meta[PARQUET_META_KEY] = json.dumps(result.parameters()).encode()
+    meta[PARQUET_META_KEY] = json.dumps(parameters).encode()
     return table.replace_schema_metadata(meta)
+
+
+class ParquetStream:
+    """Rows written as they finish, one row group per chunk, to a temporary file that becomes
+    `path` on `close()`: an interrupted sweep leaves a valid file of exactly its finished
+    games, and a killed one leaves `path` as it was (the dot-file beside it is not a result)."""
+
+    def __init__(self, path, parameters: dict, base_seed: int):
+        self.path = str(path)
+        folder, name = os.path.split(os.path.abspath(self.path))
+        self.tmp = os.path.join(folder, f".{name}.partial-{os.getpid()}")
+        self.parameters, self.base_seed = parameters, base_seed
+        self.writer = None
+
+    def write(self, first_game: int, rows) -> None:
+        import pyarrow.parquet as pq
+
+        table = rows_table(rows, first_game, self.base_seed, self.parameters)
+        try:
+            if self.writer is None:
+                self.writer = pq.ParquetWriter(self.tmp, table.schema)
+            self.writer.write_table(table)
+        except OSError as exc:
+            self.abort()
+            raise SweepError(f"cannot write {self.path!r}: {exc.strerror or exc}") from None
+
+    def close(self, empty_schema_rows=None) -> None:
+        import pyarrow.parquet as pq
+
+        try:
+            if self.writer is None:  # no chunk finished: still a valid, empty sweep file
+                table = rows_table(np.zeros((0, 4), np.int64), 0, self.base_seed, self.parameters)
+                pq.write_table(table, self.tmp)
+            else:
+                self.writer.close()
+            with open(self.tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+            os.replace(self.tmp, self.path)
+        except OSError as exc:
+            self.abort()
+            raise SweepError(f"cannot write {self.path!r}: {exc.strerror or exc}") from None
+
+    def abort(self) -> None:
+        try:
+            if self.writer is not None:
+                self.writer.close()
+        except OSError:
+            pass
+        try:
+            os.unlink(self.tmp)
+        except OSError:
+            pass
 
 
 def write_parquet(result: SweepResult, path) -> None:
