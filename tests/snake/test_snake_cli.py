@@ -134,7 +134,10 @@ def test_ctrl_c_keeps_the_finished_games(tmp_path):
            "--games", "100000000", "--out", str(out), "--json"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(6)
+    # Signal once the first chunk is in the (partial) file; polling, no timing is asserted.
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None and not list(tmp_path.glob(".part.parquet.partial-*")):
+        time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130
