@@ -259,3 +259,18 @@ def test_a_local_cluster_sweep_of_an_installed_policy_equals_a_local_sweep(zigza
     cluster_rows = ds.dataset(str(folder), format="parquet").to_table().sort_by("game")
     assert _rows(cluster_rows) == _rows(local.table)
     assert json.loads(done.stdout)["moves_mean"] == local.summary["moves_mean"]
+
+
+def test_an_importable_numba_policy_is_compiled_once_and_cached(zigzag_installed, tmp_path):
+    script = ("import fastsnake, json; from fastsnake.snake.policies import get_policy; "
+              "r = fastsnake.sweep('zigzag', 6, 200, 5); "
+              "mod = get_policy('zigzag').sweep_kernel.__self__._cached; "
+              "print(json.dumps([r.summary['moves_mean'], dict(mod.sweep.stats.cache_hits).__len__()]))")
+    env = dict(__import__("os").environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600)
+            for _ in range(2)]
+    assert all(r.returncode == 0 for r in runs), runs[0].stderr + runs[1].stderr
+    (mean1, hits1), (mean2, hits2) = (json.loads(r.stdout) for r in runs)
+    assert mean1 == mean2 == fastsnake.sweep("cycle", 6, 200, 5).summary["moves_mean"]
+    assert (hits1, hits2) == (0, 1)  # the second process loads the first one's machine code
+    assert list((tmp_path / "numba").glob("user-kernels/fastsnake_user_*.py"))

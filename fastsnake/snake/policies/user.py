@@ -158,6 +158,12 @@ def _start(g, ctx, start_cycle, path, seed, order):
 
 @njit(cache=True, nogil=True)
 def user_sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
+    """Games of a sweep for a user policy passed in (compiled per process: see `user_cache`)."""
+    return sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out)
+
+
+@njit(cache=True, inline="always")
+def sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
     """Games first .. first+len(out)-1 of a sweep, rows as `engine.sweep_chunk` writes them.
 
     Returns (games finished, error record): play stops at the first game whose
@@ -183,6 +189,12 @@ def user_sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
 
 @njit(cache=True, nogil=True)
 def user_play_game(decide, start_cycle, ws, cfg, nbr, seed):
+    """One recorded game of a user policy passed in (compiled per process: see `user_cache`)."""
+    return play_game(decide, start_cycle, ws, cfg, nbr, seed)
+
+
+@njit(cache=True, inline="always")
+def play_game(decide, start_cycle, ws, cfg, nbr, seed):
     """One recorded game: (outcome, body0, moves, apples, cycle order or empty, error record)."""
     g = new_game(cfg, nbr)
     ctx = user_context(ws, nbr)
@@ -288,6 +300,7 @@ class UserRunner:
         self.compiled = policy.compiled and (policy.start_cycle is None or is_njit(policy.start_cycle))
         self._spare: dict[tuple, list] = {}
         self._lock = threading.Lock()
+        self._cached = False  # not looked up yet; then a module of cached kernels, or None
 
     # workspaces are reused: one per concurrent block, made by alloc on first need
     def _take_ws(self, rows, cols):
@@ -346,6 +359,12 @@ class UserRunner:
     def _kernel(self, kernel, ws, *args):
         policy = self.policy
         try:
+            if self._cached is False:
+                from fastsnake.snake.policies.user_cache import cached_kernels
+
+                self._cached = cached_kernels(policy.decide, policy.start_cycle)
+            if self._cached is not None:
+                return getattr(self._cached, "sweep" if kernel is user_sweep_games else "play")(ws, *args)
             return kernel(policy.decide, policy.start_cycle, ws, *args)
         except numba.core.errors.NumbaError as exc:
             raise _compile_error(self.name, exc) from None
