@@ -1,0 +1,156 @@
+"""The README's front door stays true (issue 18, item 6).
+
+The README gives two set-up commands (bash blocks under "## Set up and run"): one
+installs and runs a sweep, one installs the test tools and runs the suite. These
+tests pull them out of the README by content (the line with `fastsnake sweep`,
+the line with `pytest`), so wording around them can change freely, and check that
+
+* the sweep command's arguments parse with the real CLI parser, reach the sweep
+  handler, and (scaled down to a few games) run as written;
+* the test command is what `.ci/run` runs (same install extra, same pytest
+  selection; CI may add only reporting flags).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+CI = REPO / ".ci" / "run"
+
+# Flags that change only what pytest prints or caches, never which tests run or how.
+PYTEST_REPORTING = re.compile(r"^(-q+|-v+|-rA|-r\w+|--durations(=\d+)?|--color=\w+|-p|no:cacheprovider)$")
+
+
+def _bash_blocks(text: str) -> list[str]:
+    return re.findall(r"^```(?:bash|sh|shell|console)\s*\n(.*?)^```", text, flags=re.M | re.S)
+
+
+def _setup_section(text: str) -> str:
+    """The "Set up and run" section if the README still has one, else the whole README."""
+    match = re.search(r"^##\s+Set up and run\s*$(.*?)(?=^##\s|\Z)", text, flags=re.M | re.S)
+    return match.group(1) if match else text
+
+
+def _readme_line(needle: str) -> str:
+    text = README.read_text(encoding="utf-8")
+    for scope in (_setup_section(text), text):
+        lines = [
+            line.strip()
+            for block in _bash_blocks(scope)
+            for line in block.splitlines()
+            if needle in line and not line.strip().startswith("#")
+        ]
+        if lines:
+            return lines[0]
+    pytest.fail(f"README.md has no bash command containing {needle!r}")
+
+
+def _steps(line: str) -> list[list[str]]:
+    """`a && b && c` -> [shlex(a), shlex(b), shlex(c)]."""
+    return [shlex.split(part) for part in line.split("&&")]
+
+
+def _normalise_pip(argv: list[str]) -> list[str]:
+    """`.venv/bin/pip install ...` and `.venv/bin/python -m pip install ...` are the same step;
+    `--quiet`/`-q` only change what pip prints."""
+    if argv[:3] == [".venv/bin/python", "-m", "pip"]:
+        argv = [".venv/bin/pip"] + argv[3:]
+    return [a for a in argv if a not in ("--quiet", "-q")]
+
+
+def _sweep_argv() -> list[str]:
+    line = _readme_line("fastsnake sweep")
+    for argv in _steps(line):
+        if len(argv) >= 2 and Path(argv[0]).name == "fastsnake" and argv[1] == "sweep":
+            return argv[1:]
+    pytest.fail(f"no `fastsnake sweep` step in the README line {line!r}")
+
+
+def test_readme_sweep_command_parses_with_the_real_cli():
+    from fastsnake.cli import build_parser
+    from fastsnake.cli.snake import cmd_sweep
+
+    argv = _sweep_argv()
+    args = build_parser().parse_args(argv)  # a drifted option exits 2 here (SystemExit)
+    assert args.handler is cmd_sweep
+    assert args.policy and args.size and args.games and args.games > 0
+    from fastsnake.snake.policies import available
+
+    assert args.policy in available()
+
+
+def test_readme_sweep_command_installs_the_console_script_it_calls():
+    line = _readme_line("fastsnake sweep")
+    steps = _steps(line)
+    program = next(argv[0] for argv in steps if "sweep" in argv[1:2])
+    install = [i for i, argv in enumerate(steps) if "install" in _normalise_pip(argv)[1:2]]
+    sweep = next(i for i, argv in enumerate(steps) if "sweep" in argv[1:2])
+    assert install and install[0] < sweep, f"the README sweeps before installing: {line!r}"
+    assert program in (".venv/bin/fastsnake", "fastsnake")
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^fastsnake\s*=\s*"fastsnake\.cli:run"', pyproject, flags=re.M), \
+        "pyproject.toml no longer installs the `fastsnake` console script the README calls"
+
+
+def test_readme_sweep_command_runs_as_written_scaled_down(tmp_path, capsys):
+    """The README's very arguments, with --games cut to a few and --out moved to tmp."""
+    from fastsnake.cli import main
+
+    argv = _sweep_argv()
+    i = argv.index("--games")
+    argv[i + 1] = "200"
+    out_name = Path(argv[argv.index("--out") + 1]).name
+    argv[argv.index("--out") + 1] = str(tmp_path / out_name)
+    argv += ["--threads", "1"]
+    assert main(argv) == 0, capsys.readouterr().err
+    import pyarrow.parquet as pq
+
+    assert pq.read_metadata(tmp_path / out_name).num_rows == 200
+
+
+def _ci_commands() -> list[list[str]]:
+    commands = []
+    for raw in CI.read_text(encoding="utf-8").splitlines():
+        line = raw.split(" || ")[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        commands.append(shlex.split(line))
+    return commands
+
+
+def test_readme_test_command_is_what_ci_runs():
+    line = _readme_line("pytest")
+    readme = _steps(line)
+    ci = _ci_commands()
+
+    # 1. the venv: both create .venv with python3.
+    assert ["python3", "-m", "venv", ".venv"] in readme
+    assert ["python3", "-m", "venv", ".venv"] in ci
+
+    # 2. the install: the same editable install with the same extra.
+    readme_install = [_normalise_pip(a) for a in readme if "install" in _normalise_pip(a)[1:2]]
+    ci_install = [_normalise_pip(a) for a in ci if "install" in _normalise_pip(a)[1:2] and "-e" in a]
+    assert len(readme_install) == 1, readme_install
+    assert readme_install == ci_install, (readme_install, ci_install)
+
+    # 3. pytest: the same interpreter and selection; CI adds reporting flags only.
+    readme_pytest = [a for a in readme if "pytest" in a]
+    ci_pytest = [a for a in ci if "pytest" in a]
+    assert len(readme_pytest) == 1 and len(ci_pytest) == 1, (readme_pytest, ci_pytest)
+    ci_selection = [a for a in ci_pytest[0] if not PYTEST_REPORTING.match(a)]
+    assert ci_selection == readme_pytest[0], (
+        f"README runs {shlex.join(readme_pytest[0])!r} but .ci/run runs {shlex.join(ci_pytest[0])!r}"
+    )
+
+
+def test_ci_script_is_executable_bash():
+    assert CI.read_text(encoding="utf-8").startswith("#!/usr/bin/env bash")
+    if sys.platform != "win32":
+        assert CI.stat().st_mode & 0o111, ".ci/run is not executable"
