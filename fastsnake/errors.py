@@ -12,3 +12,14 @@ class FastsnakeError(Exception):
 
 class InputError(FastsnakeError, ValueError):
     """Invalid input: bad size, option, file or state. The message quotes the input."""
+
+
+def read_error_reason(exc: BaseException) -> str:
+    """Why a data file could not be read, as one short line without the reading library's
+    own advice (numpy suggests `allow_pickle=True`, which fastsnake must never do)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if "Object arrays cannot be loaded" in text:
+        return "it holds pickled Python objects, which fastsnake files never contain"
+    if "contains pickled" in text or "allow_pickle" in text:
+        return "not a numpy .npz archive"
+    return text

@@ -169,7 +169,9 @@ def load_replay(path, *, verify: bool = True) -> Replay:
     except FileNotFoundError:
         raise ReplayError(f"replay {name!r} does not exist") from None
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise ReplayError(f"cannot read replay {name!r}: not an .npz archive ({exc})") from None
+        from fastsnake.errors import read_error_reason
+
+        raise ReplayError(f"cannot read replay {name!r}: not an .npz archive ({read_error_reason(exc)})") from None
     if not isinstance(data, dict) or "format" not in data:
         raise ReplayError(f"{name!r} is not a fastsnake replay (no 'format' field)")
     fmt = _scalar(data, "format", name, "str")

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fastsnake.errors import read_error_reason
 from fastsnake.tour.pieces import TourInputError
 from fastsnake.tour.verify import tour_problem
 
@@ -95,7 +96,7 @@ def _read(path, key: str, fmt: str) -> tuple[dict, np.ndarray | None]:
     except SaveFileError:
         raise
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise SaveFileError(f"{str(path)!r} is not a readable {fmt} file: {exc}") from None
+        raise SaveFileError(f"{str(path)!r} is not a readable {fmt} file: {read_error_reason(exc)}") from None
     if header.get("format") != fmt:
         raise SaveFileError(f"{str(path)!r}: format is {header.get('format')!r}, expected {fmt!r}")
     rows, cols = header.get("rows"), header.get("cols")

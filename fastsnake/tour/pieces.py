@@ -137,6 +137,8 @@ def parse_pair(text: str, what: str) -> tuple[int, int]:
 def parse_piece(pieces=None, jumps: str | None = None, asymmetric: bool = False) -> Piece:
     """Build a piece from repeated `--piece a,b` and/or one `--jumps "dr,dc;..."`."""
     pairs: list[tuple[int, int]] = []
+    if isinstance(pieces, str):  # one piece given as "a,b", not a list of them
+        pieces = [pieces]
     for text in pieces or ():
         a, b = parse_pair(text, "piece")
         if a == 0 and b == 0:

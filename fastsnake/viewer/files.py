@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fastsnake.errors import InputError
+from fastsnake.errors import InputError, read_error_reason
 from fastsnake.viewer.backend import ViewerError
 
 KNOWN = "fastsnake-replay, fastsnake-puzzle, fastsnake-tour and fastsnake-reach"
@@ -72,6 +72,6 @@ def open_view(path):
     except InputError:
         raise
     except _READ_ERRORS as exc:
-        raise ViewerError(f"cannot read {name!r}: {type(exc).__name__}: {exc}") from None
+        raise ViewerError(f"cannot read {name!r}: {type(exc).__name__}: {read_error_reason(exc)}") from None
     shown = f"format {tag!r}" if tag else "no format tag"
     raise ViewerError(f"{name!r} is not a file the viewer shows ({shown}; it reads {KNOWN} files)")

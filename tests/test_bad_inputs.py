@@ -1,0 +1,317 @@
+"""Bad input everywhere (issue 18, item 5): one table, one row per bad input.
+
+Every row is a bad input to a CLI verb or a public function, with the fragment of
+the message it must give. A CLI row must end with exactly one line on stderr,
+`fastsnake: error: ...` containing the fragment, and exit code 2 (run in-process
+through `fastsnake.cli.main`). A library row must raise `fastsnake.InputError`
+(a `ValueError`) whose message contains the fragment. Neither may leak a
+traceback or a library's own hint (e.g. numpy's "allow_pickle"), and no row may
+leave its output file behind looking complete.
+
+File fixtures (`F`): foreign, truncated and garbage versions of every file kind
+fastsnake reads (replays .npz, sweep .parquet, puzzle solutions .json, tour and
+reach .npz/.json), plus `blocker`, a regular file to put output paths under.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+GOLDEN_REPLAY = Path(__file__).resolve().parent / "viewer" / "golden" / "greedy10.npz"
+
+# Messages of libraries that must never reach the user as-is.
+LEAKS = ("allow_pickle", "Traceback", "internal error", "pyarrow.lib", "numpy.", "zipfile")
+
+
+@pytest.fixture(scope="module")
+def F(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bad")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    f = SimpleNamespace(dir=d)
+    f.blocker = d / "blocker"
+    f.blocker.write_text("a regular file, not a folder\n")
+    f.under_blocker = f.blocker / "out"  # any path under a regular file is unwritable
+
+    f.text = d / "notes.txt"
+    f.text.write_text("hello, I am not a fastsnake file\n")
+    f.empty = d / "empty.npz"
+    f.empty.write_bytes(b"")
+    f.missing = d / "missing.npz"
+
+    # .npz files from another program / tampered / cut short
+    f.foreign_npz = d / "foreign.npz"
+    np.savez(f.foreign_npz, weights=np.arange(10.0))
+    f.pickled_npz = d / "pickled.npz"
+    np.savez(f.pickled_npz, meta=np.array([{"format": "x"}], dtype=object), path=np.array([{}], dtype=object))
+    f.garbage_npz = d / "garbage.npz"
+    f.garbage_npz.write_bytes(b"PK\x03\x04" + os.urandom(200))
+    real = GOLDEN_REPLAY.read_bytes()
+    f.truncated_replay = d / "truncated_replay.npz"
+    f.truncated_replay.write_bytes(real[: len(real) // 2])
+
+    # Parquet files from another program / cut short / not Parquet at all
+    f.foreign_parquet = d / "foreign.parquet"
+    pq.write_table(pa.table({"price": [1.5, 2.5], "ticker": ["A", "B"]}), f.foreign_parquet)
+    good = d / "good.parquet"
+    pq.write_table(pa.table({"game": np.arange(100, dtype=np.int64), "moves": np.arange(100, dtype=np.int64)}), good)
+    raw = good.read_bytes()
+    f.truncated_parquet = d / "truncated.parquet"
+    f.truncated_parquet.write_bytes(raw[: len(raw) // 2])
+    f.text_parquet = d / "text.parquet"
+    f.text_parquet.write_text("game,moves\n1,2\n")
+
+    # puzzle solution files
+    f.sol_foreign = d / "sol_foreign.json"
+    f.sol_foreign.write_text(json.dumps({"format": "someone-else/3", "rows": 3, "cols": 3}))
+    sol = {"format": "fastsnake-puzzle/1", "rows": 2, "cols": 2, "start": [1, 0, 2, 3], "goal": [0, 1, 2, 3],
+           "moves": "L", "length": 1}
+    f.sol_wrong = d / "sol_wrong.json"
+    f.sol_wrong.write_text(json.dumps(dict(sol, moves="U")))  # an illegal move from that start
+    f.sol_truncated = d / "sol_truncated.json"
+    f.sol_truncated.write_text(json.dumps(sol)[:30])
+    f.sol_list = d / "sol_list.json"
+    f.sol_list.write_text("[1, 2, 3]\n")
+
+    # tour / reach files
+    tour = {"format": "fastsnake-tour/1", "rows": 5, "cols": 5, "start": 0, "closed": False, "found": True,
+            "exists": True, "method": "search", "reason": None, "jumps": [[1, 2]], "directed": False,
+            "piece": "knight", "path": list(range(25))}  # 0,1,2,... is no knight tour
+    f.tour_wrong = d / "tour_wrong.json"
+    f.tour_wrong.write_text(json.dumps(tour))
+    f.tour_truncated = d / "tour_truncated.json"
+    f.tour_truncated.write_text(json.dumps(tour)[:40])
+    f.tour_foreign = d / "tour_foreign.json"
+    f.tour_foreign.write_text(json.dumps(dict(tour, format="gpx/1.1")))
+    f.reach_board = d / "reach_board.json"
+    f.reach_board.write_text(json.dumps({"format": "fastsnake-reach/1", "rows": 0, "cols": 5, "start": 0,
+                                          "jumps": [[1, 2]], "n": 1, "walk": False, "cells": []}))
+    f.tour_npz_foreign = d / "tour_foreign.npz"
+    shutil.copy(f.foreign_npz, f.tour_npz_foreign)
+    return f
+
+
+def _enospc(*args, **kwargs):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+# --- the table --------------------------------------------------------------------------------------
+# (id, argv or callable(F), expected fragment, output path (a function of F) that must not be left behind)
+# A list argv is a CLI row; a callable is a library row. Fragments are matched case-insensitively.
+
+CLI = [
+    # sizes, numbers, options
+    ("sweep-size-letters", lambda f: ["sweep", "--policy", "cycle", "--size", "ten", "--games", "10"], "ten", None),
+    ("sweep-size-zero", lambda f: ["sweep", "--policy", "cycle", "--size", "0", "--games", "10"], "size", None),
+    ("sweep-size-huge", lambda f: ["sweep", "--policy", "cycle", "--size", "100000", "--games", "10"], "size", None),
+    ("sweep-size-3d", lambda f: ["sweep", "--policy", "cycle", "--size", "4x4x4", "--games", "10"], "4x4x4", None),
+    ("sweep-games-zero", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "0"], "games", None),
+    ("sweep-games-negative", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "-5"], "games", None),
+    ("sweep-games-float", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "1e3"], "1e3", None),
+    ("sweep-unknown-policy", lambda f: ["sweep", "--policy", "nosuch", "--size", "6", "--games", "10"], "nosuch", None),
+    ("sweep-unknown-option", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "10", "--fast"],
+     "--fast", None),
+    ("sweep-no-size", lambda f: ["sweep", "--policy", "cycle", "--games", "10"], "--size", None),
+    ("sweep-start-length-too-long", lambda f: ["sweep", "--policy", "cycle", "--size", "4", "--games", "10",
+                                               "--start-length", "99"], "start", None),
+    ("sweep-threads-zero", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "10",
+                                      "--threads", "0"], "threads", None),
+    ("sweep-bad-opt", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "10", "--opt", "noequals"],
+     "KEY=VALUE", None),
+    ("sweep-out-under-file", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "10",
+                                        "--out", str(f.under_blocker) + ".parquet"], "out",
+     lambda f: Path(str(f.under_blocker) + ".parquet")),
+    ("sweep-folder-under-file", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "10",
+                                           "--out", str(f.under_blocker)], "out", lambda f: f.under_blocker),
+    ("sweep-resume-not-a-sweep", lambda f: ["sweep", "--resume", str(f.dir)], "", None),
+    ("sweep-resume-a-file", lambda f: ["sweep", "--resume", str(f.text)], "", None),
+    ("play-size-negative", lambda f: ["play", "--policy", "cycle", "--size", "-3"], "-3", None),
+    ("play-seed-negative", lambda f: ["play", "--policy", "cycle", "--size", "6", "--seed", "-1"], "-1", None),
+    ("play-max-moves-zero", lambda f: ["play", "--policy", "cycle", "--size", "6", "--max-moves", "0"],
+     "max", None),
+    ("play-tail-unknown", lambda f: ["play", "--policy", "cycle", "--size", "6", "--tail", "eat"], "eat", None),
+    ("play-replay-under-file", lambda f: ["play", "--policy", "cycle", "--size", "6",
+                                          "--replay", str(f.under_blocker) + ".npz"], "replay",
+     lambda f: Path(str(f.under_blocker) + ".npz")),
+    ("compare-unknown-policy", lambda f: ["compare", "--policies", "cycle,nosuch", "--size", "6", "--games", "5"],
+     "nosuch", None),
+    ("compare-out-under-file", lambda f: ["compare", "--policies", "cycle", "--size", "6", "--games", "5",
+                                          "--out", str(f.under_blocker) + ".parquet"], "out", None),
+    ("replay-check-foreign-npz", lambda f: ["replay", "--check", str(f.foreign_npz)], "foreign.npz", None),
+    ("replay-check-pickled-npz", lambda f: ["replay", "--check", str(f.pickled_npz)], "pickled.npz", None),
+    ("replay-check-truncated", lambda f: ["replay", "--check", str(f.truncated_replay)], "truncated_replay", None),
+    ("replay-check-garbage", lambda f: ["replay", "--check", str(f.garbage_npz)], "garbage.npz", None),
+    ("replay-check-empty", lambda f: ["replay", "--check", str(f.empty)], "empty.npz", None),
+    ("replay-check-missing", lambda f: ["replay", "--check", str(f.missing)], "missing.npz", None),
+    ("replay-check-text", lambda f: ["replay", "--check", str(f.text)], "notes.txt", None),
+    ("replay-from-foreign-parquet", lambda f: ["replay", "--from", str(f.foreign_parquet),
+                                               "--out", str(f.dir / "r1.npz")], "foreign.parquet",
+     lambda f: f.dir / "r1.npz"),
+    ("replay-from-truncated-parquet", lambda f: ["replay", "--from", str(f.truncated_parquet),
+                                                 "--out", str(f.dir / "r2.npz")], "truncated.parquet",
+     lambda f: f.dir / "r2.npz"),
+    ("replay-from-text-parquet", lambda f: ["replay", "--from", str(f.text_parquet),
+                                            "--out", str(f.dir / "r3.npz")], "text.parquet",
+     lambda f: f.dir / "r3.npz"),
+    ("replay-from-no-out", lambda f: ["replay", "--from", str(f.foreign_parquet)], "--out", None),
+    ("replay-bad-pick", lambda f: ["replay", "--from", str(f.foreign_parquet), "--pick", "best",
+                                   "--out", str(f.dir / "r4.npz")], "", lambda f: f.dir / "r4.npz"),
+    ("policies-unknown-option", lambda f: ["policies", "--all"], "--all", None),
+    ("unknown-verb", lambda f: ["solve"], "solve", None),
+    ("puzzle-solve-size-1x1", lambda f: ["puzzle", "solve", "--size", "1x1", "--start", "0"], "", None),
+    ("puzzle-solve-not-permutation", lambda f: ["puzzle", "solve", "--size", "2x2", "--start", "0 1 1 3"], "", None),
+    ("puzzle-solve-wrong-count", lambda f: ["puzzle", "solve", "--size", "3x3", "--start", "0 1 2"], "", None),
+    ("puzzle-solve-tile-out-of-range", lambda f: ["puzzle", "solve", "--size", "2x2", "--start", "0 1 2 9"],
+     "9", None),
+    ("puzzle-solve-too-big-optimal", lambda f: ["puzzle", "solve", "--size", "101x101", "--start", "random"],
+     "", None),
+    ("puzzle-solve-bad-partition", lambda f: ["puzzle", "solve", "--size", "4x4", "--start", "random",
+                                              "--heuristic", "pdb", "--partition", "5-5"], "", None),
+    ("puzzle-solve-max-nodes-zero", lambda f: ["puzzle", "solve", "--size", "3x3", "--start", "random",
+                                               "--max-nodes", "0"], "", None),
+    ("puzzle-solve-save-under-file", lambda f: ["puzzle", "solve", "--size", "2x2", "--start", "1 0 2 3",
+                                                "--save", str(f.under_blocker) + ".json"], "",
+     lambda f: Path(str(f.under_blocker) + ".json")),
+    ("puzzle-solve-batch-missing", lambda f: ["puzzle", "solve", "--size", "3x3", "--batch", str(f.missing)],
+     "missing", None),
+    ("puzzle-check-foreign", lambda f: ["puzzle", "check", str(f.sol_foreign)], "someone-else", None),
+    ("puzzle-check-wrong-moves", lambda f: ["puzzle", "check", str(f.sol_wrong)], "", None),
+    ("puzzle-check-truncated", lambda f: ["puzzle", "check", str(f.sol_truncated)], "sol_truncated", None),
+    ("puzzle-check-list", lambda f: ["puzzle", "check", str(f.sol_list)], "sol_list", None),
+    ("puzzle-check-npz", lambda f: ["puzzle", "check", str(f.foreign_npz)], "foreign.npz", None),
+    ("puzzle-random-count-zero", lambda f: ["puzzle", "random", "--size", "3x3", "--count", "0"], "", None),
+    ("puzzle-compare-unknown-heuristic", lambda f: ["puzzle", "compare", "--size", "3x3", "--heuristics",
+                                                    "magic"], "magic", None),
+    ("tour-size-bad", lambda f: ["tour", "--size", "5by5"], "5by5", None),
+    ("tour-size-too-big", lambda f: ["tour", "--size", "5000x5000"], "", None),
+    ("tour-piece-bad", lambda f: ["tour", "--size", "5", "--piece", "1;2"], "1;2", None),
+    ("tour-piece-zero", lambda f: ["tour", "--size", "5", "--piece", "0,0"], "", None),
+    ("tour-start-off-board", lambda f: ["tour", "--size", "5", "--piece", "1,2", "--start", "9,9"], "9,9", None),
+    ("tour-start-chess-off", lambda f: ["tour", "--size", "5", "--piece", "1,2", "--start", "z9"], "z9", None),
+    ("tour-time-limit-negative", lambda f: ["tour", "--size", "5", "--piece", "1,2", "--time-limit", "-1"], "", None),
+    ("tour-save-extension", lambda f: ["tour", "--size", "5", "--piece", "1,2", "--save", str(f.dir / "t.csv")], ".npz",
+     lambda f: f.dir / "t.csv"),
+    ("tour-save-under-file", lambda f: ["tour", "--size", "5", "--piece", "1,2", "--save", str(f.under_blocker) + ".json"], "",
+     lambda f: Path(str(f.under_blocker) + ".json")),
+    ("reach-jumps-negative", lambda f: ["reach", "--size", "5", "--jumps", "-1"], "", None),
+    ("reach-no-jumps", lambda f: ["reach", "--size", "5"], "--jumps", None),
+    ("reach-moves-bad", lambda f: ["reach", "--size", "5", "--moves", "a,b", "--jumps", "2"], "a,b", None),
+    ("view-foreign-npz", lambda f: ["view", str(f.foreign_npz), "--export", str(f.dir / "v1.gif")],
+     "foreign.npz", lambda f: f.dir / "v1.gif"),
+    ("view-pickled-npz", lambda f: ["view", str(f.pickled_npz), "--export", str(f.dir / "v2.gif")],
+     "pickled.npz", lambda f: f.dir / "v2.gif"),
+    ("view-truncated-replay", lambda f: ["view", str(f.truncated_replay), "--export", str(f.dir / "v3.gif")],
+     "truncated_replay", lambda f: f.dir / "v3.gif"),
+    ("view-text", lambda f: ["view", str(f.text), "--export", str(f.dir / "v4.gif")], "notes.txt",
+     lambda f: f.dir / "v4.gif"),
+    ("view-wrong-tour", lambda f: ["view", str(f.tour_wrong), "--export", str(f.dir / "v5.gif")], "tour_wrong",
+     lambda f: f.dir / "v5.gif"),
+    ("view-truncated-tour", lambda f: ["view", str(f.tour_truncated), "--export", str(f.dir / "v6.gif")],
+     "tour_truncated", lambda f: f.dir / "v6.gif"),
+    ("view-foreign-tour", lambda f: ["view", str(f.tour_foreign), "--export", str(f.dir / "v7.gif")],
+     "tour_foreign", lambda f: f.dir / "v7.gif"),
+    ("view-reach-bad-board", lambda f: ["view", str(f.reach_board), "--export", str(f.dir / "v8.gif")],
+     "reach_board", lambda f: f.dir / "v8.gif"),
+    ("view-missing", lambda f: ["view", str(f.missing)], "missing.npz", None),
+    ("view-speed-zero", lambda f: ["view", str(GOLDEN_REPLAY), "--speed", "0"], "speed", None),
+    ("view-export-under-file", lambda f: ["view", str(GOLDEN_REPLAY), "--export",
+                                          str(f.under_blocker) + ".gif"], "",
+     lambda f: Path(str(f.under_blocker) + ".gif")),
+]
+
+
+def _lib(name):
+    import importlib
+
+    module, _, attr = name.rpartition(".")
+    return getattr(importlib.import_module(module), attr)
+
+
+LIB = [
+    ("lib-sweep-size-str", lambda f: _lib("fastsnake.sweep")("cycle", "ten", 10), "ten", None),
+    ("lib-sweep-games-zero", lambda f: _lib("fastsnake.sweep")("cycle", 6, 0), "games", None),
+    ("lib-sweep-games-float", lambda f: _lib("fastsnake.sweep")("cycle", 6, 2.5), "games", None),
+    ("lib-sweep-unknown-policy", lambda f: _lib("fastsnake.sweep")("nosuch", 6, 10), "nosuch", None),
+    ("lib-sweep-unknown-option", lambda f: _lib("fastsnake.sweep")("cycle", 6, 10, turbo=True), "turbo", None),
+    ("lib-sweep-tail", lambda f: _lib("fastsnake.sweep")("cycle", 6, 10, tail="eat"), "eat", None),
+    ("lib-sweep-out-under-file", lambda f: _lib("fastsnake.sweep")("cycle", 6, 10,
+                                                                   out=str(f.under_blocker) + ".parquet"), "", None),
+    ("lib-play-game-negative", lambda f: _lib("fastsnake.play")("cycle", 6, game=-1), "game", None),
+    ("lib-play-seed-negative", lambda f: _lib("fastsnake.play")("cycle", 6, seed=-1), "seed", None),
+    ("lib-compare-empty", lambda f: _lib("fastsnake.compare")([], 6, 10), "", None),
+    ("lib-load-game-foreign", lambda f: _lib("fastsnake.load_game")(f.foreign_npz), "foreign.npz", None),
+    ("lib-load-game-pickled", lambda f: _lib("fastsnake.load_game")(f.pickled_npz), "pickled.npz", None),
+    ("lib-replay-game-foreign-parquet", lambda f: _lib("fastsnake.replay_game")(f.foreign_parquet, "lost"),
+     "foreign.parquet", None),
+    ("lib-puzzle-parse-tiles", lambda f: _lib("fastsnake.puzzle.parse_tiles")("0 1 x 3", 2, 2), "", None),
+    ("lib-puzzle-solve-short-start", lambda f: _lib("fastsnake.puzzle.solve")([0, 1, 2], rows=2, cols=2), "", None),
+    ("lib-puzzle-solve-bad-algorithm", lambda f: _lib("fastsnake.puzzle.solve")(
+        [1, 0, 2, 3], rows=2, cols=2, algorithm="magic"), "magic", None),
+    ("lib-puzzle-random-size", lambda f: _lib("fastsnake.puzzle.random_solvable")(
+        0, 3, [0, 1, 2], np.random.default_rng(0)), "", None),
+    ("lib-puzzle-load-foreign", lambda f: _lib("fastsnake.puzzle.load_solution")(f.sol_foreign), "someone-else",
+     None),
+    ("lib-puzzle-load-truncated", lambda f: _lib("fastsnake.puzzle.load_solution")(f.sol_truncated),
+     "sol_truncated", None),
+    ("lib-puzzle-save-under-file", lambda f: _lib("fastsnake.puzzle.save_solution")(
+        str(f.under_blocker) + ".json", _lib("fastsnake.puzzle.solve")([1, 0, 2, 3], rows=2, cols=2)), "cannot write",
+     lambda f: Path(str(f.under_blocker) + ".json")),
+    ("lib-tour-parse-piece", lambda f: _lib("fastsnake.tour.parse_piece")("knightish"), "knightish", None),
+    ("lib-tour-parse-square", lambda f: _lib("fastsnake.tour.parse_square")("9,9", 5, 5), "9,9", None),
+    ("lib-tour-find-size", lambda f: _lib("fastsnake.tour.find_tour")(_lib("fastsnake.tour.parse_piece")("1,2"),
+                                                                      0, 5), "", None),
+    ("lib-tour-load-wrong", lambda f: _lib("fastsnake.tour.io.load_tour")(f.tour_wrong), "tour_wrong", None),
+    ("lib-tour-load-foreign-npz", lambda f: _lib("fastsnake.tour.io.load_tour")(f.tour_npz_foreign),
+     "tour_foreign", None),
+    ("lib-tour-load-pickled-npz", lambda f: _lib("fastsnake.tour.io.load_tour")(f.pickled_npz), "pickled", None),
+]
+
+
+def _assert_one_line(err: str, fragment: str):
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, f"expected one error line, got:\n{err}"
+    line = lines[0]
+    assert line.startswith("fastsnake: error: "), line
+    assert fragment.lower() in line.lower(), f"{fragment!r} not in {line!r}"
+    for leak in LEAKS:
+        assert leak not in line, f"{leak!r} leaked into {line!r}"
+    return line
+
+
+@pytest.mark.parametrize("argv, fragment, leftover", [pytest.param(*row[1:], id=row[0]) for row in CLI])
+def test_cli_bad_input(F, capsys, argv, fragment, leftover):
+    from fastsnake.cli import main
+
+    try:
+        code = main([str(a) for a in argv(F)])
+    except SystemExit as exc:  # argparse errors exit through Parser.error
+        code = exc.code
+    captured = capsys.readouterr()
+    assert code == 2, captured.err
+    _assert_one_line(captured.err, fragment)
+    if leftover is not None:
+        assert not leftover(F).exists(), f"{leftover(F)} left behind"
+
+
+@pytest.mark.parametrize("call, fragment, leftover", [pytest.param(*row[1:], id=row[0]) for row in LIB])
+def test_library_bad_input(F, call, fragment, leftover):
+    from fastsnake import InputError
+
+    with pytest.raises(InputError) as info:
+        call(F)
+    message = str(info.value)
+    assert "\n" not in message.strip(), message
+    assert fragment.lower() in message.lower(), f"{fragment!r} not in {message!r}"
+    for leak in LEAKS:
+        assert leak not in message, f"{leak!r} leaked into {message!r}"
+    if leftover is not None:
+        assert not leftover(F).exists(), f"{leftover(F)} left behind"
