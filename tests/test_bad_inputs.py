@@ -315,3 +315,57 @@ def test_library_bad_input(F, call, fragment, leftover):
         assert leak not in message, f"{leak!r} leaked into {message!r}"
     if leftover is not None:
         assert not leftover(F).exists(), f"{leftover(F)} left behind"
+
+
+# --- a full disk: the writer raises ENOSPC -----------------------------------------------------------
+# (id, argv(out_folder), what to patch ("module:attr.path"), expected fragment)
+# After the error the output folder must hold no file under the output's name and no temporary
+# file either (`visible` lists what is left; a sweep folder may keep its manifest, never a chunk).
+
+FULL_DISK = [
+    ("sweep-file", lambda d: ["sweep", "--policy", "cycle", "--size", "4", "--games", "50", "--threads", "1",
+                              "--out", str(d / "s.parquet")], "pyarrow.parquet:ParquetWriter.write_table",
+     "no space left"),
+    ("sweep-folder", lambda d: ["sweep", "--policy", "cycle", "--size", "4", "--games", "50", "--threads", "1",
+                                "--out", str(d / "sweep")], "pyarrow.parquet:write_table", "no space left"),
+    ("compare-out", lambda d: ["compare", "--policies", "cycle", "--size", "4", "--games", "20", "--threads", "1",
+                               "--out", str(d / "c.parquet")], "pyarrow.parquet:write_table", "no space left"),
+    ("play-replay", lambda d: ["play", "--policy", "cycle", "--size", "4", "--replay", str(d / "g.npz")],
+     "numpy:savez_compressed", "no space left"),
+    ("puzzle-save", lambda d: ["puzzle", "solve", "--size", "2x2", "--start", "1 0 2 3", "--save",
+                               str(d / "p.json")], "json:dump", "no space left"),
+    ("tour-save-npz", lambda d: ["tour", "--size", "5", "--piece", "1,2", "--save", str(d / "t.npz")],
+     "numpy:savez", "no space left"),
+    ("tour-save-json", lambda d: ["tour", "--size", "5", "--piece", "1,2", "--save", str(d / "t.json")],
+     "pathlib:Path.write_text", "no space left"),
+    ("reach-save-npz", lambda d: ["reach", "--size", "5", "--piece", "1,2", "--jumps", "2", "--save",
+                                  str(d / "r.npz")], "numpy:savez", "no space left"),
+    ("view-export-gif", lambda d: ["view", str(GOLDEN_REPLAY), "--every", "50", "--export", str(d / "v.gif")],
+     "PIL.Image:Image.save", "no space left"),
+]
+
+
+def _visible(folder: Path) -> list[str]:
+    """Files left anywhere under `folder`, except a sweep folder's manifest (a resumable start, not a result)."""
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and p.name != "_manifest.json")
+
+
+@pytest.mark.parametrize("argv, target, fragment", [pytest.param(*row[1:], id=row[0]) for row in FULL_DISK])
+def test_cli_full_disk(tmp_path, capsys, monkeypatch, argv, target, fragment):
+    import importlib
+
+    from fastsnake.cli import main
+
+    module_name, _, attr_path = target.partition(":")
+    owner = importlib.import_module(module_name)
+    *parents, attr = attr_path.split(".")
+    for name in parents:
+        owner = getattr(owner, name)
+    monkeypatch.setattr(owner, attr, _enospc)
+    out = tmp_path / "out"
+    out.mkdir()
+    code = main([str(a) for a in argv(out)])
+    captured = capsys.readouterr()
+    assert code == 2, captured.err
+    _assert_one_line(captured.err, fragment)
+    assert _visible(out) == [], f"left behind after a write error: {_visible(out)}"

@@ -66,6 +66,10 @@ def save_solution(path, result) -> None:
             fh.write("\n")
         os.replace(tmp, path)
     except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
         raise B.PuzzleInputError(f"cannot write solution file {path!r}: {exc.strerror}") from None
 
 

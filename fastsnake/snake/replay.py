@@ -131,10 +131,20 @@ def save_replay(replay: Replay, path) -> None:
     }
     if replay.cycle is not None:
         fields["cycle"] = np.asarray(replay.cycle, dtype=np.int32)
+    import os
+
+    final = os.fspath(path)
+    folder, name = os.path.split(final)
+    tmp = os.path.join(folder, f".{name}.tmp{os.getpid()}")  # renamed when complete: no partial replay
     try:
-        with open(path, "wb") as fh:
+        with open(tmp, "wb") as fh:
             np.savez_compressed(fh, **fields)
+        os.replace(tmp, final)
     except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
         raise ReplayError(f"cannot write replay {str(path)!r}: {exc.strerror or exc}") from None
 
 

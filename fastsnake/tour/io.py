@@ -15,6 +15,7 @@ Loaders check the format tag, the board, and that a tour really is a tour.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -49,16 +50,25 @@ def _piece_header(piece) -> dict:
 
 
 def _write(path: Path, header: dict, key: str, squares: np.ndarray | None) -> None:
-    if _kind(path) == "json":
-        body = dict(header)
-        body[key] = None if squares is None else squares.tolist()
-        path.write_text(json.dumps(body) + "\n")
-        return
-    arrays = {"meta": np.array(json.dumps(header))}
-    if squares is not None:
-        arrays[key] = squares
-    with open(path, "wb") as fh:  # a file object keeps numpy from appending ".npz"
-        np.savez(fh, **arrays)
+    """Write to a dot-file beside `path`, renamed when complete: a failed write (full disk)
+    leaves no partial file under the name (the OSError is re-raised for the caller)."""
+    kind = _kind(path)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        if kind == "json":
+            body = dict(header)
+            body[key] = None if squares is None else squares.tolist()
+            tmp.write_text(json.dumps(body) + "\n")
+        else:
+            arrays = {"meta": np.array(json.dumps(header))}
+            if squares is not None:
+                arrays[key] = squares
+            with open(tmp, "wb") as fh:  # a file object keeps numpy from appending ".npz"
+                np.savez(fh, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def save_tour(path, result) -> None:
