@@ -168,7 +168,7 @@ def test_reduce_random_boards(benchmark, rows, cols, target):
 
     results = benchmark.pedantic(run, rounds=3, iterations=1)
     t0 = time.perf_counter()
-    for (s, g), r in zip(cases, results):
+    for (s, g), r in zip(cases, results, strict=True):
         assert apply_moves(s, r.moves, rows, cols).tolist() == g.tolist()
     replay = time.perf_counter() - t0
     worst = max(r.seconds for r in results)
@@ -191,7 +191,7 @@ def test_reduce_korf_first_ten_ratio(benchmark):
         return [solve(korf[i][2], rows=4, cols=4, algorithm="reduce") for i in range(1, 11)]
 
     results = benchmark.pedantic(run, rounds=3, iterations=1)
-    ratios = [r.length / korf[i][0] for i, r in zip(range(1, 11), results)]
+    ratios = [r.length / korf[i][0] for i, r in zip(range(1, 11), results, strict=True)]
     for r in results:
         assert apply_moves(r.start, r.moves, 4, 4).tolist() == GOAL16.tolist()
     assert np.mean(ratios) <= 3.0
@@ -230,7 +230,7 @@ def _korf_batch_cpu(tmp_path, threads, partition):
 def test_korf100_batch_one_process_663(benchmark, tmp_path, threads):
     """Korf's 100 optimal in one process: target <= 15 CPU-s including start-up and loading
     the 6-6-3 tables. Published anchor (Korf & Felner 2002, additive 7-8 PDB + reflection):
-    36,710 nodes per instance; see docs/README-puzzle.md."""
+    36,710 nodes per instance; see docs/puzzle.md."""
     heuristic_context("pdb", 4, 4, GOAL16, "6-6-3")  # tables built beforehand
     _korf_batch_cpu(tmp_path, threads, "6-6-3")  # warm the kernel cache of the subprocess
     cpu, wall, nodes = benchmark.pedantic(_korf_batch_cpu, args=(tmp_path, threads, "6-6-3"),

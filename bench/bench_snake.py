@@ -82,7 +82,8 @@ def test_greedy_moves_per_second(benchmark):
     out = benchmark.pedantic(run, rounds=3, iterations=1)
     moves = int(out[:, 1].sum())
     assert np.all(out[:, 2] >= 0) and moves > games * 50
-    benchmark.extra_info.update(moves_per_second=moves / benchmark.stats.stats.mean, mean_apples=float(out[:, 2].mean()))
+    benchmark.extra_info.update(moves_per_second=moves / benchmark.stats.stats.mean,
+                                mean_apples=float(out[:, 2].mean()))
 
 
 def test_sweep_games_per_second(benchmark):

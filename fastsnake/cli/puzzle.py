@@ -213,7 +213,7 @@ def _solve_batch(args):
     cpu = time.process_time() - c0
     out = []
     bad = []
-    for (lineno, _), r in zip(lines, results):
+    for (lineno, _), r in zip(lines, results, strict=True):
         if isinstance(r, Exception):
             msg = str(r).split(": ", 1)[1]  # drop solve_many's "instance i: "
             bad.append(f"line {lineno}: {msg}")

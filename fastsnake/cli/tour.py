@@ -7,7 +7,8 @@ import argparse
 from fastsnake.cli import common
 from fastsnake.errors import InputError
 
-_PIECE_HELP = "symmetric (a,b)-leaper, e.g. 1,2 knight, 1,3 camel, 2,3 zebra, 1,4 giraffe, 0,1 wazir; repeat for a compound piece"
+_PIECE_HELP = ("symmetric (a,b)-leaper, e.g. 1,2 knight, 1,3 camel, 2,3 zebra, 1,4 giraffe, 0,1 wazir; "
+               "repeat for a compound piece")
 _BOARD_PRINT_MAX = 26
 
 
@@ -43,7 +44,8 @@ def register(subparsers) -> None:
     reach.add_argument("--jumps", "-n", dest="n", type=common.nonnegative_int, required=True, metavar="N",
                        help="number of jumps")
     reach.add_argument("--walk", action="store_true", help="walks of exactly N jumps (revisits allowed)")
-    reach.add_argument("--save", metavar="FILE", help="write the cells to FILE (.npz or .json, format fastsnake-reach/1)")
+    reach.add_argument("--save", metavar="FILE",
+                       help="write the cells to FILE (.npz or .json, format fastsnake-reach/1)")
     reach.add_argument("--no-cells", action="store_true", help="leave the cell list out of the JSON")
     reach.add_argument("--json", action="store_true", help="print one JSON object")
     reach.set_defaults(handler=run_reach)

@@ -9,7 +9,7 @@ and a vector entry point (`SnakeVectorEnv`, N games in one numba kernel):
 
 Observation: (rows, cols) uint8 cell codes `CODES` (0 empty, 1 body, 2 head, 3 tail,
 4 apple). Seeds are the sweeps': ``reset(seed=S)`` plays game 0 of base seed S, each
-later reset the next game. See docs/README-envs.md.
+later reset the next game. See docs/envs.md.
 """
 
 try:
@@ -24,7 +24,7 @@ from fastsnake.envs.snake_env import SnakeEnv
 from fastsnake.envs.vector_env import SnakeVectorEnv
 
 ENV_ID = "fastsnake/Snake-v0"
-CODES = dict(zip(CODE_NAMES, (EMPTY, BODY, HEAD, TAIL, APPLE)))
+CODES = dict(zip(CODE_NAMES, (EMPTY, BODY, HEAD, TAIL, APPLE), strict=True))
 
 __all__ = [
     "ENV_ID", "CODES", "EMPTY", "BODY", "HEAD", "TAIL", "APPLE", "EnvError", "SnakeEnv", "SnakeVectorEnv",

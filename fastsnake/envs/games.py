@@ -140,5 +140,6 @@ class Games:
 
     def status(self, i: int) -> str:
         st = self.state(i)
-        text = f"seed {self.seed(i)} game {self.game(i)}   move {st.moves:,}   apples {st.apples:,}   length {st.length:,}"
+        text = (f"seed {self.seed(i)} game {self.game(i)}   move {st.moves:,}   apples {st.apples:,}   "
+                f"length {st.length:,}")
         return text if st.outcome == 0 else f"{text}   {OUTCOME_NAMES[st.outcome]}"

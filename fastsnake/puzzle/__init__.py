@@ -7,8 +7,17 @@ ones up to 100×100 with algorithm="reduce"; `solve_many` solves batches in one 
 `save_solution` / `load_solution` read and write the viewer's solution files.
 """
 
-from fastsnake.puzzle.board import (MOVES, SEED_NAMES, PuzzleInputError, apply_moves, format_board,
-                                    goal_default, is_solvable, parse_tiles, random_solvable)
+from fastsnake.puzzle.board import (
+    MOVES,
+    SEED_NAMES,
+    PuzzleInputError,
+    apply_moves,
+    format_board,
+    goal_default,
+    is_solvable,
+    parse_tiles,
+    random_solvable,
+)
 from fastsnake.puzzle.solver import SolveResult, solve, solve_many
 
 __all__ = [

@@ -13,8 +13,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fastsnake.puzzle.heuristics import (_LC_BUF, H_LINEAR, H_MANHATTAN, H_MISPLACED, H_PDB, H_WALKING,
-                                         _line_conflicts, _pdb_cells)
+from fastsnake.puzzle.heuristics import (
+    _LC_BUF,
+    H_LINEAR,
+    H_MANHATTAN,
+    H_MISPLACED,
+    H_PDB,
+    H_WALKING,
+    _line_conflicts,
+    _pdb_cells,
+)
 from fastsnake.puzzle.pdb import MAX_GROUP, _rank
 
 # Kernel results.

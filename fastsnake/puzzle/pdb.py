@@ -548,7 +548,7 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None)
     data = np.zeros(sum(sizes), np.uint8)
     tables, infos = [], []
     at = 0
-    for cells, size in zip(groups, sizes):
+    for cells, size in zip(groups, sizes, strict=True):
         table, info = group_table(rows, cols, blank_cell, cells, progress, into=data[at:at + size])
         at += size
         tables.append(table)

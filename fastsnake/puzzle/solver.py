@@ -9,8 +9,7 @@ import numpy as np
 
 from fastsnake.puzzle import board as B
 from fastsnake.puzzle.astar import A_BUDGET, A_EXHAUSTED, A_FOUND, A_GROW, AStarSearch
-from fastsnake.puzzle.heuristics import (_LC_BUF, H_PDB, H_WALKING, _h_eval, build_context,
-                                         heuristic_code)
+from fastsnake.puzzle.heuristics import _LC_BUF, H_PDB, H_WALKING, _h_eval, build_context, heuristic_code
 from fastsnake.puzzle.idastar import IDA_BUDGET, IDA_FOUND, IdaSearch
 
 ALGORITHMS = ("astar", "idastar", "bfs", "reduce")
@@ -110,8 +109,8 @@ def solve(start, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
     with status "node limit reached" once it would store more than `max_nodes` states;
     any search stops with "time limit reached" after `time_limit` seconds.
     `auto` searches optimally on boards of at most 16 cells (A* below 12 cells, IDA*
-    from 12; up to 36 cells when `heuristic` is named) and reduces above, or when the optimal search stops at one of its limits
-    (then `optimal` is False and `extra["fallback"]` names the limit).
+    from 12; up to 36 cells when `heuristic` is named) and reduces above, or when the optimal
+    search stops at one of its limits (then `optimal` is False and `extra["fallback"]` names the limit).
     Unsolvable pairs are answered by the parity rule without searching.
     `context` reuses a `heuristic_context(...)` result (it must match the goal).
     """

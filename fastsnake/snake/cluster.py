@@ -80,7 +80,8 @@ class ClusterRunner:
 
         def source(indices):
             futures = [
-                self.client.submit(compute_chunk, spec_json, index, self.threads, key=f"fastsnake-chunk-{index}-{id(self)}",
+                self.client.submit(compute_chunk, spec_json, index, self.threads,
+                                   key=f"fastsnake-chunk-{index}-{id(self)}",
                                    pure=False, retries=3)
                 for index in indices
             ]

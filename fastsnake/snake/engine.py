@@ -90,7 +90,8 @@ def make_state(head, tail, head_i, tail_i, length, apple, nfree, moves, apples, 
 
 @njit(cache=True, inline="always")
 def with_apple(st, apple):
-    return make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, apple, st.nfree, st.moves, st.apples, st.outcome)
+    return make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, apple, st.nfree, st.moves, st.apples,
+                      st.outcome)
 
 
 @njit(cache=True)
@@ -246,7 +247,8 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
         moves = st.moves + 1
         target = nbr[st.head * 4 + move]
         if target < 0:
-            st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves, st.apples, DIED)
+            st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves, st.apples,
+                            DIED)
         else:
             hi = st.head_i + 1
             if hi == n:
@@ -269,9 +271,11 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
                     apple = listed_apples[st.apples + 1]
                 else:
                     outcome, apple = BROKEN, -1
-                st = make_state(target, st.tail, hi, st.tail_i, st.length + 1, apple, last, moves, st.apples + 1, outcome)
+                st = make_state(target, st.tail, hi, st.tail_i, st.length + 1, apple, last, moves, st.apples + 1,
+                                outcome)
             elif occ[target] != 0 and not (target == st.tail and follow):
-                st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves, st.apples, DIED)
+                st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves,
+                                st.apples, DIED)
             else:
                 tail = st.tail
                 ti = st.tail_i + 1

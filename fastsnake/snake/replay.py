@@ -28,6 +28,7 @@ import json
 import time
 import zipfile
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -255,7 +256,7 @@ def replay_problem(replay: Replay) -> str | None:
     """Why the replay is inconsistent with the rules, or None."""
     body = replay.body
     cols = replay.cols
-    for a, b in zip(body[:-1], body[1:]):
+    for a, b in pairwise(body):
         (ra, ca), (rb, cb) = divmod(int(a), cols), divmod(int(b), cols)
         if abs(ra - rb) + abs(ca - cb) != 1:
             return f"start body cells {a} and {b} are not adjacent"

@@ -40,7 +40,8 @@ class SummaryAccumulator:
         values, counts = np.unique(moves, return_counts=True)
         # Python ints: exact whatever the total.
         self.moves_sum += int(moves.sum())
-        self.moves_sq_sum += sum(int(v) * int(v) * int(c) for v, c in zip(values.tolist(), counts.tolist()))
+        self.moves_sq_sum += sum(int(v) * int(v) * int(c)
+                                 for v, c in zip(values.tolist(), counts.tolist(), strict=True))
         self.won_moves_sum += int(moves[won].sum())
         self.apples_sum += int(np.asarray(apples, dtype=np.int64).sum())
         self.length_sum += int(np.asarray(length, dtype=np.int64).sum())

@@ -153,7 +153,7 @@ def parse_piece(pieces=None, jumps: str | None = None, asymmetric: bool = False)
         if not items:
             raise TourInputError(f"jumps {jumps!r} lists no jump")
         jpairs = [parse_pair(s, "jump") for s in items]
-        for (dr, dc), s in zip(jpairs, items):
+        for (dr, dc), s in zip(jpairs, items, strict=True):
             if dr == 0 and dc == 0:
                 raise TourInputError(f"jump {s.strip()!r} does not move")
         if asymmetric:

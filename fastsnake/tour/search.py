@@ -164,7 +164,8 @@ def _start(rows, cols, jr, jc, directed, closed, start, path, rank, visited, out
 
 
 @njit(cache=True)
-def _search(rows, cols, jr, jc, directed, closed, count_mode, roth, seed, path, rank, visited, outdeg, indeg, st, budget):
+def _search(rows, cols, jr, jc, directed, closed, count_mode, roth, seed, path, rank, visited, outdeg, indeg, st,
+            budget):
     """Advance the DFS by at most `budget` nodes. Returns FOUND (path[:n] is a tour),
     EXHAUSTED (no tour left to find; st[_COUNT] holds the count) or OUT_OF_BUDGET."""
     n = rows * cols

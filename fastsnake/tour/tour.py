@@ -11,8 +11,8 @@ exists, whatever its order.
 from __future__ import annotations
 
 import time
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 

@@ -167,7 +167,7 @@ def numbers(surface, layout: Layout, cells, labels, color=TEXT) -> None:
     size = int(min(inner * 0.55, inner * 1.7 / max(digits, 1)))
     if size < 10:
         return
-    for cell, label in zip(cells, labels):
+    for cell, label in zip(cells, labels, strict=True):
         text(surface, str(label), layout.center(cell), size, color, center=True)
 
 
@@ -199,7 +199,8 @@ def text(surface, message: str, pos, size: int, color=TEXT, center: bool = False
 
 def check_side(rows: int, cols: int, name: str) -> None:
     if max(rows, cols) > MAX_VIEW_SIDE:
-        raise backend.ViewerError(f"{name!r}: board {rows}x{cols} is too large to draw (at most {MAX_VIEW_SIDE} a side)")
+        raise backend.ViewerError(f"{name!r}: board {rows}x{cols} is too large to draw "
+                                  f"(at most {MAX_VIEW_SIDE} a side)")
 
 
 class BoardView:

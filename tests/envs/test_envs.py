@@ -7,8 +7,11 @@ from hypothesis import strategies as st
 
 gym = pytest.importorskip("gymnasium")
 
-import fastsnake.envs as E  # noqa: E402
 from env_naive import NaiveEnv  # noqa: E402
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+from gymnasium.vector import AutoresetMode  # noqa: E402
+
+import fastsnake.envs as E  # noqa: E402
 from fastsnake.envs import kernels as K  # noqa: E402
 from fastsnake.errors import InputError  # noqa: E402
 from fastsnake.snake.board import GameConfig, neighbour_table  # noqa: E402
@@ -16,8 +19,6 @@ from fastsnake.snake.engine import G_OCC, G_RNG, PolicyState, apply_move, new_ga
 from fastsnake.snake.replay import play_game  # noqa: E402
 from fastsnake.snake.rng import game_seed  # noqa: E402
 from fastsnake.viewer import canvas  # noqa: E402
-from gymnasium.utils.env_checker import check_env  # noqa: E402
-from gymnasium.vector import AutoresetMode  # noqa: E402
 
 ID = E.ENV_ID
 
@@ -71,7 +72,7 @@ def test_max_episode_steps_through_make_vec():
     envs = gym.make_vec(ID, num_envs=3, vectorization_mode="vector_entry_point", size=10, max_episode_steps=4)
     envs.reset(seed=0)
     rng = np.random.default_rng(0)
-    for t in range(4):
+    for _ in range(4):
         masks = envs.action_masks()
         _, _, terminated, truncated, info = envs.step(np.array([pick(rng, m, 0.0) for m in masks]))
     assert np.all(truncated | terminated) and np.all(info["moves"] == 4)
@@ -415,4 +416,4 @@ def test_kernel_state_columns_follow_engine_state():
     names = ("head", "tail", "head_i", "tail_i", "length", "apple", "nfree", "moves", "apples", "outcome")
     slots = (K.S_HEAD, K.S_TAIL, K.S_HEAD_I, K.S_TAIL_I, K.S_LENGTH, K.S_APPLE, K.S_NFREE, K.S_MOVES,
              K.S_APPLES, K.S_OUTCOME)
-    assert all(State._fields[s] == n for s, n in zip(slots, names)) and K.S_SIZE == len(State._fields)
+    assert all(State._fields[s] == n for s, n in zip(slots, names, strict=True)) and K.S_SIZE == len(State._fields)

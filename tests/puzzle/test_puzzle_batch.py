@@ -5,11 +5,10 @@ import json
 
 import numpy as np
 import pytest
+from test_puzzle_korf import korf100
 
 from fastsnake.cli import main
 from fastsnake.puzzle import PuzzleInputError, apply_moves, random_solvable, solve, solve_many
-
-from test_puzzle_korf import korf100
 
 KEYS = {"line", "length", "moves", "nodes_expanded", "seconds", "optimal"}
 
@@ -36,7 +35,7 @@ def test_solve_many_order_and_threads_independence():
     two = solve_many(lines, rows=3, cols=3, threads=2)
     four = solve_many(lines, rows=3, cols=3, threads=4)
     assert _signature(one) == _signature(two) == _signature(four)
-    for text, r in zip(lines, one):  # each result belongs to its own line, solved alone alike
+    for text, r in zip(lines, one, strict=True):  # each result belongs to its own line, solved alone alike
         start, _, goal = text.partition(";")
         alone = solve(start, goal or None, rows=3, cols=3)
         assert (r.length, r.moves) == (alone.length, alone.moves) and r.optimal
@@ -57,7 +56,7 @@ def test_solve_many_reduce_big_boards_threads():
     one = solve_many([(s, goal) for s in starts], rows=20, cols=20, threads=1)
     two = solve_many([(s, goal) for s in starts], rows=20, cols=20, threads=2)
     assert _signature(one) == _signature(two)
-    for s, r in zip(starts, one):
+    for s, r in zip(starts, one, strict=True):
         assert r.algorithm == "reduce" and not r.optimal
         assert apply_moves(s, r.moves, 20, 20).tolist() == goal.tolist()
 

@@ -6,12 +6,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from fastsnake.puzzle import (PuzzleInputError, apply_moves, format_board, is_solvable,
-                              parse_tiles, random_solvable)
-from fastsnake.puzzle.board import SEED_NAMES, neighbours
-
 from puzzle_naive import bfs_distances, play
+
+from fastsnake.puzzle import PuzzleInputError, apply_moves, format_board, is_solvable, parse_tiles, random_solvable
+from fastsnake.puzzle.board import SEED_NAMES, neighbours
 
 
 def test_parse_forms_agree():

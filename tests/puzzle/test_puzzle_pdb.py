@@ -4,14 +4,13 @@ import json
 
 import numpy as np
 import pytest
-
-from fastsnake.puzzle import solve
-from fastsnake.puzzle import pdb as P
-from fastsnake.puzzle.heuristics import heuristic_value
-from fastsnake.puzzle.solver import heuristic_context
-
 from puzzle_naive import bfs_distances
 from puzzle_naive_pdb import pattern_distances
+
+from fastsnake.puzzle import pdb as P
+from fastsnake.puzzle import solve
+from fastsnake.puzzle.heuristics import heuristic_value
+from fastsnake.puzzle.solver import heuristic_context
 
 
 @pytest.mark.parametrize("rows, cols, partition", [
@@ -25,7 +24,7 @@ def test_group_tables_match_naive(rows, cols, partition, tmp_path, monkeypatch):
     goal = rng.permutation(rows * cols).astype(np.int8)
     pset = P.pattern_databases(rows, cols, goal, partition)
     n = rows * cols
-    for cells, table in zip(pset.groups, pset.tables):
+    for cells, table in zip(pset.groups, pset.tables, strict=True):
         tiles = [int(goal[c]) for c in cells]
         naive = pattern_distances(rows, cols, goal, tiles)
         for placement, d in naive.items():
@@ -67,7 +66,7 @@ def test_cache_reuse_and_corruption_rebuild(tmp_path, monkeypatch):
     assert [i["source"] for i in first.infos] == ["built", "built"]
     again = P.pattern_databases(3, 3, goal, "1,2,3,4/5,6,7,8")
     assert [i["source"] for i in again.infos] == ["cache", "cache"]
-    for a, b in zip(first.tables, again.tables):
+    for a, b in zip(first.tables, again.tables, strict=True):
         assert np.array_equal(a, b)
     # Flip one payload byte: the checksum fails and the table is rebuilt, identical.
     path = tmp_path / "pdb" / first.infos[0]["file"].split("/")[-1]
@@ -77,7 +76,7 @@ def test_cache_reuse_and_corruption_rebuild(tmp_path, monkeypatch):
     (tmp_path / "pdb" / first.infos[1]["file"].split("/")[-1]).write_bytes(b"FSPDB1\n{}")
     rebuilt = P.pattern_databases(3, 3, goal, "1,2,3,4/5,6,7,8")
     assert [i["source"] for i in rebuilt.infos] == ["built", "built"]
-    for a, b in zip(first.tables, rebuilt.tables):
+    for a, b in zip(first.tables, rebuilt.tables, strict=True):
         assert np.array_equal(a, b)
     header = json.loads(path.read_bytes()[len(b"FSPDB1\n"):].split(b"\n", 1)[0])
     assert header["key"]["cells"] == first.groups[0]

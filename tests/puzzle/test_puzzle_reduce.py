@@ -5,11 +5,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from puzzle_naive import bfs_distances, cut_loops, play, states_along
 
 from fastsnake.puzzle import MOVES, apply_moves, is_solvable, random_solvable, solve
 from fastsnake.puzzle import reduce as R
-
-from puzzle_naive import bfs_distances, cut_loops, play, states_along
 
 
 def _instance(rows, cols, seed, random_goal=True):
@@ -89,7 +88,7 @@ def test_reduce_korf_first_ten_within_three_times_optimal():
     from test_puzzle_korf import korf100
 
     ratios = []
-    for i, length, _, tiles in korf100()[:10]:
+    for _, length, _, tiles in korf100()[:10]:
         r = _check_reduce(np.array(tiles.split(), np.int8), np.arange(16), 4, 4)
         assert r.length >= length
         ratios.append(r.length / length)

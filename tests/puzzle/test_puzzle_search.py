@@ -4,12 +4,11 @@ import itertools
 
 import numpy as np
 import pytest
+from puzzle_naive import bfs_distances, linear_conflict, manhattan, misplaced, play, walking_distance
 
 from fastsnake.puzzle import apply_moves, is_solvable, solve
 from fastsnake.puzzle.heuristics import heuristic_value
 from fastsnake.puzzle.solver import heuristic_context
-
-from puzzle_naive import bfs_distances, linear_conflict, manhattan, misplaced, play, walking_distance
 
 HEURISTICS = ["misplaced", "manhattan", "linear-conflict", "walking-distance", "pdb"]
 

@@ -1,6 +1,6 @@
 """Slow, obviously-correct references for the cell-tree and dhcr agents' tests."""
 
-from itertools import combinations
+from itertools import combinations, pairwise
 
 
 def block_edges(rows, cols):
@@ -64,7 +64,7 @@ def walk_on_some_outline(rows, cols, walk):
         if not is_spanning_tree(count, tree):
             continue
         nxt = outline_successor(rows, cols, tree)
-        if all(nxt[a] == b for a, b in zip(walk, walk[1:])):
+        if all(nxt[a] == b for a, b in pairwise(walk)):
             return True
     return False
 
@@ -89,7 +89,7 @@ def blocks_reached(rows, cols, walk):
     leaves (`side_edge`); the block edge behind that side is not usable.
     """
     hr, hc = rows // 2, cols // 2
-    closed = {side_edge(rows, cols, a) for a, b in zip(walk, walk[1:])
+    closed = {side_edge(rows, cols, a) for a, b in pairwise(walk)
               if block_of(rows, cols, a) == block_of(rows, cols, b)}
     start = block_of(rows, cols, walk[-1])
     seen = {start}

@@ -8,6 +8,7 @@ game through a reference and reports the first decision that differs.
 from __future__ import annotations
 
 from collections import deque
+from itertools import pairwise
 
 import snake_naive as naive
 
@@ -91,7 +92,7 @@ def in_order(body, order):
     n = len(order)
     tail = body[0]
     span = [(order[c] - order[tail]) % n for c in body]
-    return all(a < b for a, b in zip(span, span[1:]))
+    return all(a < b for a, b in pairwise(span))
 
 
 bfs_path_length = naive.bfs_path_length
@@ -102,7 +103,6 @@ SCAN = (0, 2, 3, 1)  # up, down, left, right: the original's neighbour order
 
 def is_ordered(order, segments_tail_first):
     """illayyy/snake_ai's test: every segment within the cycle stretch from the tail to the head."""
-    n = len(order)
     tail, head = segments_tail_first[0], segments_tail_first[-1]
     lo, hi = order[tail], order[head]
     if hi > lo:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from itertools import pairwise
 
 MASK = (1 << 64) - 1
 GAMMA = 0x9E3779B97F4A7C15
@@ -122,7 +123,7 @@ def check_replay(rows, cols, body, moves, apples, outcome, tail_rule):
     snake = deque(int(c) for c in body)
     if len(set(snake)) != len(snake):
         return "start body repeats a cell"
-    for a, b in zip(list(snake)[:-1], list(snake)[1:]):
+    for a, b in pairwise(snake):
         if abs(a // cols - b // cols) + abs(a % cols - b % cols) != 1:
             return "start body not connected"
     apples = [int(a) for a in apples]

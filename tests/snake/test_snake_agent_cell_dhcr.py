@@ -1,13 +1,13 @@
 """The cell-tree and dhcr agents: the outline test against brute force, and whole games
 against the reference rules (legal, won, within the move bound of their guarantees)."""
 
+import agent_naive
 import numpy as np
 import pytest
+import snake_naive as naive
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import agent_naive
-import snake_naive as naive
 from fastsnake.errors import InputError
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import OUTCOME_NAMES, WON
@@ -98,7 +98,8 @@ def play_and_check(name, rows, cols, start_length, tail, seed, options=None, par
         params_edit(params)
     cfg, nbr = config.arrays()
     outcome, body0, moves, apples, cycle = policy.play_kernel(cfg, nbr, params, np.uint64(game_seed_py(seed, 0)))
-    checked = naive.check_replay(rows, cols, body0.tolist(), moves.tolist(), apples.tolist(), OUTCOME_NAMES[int(outcome)], tail)
+    checked = naive.check_replay(rows, cols, body0.tolist(), moves.tolist(), apples.tolist(),
+                                 OUTCOME_NAMES[int(outcome)], tail)
     return int(outcome), len(moves), checked
 
 

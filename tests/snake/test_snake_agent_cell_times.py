@@ -10,12 +10,12 @@ The body is driven through a ring buffer exactly as the engine moves it.
 
 from collections import Counter
 
+import agent_naive
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-import agent_naive
 from fastsnake.snake.board import GameConfig, neighbour_table
 from fastsnake.snake.engine import make_state
 from fastsnake.snake.policies import cell

@@ -128,7 +128,8 @@ def bodies_at_apples(body0, moves, apples, cols):
 
 @settings(max_examples=25, deadline=None)
 @given(st.sampled_from([(2, 2), (2, 4), (4, 2), (2, 6), (4, 4), (2, 8), (4, 6), (6, 4)]), st.sampled_from([1, 3]),
-       tails, st.integers(0, 2**40), st.sampled_from([None, 1, 4]), st.sampled_from([None, _rows_kernels, _suffix_kernels]))
+       tails, st.integers(0, 2**40), st.sampled_from([None, 1, 4]),
+       st.sampled_from([None, _rows_kernels, _suffix_kernels]))
 def test_every_apple_leaves_the_body_on_a_hamiltonian_outline(shape, start_length, tail, seed, backoff, kernels):
     # The guarantee, checked by brute force: whenever an apple is eaten (a plan ends), the body is a
     # stretch of the outline of some spanning tree of the blocks (every tree tried) -- a Hamiltonian

@@ -47,7 +47,7 @@ def test_compare_is_a_row_per_policy_with_the_sweep_summaries(tmp_path, capsys):
     out = tmp_path / "cmp.parquet"
     table = fastsnake.compare(["cycle", "greedy"], 6, 120, 4, out=out, cycle="random")
     assert table.column("policy").to_pylist() == ["cycle", "greedy"]
-    for name, row in zip(["cycle", "greedy"], table.to_pylist()):
+    for name, row in zip(["cycle", "greedy"], table.to_pylist(), strict=True):
         options = {"cycle": "random"} if name == "cycle" else {}
         alone = fastsnake.sweep(name, 6, 120, 4, **options).summary
         assert row["moves_mean"] == alone["moves_mean"] and row["win_rate"] == alone["win_rate"]
@@ -82,7 +82,8 @@ def test_a_folder_sweep_reads_back_the_same_rows(tmp_path):
         (lambda: fastsnake.sweep("cycle", 5, 10), "a 5x5 board has no Hamiltonian cycle"),
         (lambda: fastsnake.sweep("cycle", 6, -3), "games=-3: a sweep needs at least 1 game"),
         (lambda: fastsnake.sweep("cycle", 6, 2.5), "games=2.5 is not a whole number"),
-        (lambda: fastsnake.sweep("cycle", 6, 10, tail="sideways"), "tail rule 'sideways' is not one of follow, blocked"),
+        (lambda: fastsnake.sweep("cycle", 6, 10, tail="sideways"),
+         "tail rule 'sideways' is not one of follow, blocked"),
         (lambda: fastsnake.sweep("greedy", 6, 10, speed=3), "policy 'greedy' takes no option 'speed'"),
         (lambda: fastsnake.sweep("cycle", 6, 10, cycle="spiral"), "cycle='spiral' is not one of zigzag, random"),
         (lambda: fastsnake.sweep("cycle", "1x5", 10), "size '1x5': rows=1 is outside 2..256"),

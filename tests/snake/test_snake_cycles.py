@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+import snake_naive as naive
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import snake_naive as naive
 from fastsnake.snake.board import neighbour_table
 from fastsnake.snake.cycles import (
     CycleError,

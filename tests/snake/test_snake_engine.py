@@ -4,10 +4,10 @@ import random
 
 import numpy as np
 import pytest
+import snake_naive as naive
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import snake_naive as naive
 from fastsnake.snake.board import GameConfig, neighbour_table
 from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, trace_moves
 from fastsnake.snake.rng import below, game_seed, mix64, next_u64
@@ -76,7 +76,8 @@ def naive_game_with_moves(rows, cols, body, tail_rule, max_moves, seed, move_see
         safe = []
         for m in range(4):
             t = naive.neighbour(rows, cols, game.body[-1], m)
-            if t is not None and (t not in game.body or (t == game.body[0] and tail_rule == "follow" and t != game.apple)):
+            if t is not None and (t not in game.body
+                                  or (t == game.body[0] and tail_rule == "follow" and t != game.apple)):
                 safe.append(m)
         move = rnd.randrange(4) if not safe or rnd.random() < reckless else rnd.choice(safe)
         eaten = game.eaten

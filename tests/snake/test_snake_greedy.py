@@ -1,15 +1,17 @@
 """The shared A* kernel and the greedy policy's decisions."""
 
+from itertools import pairwise
+
 import numpy as np
+import snake_naive as naive
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-import snake_naive as naive
 from fastsnake.search.astar import A_PATH, astar_buffers, astar_grid
 from fastsnake.snake.board import GameConfig, neighbour_table
 from fastsnake.snake.engine import set_position
-from fastsnake.snake.policies.greedy import _decide, _alloc, free_cell
+from fastsnake.snake.policies.greedy import _alloc, _decide, free_cell
 
 
 @njit
@@ -34,7 +36,7 @@ def test_astar_finds_shortest_paths(rows, cols, seed, density):
     if length > 0:
         steps = [start, *path.tolist()]
         assert steps[-1] == goal
-        for a, b in zip(steps, steps[1:]):
+        for a, b in pairwise(steps):
             assert abs(a // cols - b // cols) + abs(a % cols - b % cols) == 1
             assert blocked[b] == 0
 

@@ -1,12 +1,12 @@
 """`greedy-dynamic` and the shared A*-through-time kernel."""
 
 import numpy as np
+import policy_naive as ref
 import pytest
+import snake_naive as naive
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import policy_naive as ref
-import snake_naive as naive
 from fastsnake.search.timed_astar import NO_PATH, OUT_OF_BUDGET, T_PATH, timed_astar, timed_buffers
 from fastsnake.snake.board import GameConfig, neighbour_table
 from fastsnake.snake.engine import set_position

@@ -1,12 +1,12 @@
 """`phc` / `phc-faithful`: decisions against the plain-Python reference, the guarantee, hand-made positions."""
 
 import numpy as np
+import policy_naive as ref
 import pytest
+import snake_naive as naive
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import policy_naive as ref
-import snake_naive as naive
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.cycles import make_cycle, order_of
 from fastsnake.snake.engine import set_position

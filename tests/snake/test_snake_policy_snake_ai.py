@@ -1,12 +1,12 @@
 """`snake-ai` (faithful) and `snake-ai-safe`: decisions against the reference, the guarantee, hand-made positions."""
 
 import numpy as np
+import policy_naive as ref
 import pytest
+import snake_naive as naive
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import policy_naive as ref
-import snake_naive as naive
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.cycles import make_cycle
 from fastsnake.snake.engine import set_position

@@ -1,12 +1,12 @@
 """`thesis-shortcut` (fixed) and `thesis-shortcut-faithful`: guarantee, plans against a BFS reference, figures."""
 
 import numpy as np
+import policy_naive as ref
 import pytest
+import snake_naive as naive
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import policy_naive as ref
-import snake_naive as naive
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.cycles import make_cycle
 from fastsnake.snake.engine import set_position
@@ -50,7 +50,7 @@ def test_thesis_shortcut_wins_and_walks_shortest_in_order_paths(board, length, t
         gap = n if len(body) == 1 else (order[tail_cell] - order[head]) % n
         on_cycle = (order[apple] - order[head]) % n
         if tail == "follow" and 2 * len(body) <= n and on_cycle < gap:
-            def step(frm, to):
+            def step(frm, to, head=head, gap=gap):
                 return ref.ahead(order, head, frm) < ref.ahead(order, head, to) < gap
             assert moves == ref.bfs_path_length(rows, cols, step, head, apple)
         elif tail == "blocked" and len(body) > 1:

@@ -3,6 +3,7 @@
 limit (astar_grid_within), which must find the very path astar_grid finds or none."""
 
 from collections import deque
+from itertools import pairwise
 
 import numpy as np
 from hypothesis import given, settings
@@ -179,7 +180,7 @@ def test_astar_within_limit_finds_the_unlimited_path_or_none(rows, cols, seed, d
         queries.append((start, goal, limit))
         refs.append(d)
     lengths, paths = search_pairs(nbr, cols, blocked, np.array(queries, np.int64))
-    for (start, goal, limit), d, (la, lb), (pa, pb) in zip(queries, refs, lengths.tolist(), paths):
+    for (start, goal, limit), d, (la, lb), (pa, pb) in zip(queries, refs, lengths.tolist(), paths, strict=True):
         assert la == d, (start, goal)
         if start == goal:
             assert la == 0 and lb == 0
@@ -188,7 +189,7 @@ def test_astar_within_limit_finds_the_unlimited_path_or_none(rows, cols, seed, d
             path = pa[:la].tolist()
             steps = [start, *path]
             assert steps[-1] == goal
-            for a, b in zip(steps, steps[1:]):
+            for a, b in pairwise(steps):
                 assert b in nbr[a * 4:a * 4 + 4].tolist()  # an edge of the (directed) table
                 assert blocked[b] == 0
             assert len(set(steps)) == len(steps)

@@ -5,8 +5,8 @@ import math
 import numba
 import numpy as np
 import pytest
-
 import snake_naive as naive
+
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, WON
 from fastsnake.snake.replay import (
@@ -30,7 +30,8 @@ def cycle_expectation(cells, start_length):
 
 @pytest.mark.parametrize(
     "rows,cols,kind,tail",
-    [(10, 10, "zigzag", "follow"), (10, 10, "random", "blocked"), (6, 9, "zigzag", "blocked"), (7, 10, "random", "follow")],
+    [(10, 10, "zigzag", "follow"), (10, 10, "random", "blocked"), (6, 9, "zigzag", "blocked"),
+     (7, 10, "random", "follow")],
 )
 def test_cycle_follower_matches_the_analytic_expectation(rows, cols, kind, tail):
     games = 20_000
@@ -103,11 +104,13 @@ def test_play_is_the_game_the_sweep_played(tmp_path):
 check = naive.check
 
 
-@pytest.mark.parametrize("policy,tail,length", [("greedy", "follow", 3), ("greedy", "blocked", 1), ("cycle", "blocked", 1)])
+@pytest.mark.parametrize("policy,tail,length",
+                         [("greedy", "follow", 3), ("greedy", "blocked", 1), ("cycle", "blocked", 1)])
 def test_replays_pass_the_independent_rule_check(tmp_path, policy, tail, length):
     config = GameConfig(6, 6, length, tail)
     for game in range(8):
-        replay, _ = play_game(policy, config, seed=3, game=game, options={"cycle": "random"} if policy == "cycle" else {})
+        options = {"cycle": "random"} if policy == "cycle" else {}
+        replay, _ = play_game(policy, config, seed=3, game=game, options=options)
         assert check(replay) is None
         path = tmp_path / f"{policy}-{game}.npz"
         save_replay(replay, path)

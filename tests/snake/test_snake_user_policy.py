@@ -235,7 +235,8 @@ def test_a_bad_policy_from_the_cli_is_one_line_exit_2(tmp_path):
     info = tmp_path / "badpolicy-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: badpolicy\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[fastsnake.policies]\nnine = badpolicy:decide\nbroken = badpolicy:nothing\n")
+    (info / "entry_points.txt").write_text(
+        "[fastsnake.policies]\nnine = badpolicy:decide\nbroken = badpolicy:nothing\n")
     env_cmd = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); from fastsnake.cli import run; "
                "sys.argv = ['fastsnake'] + sys.argv[2:]; run()", str(tmp_path)]
     for argv, needle in ((["sweep", "--policy", "nine", "--size", "6", "--games", "3"], "'nine' returned 9"),

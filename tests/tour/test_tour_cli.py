@@ -3,11 +3,10 @@
 import json
 
 import pytest
+from tour_naive import check_tour
 
 from fastsnake.cli import main
 from fastsnake.tour.io import load_tour
-
-from tour_naive import check_tour
 
 KNIGHT = [(dr, dc) for dr, dc in ((1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1))]
 

@@ -1,15 +1,13 @@
 """The divide-and-conquer closed knight's tour: every block combination, checked independently."""
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tour_naive import check_tour
 
 from fastsnake.tour import Piece
 from fastsnake.tour.construct import block_tour, can_construct, closed_knight_tour, split_side
 from fastsnake.tour.verify import tour_problem
-
-from tour_naive import check_tour
 
 KNIGHT = Piece.leaper(1, 2).jump_list
 

@@ -3,11 +3,10 @@
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tour_naive import count_tours as naive_count
 
 from fastsnake.tour import Piece
 from fastsnake.tour.count import count_tours
-
-from tour_naive import count_tours as naive_count
 
 KNIGHT = Piece.leaper(1, 2)
 

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from fastsnake.tour import Piece, find_tour
-from fastsnake.tour.io import (REACH_FORMAT, TOUR_FORMAT, SaveFileError, load_reach, load_tour, save_reach,
-                               save_tour)
+from fastsnake.tour.io import REACH_FORMAT, TOUR_FORMAT, SaveFileError, load_reach, load_tour, save_reach, save_tour
 from fastsnake.tour.pieces import TourInputError
 from fastsnake.tour.reach import reach
 

@@ -1,14 +1,12 @@
 """find_tour: known answers, pre-check verdicts, and agreement with exhaustive search."""
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tour_naive import check_tour, count_tours
 
 from fastsnake.tour import Piece, find_tour
 from fastsnake.tour.pieces import symmetric_closure
-
-from tour_naive import check_tour, count_tours
 
 KNIGHT = Piece.leaper(1, 2)
 

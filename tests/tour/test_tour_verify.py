@@ -3,11 +3,10 @@
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tour_naive import check_tour
 
 from fastsnake.tour import Piece
 from fastsnake.tour.verify import tour_problem
-
-from tour_naive import check_tour
 
 
 @settings(max_examples=200, deadline=None)

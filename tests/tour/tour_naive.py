@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 
 def moves(rows, cols, jumps, v):
     r, c = divmod(v, cols)
@@ -21,7 +23,7 @@ def check_tour(rows, cols, jumps, path, closed=False):
     if sorted(path) != list(range(n)):
         return "not a permutation of the squares"
     legal = {tuple(j) for j in jumps}
-    steps = list(zip(path, path[1:]))
+    steps = list(pairwise(path))
     if closed:
         steps.append((path[-1], path[0]))
     for a, b in steps:

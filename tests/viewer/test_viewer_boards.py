@@ -5,8 +5,8 @@ import random
 
 import numpy as np
 import pytest
-
 import viewer_naive as naive
+
 from fastsnake.cli import main
 from fastsnake.errors import InputError
 from fastsnake.viewer import canvas

@@ -1,10 +1,10 @@
 """Headless export: GIF and PNG frames, frame selection."""
 
 import pytest
+import viewer_naive as naive
 from hypothesis import given
 from hypothesis import strategies as st
 
-import viewer_naive as naive
 from fastsnake.viewer import export as ex
 from fastsnake.viewer.backend import ViewerError
 

@@ -1,11 +1,13 @@
 """Snake frames: the timeline against a plain re-play, and pixels of rendered frames."""
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
+import viewer_naive as naive
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import viewer_naive as naive
 from fastsnake.viewer import canvas
 
 GAMES = ("greedy10.npz", "cycle10.npz")
@@ -48,7 +50,7 @@ def test_route_runs_from_the_head_to_the_next_apple(views, name):
     for t in range(0, tl.frames - 1, 7):
         route = tl.route(t).tolist()
         assert route[0] == tl.head(t)
-        for a, b in zip(route[:-1], route[1:]):
+        for a, b in pairwise(route):
             assert abs(a // cols - b // cols) + abs(a % cols - b % cols) == 1
         if t < tl.eaten_at[-1]:
             assert route[-1] == tl.apple(t)  # the apple stays put until eaten
@@ -73,7 +75,7 @@ def check_frame(view, surface, frame, overlays=frozenset()):
         else:
             assert colour == canvas.EMPTY, cell
     # Consecutive body cells are joined across the grid line between them.
-    for a, b in zip(body[:-2], body[1:-1]):
+    for a, b in pairwise(body[:-1]):
         (xa, ya), (xb, yb) = layout.center(a), layout.center(b)
         assert pixel(surface, ((xa + xb) // 2, (ya + yb) // 2)) not in (canvas.GRID, canvas.EMPTY)
     return layout

@@ -377,7 +377,7 @@ def _stamp_body(L, body, st):
     t = st.moves - st.length + 1
     i = st.tail_i
     prev = -1
-    for k in range(st.length):
+    for _ in range(st.length):
         cell = body[i]
         _enter(L, prev, cell, t)
         prev = cell
@@ -627,7 +627,7 @@ def _outline_plan(I, L, body, st):
     # Walk the body head first: its blocks seed the search, its crossings are tree edges.
     i = st.head_i
     prev = -1
-    for k in range(st.length):
+    for _ in range(st.length):
         cell = body[i]
         i -= 1
         if i < 0:

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS
-from fastsnake.snake.cycles import RANDOM, CYCLE_KINDS, check_cycle_board, cycle_tables, random_cells, zigzag_cells
+from fastsnake.snake.cycles import CYCLE_KINDS, RANDOM, check_cycle_board, cycle_tables, random_cells, zigzag_cells
 from fastsnake.snake.engine import G_NBR, G_RNG, lay_body_random, play_recorded, sweep_chunk
 from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.rng import POLICY_STREAM, mix64

@@ -20,9 +20,9 @@ from fastsnake.snake.engine import (
     G_NBR,
     G_OCC,
     lay_body_random,
-    sweep_path,
     play_recorded,
     sweep_chunk,
+    sweep_path,
 )
 from fastsnake.snake.policies import EnginePolicy, no_params
 

@@ -101,7 +101,8 @@ def _params(config, options) -> np.ndarray:
     except (TypeError, ValueError):
         budget = 0
     if not (1 <= budget <= MAX_BUDGET):
-        raise PolicyError(f"policy 'greedy-dynamic': budget={options.get('budget')!r} is not a count in 1..{MAX_BUDGET}")
+        raise PolicyError(f"policy 'greedy-dynamic': budget={options.get('budget')!r} "
+                          f"is not a count in 1..{MAX_BUDGET}")
     return np.array([budget], dtype=np.int64)
 
 

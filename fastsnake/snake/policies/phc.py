@@ -16,7 +16,7 @@ Guarantee: never loses. Under the follow rule the order is the proof. Under
 the blocked rule no shortcut is safe: it leaves free cells ("holes") inside
 the body's stretch of track, and if every later apple falls just ahead of the
 head the tail never moves, the head reaches the cell behind the tail with
-holes left, and dies (docs/README-policies.md). So under the blocked rule
+holes left, and dies (docs/snake.md). So under the blocked rule
 `phc` only shortcuts while the snake is one cell long (eating from the apple's
 predecessor on the track, which leaves no hole) and then follows the cycle.
 `phc-faithful` is Tapsell's budget unchanged under both rules: much faster

@@ -6,8 +6,8 @@ decide passed in holds it as a dynamic global and is compiled anew in every proc
 and every dask worker). For a policy importable by name (an installed package,
 any module but ``__main__``) we therefore write a two-function module that
 imports the user's functions as globals and inlines our kernels' bodies
-(`sweep_games`, `play_game`) with them, which numba caches like our own policies. The module's name carries a hash of the user's module
-source and of our Snake sources, so an edit to either starts fresh (as numba
+(`sweep_games`, `play_game`) with them, which numba caches like our own policies. The module's name
+carries a hash of the user's module source and of our Snake sources, so an edit to either starts fresh (as numba
 itself, it does not see edits to other modules the user's code calls).
 """
 
