@@ -104,6 +104,8 @@ def _enospc(*args, **kwargs):
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
 
+_P4 = "1 2 3 0 4 5 6 7 8 9 10 11 12 13 14 15"  # a solvable 4x4 start
+
 # --- the table --------------------------------------------------------------------------------------
 # (id, argv or callable(F), expected fragment, output path (a function of F) that must not be left behind)
 # A list argv is a CLI row; a callable is a library row. Fragments are matched case-insensitively.
@@ -174,8 +176,19 @@ CLI = [
      "9", None),
     ("puzzle-solve-too-big-optimal", lambda f: ["puzzle", "solve", "--size", "101x101", "--start", "random"],
      "", None),
-    ("puzzle-solve-bad-partition", lambda f: ["puzzle", "solve", "--size", "4x4", "--start", "random",
-                                              "--heuristic", "pdb", "--partition", "5-5"], "", None),
+    # item 3: a partition that does not cover exactly the board's tiles is refused, never replaced
+    ("puzzle-solve-partition-too-few", lambda f: ["puzzle", "solve", "--size", "4x4", "--start", _P4,
+                                                  "--heuristic", "pdb", "--partition", "5-5"],
+     "does not cover the 15 tiles", None),
+    ("puzzle-solve-partition-too-many", lambda f: ["puzzle", "solve", "--size", "4x4", "--start", _P4,
+                                                   "--heuristic", "pdb", "--partition", "8-8"],
+     "does not cover the 15 tiles", None),
+    ("puzzle-solve-partition-overlap", lambda f: ["puzzle", "solve", "--size", "4x4", "--start", _P4,
+                                                  "--heuristic", "pdb", "--partition",
+                                                  "1,2,3,4,5,6,7,8/8,9,10,11,12,13,14,15"], "exactly once", None),
+    ("puzzle-solve-partition-group-too-big", lambda f: ["puzzle", "solve", "--size", "4x4", "--start", _P4,
+                                                        "--heuristic", "pdb", "--partition", "12-3"],
+     "too large", None),
     ("puzzle-solve-max-nodes-zero", lambda f: ["puzzle", "solve", "--size", "3x3", "--start", "random",
                                                "--max-nodes", "0"], "", None),
     ("puzzle-solve-save-under-file", lambda f: ["puzzle", "solve", "--size", "2x2", "--start", "1 0 2 3",
@@ -369,3 +382,29 @@ def test_cli_full_disk(tmp_path, capsys, monkeypatch, argv, target, fragment):
     assert code == 2, captured.err
     _assert_one_line(captured.err, fragment)
     assert _visible(out) == [], f"left behind after a write error: {_visible(out)}"
+
+
+def test_corrupt_cached_pattern_database_is_rebuilt_with_a_warning(tmp_path, monkeypatch):
+    """Item 3: a truncated or corrupted cache file fails its checksum and is rebuilt, never used."""
+    from fastsnake.puzzle import pdb
+
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
+    goal = list(range(9))
+    first = pdb.pattern_databases(3, 3, goal, partition="4-4")
+    files = sorted((tmp_path / "pdb").glob("pdb-*.bin"))
+    assert files
+    good = [bytes(t) for t in first.tables]
+    raw = files[0].read_bytes()
+    files[0].write_bytes(raw[: len(raw) - 7])  # truncated
+    raw1 = files[-1].read_bytes()
+    files[-1].write_bytes(raw1[:-1] + bytes([raw1[-1] ^ 0xFF]))  # one byte flipped, same length
+    with pytest.warns(RuntimeWarning, match="corrupt or truncated"):
+        again = pdb.pattern_databases(3, 3, goal, partition="4-4")
+    assert [bytes(t) for t in again.tables] == good
+    assert files[0].stat().st_size == len(raw) and files[-1].stat().st_size == len(raw1)  # rewritten whole
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the rebuilt files load cleanly: no second warning
+        third = pdb.pattern_databases(3, 3, goal, partition="4-4")
+    assert [bytes(t) for t in third.tables] == good
