@@ -301,6 +301,7 @@ def default_partition(rows: int, cols: int, blank_cell: int, name: str | None = 
     """Groups of goal cells. 4x4 presets are Korf & Felner's shapes, moved by a board
     symmetry when the goal blank is in another corner; otherwise row-major runs of
     at most 6 cells (e.g. 6-6-3 on 4x4, 6-5 on 3x4)."""
+    explicit = name is not None
     name = name or "6-6-3"
     n = rows * cols
     if rows == cols == 4 and name in _PRESETS_4X4:
@@ -309,6 +310,10 @@ def default_partition(rows: int, cols: int, blank_cell: int, name: str | None = 
                 return [sorted(int(sym[c]) for c in g) for g in _PRESETS_4X4[name]]
     sizes = [int(x) for x in name.split("-")] if name and all(p.isdigit() for p in name.split("-")) else None
     cells = [c for c in range(n) if c != blank_cell]
+    if explicit and (sizes is None or sum(sizes) != len(cells) or min(sizes) < 1):
+        # Never replace a partition the caller named by another one.
+        raise PuzzleInputError(f"partition {name!r} does not cover the {len(cells)} tiles of a {rows}x{cols} "
+                               f"board exactly (its groups hold {sum(sizes or [0])} tiles)")
     if sizes is None or sum(sizes) != len(cells):
         groups = max(1, math.ceil(len(cells) / 6))
         sizes = [6] * (groups - 1) + [len(cells) - 6 * (groups - 1)]
@@ -371,6 +376,16 @@ def _load(path: Path, key, into: np.ndarray) -> bool:
     except (OSError, ValueError):
         return False
     return hashlib.blake2b(memoryview(into), digest_size=16).hexdigest() == header.get("blake2b")
+
+
+def _warn(message: str, progress=None) -> None:
+    """A warning: on the progress line when there is one (the CLI), else a RuntimeWarning."""
+    if progress is not None:
+        progress(f"warning: {message}")
+    else:
+        import warnings
+
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
 
 
 def _save(path: Path, key, compact: np.ndarray, seconds: float) -> None:
@@ -440,6 +455,7 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
             "layout": "sparse" if sparse else "compact"}
     t0 = time.perf_counter()
     compact = np.empty(compact_size, np.uint8) if sparse else table
+    existed = path.exists()
     if _load(path, key, compact):
         if sparse:
             table[:] = 0
@@ -447,6 +463,8 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
         info["source"] = "cache"
         info["seconds"] = time.perf_counter() - t0
         return table, info
+    if existed:
+        _warn(f"pdb: cached database {str(path)!r} is corrupt or truncated (checksum); rebuilding it", progress)
     if progress is not None:
         progress(f"pdb: building {rows}x{cols} group of {k} tiles at cells {list(cells)} "
                  f"({compact_size:,} placements; {compact_size * (3 if n - k <= 8 else 6):,} bytes "
