@@ -122,7 +122,8 @@ def format_table(summaries: list[dict]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = []
     for k, r in enumerate(rows):
-        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))))
+        cells = zip(r, widths, strict=True)
+        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(cells)))
         if k == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
@@ -173,7 +174,8 @@ def _finish_sweep(args, summary, interrupted):
         if args.out or args.resume:
             common.log(f"per-game records: {args.out or args.resume}")
     if interrupted:
-        common.log(f"interrupted: kept the {summary['games']:,} finished games of {summary.get('games_requested', 0):,}")
+        requested = summary.get("games_requested", 0)
+        common.log(f"interrupted: kept the {summary['games']:,} finished games of {requested:,}")
         if args.json:
             common.emit_json(summary)
         raise KeyboardInterrupt

@@ -41,7 +41,6 @@ from fastsnake.snake.sweep import (
     run_sweep,
     summarize,
     summary_dict,
-    write_parquet,
 )
 
 __all__ = [

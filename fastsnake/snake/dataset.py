@@ -27,6 +27,7 @@ import numpy as np
 
 from fastsnake import __version__
 from fastsnake.snake.board import GameConfig
+from fastsnake.snake.stats import SummaryAccumulator
 from fastsnake.snake.sweep import (
     PARQUET_META_KEY,
     SWEEP_FORMAT,
@@ -36,7 +37,6 @@ from fastsnake.snake.sweep import (
     records_table,
     stop_requests,
 )
-from fastsnake.snake.stats import SummaryAccumulator
 
 DATASET_FORMAT = "fastsnake-sweep-dataset/1"
 MANIFEST = "_manifest.json"
