@@ -41,6 +41,7 @@ from fastsnake.snake.sweep import (
     run_sweep,
     summarize,
     summary_dict,
+    write_table_atomically,
 )
 
 __all__ = [
@@ -429,13 +430,9 @@ def compare_table(results):
 
 def write_compare(results, path) -> None:
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     tables = [r.table.add_column(0, "policy", pa.array([r.summary["policy"]] * r.table.num_rows)) for r in results]
-    try:
-        pq.write_table(pa.concat_tables(tables, promote_options="permissive"), str(path))
-    except OSError as exc:
-        raise SweepError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+    write_table_atomically(pa.concat_tables(tables, promote_options="permissive"), path)
 
 
 # -- single games ----------------------------------------------------------------------------

@@ -342,12 +342,25 @@ class ParquetStream:
 
 
 def write_parquet(result: SweepResult, path) -> None:
+    write_table_atomically(records_table(result), path)
+
+
+def write_table_atomically(table, path) -> None:
+    """Write a Parquet file under a dot-name and rename it when complete: a failed or killed
+    write never leaves a partial file under `path`."""
     import pyarrow.parquet as pq
 
+    folder, name = os.path.split(os.path.abspath(str(path)))
+    tmp = os.path.join(folder, f".{name}.partial-{os.getpid()}")
     try:
-        pq.write_table(records_table(result), str(path))
+        pq.write_table(table, tmp)
+        os.replace(tmp, str(path))
     except OSError as exc:
-        raise SweepError(f"cannot write {str(path)!r}: {exc}") from None
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise SweepError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
 
 
 def read_parquet(path):
