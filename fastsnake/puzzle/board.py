@@ -56,6 +56,32 @@ def parse_tiles(text, rows: int, cols: int, what: str = "board",
     The short form (rows of single-digit tiles) is read when the board has at most
     10 cells (so every tile is one digit), there are no commas and some
     whitespace-separated token has more than one digit.
+
+    Parameters
+    ----------
+    text : str or sequence of int
+        The tiles in row-major order, ``0`` for the blank.
+    rows, cols : int
+        Board size.
+    what : str, optional
+        How the board is named in error messages ("board", "start", "goal").
+    max_cells : int, optional
+        Largest board accepted.
+
+    Returns
+    -------
+    numpy.ndarray
+        The flat board, one tile per cell (a permutation of ``0..rows*cols-1``).
+
+    Raises
+    ------
+    PuzzleInputError
+        Bad size, a token that is not a tile, a missing or repeated tile.
+
+    Examples
+    --------
+    >>> parse_tiles("012 345 678", 3, 3).tolist()
+    [0, 1, 2, 3, 4, 5, 6, 7, 8]
     """
     check_size(rows, cols, max_cells)
     n = rows * cols
@@ -88,7 +114,23 @@ def parse_tiles(text, rows: int, cols: int, what: str = "board",
 
 
 def goal_default(rows: int, cols: int) -> np.ndarray:
-    """The seed's default goal is the identity board with the blank top-left."""
+    """The default goal: the identity board, blank top-left.
+
+    Parameters
+    ----------
+    rows, cols : int
+        Board size.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``[0, 1, ..., rows*cols - 1]``.
+
+    Examples
+    --------
+    >>> goal_default(2, 3).tolist()
+    [0, 1, 2, 3, 4, 5]
+    """
     return np.arange(rows * cols, dtype=tile_dtype(rows * cols))
 
 
@@ -130,6 +172,25 @@ def is_solvable(start, goal, rows: int, cols: int) -> bool:
     permutation parity must equal the parity of the blank's Manhattan displacement;
     for R, C >= 2 that condition is also sufficient (Wilson 1974; the 2x2 board,
     a 4-cycle, reaches 4 * 3 = 12 = 4!/2 states, so the rule holds there too).
+
+    Parameters
+    ----------
+    start, goal : numpy.ndarray
+        Flat boards, as returned by `parse_tiles`.
+    rows, cols : int
+        Board size.
+
+    Returns
+    -------
+    bool
+        True when some sequence of moves turns `start` into `goal`.
+
+    Examples
+    --------
+    >>> is_solvable(parse_tiles("102 345 678", 3, 3), goal_default(3, 3), 3, 3)
+    True
+    >>> is_solvable(parse_tiles("021 345 678", 3, 3), goal_default(3, 3), 3, 3)
+    False
     """
     start = np.asarray(start)
     goal = np.asarray(goal)
@@ -150,7 +211,32 @@ def parse_moves(text: str) -> str:
 
 
 def apply_moves(board, moves: str, rows: int, cols: int) -> np.ndarray:
-    """Play blank moves on a copy of `board`; an off-board move raises."""
+    """Play blank moves on a copy of `board`.
+
+    Parameters
+    ----------
+    board : array_like
+        Flat board.
+    moves : str
+        Moves of the blank, letters ``U D L R`` (spaces and commas ignored).
+    rows, cols : int
+        Board size.
+
+    Returns
+    -------
+    numpy.ndarray
+        The board after the moves (`board` itself is unchanged).
+
+    Raises
+    ------
+    PuzzleInputError
+        A letter that is not a move, or a move that leaves the board.
+
+    Examples
+    --------
+    >>> apply_moves(goal_default(2, 3), "RD", 2, 3).tolist()
+    [1, 4, 2, 3, 0, 5]
+    """
     out = np.array(board, dtype=tile_dtype(rows * cols), copy=True)
     blank = int(np.flatnonzero(out == 0)[0])
     for i, ch in enumerate(parse_moves(moves)):
@@ -167,6 +253,26 @@ def apply_moves(board, moves: str, rows: int, cols: int) -> np.ndarray:
 
 
 def format_board(board, rows: int, cols: int) -> str:
+    """The board as text, one line per row, the blank shown as dots.
+
+    Parameters
+    ----------
+    board : array_like
+        Flat board.
+    rows, cols : int
+        Board size.
+
+    Returns
+    -------
+    str
+        Rows separated by newlines, tiles right-aligned.
+
+    Examples
+    --------
+    >>> print(format_board(goal_default(2, 3), 2, 3))
+    . 1 2
+    3 4 5
+    """
     width = len(str(rows * cols - 1))
     lines = []
     for r in range(rows):
@@ -186,6 +292,32 @@ def random_solvable(rows: int, cols: int, goal, rng: np.random.Generator) -> np.
     the solvable and unsolvable halves, so fixing an unsolvable draw that way keeps
     the draw uniform. On 1-wide boards the solvable states are the goal's tile order
     with the blank in any of the R*C cells.
+
+    Parameters
+    ----------
+    rows, cols : int
+        Board size (up to 100x100).
+    goal : array_like
+        Flat goal board.
+    rng : numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray
+        A flat board from which `goal` is reachable.
+
+    Raises
+    ------
+    PuzzleInputError
+        A board size out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> board = random_solvable(3, 3, goal_default(3, 3), np.random.default_rng(1))
+    >>> bool(is_solvable(board, goal_default(3, 3), 3, 3))
+    True
     """
     check_size(rows, cols, MAX_CELLS_ANY)
     n = rows * cols

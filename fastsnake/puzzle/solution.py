@@ -42,7 +42,29 @@ class Solution:
 
 
 def save_solution(path, result) -> None:
-    """Write a solved `SolveResult` (or a `Solution`) to `path` atomically."""
+    """Write a solved `SolveResult` (or a `Solution`) to `path` atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The JSON file to write (format "fastsnake-puzzle/1", read by the viewer).
+    result : SolveResult or Solution
+        A result with moves.
+
+    Raises
+    ------
+    PuzzleInputError
+        The result has no moves, or the file cannot be written.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from fastsnake.puzzle import solve
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.json")
+    >>> save_solution(path, solve("1 0 2 3", rows=2, cols=2))
+    >>> load_solution(path).moves
+    'L'
+    """
     moves = result.moves
     if moves is None:
         raise B.PuzzleInputError(f"cannot save {path!r}: the search found no solution")
@@ -74,7 +96,31 @@ def save_solution(path, result) -> None:
 
 
 def load_solution(path) -> Solution:
-    """Read and validate a solution file; raises PuzzleInputError naming the problem."""
+    """Read and validate a solution file.
+
+    The format tag, sizes, tiles, move letters and length are checked, and the moves
+    are replayed: they must stay on the board and end at the goal.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by `save_solution` (or ``fastsnake puzzle solve --save``).
+
+    Returns
+    -------
+    Solution
+        ``rows``, ``cols``, ``start``, ``goal``, ``moves`` and the search facts;
+        ``states()`` lists every board.
+
+    Raises
+    ------
+    PuzzleInputError
+        Naming the problem: unreadable, not JSON, wrong format, bad tiles or moves.
+
+    Examples
+    --------
+    See `save_solution`.
+    """
     path = os.fspath(path)
     try:
         with open(path, encoding="utf-8") as fh:

@@ -113,6 +113,44 @@ def solve(start, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
     search stops at one of its limits (then `optimal` is False and `extra["fallback"]` names the limit).
     Unsolvable pairs are answered by the parity rule without searching.
     `context` reuses a `heuristic_context(...)` result (it must match the goal).
+
+    Parameters
+    ----------
+    start : str or sequence of int
+        The start board (see `parse_tiles`).
+    goal : str or sequence of int, optional
+        The goal board; default the identity, blank top-left.
+    rows, cols : int
+        Board size.
+    algorithm : {"auto", "astar", "idastar", "bfs", "reduce"}, optional
+    heuristic : {"auto", "misplaced", "manhattan", "linear-conflict", "walking-distance", "pdb"}, optional
+    max_nodes : int, optional
+        A*'s limit on stored states.
+    time_limit : float, optional
+        Seconds before any search stops.
+    partition : str, optional
+        Pattern-database partition ("5-5-5", "6-6-3", "7-8" or explicit tile groups).
+    progress : callable, optional
+        Called with progress lines while pattern databases are built.
+    context : optional
+        A `heuristic_context(...)` result to reuse.
+
+    Returns
+    -------
+    SolveResult
+        ``moves`` (letters U D L R, ``None`` when not found), ``length``, ``optimal``,
+        ``status``, node counts, ``seconds`` and the algorithm and heuristic used.
+
+    Raises
+    ------
+    PuzzleInputError
+        A bad board, size, algorithm, heuristic or limit.
+
+    Examples
+    --------
+    >>> r = solve("012 345 678", "806 547 231", rows=3, cols=3)
+    >>> r.length, r.optimal, r.algorithm
+    (31, True, 'astar')
     """
     if algorithm not in ALGORITHMS and algorithm != "auto":
         raise B.PuzzleInputError(f"algorithm {algorithm!r} is not one of {', '.join(ALGORITHMS)}, auto")
@@ -278,6 +316,37 @@ def solve_many(instances, goal=None, *, rows: int, cols: int, algorithm: str = "
     PuzzleInputError (prefixed "instance i:", 1-based) before solving anything;
     `errors="keep"` puts that exception in the instance's slot and solves the rest.
     Other options as `solve`.
+
+    Parameters
+    ----------
+    instances : iterable
+        Strings ("tiles" or "tiles ; goal"), (start, goal) pairs or tile sequences.
+    goal : str or sequence of int, optional
+        Goal of the instances that give none; default the identity.
+    rows, cols : int
+        Board size, the same for every instance.
+    threads : int, optional
+        Instances solved in parallel.
+    errors : {"raise", "keep"}, optional
+        Raise on the first bad instance, or keep its exception in its slot.
+    algorithm, heuristic, max_nodes, time_limit, partition, progress
+        As in `solve`.
+
+    Returns
+    -------
+    list
+        One `SolveResult` per instance, in input order (or a `PuzzleInputError` with
+        ``errors="keep"``).
+
+    Raises
+    ------
+    PuzzleInputError
+        A bad option, or with ``errors="raise"`` a bad instance.
+
+    Examples
+    --------
+    >>> [r.length for r in solve_many(["1 0 2 3 4 5", "0 1 2 3 4 5 ; 3 4 5 0 1 2"], rows=2, cols=3)]
+    [1, 21]
     """
     import threading
     from concurrent.futures import ThreadPoolExecutor

@@ -135,7 +135,35 @@ def parse_pair(text: str, what: str) -> tuple[int, int]:
 
 
 def parse_piece(pieces=None, jumps: str | None = None, asymmetric: bool = False) -> Piece:
-    """Build a piece from repeated `--piece a,b` and/or one `--jumps "dr,dc;..."`."""
+    """Build a piece from leapers ``"a,b"`` and/or explicit jumps ``"dr,dc;..."``.
+
+    Parameters
+    ----------
+    pieces : str or list of str, optional
+        One ``"a,b"`` leaper or a list of them (a compound piece); every rotation and
+        reflection is added.
+    jumps : str, optional
+        Explicit jumps ``"dr,dc;dr,dc;..."``, made symmetric unless `asymmetric`.
+    asymmetric : bool, optional
+        Use `jumps` exactly as listed (a one-way piece).
+
+    Returns
+    -------
+    Piece
+
+    Raises
+    ------
+    TourInputError
+        No piece, a pair that is not two integers, a (0,0) jump, or `asymmetric`
+        combined with `pieces`.
+
+    Examples
+    --------
+    >>> parse_piece("1,2").name
+    'knight'
+    >>> len(parse_piece(["1,2", "0,1"]).jump_list)
+    12
+    """
     pairs: list[tuple[int, int]] = []
     if isinstance(pieces, str):  # one piece given as "a,b", not a list of them
         pieces = [pieces]
@@ -170,8 +198,31 @@ _CHESS = re.compile(r"^\s*([a-zA-Z])\s*(\d+)\s*$")
 
 
 def parse_square(text: str, rows: int, cols: int) -> int:
-    """'R,C' (0-based, row 0 at the top) or chess 'e4' (a1 = bottom-left = row rows-1,
-    col 0; only on boards at most 26 wide). Returns the cell index row*cols + col."""
+    """A square as a cell index ``row*cols + col``.
+
+    Parameters
+    ----------
+    text : str
+        ``"R,C"`` (0-based, row 0 at the top) or chess notation ``"e4"`` (a1 is the
+        bottom-left square, row ``rows-1``, col 0; boards at most 26 wide).
+    rows, cols : int
+        Board size.
+
+    Returns
+    -------
+    int
+        The cell index.
+
+    Raises
+    ------
+    TourInputError
+        Neither form, or a square off the board.
+
+    Examples
+    --------
+    >>> parse_square("a1", 8, 8), parse_square("0,0", 8, 8)
+    (56, 0)
+    """
     text = str(text)
     m = _CHESS.match(text)
     if m:
@@ -192,6 +243,24 @@ def parse_square(text: str, rows: int, cols: int) -> int:
 
 
 def square_name(cell: int, rows: int, cols: int) -> str:
+    """The name of a cell: chess notation on boards at most 26 wide, else ``"R,C"``.
+
+    Parameters
+    ----------
+    cell : int
+        Cell index ``row*cols + col``.
+    rows, cols : int
+        Board size.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> square_name(56, 8, 8), square_name(0, 30, 30)
+    ('a1', '0,0')
+    """
     r, c = divmod(int(cell), cols)
     if cols <= 26:
         return f"{chr(ord('a') + c)}{rows - r}"

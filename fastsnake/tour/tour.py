@@ -156,6 +156,46 @@ def find_tour(piece: Piece, rows: int, cols: int, start: int = 0, *, closed: boo
 
     exists is True (found), False (proven impossible; `reason` says how) or None
     (time limit or node limit reached first).
+
+    Parameters
+    ----------
+    piece : Piece
+        The jumping piece (see `parse_piece`).
+    rows, cols : int
+        Board size, up to 4000x4000.
+    start : int, optional
+        Start cell index (see `parse_square`).
+    closed : bool, optional
+        Ask for a closed tour (the last square one jump from the first).
+    time_limit : float or None, optional
+        Seconds before the search gives up (``None``: no limit).
+    seed : int, optional
+        Seed of the randomised restarts.
+    method : str, optional
+        ``"auto"`` (construction when one applies, else search), ``"construct"`` or
+        ``"search"``.
+    max_nodes : int, optional
+        Node limit of the search.
+
+    Returns
+    -------
+    TourResult
+        ``found``, ``exists``, ``path`` (cell indices), ``reason``, ``method``,
+        ``nodes`` and ``seconds``.
+
+    Raises
+    ------
+    TourInputError
+        A bad board, start square or option.
+
+    Examples
+    --------
+    >>> from fastsnake.tour import parse_piece
+    >>> r = find_tour(parse_piece("1,2"), 5, 5, 0)
+    >>> r.found, len(r.path)
+    (True, 25)
+    >>> find_tour(parse_piece("1,2"), 4, 4, 0).exists
+    False
     """
     validate_board(piece, rows, cols, start)
     if method not in METHODS:

@@ -121,8 +121,38 @@ def as_engine_policy(name: str, obj, origin: str) -> EnginePolicy:
 
 
 def register_policy(name: str, policy, *, replace_existing: bool = False) -> EnginePolicy:
-    """Register `policy` (a `fastsnake.Policy` or a ``decide(state, ws)`` function) as `name`
-    in this process. Names of installed policies cannot be taken unless `replace_existing`."""
+    """Register `policy` as `name` in this process.
+
+    Names of installed policies cannot be taken unless `replace_existing`.
+
+    Parameters
+    ----------
+    name : str
+        The policy's name, as ``fastsnake.sweep(name, ...)`` and the CLI take it.
+    policy : fastsnake.Policy or callable
+        A `fastsnake.Policy`, or a bare ``decide(state, ws)`` function.
+    replace_existing : bool, optional
+        Allow taking a name that is already registered or installed.
+
+    Returns
+    -------
+    EnginePolicy
+        The registry's entry.
+
+    Raises
+    ------
+    PolicyError
+        A bad or taken name, or an object that is not a policy.
+
+    Examples
+    --------
+    >>> import fastsnake
+    >>> def left_then_down(state, ws):
+    ...     return 3
+    >>> fastsnake.register_policy("doc-example", left_then_down).name
+    'doc-example'
+    >>> fastsnake.unregister_policy("doc-example")
+    """
     check_name(name)
     module = getattr(getattr(policy, "decide", policy), "__module__", None) or "__main__"
     engine_policy = as_engine_policy(name, policy, origin=module.split(".")[0])
@@ -136,7 +166,17 @@ def register_policy(name: str, policy, *, replace_existing: bool = False) -> Eng
 
 
 def unregister_policy(name: str) -> None:
-    """Forget a policy registered in this process (installed ones come back on next use)."""
+    """Forget a policy registered in this process (installed ones come back on next use).
+
+    Parameters
+    ----------
+    name : str
+        A name given to `register_policy`; unknown names are ignored.
+
+    Examples
+    --------
+    See `register_policy`.
+    """
     with _lock:
         _registry.pop(name, None)
 
