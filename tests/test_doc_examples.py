@@ -8,8 +8,12 @@ import fastsnake.puzzle.board
 import fastsnake.puzzle.solution
 import fastsnake.puzzle.solver
 import fastsnake.snake.policies
+import fastsnake.tour.count
+import fastsnake.tour.io
 import fastsnake.tour.pieces
+import fastsnake.tour.reach
 import fastsnake.tour.tour
+import fastsnake.tour.verify
 
 MODULES = [
     fastsnake.puzzle.board,
@@ -17,6 +21,10 @@ MODULES = [
     fastsnake.puzzle.solution,
     fastsnake.tour.pieces,
     fastsnake.tour.tour,
+    fastsnake.tour.reach,
+    fastsnake.tour.count,
+    fastsnake.tour.verify,
+    fastsnake.tour.io,
     fastsnake.snake.policies,
 ]
 

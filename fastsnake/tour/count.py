@@ -85,7 +85,37 @@ def image(cell: int, rows: int, cols: int, m: tuple[bool, bool, bool]) -> int:
 def count_tours(piece: Piece, rows: int, cols: int, start: int | None = None, *, closed: bool = False,
                 time_limit: float | None = None) -> CountResult:
     """Count every tour; `complete` is False if the time limit cut the search short
-    (then `count` is a lower bound)."""
+    (then `count` is a lower bound).
+
+    Parameters
+    ----------
+    piece : Piece
+        The jumping piece.
+    rows, cols : int
+        Board size (small boards: the count is exhaustive).
+    start : int, optional
+        Count tours from this cell only; default every start.
+    closed : bool, optional
+        Count closed tours.
+    time_limit : float, optional
+        Seconds before the count stops.
+
+    Returns
+    -------
+    CountResult
+        ``count``, ``complete``, ``per_start``, ``nodes`` and ``seconds``.
+
+    Raises
+    ------
+    TourInputError
+        A bad board or start square.
+
+    Examples
+    --------
+    >>> from fastsnake.tour import parse_piece
+    >>> count_tours(parse_piece("1,2"), 5, 5, 0).count
+    304
+    """
     warm_up()
     t0 = time.perf_counter()
     validate_board(piece, rows, cols, start)

@@ -72,7 +72,30 @@ def _write(path: Path, header: dict, key: str, squares: np.ndarray | None) -> No
 
 
 def save_tour(path, result) -> None:
-    """Write a `TourResult` (from `find_tour`)."""
+    """Write a `TourResult` (from `find_tour`), atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        ``.npz`` or ``.json`` (format "fastsnake-tour/1", read by the viewer).
+    result : TourResult
+
+    Raises
+    ------
+    TourInputError
+        An extension other than ``.npz`` or ``.json``.
+    OSError
+        The file cannot be written (nothing is left under its name).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from fastsnake.tour import find_tour, parse_piece
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.json")
+    >>> save_tour(path, find_tour(parse_piece("1,2"), 5, 5, 0))
+    >>> load_tour(path)["path"].shape
+    (25,)
+    """
     path = Path(path)
     header = {"format": TOUR_FORMAT, "rows": result.rows, "cols": result.cols, "start": result.start,
               "closed": result.closed, "found": result.found, "exists": result.exists,
@@ -82,7 +105,31 @@ def save_tour(path, result) -> None:
 
 
 def save_reach(path, result) -> None:
-    """Write a `ReachResult` (from `reach`)."""
+    """Write a `ReachResult` (from `reach`), atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        ``.npz`` or ``.json`` (format "fastsnake-reach/1", read by the viewer).
+    result : ReachResult
+
+    Raises
+    ------
+    TourInputError
+        An extension other than ``.npz`` or ``.json``.
+    OSError
+        The file cannot be written (nothing is left under its name).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from fastsnake.tour import parse_piece
+    >>> from fastsnake.tour.reach import reach
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.npz")
+    >>> save_reach(path, reach(parse_piece("1,2"), 8, 8, 0, 2))
+    >>> load_reach(path)["cells"].tolist()[:3]
+    [2, 4, 11]
+    """
     path = Path(path)
     header = {"format": REACH_FORMAT, "rows": result.rows, "cols": result.cols, "start": result.start,
               "n": result.n, "walk": result.walk, "count": result.count, **_piece_header(result.piece)}
@@ -129,7 +176,28 @@ def _read(path, key: str, fmt: str) -> tuple[dict, np.ndarray | None]:
 
 
 def load_tour(path) -> dict:
-    """The header dict plus `path` (int32 array or None), validated as a tour."""
+    """Read a tour file, validated as a tour.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by `save_tour` (or ``fastsnake tour --save``).
+
+    Returns
+    -------
+    dict
+        The header (``rows``, ``cols``, ``start``, ``closed``, ``found``, ``jumps``, ...)
+        plus ``path`` (int32 cell indices, or None when no tour was found).
+
+    Raises
+    ------
+    SaveFileError
+        Unreadable, wrong format, or a path that is not a tour of the board.
+
+    Examples
+    --------
+    See `save_tour`.
+    """
     header, squares = _read(path, "path", TOUR_FORMAT)
     if header.get("found"):
         if squares is None:
@@ -145,7 +213,27 @@ def load_tour(path) -> dict:
 
 
 def load_reach(path) -> dict:
-    """The header dict plus `cells` (sorted int64 array), validated against the board."""
+    """Read a reach file, validated against the board.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file written by `save_reach` (or ``fastsnake reach --save``).
+
+    Returns
+    -------
+    dict
+        The header plus ``cells`` (sorted int64 cell indices).
+
+    Raises
+    ------
+    SaveFileError
+        Unreadable, wrong format, or cells that are not distinct sorted squares.
+
+    Examples
+    --------
+    See `save_reach`.
+    """
     header, squares = _read(path, "cells", REACH_FORMAT)
     if squares is None:
         raise SaveFileError(f"{str(path)!r}: no cells")

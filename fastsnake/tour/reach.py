@@ -56,7 +56,41 @@ class ReachResult:
 
 
 def reach(piece: Piece, rows: int, cols: int, start: int, n: int, *, walk: bool = False) -> ReachResult:
-    """Cells (sorted indices) reached in exactly n jumps, by shortest distance or by walks."""
+    """Cells (sorted indices) reached in exactly n jumps, by shortest distance or by walks.
+
+    Parameters
+    ----------
+    piece : Piece
+        The jumping piece (see `parse_piece`).
+    rows, cols : int
+        Board size.
+    start : int
+        Start cell index (see `parse_square`).
+    n : int
+        Number of jumps.
+    walk : bool, optional
+        False: cells whose shortest distance is exactly `n`; True: cells some walk of
+        exactly `n` jumps (squares may repeat) ends on.
+
+    Returns
+    -------
+    ReachResult
+        ``cells`` (sorted int64 cell indices), ``count`` and the query.
+
+    Raises
+    ------
+    TourInputError
+        A bad board, start square or jump count.
+
+    Examples
+    --------
+    >>> from fastsnake.tour import parse_piece
+    >>> r = reach(parse_piece("1,2"), 8, 8, 0, 2)
+    >>> r.count, r.cells[:5].tolist()
+    (9, [2, 4, 11, 16, 20])
+    >>> reach(parse_piece("1,2"), 8, 8, 0, 2, walk=True).count
+    10
+    """
     warm_up()
     t0 = time.perf_counter()
     validate_board(piece, rows, cols, start)

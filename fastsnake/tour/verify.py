@@ -7,7 +7,33 @@ import numpy as np
 
 def tour_problem(rows: int, cols: int, jumps, path, closed: bool = False) -> str | None:
     """None if `path` visits every square once by legal jumps (and closes, if asked);
-    otherwise a short description of the first problem found."""
+    otherwise a short description of the first problem found.
+
+    Parameters
+    ----------
+    rows, cols : int
+        Board size.
+    jumps : sequence of (int, int)
+        The piece's jumps ``(dr, dc)``, e.g. ``Piece.jump_list``.
+    path : array_like
+        Cell indices in visiting order.
+    closed : bool, optional
+        Also require a jump from the last square back to the first.
+
+    Returns
+    -------
+    str or None
+        None for a valid tour, else what is wrong.
+
+    Examples
+    --------
+    >>> from fastsnake.tour import find_tour, parse_piece
+    >>> knight = parse_piece("1,2")
+    >>> tour_problem(5, 5, knight.jump_list, find_tour(knight, 5, 5, 0).path) is None
+    True
+    >>> tour_problem(5, 5, knight.jump_list, list(range(25)))
+    'step 0 0 -> 1 is not a jump of the piece'
+    """
     n = rows * cols
     path = np.asarray(path)
     if path.ndim != 1 or path.shape[0] != n:
