@@ -313,7 +313,37 @@ def _file_parameters(policy: str, config: GameConfig, seed: int, options: dict) 
 
 
 def resume_sweep(folder, *, threads=None, cluster=None, progress=False) -> SweepResult:
-    """Finish the missing chunks of a sweep folder (what an interrupted ``sweep(out=folder)`` left)."""
+    """Finish the missing chunks of a sweep folder (what an interrupted ``sweep(out=folder)`` left).
+
+    Parameters
+    ----------
+    folder : str or path
+        A sweep folder written by `sweep` with a folder `out`.
+    threads : int, optional
+        Threads (default: all cores; with `cluster`, per worker, default 1).
+    cluster : str, optional
+        ``"local"``, ``"local:N"`` or a dask scheduler address.
+    progress : bool or callable
+        True draws a progress bar on stderr; a callable gets ``(done, total)`` chunks.
+
+    Returns
+    -------
+    SweepResult
+        The summary of every game in the folder; ``table`` reads the folder on first use.
+
+    Raises
+    ------
+    InputError
+        When the folder holds no sweep (no manifest) or cannot be written.
+
+    Examples
+    --------
+    >>> import fastsnake, tempfile, os
+    >>> folder = os.path.join(tempfile.mkdtemp(), "s")
+    >>> _ = fastsnake.sweep("cycle", 6, 100, out=folder, chunk_size=40)
+    >>> fastsnake.resume_sweep(folder).summary["games"]  # nothing missing: nothing played
+    100
+    """
     from fastsnake.snake.dataset import SweepDataset
 
     return _run_folder(SweepDataset.open(folder), threads, cluster, progress)
@@ -507,13 +537,63 @@ def play(policy, size, seed=0, game=0, *, start_length=3, tail="follow", max_mov
 
 
 def load_game(path, *, verify: bool = True) -> Game:
-    """Read a replay file; with `verify` (default) its moves are re-played under the rules."""
+    """Read a replay file; with `verify` (default) its moves are re-played under the rules.
+
+    Parameters
+    ----------
+    path : str or path
+        A ``fastsnake-replay/1`` file (``Game.save``, ``fastsnake play --replay``).
+    verify : bool
+        Re-play the moves under the rules and refuse a file they contradict.
+
+    Returns
+    -------
+    Game
+
+    Raises
+    ------
+    ReplayError
+        (an InputError) for a missing, foreign, truncated or inconsistent file.
+
+    Examples
+    --------
+    >>> import fastsnake, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "g.npz")
+    >>> fastsnake.play("cycle", 6, seed=1).save(path)
+    >>> fastsnake.load_game(path).outcome
+    'won'
+    """
     return Game(load_replay(path, verify=verify))
 
 
 def replay_game(sweep_file, pick="lost") -> Game:
-    """Re-create a game of a sweep file or folder from its seed: `pick` is lost, longest,
-    shortest or a game index."""
+    """Re-create a game of a sweep file or folder from its seed (sweeps store no moves).
+
+    Parameters
+    ----------
+    sweep_file : str or path
+        A sweep's ``*.parquet`` file or sweep folder.
+    pick : str or int
+        ``"lost"`` (the first lost game), ``"longest"``, ``"shortest"`` or a game index.
+
+    Returns
+    -------
+    Game
+        The game as the sweep played it (same seed, policy, rules and options).
+
+    Raises
+    ------
+    ReplayError
+        When the file is not a sweep, or holds no game matching `pick`.
+
+    Examples
+    --------
+    >>> import fastsnake, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.parquet")
+    >>> _ = fastsnake.sweep("greedy", 6, 50, out=path)
+    >>> fastsnake.replay_game(path, pick=7).game
+    7
+    """
     replay, seconds = replay_from_sweep(sweep_file, str(pick))
     return Game(replay, seconds)
 
@@ -527,6 +607,23 @@ def policies(details: bool = False) -> dict:
     ``{name: {"summary", "origin", "kind", "guaranteed", "options"}}`` where origin is
     the providing package and kind is ``engine`` (ours), ``numba`` or ``python``.
     A policy that cannot be loaded is left out with a warning on stderr.
+
+    Parameters
+    ----------
+    details : bool
+        Return a dict of facts per policy instead of its summary line.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> import fastsnake
+    >>> "cycle" in fastsnake.policies()
+    True
+    >>> fastsnake.policies(details=True)["cycle"]["guaranteed"]
+    True
     """
     errors: list[str] = []
     found = all_policies(errors)
