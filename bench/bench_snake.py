@@ -5,8 +5,15 @@ mean within bounds) and the pure-Python rules engine of the tests is measured in
 the same run as the baseline, so speed is reported as a ratio too:
 
     pytest bench/bench_snake.py --benchmark-columns=mean,ops
+
+`test_cycle_sweep_moves_per_cpu_second` (issue 20) plays a 10^6-game 10x10 `cycle` sweep
+(FASTSNAKE_BENCH_GAMES to change) on one thread and prints moves per CPU-second with the
+ratio to a same-run floor: the two dependent loads every move needs (the policy's move for
+the head cell, then the neighbour table), with an apple test and a move counter, nothing else.
+Run it with -s to see the line; docs/README-speed.md has the cycles-per-move breakdown.
 """
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -14,8 +21,10 @@ from pathlib import Path
 import numba
 import numpy as np
 import pytest
+from numba import njit
 
 from fastsnake.snake.board import GameConfig
+from fastsnake.snake.engine import ix
 from fastsnake.snake.sweep import prepare, run_sweep
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "snake"))
@@ -94,3 +103,56 @@ def test_sweep_games_per_second(benchmark):
     assert result.games == 100_000 and np.all(result.outcome == 1)
     benchmark.extra_info.update(games_per_second=100_000 / benchmark.stats.stats.mean,
                                 threads=numba.config.NUMBA_NUM_THREADS)
+
+
+@njit(cache=True)
+def chain_floor(nbr, move, head, apples_every, count):
+    """The floor of a cycle move: head -> move[head] -> nbr[head*4 + move], an apple test and
+    a counter; `count` moves in one dependency chain. Returns the moves made and the last head."""
+    apple = -1
+    moves = 0
+    for _ in range(count):
+        target = nbr[ix(head * 4 + move[ix(head)])]
+        moves += 1
+        if target == apple:
+            apple = -1
+        elif moves % apples_every == 0:
+            apple = target
+        head = target
+    return moves, head
+
+
+def test_cycle_sweep_moves_per_cpu_second(benchmark):
+    """10x10 `cycle`, one thread: moves per CPU-second of a 10^6-game sweep, and its ratio to the
+    same-run floor (`chain_floor`); target (issue 20) >= 200 M moves per CPU-second."""
+    games = int(os.environ.get("FASTSNAKE_BENCH_GAMES", 1_000_000))
+    config = GameConfig(*SIZE)
+    pol, _, params, cfg, nbr = prepare("cycle", config, {})
+    ws = pol.sweep_kernel  # compile / load outside the clock
+    numba.set_num_threads(1)
+    out = np.zeros((games, 4), np.int64)
+    ws(cfg, nbr, params, np.uint64(0), np.int64(0), out[:1], 1)
+    from fastsnake.snake.policies.cycle import W_MOVE, _alloc
+
+    move = _alloc(cfg, nbr, params)[W_MOVE]
+    chain_floor(nbr, move, np.int64(0), 25, 10)
+    cpu = {}
+
+    def run():
+        c0 = time.process_time()
+        ws(cfg, nbr, params, np.uint64(0), np.int64(0), out, 4)
+        c1 = time.process_time()
+        floor_moves, _ = chain_floor(nbr, move, np.int64(0), 25, 200_000_000)
+        c2 = time.process_time()
+        cpu.setdefault("sweep", []).append(c1 - c0)
+        cpu.setdefault("floor", []).append((c2 - c1) / floor_moves)
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    moves = int(out[:, 1].sum())
+    assert np.all(out[:, 0] == 1) and abs(moves / games - 2425) < 10
+    rate = moves / min(cpu["sweep"])
+    floor = 1 / min(cpu["floor"])
+    benchmark.extra_info.update(moves_per_cpu_second=rate, floor_moves_per_cpu_second=floor,
+                                ratio_to_floor=rate / floor, games=games)
+    print(f"\ncycle 10x10, 1 thread, {games:,} games: {rate / 1e6:.0f} M moves per CPU-second; "
+          f"floor (two dependent loads a move) {floor / 1e6:.0f} M; ratio {rate / floor:.2f}")

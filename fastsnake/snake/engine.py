@@ -80,6 +80,13 @@ ERR_NONE, ERR_MOVE, ERR_CYCLE = 0, 1, 2
 
 
 @njit(cache=True, inline="always")
+def ix(i):
+    """`i` (known >= 0) as an unsigned index: numba then emits no negative-index fix-up
+    (a shift, an and and an add per access, two of them on the move-to-move dependency chain)."""
+    return np.uint64(i)
+
+
+@njit(cache=True, inline="always")
 def make_state(head, tail, head_i, tail_i, length, apple, nfree, moves, apples, outcome):
     """A `State` with every field int64, so states from any code path unify."""
     return State(
@@ -245,7 +252,7 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
                                 st.apples, BAD_MOVE)
                 break
         moves = st.moves + 1
-        target = nbr[st.head * 4 + move]
+        target = nbr[ix(st.head * 4 + move)]
         if target < 0:
             st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves, st.apples,
                             DIED)
@@ -255,25 +262,25 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
                 hi = 0
             if target == st.apple:
                 # Growing: the tail stays, the apple cell leaves the free list.
-                occ[target] = 1
-                body[hi] = target
+                occ[ix(target)] = 1
+                body[ix(hi)] = target
                 last = st.nfree - 1
-                pos = freepos[target]
-                moved = free[last]
-                free[pos] = moved
-                freepos[moved] = pos
+                pos = freepos[ix(target)]
+                moved = free[ix(last)]
+                free[ix(pos)] = moved
+                freepos[ix(moved)] = pos
                 outcome = STUCK if moves >= max_moves else RUNNING
                 if last == 0:
                     outcome, apple = WON, -1
                 elif listed_apples is None:
-                    apple = free[below(rng, last)]
+                    apple = free[ix(below(rng, last))]
                 elif st.apples + 1 < listed_apples.shape[0] and occ[listed_apples[st.apples + 1]] == 0:
                     apple = listed_apples[st.apples + 1]
                 else:
                     outcome, apple = BROKEN, -1
                 st = make_state(target, st.tail, hi, st.tail_i, st.length + 1, apple, last, moves, st.apples + 1,
                                 outcome)
-            elif occ[target] != 0 and not (target == st.tail and follow):
+            elif occ[ix(target)] != 0 and not (target == st.tail and follow):
                 st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves,
                                 st.apples, DIED)
             else:
@@ -281,16 +288,16 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
                 ti = st.tail_i + 1
                 if ti == n:
                     ti = 0
-                occ[tail] = 0
-                occ[target] = 1
-                body[hi] = target
+                occ[ix(tail)] = 0
+                occ[ix(target)] = 1
+                body[ix(hi)] = target
                 if target != tail:
                     # The freed tail cell takes the slot of the cell the head entered.
-                    pos = freepos[target]
-                    free[pos] = tail
-                    freepos[tail] = pos
+                    pos = freepos[ix(target)]
+                    free[ix(pos)] = tail
+                    freepos[ix(tail)] = pos
                 outcome = STUCK if moves >= max_moves else RUNNING
-                st = make_state(target, body[ti], hi, ti, st.length, st.apple, st.nfree, moves, st.apples, outcome)
+                st = make_state(target, body[ix(ti)], hi, ti, st.length, st.apple, st.nfree, moves, st.apples, outcome)
         if rec is not None:
             t = moves - 1
             rec[0][t] = move

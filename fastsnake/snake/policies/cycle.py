@@ -14,7 +14,7 @@ from numba import njit
 
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS
 from fastsnake.snake.cycles import CYCLE_KINDS, RANDOM, check_cycle_board, cycle_tables, random_cells, zigzag_cells
-from fastsnake.snake.engine import G_NBR, G_RNG, lay_body_random, play_recorded, sweep_chunk
+from fastsnake.snake.engine import G_NBR, G_RNG, ix, lay_body_random, play_recorded, sweep_chunk
 from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.rng import POLICY_STREAM, mix64
 
@@ -55,7 +55,7 @@ def _alloc(cfg, nbr, params):
 
 @njit(cache=True, inline="always")
 def _decide(ws, g, st):
-    return ws[W_MOVE][st.head]
+    return ws[W_MOVE][ix(st.head)]
 
 
 @njit(cache=True)
