@@ -9,3 +9,10 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(_REPO / ".cache" / "numba"))
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+# No test may depend on timing: a cold numba compile inside a hypothesis example takes seconds,
+# so no example has a deadline, whatever a test's own @settings says.
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("fastsnake", deadline=None)
+settings.load_profile("fastsnake")

@@ -68,8 +68,9 @@ def test_a_signal_keeps_exactly_the_finished_games_in_a_valid_file(tmp_path, sig
     table = pq.read_table(path)
     assert summary["interrupted"] is True and 0 < summary["games"] == table.num_rows < 10**9
     assert table.column("game").to_pylist()[-1] == table.num_rows - 1
-    first = fastsnake.sweep("cycle", 6, 500, 0).table
-    assert _rows(table.slice(0, 500)) == _rows(first)
+    k = min(500, table.num_rows)  # the first chunk may hold fewer games
+    first = fastsnake.sweep("cycle", 6, k, 0).table
+    assert _rows(table.slice(0, k)) == _rows(first)
     assert summary["moves_mean"] == pytest.approx(sum(table.column("moves").to_pylist()) / table.num_rows)
     assert not list(tmp_path.glob(".*partial*"))
     assert err.strip().splitlines()[-1].startswith("fastsnake: error: interrupted")
