@@ -10,7 +10,7 @@ the same run as the baseline, so speed is reported as a ratio too:
 (FASTSNAKE_BENCH_GAMES to change) on one thread and prints moves per CPU-second with the
 ratio to a same-run floor: the two dependent loads every move needs (the policy's move for
 the head cell, then the neighbour table), with an apple test and a move counter, nothing else.
-Run it with -s to see the line; docs/README-speed.md has the cycles-per-move breakdown.
+Run it with -s to see the line; docs/engine-speed.md has the cycles-per-move breakdown.
 """
 
 import os

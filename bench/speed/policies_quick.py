@@ -3,7 +3,7 @@
 
 Run: .venv/bin/python bench/speed/policies_quick.py cycle,phc,greedy,cell 3
 Same-run baseline: the same command with PYTHONPATH=<a `git archive` of the old commit>,
-alternating old and new (docs/README-speed.md).
+alternating old and new (docs/engine-speed.md).
 """
 
 import sys
