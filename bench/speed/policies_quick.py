@@ -1,7 +1,7 @@
 """Games per CPU-second of a policy subset on 10x10, 1 thread, best of N rounds; the checksum
 (sum of outcome, 2*moves, 3*apples, 4*length over the games) shows two builds play the same games.
 
-Run: .venv/bin/python bench/speed/policies_quick.py cycle,phc,greedy,cell 3
+Run: .venv/bin/python bench/speed/policies_quick.py cycle,phc,greedy,cell,dhcr 3
 Same-run baseline: the same command with PYTHONPATH=<a `git archive` of the old commit>,
 alternating old and new (docs/engine-speed.md).
 """
@@ -20,6 +20,7 @@ CASES = {
     "phc": (GameConfig(10, 10, 3, "follow"), 20_000),
     "greedy": (GameConfig(10, 10, 3, "follow"), 5_000),
     "cell": (GameConfig(10, 10, 1, "blocked"), 1_000),
+    "dhcr": (GameConfig(10, 10, 1, "blocked"), 1_000),
 }
 numba.set_num_threads(1)
 for name in sys.argv[1].split(","):
