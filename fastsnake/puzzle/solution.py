@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fastsnake.files import written_atomically
 from fastsnake.puzzle import board as B
 
 FORMAT = "fastsnake-puzzle/1"
@@ -81,17 +82,11 @@ def save_solution(path, result) -> None:
         "heuristic": getattr(result, "heuristic", None),
     }
     path = os.fspath(path)
-    tmp = f"{path}.tmp{os.getpid()}"
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
+        with written_atomically(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
             json.dump(doc, fh)
             fh.write("\n")
-        os.replace(tmp, path)
     except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise B.PuzzleInputError(f"cannot write solution file {path!r}: {exc.strerror}") from None
 
 

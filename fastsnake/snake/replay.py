@@ -33,6 +33,7 @@ from itertools import pairwise
 import numpy as np
 
 from fastsnake.errors import InputError
+from fastsnake.files import written_atomically
 from fastsnake.snake.board import TAIL_RULES, GameConfig
 from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, RUNNING, trace_moves
 from fastsnake.snake.rng import game_seed
@@ -132,20 +133,10 @@ def save_replay(replay: Replay, path) -> None:
     }
     if replay.cycle is not None:
         fields["cycle"] = np.asarray(replay.cycle, dtype=np.int32)
-    import os
-
-    final = os.fspath(path)
-    folder, name = os.path.split(final)
-    tmp = os.path.join(folder, f".{name}.tmp{os.getpid()}")  # renamed when complete: no partial replay
     try:
-        with open(tmp, "wb") as fh:
+        with written_atomically(path) as tmp, open(tmp, "wb") as fh:
             np.savez_compressed(fh, **fields)
-        os.replace(tmp, final)
     except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise ReplayError(f"cannot write replay {str(path)!r}: {exc.strerror or exc}") from None
 
 

@@ -21,6 +21,7 @@ import numba
 import numpy as np
 
 from fastsnake.errors import InputError
+from fastsnake.files import written_atomically
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import OUTCOME_NAMES
 from fastsnake.snake.policies import get_policy, resolve_options
@@ -313,7 +314,7 @@ class ParquetStream:
             self.abort()
             raise SweepError(f"cannot write {self.path!r}: {exc.strerror or exc}") from None
 
-    def close(self, empty_schema_rows=None) -> None:
+    def close(self) -> None:
         import pyarrow.parquet as pq
 
         try:
@@ -350,16 +351,10 @@ def write_table_atomically(table, path) -> None:
     write never leaves a partial file under `path`."""
     import pyarrow.parquet as pq
 
-    folder, name = os.path.split(os.path.abspath(str(path)))
-    tmp = os.path.join(folder, f".{name}.partial-{os.getpid()}")
     try:
-        pq.write_table(table, tmp)
-        os.replace(tmp, str(path))
+        with written_atomically(path) as tmp:
+            pq.write_table(table, tmp)
     except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise SweepError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
 
 

@@ -15,12 +15,12 @@ Loaders check the format tag, the board, and that a tour really is a tour.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 
 from fastsnake.errors import read_error_reason
+from fastsnake.files import written_atomically
 from fastsnake.tour.pieces import TourInputError
 from fastsnake.tour.verify import tour_problem
 
@@ -53,22 +53,17 @@ def _write(path: Path, header: dict, key: str, squares: np.ndarray | None) -> No
     """Write to a dot-file beside `path`, renamed when complete: a failed write (full disk)
     leaves no partial file under the name (the OSError is re-raised for the caller)."""
     kind = _kind(path)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
+    with written_atomically(path) as tmp:
         if kind == "json":
             body = dict(header)
             body[key] = None if squares is None else squares.tolist()
-            tmp.write_text(json.dumps(body) + "\n")
+            Path(tmp).write_text(json.dumps(body) + "\n")
         else:
             arrays = {"meta": np.array(json.dumps(header))}
             if squares is not None:
                 arrays[key] = squares
             with open(tmp, "wb") as fh:  # a file object keeps numpy from appending ".npz"
                 np.savez(fh, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def save_tour(path, result) -> None:

@@ -6,6 +6,7 @@ import os
 import time
 from pathlib import Path
 
+from fastsnake.files import written_atomically
 from fastsnake.viewer import backend
 from fastsnake.viewer.backend import INSTALL_HINT, ViewerError
 from fastsnake.viewer.player import check_speed
@@ -76,20 +77,11 @@ def export_frames(view, out, *, every: int = 1, speed: int = 20, cell: int | Non
         first = next(frames)
         step_ms = max(20, round(1000 * every / speed))  # browsers slow down GIF delays under 20 ms
         durations = [step_ms] * (len(indices) - 1) + [LAST_FRAME_MS]
-        final = os.fspath(out)
-        folder, name = os.path.split(final)
-        tmp = os.path.join(folder, f".{name}.tmp{os.getpid()}")  # renamed when complete: no partial GIF
         try:
-            first.save(tmp, format="GIF", save_all=True, append_images=frames, duration=durations, loop=0,
-                       optimize=False, disposal=1)
-            os.replace(tmp, final)
-        except BaseException as exc:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            if not isinstance(exc, OSError):
-                raise
+            with written_atomically(out) as tmp:  # no partial GIF under the name
+                first.save(tmp, format="GIF", save_all=True, append_images=frames, duration=durations, loop=0,
+                           optimize=False, disposal=1)
+        except OSError as exc:
             raise ViewerError(f"cannot write {os.fspath(out)!r}: {exc.strerror or exc}") from None
     return {
         "export": os.fspath(out),
