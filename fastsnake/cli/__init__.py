@@ -1,10 +1,13 @@
 """The `fastsnake` command line: one parser, one verb module per problem.
 
 Each verb module exposes `register(subparsers)`; it adds its verbs with
-`set_defaults(handler=...)`. A handler returns the object printed by `--json`
-(or None) and raises `InputError` for bad input (exit 2). Anything unexpected
-is a failure of ours (exit 1). Neither case prints a traceback unless
-FASTSNAKE_DEBUG is set.
+`set_defaults(handler=...)` (and, for the help, `epilog=common.examples(...)`).
+A handler returns the object printed by `--json` (or None) and raises
+`InputError` for bad input (exit 2). Anything unexpected is a failure of ours
+(exit 1). Neither case prints a traceback unless FASTSNAKE_DEBUG is set; with
+`--json`, either also prints `{"error": ..., "code": N}` on stdout. The parser
+behaviour every verb shares (required-option groups, pointing an unknown option
+at the verb's help, the verb list) lives in `common.Parser`.
 """
 
 from __future__ import annotations
@@ -31,9 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = common.Parser(
         prog="fastsnake",
         description="Compiled solvers for Snake AI sweeps, sliding puzzles and leaper tours.",
+        epilog="Run 'fastsnake VERB --help' for a verb's options and examples. Every verb takes --json "
+               "(one JSON value on stdout). Sizes are RxC or N.",
     )
     parser.add_argument("--version", action="version", version=_version())
-    sub = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=common.Parser)
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", title="verbs", parser_class=common.Parser)
     sub.required = True
     for name in VERB_MODULES:
         importlib.import_module(name).register(sub)
@@ -47,8 +52,11 @@ def _version() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    common.start_run(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
+    common.set_json_errors(getattr(args, "json", False))
     try:
         result = args.handler(args)
     except InputError as exc:

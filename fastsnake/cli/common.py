@@ -1,28 +1,161 @@
-"""Helpers every verb module shares: parsing sizes, printing JSON, one-line errors."""
+"""Helpers every verb module shares: the parser, parsing sizes, printing JSON, one-line errors.
+
+Every parser of the CLI is a `Parser`, so every verb (snake, puzzle, tour, view) gets, without
+asking:
+
+* help with the required options in a group of their own (argparse lists them as optional);
+* an epilog that may be a function, evaluated only when the help is shown (e.g. the policy
+  list, which reads the registry), and prose wrapped while indented lines (examples) are kept;
+* `fastsnake VERB --bogus` -> `unrecognized arguments: --bogus (see 'fastsnake VERB --help')`;
+* a missing (sub)verb prints the usage with the list of verbs;
+* with `--json` on the command line, every error also prints `{"error": ..., "code": N}` on
+  stdout (unless a JSON value was printed already), so a script reading stdout gets a value.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
+import os
+import re
 import sys
 
 from fastsnake.errors import InputError
 from fastsnake.sizes import parse_size  # noqa: F401 - verbs use common.parse_size
 
+# Set by `fastsnake.cli.main` for one run: whether errors also go to stdout as JSON, and
+# whether a JSON value has been printed already (stdout then holds its one value).
+_json_errors = False
+_json_written = False
+
+# The namespace attribute through which the innermost (verb) parser names itself.
+_VERB_PARSER = "_fastsnake_verb_parser"
+
+
+def start_run(argv: list[str]) -> None:
+    """Reset the per-run state; `--json` anywhere on the line turns on JSON errors."""
+    global _json_errors, _json_written
+    _json_errors = "--json" in argv
+    _json_written = False
+
+
+def set_json_errors(on: bool) -> None:
+    global _json_errors
+    _json_errors = bool(on)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps prose paragraphs; keeps paragraphs whose lines are indented (examples, lists) as written."""
+
+    def _fill_text(self, text, width, indent):
+        blocks = []
+        for block in re.split(r"\n[ \t]*\n", text.strip("\n")):
+            lines = block.splitlines()
+            if len(lines) > 1 and all(line.startswith(" ") for line in lines[1:]):
+                blocks.append("\n".join(indent + line for line in lines))
+            else:
+                blocks.append(super()._fill_text(block, width, indent))
+        return "\n\n".join(blocks)
+
 
 class Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (`fastsnake: error: …`, exit 2), no usage dump."""
+    """argparse with one-line errors (`fastsnake: error: …`, exit 2) naming the verb's help."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # noqa: D401 - argparse API
+        if self._missing_verb(message) and not _json_errors:
+            sys.stdout.write(self.format_help())
+            sys.stdout.flush()
+            sys.exit(2)
         fail(f"{message} (see '{self.prog} --help')", 2)
         sys.exit(2)
 
+    def _missing_verb(self, message: str) -> bool:
+        action = self._subparsers_action()
+        return (action is not None and message.startswith("the following arguments are required:")
+                and str(action.metavar or action.dest) in message)
+
+    def _subparsers_action(self):
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return action
+        return None
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if not hasattr(namespace, _VERB_PARSER):  # the innermost parser returns first
+            setattr(namespace, _VERB_PARSER, self)
+        return namespace, extras
+
+    def parse_args(self, args=None, namespace=None):
+        namespace, extras = self.parse_known_args(args, namespace)
+        verb = vars(namespace).pop(_VERB_PARSER, self)
+        if extras:
+            verb.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace
+
+    def format_help(self) -> str:
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        self._group_required()
+        return super().format_help()
+
+    def _group_required(self) -> None:
+        """Move required options (argparse lists them under "options") into groups of their own."""
+        if getattr(self, "_required_grouped", False):
+            return
+        self._required_grouped = True
+        groups = []
+        alone = [a for a in self._optionals._group_actions if a.required]
+        if alone:
+            groups.append(("required", alone))
+        for mutex in self._mutually_exclusive_groups:
+            if mutex.required:
+                groups.append(("required, one of", list(mutex._group_actions)))
+        at = 1 if self._positionals._group_actions else 0
+        for title, actions in groups:
+            group = self.add_argument_group(title)
+            self._action_groups.remove(group)
+            self._action_groups.insert(at, group)
+            at += 1
+            for action in actions:
+                for owner in self._action_groups:
+                    if action in owner._group_actions and owner is not group:
+                        owner._group_actions.remove(action)
+                group._group_actions.append(action)
+
+
+def examples(*lines: str) -> str:
+    """An epilog: `examples:` and one indented `$ command` per line (kept as written by the help)."""
+    return "examples:\n" + "\n".join(f"  $ {line}" for line in lines)
+
 
 def fail(message: str, code: int) -> int:
+    """Say what went wrong on stderr in one line; with `--json`, also as one JSON value on stdout."""
     sys.stderr.write(f"fastsnake: error: {message}\n")
     sys.stderr.flush()
+    if _json_errors and not _json_written:
+        emit_json({"error": message, "code": code})
     return code
+
+
+def check_output(flag: str, path, *, folder_target: bool = False) -> None:
+    """Fail before a long run, not after it, when `path` cannot be written: InputError naming
+    `flag` when a folder on the way is a regular file, or (unless the target is a folder made
+    with its parents) when the folder to write into does not exist."""
+    text = os.fspath(path)
+    parent = os.path.dirname(os.path.normpath(text))
+    probe = parent
+    while probe and not os.path.lexists(probe):
+        probe = os.path.dirname(probe)
+    if probe and os.path.exists(probe) and not os.path.isdir(probe):
+        raise InputError(f"{flag} {text!r}: {probe!r} is a file, not a folder")
+    if not folder_target and parent and not os.path.isdir(parent):
+        raise InputError(f"{flag} {text!r}: folder {os.path.abspath(parent)!r} does not exist")
 
 
 def size_arg(lo: int = 1, hi: int | None = None):
@@ -71,8 +204,10 @@ def _clean(value):
 
 
 def emit_json(obj) -> None:
+    global _json_written
     sys.stdout.write(json.dumps(_clean(obj)) + "\n")
     sys.stdout.flush()
+    _json_written = True
 
 
 def log(message: str) -> None:

@@ -24,8 +24,9 @@ SUMMARY_COLUMNS = (
 )
 
 
-def _game_options(parser, *, size_required=True):
-    parser.add_argument("--size", required=size_required, help="board RxC or N (2..256 a side)")
+def _game_options(parser, *, size_group=None):
+    (size_group or parser).add_argument("--size", required=size_group is None,
+                                        help="board RxC or N (2..256 a side)")
     parser.add_argument("--start-length", type=int, default=3, help="start length of the snake (default 3)")
     parser.add_argument("--tail", choices=("follow", "blocked"), default="follow",
                         help="follow: the head may enter the cell the tail leaves; blocked: it may not")
@@ -35,6 +36,31 @@ def _game_options(parser, *, size_required=True):
                         help="Hamiltonian cycle of cycle-based policies (default zigzag)")
     parser.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE", help="other policy option")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+
+def _policy_list(*example_lines: str):
+    """An epilog evaluated only when the help is shown: every policy with its one-line summary."""
+
+    def epilog() -> str:
+        import re
+        import shutil
+        import textwrap
+
+        import fastsnake
+
+        details = fastsnake.policies(details=True)
+        width = max((len(name) for name in details), default=0)
+        room = max(40, min(100, shutil.get_terminal_size().columns - 2) - width - 4)
+        lines = []
+        for name, info in details.items():
+            text = re.sub(r"^`[^`]+`:\s*", "", info["summary"]) + (" (never loses)" if info["guaranteed"] else "")
+            wrapped = textwrap.wrap(text, room) or [""]
+            lines.append(f"  {name.ljust(width)}  {wrapped[0]}")
+            lines += [" " * (width + 4) + more for more in wrapped[1:]]
+        return ("policies ('fastsnake policies' for more):\n" + "\n".join(lines) + "\n\n"
+                + common.examples(*example_lines))
+
+    return epilog
 
 
 def _rules(args) -> dict:
@@ -55,24 +81,32 @@ def _options(args) -> dict:
 
 
 def register(sub) -> None:
-    from fastsnake.snake.policies import available
-
-    names = ", ".join(available())
-
-    p = sub.add_parser("policies", help="list every Snake policy: built-in, installed and where it comes from")
+    p = sub.add_parser("policies", help="list every Snake policy: built-in, installed and where it comes from",
+                       epilog=common.examples("fastsnake policies",
+                                              "fastsnake policies --json     # summary, origin, options of each"))
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_policies)
 
-    p = sub.add_parser("play", help="play one game (the one a sweep with the same seed played)")
-    p.add_argument("--policy", required=True, help=f"one of: {names}")
+    p = sub.add_parser("play", help="play one game (the one a sweep with the same seed played)",
+                       epilog=_policy_list(
+                           "fastsnake play --policy greedy --size 10",
+                           "fastsnake play --policy cycle --size 10 --seed 7 --game 3 --json   # game 3 of that sweep",
+                           "fastsnake play --policy phc --size 12x16 --replay game.npz && fastsnake view game.npz"))
+    p.add_argument("--policy", required=True, help="a policy name (listed below)")
     p.add_argument("--game", type=common.nonnegative_int, default=0, help="game index within the seed (default 0)")
     p.add_argument("--replay", metavar="FILE.npz", help="write the game as a replay file")
     _game_options(p)
     p.set_defaults(handler=cmd_play)
 
-    p = sub.add_parser("sweep", help="play many games of one policy; summary and per-game records")
-    p.add_argument("--policy", help=f"one of: {names}")
-    p.add_argument("--games", type=int, help="number of games")
+    p = sub.add_parser("sweep", help="play many games of one policy; summary and per-game records",
+                       epilog=_policy_list(
+                           "fastsnake sweep --policy cycle --size 10 --games 1000000 --out sweep.parquet",
+                           "fastsnake sweep --policy greedy --size 10 --games 10000 --plot greedy.png",
+                           "fastsnake sweep --policy cell --size 20 --games 200000 --out big/   # resumable folder",
+                           "fastsnake sweep --resume big/                                       # finish it later"))
+    need = p.add_argument_group("required (all but --resume DIR)")
+    need.add_argument("--policy", help="a policy name (listed below)")
+    need.add_argument("--games", type=int, help="number of games")
     p.add_argument("--threads", type=int, default=None,
                    help="numba threads (default: all cores; with --cluster: per worker, default 1)")
     p.add_argument("--out", metavar="FILE.parquet|DIR",
@@ -84,11 +118,17 @@ def register(sub) -> None:
     p.add_argument("--cluster", metavar="local[:N]|tcp://HOST:PORT",
                    help="run the chunks on a dask cluster (needs fastsnake[dist] and a sweep folder)")
     p.add_argument("--plot", metavar="FILE.png", help="histogram of moves per game (needs matplotlib)")
-    _game_options(p, size_required=False)
+    _game_options(p, size_group=need)
+    _first_group(p, need)
     p.set_defaults(handler=cmd_sweep)
 
-    p = sub.add_parser("compare", help="several policies on the same seeds, one table")
-    p.add_argument("--policies", default=None, help=f"comma-separated (default: all of {names})")
+    p = sub.add_parser("compare", help="several policies on the same seeds, one table",
+                       epilog=_policy_list(
+                           "fastsnake compare --size 10 --games 10000 --policies cycle,greedy",
+                           "fastsnake compare --size 10 --games 1000      # every policy",
+                           "fastsnake compare --size 8 --games 5000 --policies cycle,phc,cell --out c.parquet "
+                           "--plot c.png"))
+    p.add_argument("--policies", default=None, help="comma-separated policy names (default: all, listed below)")
     p.add_argument("--games", type=int, required=True, help="games per policy")
     p.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
     p.add_argument("--out", metavar="FILE.parquet", help="per-game records of every policy (column 'policy')")
@@ -96,14 +136,24 @@ def register(sub) -> None:
     _game_options(p)
     p.set_defaults(handler=cmd_compare)
 
-    p = sub.add_parser("replay", help="re-create a game of a sweep from its seed and save it; or check a replay file")
+    p = sub.add_parser("replay", help="re-create a game of a sweep from its seed and save it; or check a replay file",
+                       epilog=common.examples(
+                           "fastsnake replay --from sweep.parquet --pick lost --out lost.npz",
+                           "fastsnake replay --from sweep.parquet --pick 'game 41' --out g41.npz",
+                           "fastsnake replay --check lost.npz --json"))
     source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--from", dest="source", metavar="RESULTS.parquet", help="a sweep's --out file")
+    source.add_argument("--from", dest="source", metavar="RESULTS.parquet", help="a sweep's --out file or folder")
     source.add_argument("--check", metavar="FILE.npz", help="validate a replay file and re-play it under the rules")
     p.add_argument("--pick", default="lost", help="lost | longest | shortest | game INDEX (default lost)")
     p.add_argument("--out", metavar="FILE.npz", help="replay file to write (with --from)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_replay)
+
+
+def _first_group(parser, group) -> None:
+    """Show `group` right after the positionals, before the other options."""
+    parser._action_groups.remove(group)
+    parser._action_groups.insert(1 if parser._positionals._group_actions else 0, group)
 
 
 def _summary_row(summary: dict) -> list[str]:
@@ -149,6 +199,8 @@ def cmd_sweep(args):
         result = fastsnake.resume_sweep(args.resume, threads=args.threads, cluster=args.cluster, progress=True)
     else:
         _require(args, "policy", "size", "games")
+        if args.out:
+            common.check_output("--out", args.out, folder_target=not args.out.endswith(".parquet"))
         if args.cluster and not args.out:
             raise InputError("--cluster writes a sweep folder: give --out DIR")
         # Without --out only the summary is printed: rows are kept only when a plot needs them,
@@ -184,12 +236,8 @@ def _finish_sweep(args, summary, interrupted):
 
 def _check_plot(args):
     """Fail before a long run, not after it, when the plot cannot be drawn."""
-    import os
-
     if getattr(args, "plot", None):
-        folder = os.path.dirname(os.path.abspath(args.plot))
-        if not os.path.isdir(folder):
-            raise InputError(f"--plot {args.plot!r}: folder {folder!r} does not exist")
+        common.check_output("--plot", args.plot)
         try:
             import matplotlib  # noqa: F401
         except ImportError:
@@ -201,11 +249,7 @@ def cmd_compare(args):
 
     _check_plot(args)
     if args.out:
-        import os
-
-        folder = os.path.dirname(os.path.abspath(args.out))
-        if not os.path.isdir(folder):
-            raise InputError(f"--out {args.out!r}: folder {folder!r} does not exist")
+        common.check_output("--out", args.out)
     results = api.compare_runs(args.policies, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
                                progress=True, **_options(args))
     summaries = [r.summary for r in results]
@@ -228,6 +272,8 @@ def cmd_compare(args):
 def cmd_play(args):
     import fastsnake
 
+    if args.replay:
+        common.check_output("--replay", args.replay)
     game = fastsnake.play(args.policy, args.size, args.seed, args.game, **_rules(args), **_options(args))
     if args.replay:
         game.save(args.replay)
@@ -269,6 +315,7 @@ def cmd_replay(args):
         return result
     if not args.out:
         raise InputError("replay --from needs --out FILE.npz")
+    common.check_output("--out", args.out)
     game = fastsnake.replay_game(args.source, args.pick)
     game.save(args.out)
     result = dict(game.summary(), seconds=game.seconds, file=args.out)

@@ -16,7 +16,13 @@ def register(subparsers) -> None:
         "view",
         help="show a Snake replay, puzzle solution, tour or reach file (needs pygame)",
         description="Interactive viewer (space play/pause, arrows step/speed, Home/End, c cycle, "
-                    "p path, s screenshot, q quit) or headless export with --export.",
+                    "p path, s screenshot, q quit) or headless export with --export. Needs the viewer "
+                    "extra: pip install 'fastsnake[viewer]'.",
+        epilog=common.examples(
+            "fastsnake view lost.npz --play --show cycle          # a replay made by 'replay' or 'play --replay'",
+            "fastsnake view lost.npz --export lost.gif --every 5  # no window (e.g. over ssh): an animated GIF",
+            "fastsnake view tour.json --export frames/            # PNG frames of a tour, solution or reach set",
+        ),
     )
     p.add_argument("file", metavar="FILE", help="a .npz replay, a puzzle solution, or a tour/reach file")
     p.add_argument("--export", metavar="OUT.gif|DIR/", help="render without a window: an animated GIF or PNG frames")
@@ -55,8 +61,11 @@ def cmd_view(args):
     if args.export:
         from fastsnake.viewer.export import export_kind
 
-        export_kind(args.export)  # a bad target fails before loading the file
+        # a bad target fails before loading the file
+        common.check_output("--export", args.export, folder_target=export_kind(args.export) == "png")
     backend.pygame()  # fail early, with the install hint, when pygame is missing
+    if not args.export:
+        backend.check_display()  # no display: say so, rather than play to an invisible window
     from fastsnake.viewer.files import open_view
 
     view = open_view(args.file)

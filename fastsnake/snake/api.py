@@ -185,6 +185,11 @@ def _flat(summary: dict) -> dict:
 def _check_output(path, what="out") -> None:
     folder = os.path.dirname(os.path.abspath(str(path)))
     if not os.path.isdir(folder):
+        probe = folder
+        while not os.path.lexists(probe) and os.path.dirname(probe) != probe:
+            probe = os.path.dirname(probe)
+        if os.path.exists(probe) and not os.path.isdir(probe):
+            raise SweepError(f"{what}={str(path)!r}: {probe!r} is a file, not a folder")
         raise SweepError(f"{what}={str(path)!r}: folder {folder!r} does not exist")
 
 

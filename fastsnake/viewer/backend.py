@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from fastsnake.errors import InputError
 
@@ -36,6 +37,17 @@ def pygame():
         module.font.init()
         _pygame = module
     return _pygame
+
+
+def check_display() -> None:
+    """ViewerError when a window could not be seen: on Linux (and other X11/Wayland systems)
+    without DISPLAY or WAYLAND_DISPLAY, SDL would open an invisible window and the viewer would
+    seem to hang. SDL_VIDEODRIVER set by the user (e.g. `dummy`, `kmsdrm`) is trusted."""
+    if sys.platform in ("win32", "darwin") or os.environ.get("SDL_VIDEODRIVER"):
+        return
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise ViewerError("no display to open a window on (DISPLAY and WAYLAND_DISPLAY are not set): "
+                          "render it to a file with --export OUT.gif (or --export DIR/ for PNG frames)")
 
 
 _fonts: dict[int, object] = {}

@@ -46,11 +46,21 @@ def test_human_export_output(tmp_path, capsys):
     assert len(list((tmp_path / "f").glob("*.png"))) == 5
 
 
+def json_error(out: str, err: str, code: int = 2) -> dict:
+    """With --json an error is also one JSON object on stdout, saying what the stderr line says."""
+    lines = out.splitlines()
+    assert len(lines) == 1, out
+    doc = json.loads(lines[0])
+    assert doc == {"error": err.strip().removeprefix("fastsnake: error: "), "code": code}
+    return doc
+
+
 def test_missing_pygame_gives_the_install_hint(monkeypatch, capsys):
     monkeypatch.setattr(backend, "_pygame", None)
     monkeypatch.setitem(sys.modules, "pygame", None)  # makes `import pygame` fail
     code, out, err = run(["view", str(GOLDEN / "greedy10.npz"), "--json"], capsys)
-    assert code == 2 and out == ""
+    assert code == 2
+    json_error(out, err)
     assert err.count("\n") == 1 and "pip install 'fastsnake[viewer]'" in err
 
 
@@ -77,8 +87,40 @@ def test_broken_or_foreign_files_give_one_line(tmp_path, capsys):
     for name in broken_files(tmp_path):
         code, out, err = run(["view", str(tmp_path / name), "--json"], capsys)
         assert code == 2, (name, err)
-        assert out == "" and err.count("\n") == 1 and err.startswith("fastsnake: error:"), (name, err)
-        assert name in err
+        assert err.count("\n") == 1 and err.startswith("fastsnake: error:"), (name, err)
+        assert name in err and name in json_error(out, err)["error"]
+
+
+@pytest.mark.parametrize("platform", ["linux", "freebsd13"])
+def test_no_display_says_so_and_suggests_export(monkeypatch, capsys, platform):
+    """Without a display SDL would play to an invisible window: one line instead, pointing at --export."""
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "platform", platform)
+    code, out, err = run(["view", str(GOLDEN / "greedy10.npz")], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("fastsnake: error: no display") and "--export" in err
+    code, out, err = run(["view", str(GOLDEN / "greedy10.npz"), "--json"], capsys)
+    assert code == 2 and "no display" in json_error(out, err)["error"]
+
+
+@pytest.mark.parametrize("env", [{"DISPLAY": ":0"}, {"WAYLAND_DISPLAY": "wayland-0"}, {"SDL_VIDEODRIVER": "dummy"}])
+def test_a_display_or_an_sdl_driver_passes_the_check(monkeypatch, env):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "platform", "linux")
+    backend.check_display()
+
+
+def test_export_needs_no_display(monkeypatch, tmp_path, capsys):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    code, out, err = run(["view", str(GOLDEN / "greedy10.npz"), "--export", str(tmp_path / "g.gif"),
+                          "--every", "50"], capsys)
+    assert code == 0, err
 
 
 @pytest.mark.parametrize("argv,message", [
