@@ -130,10 +130,18 @@ CLI = [
     ("sweep-bad-opt", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "10", "--opt", "noequals"],
      "KEY=VALUE", None),
     ("sweep-out-under-file", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "10",
-                                        "--out", str(f.under_blocker) + ".parquet"], "out",
+                                        "--out", str(f.under_blocker) + ".parquet"], "blocker' is a file, not a folder",
      lambda f: Path(str(f.under_blocker) + ".parquet")),
     ("sweep-folder-under-file", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "10",
-                                           "--out", str(f.under_blocker)], "out", lambda f: f.under_blocker),
+                                           "--out", str(f.under_blocker)], "blocker' is a file, not a folder",
+     lambda f: f.under_blocker),
+    ("sweep-out-deep-under-file", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "10",
+                                             "--out", str(f.under_blocker / "a" / "b.parquet")],
+     "blocker' is a file, not a folder", None),
+    ("sweep-out-folder-missing", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "10",
+                                            "--out", str(f.dir / "nowhere" / "s.parquet")], "does not exist", None),
+    ("sweep-plot-under-file", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "10",
+                                         "--plot", str(f.under_blocker) + ".png"], "is a file, not a folder", None),
     ("sweep-resume-not-a-sweep", lambda f: ["sweep", "--resume", str(f.dir)], "", None),
     ("sweep-resume-a-file", lambda f: ["sweep", "--resume", str(f.text)], "", None),
     ("play-size-negative", lambda f: ["play", "--policy", "cycle", "--size", "-3"], "-3", None),
@@ -142,12 +150,13 @@ CLI = [
      "max", None),
     ("play-tail-unknown", lambda f: ["play", "--policy", "cycle", "--size", "6", "--tail", "eat"], "eat", None),
     ("play-replay-under-file", lambda f: ["play", "--policy", "cycle", "--size", "6",
-                                          "--replay", str(f.under_blocker) + ".npz"], "replay",
+                                          "--replay", str(f.under_blocker) + ".npz"], "is a file, not a folder",
      lambda f: Path(str(f.under_blocker) + ".npz")),
     ("compare-unknown-policy", lambda f: ["compare", "--policies", "cycle,nosuch", "--size", "6", "--games", "5"],
      "nosuch", None),
     ("compare-out-under-file", lambda f: ["compare", "--policies", "cycle", "--size", "6", "--games", "5",
-                                          "--out", str(f.under_blocker) + ".parquet"], "out", None),
+                                          "--out", str(f.under_blocker) + ".parquet"], "is a file, not a folder",
+     None),
     ("replay-check-foreign-npz", lambda f: ["replay", "--check", str(f.foreign_npz)], "foreign.npz", None),
     ("replay-check-pickled-npz", lambda f: ["replay", "--check", str(f.pickled_npz)], "pickled.npz", None),
     ("replay-check-truncated", lambda f: ["replay", "--check", str(f.truncated_replay)], "truncated_replay", None),
@@ -164,6 +173,11 @@ CLI = [
     ("replay-from-text-parquet", lambda f: ["replay", "--from", str(f.text_parquet),
                                             "--out", str(f.dir / "r3.npz")], "text.parquet",
      lambda f: f.dir / "r3.npz"),
+    ("replay-from-truncated-parquet-short", lambda f: ["replay", "--from", str(f.truncated_parquet),
+                                                       "--out", str(f.dir / "r5.npz")], "not a readable Parquet file",
+     lambda f: f.dir / "r5.npz"),
+    ("replay-out-under-file", lambda f: ["replay", "--from", str(f.foreign_parquet),
+                                         "--out", str(f.under_blocker) + ".npz"], "is a file, not a folder", None),
     ("replay-from-no-out", lambda f: ["replay", "--from", str(f.foreign_parquet)], "--out", None),
     ("replay-bad-pick", lambda f: ["replay", "--from", str(f.foreign_parquet), "--pick", "best",
                                    "--out", str(f.dir / "r4.npz")], "", lambda f: f.dir / "r4.npz"),
@@ -238,8 +252,15 @@ CLI = [
     ("view-missing", lambda f: ["view", str(f.missing)], "missing.npz", None),
     ("view-speed-zero", lambda f: ["view", str(GOLDEN_REPLAY), "--speed", "0"], "speed", None),
     ("view-export-under-file", lambda f: ["view", str(GOLDEN_REPLAY), "--export",
-                                          str(f.under_blocker) + ".gif"], "",
+                                          str(f.under_blocker) + ".gif"], "is a file, not a folder",
      lambda f: Path(str(f.under_blocker) + ".gif")),
+    ("view-export-frames-under-file", lambda f: ["view", str(GOLDEN_REPLAY), "--export",
+                                                 str(f.under_blocker / "frames") + "/"], "is a file, not a folder",
+     lambda f: f.under_blocker / "frames"),
+    ("view-unknown-option", lambda f: ["view", str(GOLDEN_REPLAY), "--fps", "30"], "see 'fastsnake view --help'",
+     None),
+    ("sweep-unknown-option-names-verb-help", lambda f: ["sweep", "--bogus"],
+     "unrecognized arguments: --bogus (see 'fastsnake sweep --help')", None),
 ]
 
 
@@ -258,7 +279,8 @@ LIB = [
     ("lib-sweep-unknown-option", lambda f: _lib("fastsnake.sweep")("cycle", 6, 10, turbo=True), "turbo", None),
     ("lib-sweep-tail", lambda f: _lib("fastsnake.sweep")("cycle", 6, 10, tail="eat"), "eat", None),
     ("lib-sweep-out-under-file", lambda f: _lib("fastsnake.sweep")("cycle", 6, 10,
-                                                                   out=str(f.under_blocker) + ".parquet"), "", None),
+                                                                   out=str(f.under_blocker) + ".parquet"),
+     "is a file, not a folder", None),
     ("lib-play-game-negative", lambda f: _lib("fastsnake.play")("cycle", 6, game=-1), "game", None),
     ("lib-play-seed-negative", lambda f: _lib("fastsnake.play")("cycle", 6, seed=-1), "seed", None),
     ("lib-compare-empty", lambda f: _lib("fastsnake.compare")([], 6, 10), "", None),
@@ -290,10 +312,15 @@ LIB = [
 ]
 
 
+# A line that says what and why fits a terminal line or two; a library's own essay does not.
+MAX_LINE = 240
+
+
 def _assert_one_line(err: str, fragment: str):
     lines = err.strip().splitlines()
     assert len(lines) == 1, f"expected one error line, got:\n{err}"
     line = lines[0]
+    assert len(line) <= MAX_LINE + len(str(fragment)), f"{len(line)} characters: {line!r}"
     assert line.startswith("fastsnake: error: "), line
     assert fragment.lower() in line.lower(), f"{fragment!r} not in {line!r}"
     for leak in LEAKS:
@@ -312,6 +339,24 @@ def test_cli_bad_input(F, capsys, argv, fragment, leftover):
     captured = capsys.readouterr()
     assert code == 2, captured.err
     _assert_one_line(captured.err, fragment)
+    if leftover is not None:
+        assert not leftover(F).exists(), f"{leftover(F)} left behind"
+
+
+@pytest.mark.parametrize("argv, fragment, leftover", [pytest.param(*row[1:], id=row[0]) for row in CLI])
+def test_cli_bad_input_with_json(F, capsys, argv, fragment, leftover):
+    """The same row with --json: the same line and exit code, and that line as one JSON object on stdout."""
+    from fastsnake.cli import main
+
+    try:
+        code = main([str(a) for a in argv(F)] + ["--json"])
+    except SystemExit as exc:
+        code = exc.code
+    captured = capsys.readouterr()
+    assert code == 2, captured.err
+    line = _assert_one_line(captured.err, fragment)
+    assert captured.out.count("\n") == 1, captured.out
+    assert json.loads(captured.out) == {"error": line.removeprefix("fastsnake: error: "), "code": 2}
     if leftover is not None:
         assert not leftover(F).exists(), f"{leftover(F)} left behind"
 

@@ -303,6 +303,20 @@ def cmd_policies(args):
     return details
 
 
+def _check_parquet(flag: str, path: str) -> None:
+    """One short line for a file that is not Parquet or was cut short (pyarrow's own text is long)."""
+    import os
+
+    if not os.path.isfile(path):
+        return  # a folder, or a missing file: the library words those
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_metadata(path)
+    except (OSError, ValueError):
+        raise InputError(f"{flag} {path!r} is not a readable Parquet file (cut short, or another format)") from None
+
+
 def cmd_replay(args):
     import fastsnake
 
@@ -316,6 +330,7 @@ def cmd_replay(args):
     if not args.out:
         raise InputError("replay --from needs --out FILE.npz")
     common.check_output("--out", args.out)
+    _check_parquet("--from", args.source)
     game = fastsnake.replay_game(args.source, args.pick)
     game.save(args.out)
     result = dict(game.summary(), seconds=game.seconds, file=args.out)
