@@ -34,6 +34,7 @@ from fastsnake.snake.sweep import (
     SweepError,
     SweepResult,
     prepare,
+    read_parquet,
     records_table,
     stop_requests,
 )
@@ -268,3 +269,10 @@ def read_dataset(path):
         raise SweepError(f"sweep folder {str(path)!r} has no finished chunk yet")
     table = pq.ParquetDataset([str(f) for f in files]).read()
     return params, table.sort_by("game")
+
+
+def read_sweep(path):
+    """(parameters dict, pyarrow table) of a sweep file or a sweep folder; SweepError if it is neither."""
+    if os.path.isdir(str(path)):
+        return read_dataset(path)
+    return read_parquet(path)

@@ -35,9 +35,10 @@ import numpy as np
 from fastsnake.errors import InputError
 from fastsnake.files import written_atomically
 from fastsnake.snake.board import TAIL_RULES, GameConfig
+from fastsnake.snake.dataset import read_sweep
 from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, RUNNING, trace_moves
 from fastsnake.snake.rng import game_seed
-from fastsnake.snake.sweep import check_seed, prepare, read_parquet
+from fastsnake.snake.sweep import check_seed, prepare
 
 REPLAY_FORMAT = "fastsnake-replay/1"
 OUTCOMES = ("won", "died", "stuck")
@@ -268,7 +269,7 @@ def replay_problem(replay: Replay) -> str | None:
 
 def pick_game(path, pick: str) -> tuple[dict, int]:
     """(sweep parameters, game index) chosen from a sweep file by lost|longest|shortest|INDEX."""
-    params, table = read_parquet(path)
+    params, table = read_sweep(path)
     games = table.column("game").to_numpy()
     moves = table.column("moves").to_numpy()
     outcomes = np.asarray(table.column("outcome").cast("string").to_pylist())

@@ -359,16 +359,15 @@ def write_table_atomically(table, path) -> None:
 
 
 def read_parquet(path):
-    """(parameters dict, pyarrow table) of a sweep file or folder; SweepError if it is not one."""
-    import os
+    """(parameters dict, pyarrow table) of a sweep file; SweepError if it is not one.
 
+    A sweep folder is read by `fastsnake.snake.dataset.read_sweep` (file or folder), which
+    sits above this module (the dataset code runs sweeps, so this one cannot import it).
+    """
     import pyarrow.parquet as pq
 
     if os.path.isdir(str(path)):
-        from fastsnake.snake.dataset import read_dataset
-
-        return read_dataset(path)
-
+        raise SweepError(f"{str(path)!r} is a sweep folder, not a sweep file (read it with dataset.read_sweep)")
     try:
         table = pq.read_table(str(path))
     except FileNotFoundError:

@@ -108,3 +108,21 @@ def test_cluster_argument_is_checked():
     assert parse_cluster("tcp://10.0.0.5:8786") == ("address", "tcp://10.0.0.5:8786")
     with pytest.raises(SweepError, match="not local, local:N"):
         parse_cluster("mars")
+
+
+def test_read_sweep_takes_a_file_or_a_folder(tmp_path, reference):
+    from fastsnake.snake.dataset import read_sweep
+    from fastsnake.snake.replay import pick_game
+    from fastsnake.snake.sweep import read_parquet, write_parquet
+
+    small = SweepSpec("greedy", 8, 8, 3, "follow", 64 * 64, 11, 300, 0, {}, 150)
+    run_dataset_sweep(SweepDataset.open(tmp_path / "d", small), threads=1)
+    write_parquet(reference, tmp_path / "f.parquet")
+    folder_params, folder = read_sweep(tmp_path / "d")
+    file_params, file = read_sweep(tmp_path / "f.parquet")
+    assert folder_params["seed"] == file_params["seed"] == 11
+    assert folder.column("moves").to_pylist() == file.column("moves").to_pylist()[:300]
+    longest = int(np.argmax(reference.moves[:300]))
+    assert pick_game(tmp_path / "d", "longest")[1] == longest
+    with pytest.raises(SweepError, match="is a sweep folder"):
+        read_parquet(tmp_path / "d")

@@ -20,42 +20,19 @@ from __future__ import annotations
 import re
 import sys
 import threading
-from dataclasses import dataclass, field, replace
-from typing import Callable
+from dataclasses import replace
 
-import numpy as np
-
-from fastsnake.errors import InputError
+# Re-exported: policy modules and packages import these from here (they live below the registry,
+# in protocol.py, so that user.py, which the registry imports, can use them without a cycle).
+from fastsnake.snake.policies.protocol import (  # noqa: F401
+    OWN_DISTRIBUTION,
+    EnginePolicy,
+    PolicyError,
+    no_params,
+)
 
 ENTRY_POINT_GROUP = "fastsnake.policies"
-OWN_DISTRIBUTION = "fastsnake"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
-class PolicyError(InputError):
-    """Unknown policy, an option the policy cannot take, or a policy that misbehaves."""
-
-
-@dataclass(frozen=True)
-class EnginePolicy:
-    """A policy as the sweep, play and dask code run it: two kernels and a parameter builder."""
-
-    name: str
-    summary: str
-    sweep_kernel: Callable  # (cfg, nbr, params, base_seed, first, out, nblocks)
-    play_kernel: Callable  # (cfg, nbr, params, seed) -> (outcome, body0, moves, apples, cycle)
-    make_params: Callable  # (GameConfig, options: dict) -> int64 array; raises PolicyError
-    guaranteed: bool = False  # never loses, under both tail rules
-    options: dict = field(default_factory=dict)  # option name -> (default, allowed values)
-    origin: str = OWN_DISTRIBUTION  # the package that provides it ("__main__" etc. when registered in-process)
-    kind: str = "engine"  # engine (our kernel protocol), numba or python (a user's decide)
-
-    @property
-    def headline(self) -> str:
-        """The first sentence-line of the summary, for one-line listings."""
-        text = (self.summary or "").strip()
-        return text.split("\n\n")[0].replace("\n", " ") if text else ""
-
 
 _lock = threading.RLock()
 _registry: dict[str, EnginePolicy] = {}
@@ -233,7 +210,3 @@ def resolve_options(policy: EnginePolicy, options: dict | None) -> dict:
             )
         resolved[key] = value
     return resolved
-
-
-def no_params(config, options) -> np.ndarray:
-    return np.zeros(1, dtype=np.int64)

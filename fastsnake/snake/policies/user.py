@@ -49,7 +49,7 @@ from fastsnake.snake.engine import (
     sweep_path,
     user_context,
 )
-from fastsnake.snake.policies import EnginePolicy, PolicyError, no_params
+from fastsnake.snake.policies.protocol import EnginePolicy, PolicyError, no_params
 from fastsnake.snake.rng import game_seed
 
 MOVE_RULE = "a move must be 0 (up), 1 (right), 2 (down) or 3 (left)"

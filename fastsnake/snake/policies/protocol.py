@@ -1,0 +1,47 @@
+"""What a policy module needs, below the registry: `EnginePolicy`, `PolicyError`, `no_params`.
+
+The registry (`fastsnake.snake.policies`) re-exports these names, so a policy package writes
+``from fastsnake.snake.policies import EnginePolicy``. They live here so that modules the
+registry itself imports (`user.py`, which adapts a user's ``decide``) can use them without an
+import cycle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from fastsnake.errors import InputError
+
+OWN_DISTRIBUTION = "fastsnake"
+
+
+class PolicyError(InputError):
+    """Unknown policy, an option the policy cannot take, or a policy that misbehaves."""
+
+
+@dataclass(frozen=True)
+class EnginePolicy:
+    """A policy as the sweep, play and dask code run it: two kernels and a parameter builder."""
+
+    name: str
+    summary: str
+    sweep_kernel: Callable  # (cfg, nbr, params, base_seed, first, out, nblocks)
+    play_kernel: Callable  # (cfg, nbr, params, seed) -> (outcome, body0, moves, apples, cycle)
+    make_params: Callable  # (GameConfig, options: dict) -> int64 array; raises PolicyError
+    guaranteed: bool = False  # never loses, under both tail rules
+    options: dict = field(default_factory=dict)  # option name -> (default, allowed values)
+    origin: str = OWN_DISTRIBUTION  # the package that provides it ("__main__" etc. when registered in-process)
+    kind: str = "engine"  # engine (our kernel protocol), numba or python (a user's decide)
+
+    @property
+    def headline(self) -> str:
+        """The first sentence-line of the summary, for one-line listings."""
+        text = (self.summary or "").strip()
+        return text.split("\n\n")[0].replace("\n", " ") if text else ""
+
+
+def no_params(config, options) -> np.ndarray:
+    return np.zeros(1, dtype=np.int64)

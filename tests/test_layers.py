@@ -1,0 +1,243 @@
+"""The package's layers, read from the source with `ast` (no module is imported).
+
+Rules (docs/design.md, "Layers"):
+
+- no import cycle among fastsnake modules, counting imports made inside functions too
+  (a lazy import still ties the two modules together; it only hides the cycle from
+  the import system until the day someone moves it to the top);
+- the problem packages fastsnake.snake, fastsnake.puzzle and fastsnake.tour never import
+  one another, nor the CLI, the viewer or the Gymnasium environments;
+- nothing outside fastsnake/cli imports fastsnake.cli (but ``fastsnake/__main__.py``,
+  which is ``python -m fastsnake``, the CLI's own launcher);
+- fastsnake/cli imports only the public API: the packages' ``__init__`` modules
+  (``fastsnake``, ``fastsnake.snake``, ``fastsnake.puzzle``, ``fastsnake.tour``,
+  ``fastsnake.envs``, ``fastsnake.viewer``), the shared top-level modules every layer may
+  use (``fastsnake.errors``, ``fastsnake.sizes``, ``fastsnake.files``) and its own modules.
+
+An edge is the module an import statement names: ``from fastsnake.snake.sweep import
+prepare`` is an edge to ``fastsnake.snake.sweep``, ``from fastsnake.snake import api`` one to
+``fastsnake.snake.api`` (a submodule), ``from fastsnake import __version__`` one to
+``fastsnake``. Not edges: the parent packages Python runs first (importing
+``fastsnake.snake.sweep`` runs ``fastsnake/snake/__init__.py``; counting those would make
+every lazy re-export in a package ``__init__`` a cycle), and names looked up at run time
+through ``importlib.import_module`` or entry points (``fastsnake/__init__.py``'s lazy
+table, the policy registry).
+"""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent / "fastsnake"
+PROBLEMS = ("fastsnake.snake", "fastsnake.puzzle", "fastsnake.tour")
+FRONT_ENDS = ("fastsnake.cli", "fastsnake.viewer", "fastsnake.envs")
+CLI_MAY_IMPORT = {
+    "fastsnake",
+    "fastsnake.snake",
+    "fastsnake.puzzle",
+    "fastsnake.tour",
+    "fastsnake.envs",
+    "fastsnake.viewer",
+    "fastsnake.errors",
+    "fastsnake.sizes",
+    "fastsnake.files",
+}
+# Known cycles (each a set of modules that import one another), to be removed as they are broken;
+# test_known_cycles_are_current keeps the list honest. Both are lazy (function-level) imports.
+KNOWN_CYCLES = {
+    # reduce.py `_final_block` imports solver.solve; solver.py `_solve_reduce` imports reduce.solve_reduce.
+    frozenset({"fastsnake.puzzle.reduce", "fastsnake.puzzle.solver"}),
+    # heuristics.py `_empty_wd` imports walking.WalkingTable; walking.py imports heuristics' _wd_code, _wd_index.
+    frozenset({"fastsnake.puzzle.heuristics", "fastsnake.puzzle.walking"}),
+}
+# Known violations, to be removed as the CLI is moved onto the public API: (CLI module, module it
+# imports). Each entry must still occur (test_cli_allow_list_is_current), so the list only shrinks.
+CLI_KNOWN_VIOLATIONS = {
+    ("fastsnake.cli.puzzle", "fastsnake.puzzle.solver"),  # DEFAULT_MAX_NODES, solve_many, heuristic_context
+    ("fastsnake.cli.puzzle", "fastsnake.puzzle.board"),  # MAX_CELLS_ANY
+    ("fastsnake.cli.snake", "fastsnake.snake.policies"),  # available
+    ("fastsnake.cli.tour", "fastsnake.tour.io"),  # check_save_path, save_tour, save_reach
+    ("fastsnake.cli.tour", "fastsnake.tour.count"),  # count_tours
+    ("fastsnake.cli.tour", "fastsnake.tour.reach"),  # reach
+    ("fastsnake.cli.view", "fastsnake.viewer.backend"),  # the pygame check
+    ("fastsnake.cli.view", "fastsnake.viewer.player"),  # check_speed, run_window
+    ("fastsnake.cli.view", "fastsnake.viewer.export"),  # export_kind, export_frames
+    ("fastsnake.cli.view", "fastsnake.viewer.files"),  # open_view
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(ROOT.rglob("*.py"))}
+
+
+MODULES = _modules()
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def _imports(name: str):
+    """(imported fastsnake module, line, lazy) for every import statement of module `name`."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"), str(MODULES[name]))
+    lazy_lines = {
+        node.lineno
+        for fn in ast.walk(tree)
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for node in ast.walk(fn)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+    }
+    package = name if _is_package(name) else name.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            # `from pkg import sub` names the submodule; `from mod import name` the module.
+            targets = [f"{source}.{a.name}" if f"{source}.{a.name}" in MODULES else source for a in node.names]
+        else:
+            continue
+        for target in targets:
+            if target == "fastsnake" or target.startswith("fastsnake."):
+                while target not in MODULES:  # `import fastsnake.x.y` of a name we do not know: its package
+                    target = target.rpartition(".")[0]
+                yield target, node.lineno, node.lineno in lazy_lines
+
+
+def _edges():
+    return {(name, target, line, lazy) for name in MODULES for target, line, lazy in _imports(name)}
+
+
+EDGES = _edges()
+
+
+def _in(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def _where(name: str, line: int) -> str:
+    return f"{MODULES[name].relative_to(ROOT.parent)}:{line}"
+
+
+def test_the_walk_sees_the_package():
+    assert {"fastsnake", "fastsnake.snake.engine", "fastsnake.cli.snake", "fastsnake.puzzle.solver"} <= set(MODULES)
+    assert any(lazy for *_, lazy in EDGES) and any(not lazy for *_, lazy in EDGES)
+    assert ("fastsnake.snake.dataset", "fastsnake.snake.sweep") in {(a, b) for a, b, *_ in EDGES}
+
+
+def _cycles(edges):
+    """Strongly connected components with more than one module, or a module importing itself (Tarjan)."""
+    graph: dict[str, set[str]] = {}
+    for a, b in edges:
+        graph.setdefault(a, set()).add(b)
+        graph.setdefault(b, set())
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1 or v in graph[v]:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert _cycles({("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")}) == [["a", "b", "c"]]
+    assert _cycles({("a", "a")}) == [["a"]]
+    assert _cycles({("a", "b"), ("b", "c")}) == []
+
+
+def test_no_import_cycle():
+    cycles = [c for c in _cycles({(a, b) for a, b, *_ in EDGES}) if frozenset(c) not in KNOWN_CYCLES]
+    detail = [
+        [_where(a, line) + f" -> {b}" for a, b, line, _ in sorted(EDGES) if a in cycle and b in cycle]
+        for cycle in cycles
+    ]
+    assert not cycles, f"import cycles: {detail}"
+
+
+def test_known_cycles_are_current():
+    """An entry of KNOWN_CYCLES that no longer occurs must go, so the list only shrinks."""
+    stale = KNOWN_CYCLES - {frozenset(c) for c in _cycles({(a, b) for a, b, *_ in EDGES})}
+    assert not stale, f"fixed, remove from KNOWN_CYCLES: {[sorted(c) for c in stale]}"
+
+
+def test_problem_packages_stay_apart():
+    bad = [
+        f"{_where(a, line)} imports {b}"
+        for a, b, line, _ in sorted(EDGES)
+        for package in PROBLEMS
+        if _in(a, package) and not _in(b, package) and any(_in(b, other) for other in PROBLEMS + FRONT_ENDS)
+    ]
+    assert not bad, bad
+
+
+def test_only_the_cli_imports_the_cli():
+    bad = [
+        f"{_where(a, line)} imports {b}"
+        for a, b, line, _ in sorted(EDGES)
+        if _in(b, "fastsnake.cli") and not _in(a, "fastsnake.cli") and a != "fastsnake.__main__"
+    ]
+    assert not bad, bad
+
+
+def _cli_imports_off_the_api():
+    return sorted(
+        (a, b, line)
+        for a, b, line, _ in EDGES
+        if _in(a, "fastsnake.cli") and not _in(b, "fastsnake.cli") and b not in CLI_MAY_IMPORT
+    )
+
+
+def test_cli_imports_only_the_public_api():
+    bad = [f"{_where(a, line)} imports {b}" for a, b, line in _cli_imports_off_the_api()
+           if (a, b) not in CLI_KNOWN_VIOLATIONS]
+    assert not bad, bad
+
+
+def test_cli_allow_list_is_current():
+    """An entry of CLI_KNOWN_VIOLATIONS that no longer occurs must go, so the list only shrinks."""
+    stale = CLI_KNOWN_VIOLATIONS - {(a, b) for a, b, _ in _cli_imports_off_the_api()}
+    assert not stale, f"fixed, remove from CLI_KNOWN_VIOLATIONS: {sorted(stale)}"
+
+
+def test_shared_modules_know_no_problem():
+    """fastsnake.search and the top-level helper modules import no problem package and no front end."""
+    shared = [m for m in MODULES if _in(m, "fastsnake.search") or (m.count(".") == 1 and not _is_package(m))]
+    assert "fastsnake.errors" in shared and "fastsnake.__main__" in shared
+    bad = [
+        f"{_where(a, line)} imports {b}"
+        for a, b, line, _ in sorted(EDGES)
+        if a in shared and a != "fastsnake.__main__" and any(_in(b, p) for p in PROBLEMS + FRONT_ENDS)
+    ]
+    assert not bad, bad
