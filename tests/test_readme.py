@@ -154,3 +154,69 @@ def test_ci_script_is_executable_bash():
     assert CI.read_text(encoding="utf-8").startswith("#!/usr/bin/env bash")
     if sys.platform != "win32":
         assert CI.stat().st_mode & 0o111, ".ci/run is not executable"
+
+
+# --- the tour, as a new user runs it (issue 19, point 7) ------------------------------------------
+# Every `$ fastsnake ...` line of the README and of the docs pages below parses with the real CLI
+# parser; the set-up says how to put `fastsnake` on the PATH; and, read in order, the README installs
+# an extra before a command needs it (`--plot` the plot extra, `view` the viewer extra).
+
+DOCS_WITH_COMMANDS = [README] + [REPO / "docs" / name for name in ("index.md", "replays.md", "sweeps.md", "snake.md")]
+EXTRA_NEEDED = {"--plot": "plot", "view": "viewer"}
+
+
+def _console_lines(path: Path) -> list[str]:
+    """`$ ...` lines of the console blocks (the prompt removed), in order."""
+    text = path.read_text(encoding="utf-8")
+    return [line.strip()[2:] for block in _bash_blocks(text) for line in block.splitlines()
+            if line.strip().startswith("$ ")]
+
+
+def _fastsnake_commands(line: str) -> list[list[str]]:
+    commands = []
+    for part in re.split(r"&&|\|", line):
+        argv = shlex.split(part, comments=True)
+        if argv and Path(argv[0]).name == "fastsnake":
+            commands.append(argv[1:])
+    return commands
+
+
+@pytest.mark.parametrize("path", DOCS_WITH_COMMANDS, ids=lambda p: p.name)
+def test_every_documented_fastsnake_command_parses(path):
+    from fastsnake.cli import build_parser
+
+    found = 0
+    for line in _console_lines(path):
+        for argv in _fastsnake_commands(line):
+            found += 1
+            try:
+                args = build_parser().parse_args(argv)
+            except SystemExit:
+                pytest.fail(f"{path.name}: `fastsnake {shlex.join(argv)}` does not parse")
+            assert args.handler is not None
+    if path == README:
+        assert found >= 10
+
+
+def test_readme_set_up_says_how_to_put_fastsnake_on_the_path():
+    assert "source .venv/bin/activate" in _setup_section(README.read_text(encoding="utf-8"))
+
+
+def test_readme_tour_installs_what_it_uses_before_using_it():
+    extras: set[str] = set()
+    activated = False
+    for line in _console_lines(README):
+        argv = shlex.split(line, comments=True)
+        if argv[:2] == ["source", ".venv/bin/activate"]:
+            activated = True
+        pip = _normalise_pip(argv)
+        if "install" in pip[1:2]:
+            for arg in pip:
+                match = re.fullmatch(r"\.\[([\w,]+)\]", arg)
+                if match:
+                    extras |= set(match.group(1).split(","))
+        for command in _fastsnake_commands(line):
+            assert activated, f"`{line}` runs before the README activates the venv"
+            for trigger, extra in EXTRA_NEEDED.items():
+                if trigger in command and not extras & {extra, "dev"}:
+                    pytest.fail(f"`{line}` needs the {extra!r} extra, which the README has not installed yet")
