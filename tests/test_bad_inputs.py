@@ -28,7 +28,7 @@ import pytest
 GOLDEN_REPLAY = Path(__file__).resolve().parent / "viewer" / "golden" / "greedy10.npz"
 
 # Messages of libraries that must never reach the user as-is.
-LEAKS = ("allow_pickle", "Traceback", "internal error", "pyarrow.lib", "numpy.", "zipfile")
+LEAKS = ("allow_pickle", "Traceback", "internal error", "pyarrow.lib", "numpy.", "zipfile", "ValueError")
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +53,12 @@ def F(tmp_path_factory):
     np.savez(f.foreign_npz, weights=np.arange(10.0))
     f.pickled_npz = d / "pickled.npz"
     np.savez(f.pickled_npz, meta=np.array([{"format": "x"}], dtype=object), path=np.array([{}], dtype=object))
+    f.pickle_as_npz = d / "pickle_as.npz"  # a Python pickle under an .npz name
+    f.pickle_as_npz.write_bytes(__import__("pickle").dumps({"format": "fastsnake-replay/1"}))
+    f.object_meta_npz = d / "object_meta.npz"  # a real .npz whose header is a pickled object
+    np.savez(f.object_meta_npz, meta=np.array([{"format": "fastsnake-tour/1"}], dtype=object))
+    f.bad_meta_npz = d / "bad_meta.npz"  # a header that is not JSON
+    np.savez(f.bad_meta_npz, meta=np.array("{not json"))
     f.garbage_npz = d / "garbage.npz"
     f.garbage_npz.write_bytes(b"PK\x03\x04" + os.urandom(200))
     real = GOLDEN_REPLAY.read_bytes()
@@ -237,6 +243,15 @@ CLI = [
      "foreign.npz", lambda f: f.dir / "v1.gif"),
     ("view-pickled-npz", lambda f: ["view", str(f.pickled_npz), "--export", str(f.dir / "v2.gif")],
      "pickled.npz", lambda f: f.dir / "v2.gif"),
+    ("view-pickle-as-npz", lambda f: ["view", str(f.pickle_as_npz), "--export", str(f.dir / "v9.gif")],
+     "pickle_as.npz", lambda f: f.dir / "v9.gif"),
+    ("view-object-meta-npz", lambda f: ["view", str(f.object_meta_npz), "--export", str(f.dir / "v10.gif")],
+     "pickled python objects", lambda f: f.dir / "v10.gif"),
+    ("view-bad-meta-npz", lambda f: ["view", str(f.bad_meta_npz), "--export", str(f.dir / "v11.gif")],
+     "not valid JSON", lambda f: f.dir / "v11.gif"),
+    ("replay-check-pickle-as-npz", lambda f: ["replay", "--check", str(f.pickle_as_npz)], "pickle_as.npz", None),
+    ("replay-check-object-meta-npz", lambda f: ["replay", "--check", str(f.object_meta_npz)], "object_meta.npz",
+     None),
     ("view-truncated-replay", lambda f: ["view", str(f.truncated_replay), "--export", str(f.dir / "v3.gif")],
      "truncated_replay", lambda f: f.dir / "v3.gif"),
     ("view-text", lambda f: ["view", str(f.text), "--export", str(f.dir / "v4.gif")], "notes.txt",

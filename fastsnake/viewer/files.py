@@ -72,6 +72,11 @@ def open_view(path):
     except InputError:
         raise
     except _READ_ERRORS as exc:
-        raise ViewerError(f"cannot read {name!r}: {type(exc).__name__}: {read_error_reason(exc)}") from None
+        reason = read_error_reason(exc)
+        if isinstance(exc, json.JSONDecodeError):
+            reason = f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        elif isinstance(exc, (KeyError, IndexError, TypeError)):  # a well-formed file with foreign content
+            reason = f"damaged or foreign content ({type(exc).__name__}: {reason})"
+        raise ViewerError(f"cannot read {name!r}: {reason}") from None
     shown = f"format {tag!r}" if tag else "no format tag"
     raise ViewerError(f"{name!r} is not a file the viewer shows ({shown}; it reads {KNOWN} files)")
