@@ -38,8 +38,11 @@ def build_parser() -> argparse.ArgumentParser:
                "(one JSON value on stdout). Sizes are RxC or N.",
     )
     parser.add_argument("--version", action="version", version=_version())
-    sub = parser.add_subparsers(dest="verb", metavar="VERB", title="verbs", parser_class=common.Parser)
+    sub = parser.add_subparsers(dest="verb", metavar="VERB", title="verbs", parser_class=common.Parser,
+                                help="one of:")
     sub.required = True
+    verbs = parser._action_groups.pop()  # the verbs come first in the help, before the options
+    parser._action_groups.insert(0, verbs)
     for name in VERB_MODULES:
         importlib.import_module(name).register(sub)
     return parser
