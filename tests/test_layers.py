@@ -54,7 +54,6 @@ KNOWN_CYCLES = {
 CLI_KNOWN_VIOLATIONS = {
     ("fastsnake.cli.puzzle", "fastsnake.puzzle.solver"),  # DEFAULT_MAX_NODES, solve_many, heuristic_context
     ("fastsnake.cli.puzzle", "fastsnake.puzzle.board"),  # MAX_CELLS_ANY
-    ("fastsnake.cli.snake", "fastsnake.snake.policies"),  # available
     ("fastsnake.cli.tour", "fastsnake.tour.io"),  # check_save_path, save_tour, save_reach
     ("fastsnake.cli.tour", "fastsnake.tour.count"),  # count_tours
     ("fastsnake.cli.tour", "fastsnake.tour.reach"),  # reach

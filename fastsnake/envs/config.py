@@ -37,7 +37,8 @@ def parse_size(size) -> tuple[int, int]:
     if isinstance(size, (tuple, list)):
         if len(size) != 2:
             raise EnvError(f"size {size!r} must be (rows, cols)")
-        return _whole(size[0], "rows"), _whole(size[1], "cols")
+        rows, cols = size
+        return _whole(rows, "rows"), _whole(cols, "cols")
     side = _whole(size, "size")
     return side, side
 

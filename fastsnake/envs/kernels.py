@@ -18,6 +18,7 @@ from numba import njit
 
 from fastsnake.snake.board import CFG_TAIL_RULE, TAIL_FOLLOW
 from fastsnake.snake.engine import (
+    BOX_MOVE,
     DIED,
     RUNNING,
     STUCK,
@@ -193,7 +194,7 @@ def step_batch(cfg, nbr, path, batch, actions, reward, terminated, truncated):
             continue
         g = game_of(cfg, nbr, batch, i)
         old = load_state(batch, i)
-        box[0] = actions[i]
+        box[BOX_MOVE] = actions[i]
         new = run(g, box, _boxed_move, old, 1, None, None)
         store_state(batch, i, new)
         update_grid(old, new, batch[B_GRID][i])

@@ -126,11 +126,12 @@ class SnakeEnv(gym.Env):
 
     def _info(self) -> dict:
         row = self._games.batch[K.B_STATE][0]
+        seed, game = self._seed_game
         return {
             "action_mask": self._games.masks[0].copy(),
             "apples": int(row[K.S_APPLES]),
             "length": int(row[K.S_LENGTH]),
             "moves": int(row[K.S_MOVES]),
-            "seed": self._seed_game[0],
-            "game": self._seed_game[1],
+            "seed": seed,
+            "game": game,
         }

@@ -17,6 +17,8 @@ from fastsnake.search.heap import heap_pop, heap_push
 
 # Buffer slots.
 A_G, A_PARENT, A_OPEN, A_CLOSED, A_GEN, A_HEAP, A_PATH = range(7)
+# The one slot of a generation counter (buf[A_GEN], a one-element int64 array).
+GEN_COUNT = 0
 
 _CELL_BITS = 21
 _CELL_MASK = (1 << _CELL_BITS) - 1
@@ -38,12 +40,12 @@ def astar_buffers(n):
 @njit(cache=True, inline="always")
 def _next_generation(buf):
     gen = buf[A_GEN]
-    gen[0] += 1
-    if gen[0] >= 2**31 - 1:
+    gen[GEN_COUNT] += 1
+    if gen[GEN_COUNT] >= 2**31 - 1:
         buf[A_OPEN][:] = 0
         buf[A_CLOSED][:] = 0
-        gen[0] = 1
-    return np.int32(gen[0])
+        gen[GEN_COUNT] = 1
+    return np.int32(gen[GEN_COUNT])
 
 
 @njit(cache=True, inline="always")

@@ -4,6 +4,7 @@ import numpy as np
 from numba import njit
 
 B_SEEN, B_GEN, B_QUEUE = range(3)
+GEN_COUNT = 0  # the one slot of the generation counter buf[B_GEN]
 
 
 @njit(cache=True)
@@ -18,11 +19,11 @@ def flood_count(buf, nbr, blocked, start):
     `start` itself is counted whatever its mark (it is where the head would be).
     """
     seen, gen_arr, queue = buf[B_SEEN], buf[B_GEN], buf[B_QUEUE]
-    gen_arr[0] += 1
-    if gen_arr[0] >= 2**31 - 1:
+    gen_arr[GEN_COUNT] += 1
+    if gen_arr[GEN_COUNT] >= 2**31 - 1:
         seen[:] = 0
-        gen_arr[0] = 1
-    gen = np.int32(gen_arr[0])
+        gen_arr[GEN_COUNT] = 1
+    gen = np.int32(gen_arr[GEN_COUNT])
     seen[start] = gen
     queue[0] = start
     head, tail = 0, 1

@@ -22,6 +22,8 @@ from fastsnake.search.heap import heap_pop, heap_push
 
 NO_PATH, OUT_OF_BUDGET = -1, -2
 T_CELL, T_PARENT, T_TIME, T_SEEN, T_GEN, T_HEAP, T_PATH, T_BODY = range(8)
+# Slots of buf[T_GEN]: the search generation (seen stamps) and the horizon of the duplicate check.
+M_GEN, M_HORIZON = range(2)
 _ID_BITS = 21
 _ID_MASK = (1 << _ID_BITS) - 1
 MAX_BUDGET = _ID_MASK
@@ -30,8 +32,8 @@ MAX_BUDGET = _ID_MASK
 @njit(cache=True)
 def timed_buffers(n, budget, horizon):
     """Buffers for boards of n cells, `budget` nodes, times deduplicated up to `horizon`."""
-    meta = np.zeros(2, np.int64)  # [generation, horizon]
-    meta[1] = horizon
+    meta = np.zeros(2, np.int64)  # M_GEN, M_HORIZON
+    meta[M_HORIZON] = horizon
     return (
         np.empty(budget, np.int32),  # cell of node
         np.empty(budget, np.int32),  # parent node
@@ -55,12 +57,12 @@ def timed_astar(buf, nbr, cols, body_cells, opens, start, goal, budget):
     cell_of, parent, time_of, seen = buf[T_CELL], buf[T_PARENT], buf[T_TIME], buf[T_SEEN]
     heap, path, index = buf[T_HEAP], buf[T_PATH], buf[T_BODY]
     meta = buf[T_GEN]
-    meta[0] += 1
-    if meta[0] >= 2**31 - 1:
+    meta[M_GEN] += 1
+    if meta[M_GEN] >= 2**31 - 1:
         seen[:] = 0
-        meta[0] = 1
-    gen = np.int32(meta[0])
-    horizon = meta[1]
+        meta[M_GEN] = 1
+    gen = np.int32(meta[M_GEN])
+    horizon = meta[M_HORIZON]
     length = body_cells.shape[0]
     for k in range(length):
         index[body_cells[k]] = k

@@ -51,7 +51,7 @@ class GameConfig:
     cols: int
     start_length: int = 3
     tail_rule: str = "follow"
-    max_moves: int | None = None  # None: (rows*cols)**2, the seeds' cap
+    max_moves: int | None = None  # None: (rows*cols)**2
 
     def __post_init__(self):
         for name, value in (("rows", self.rows), ("cols", self.cols)):

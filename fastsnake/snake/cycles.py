@@ -4,7 +4,8 @@ A cycle is given as `cells` (the cells in cycle order) and, for the policies,
 as the pair `order[cell]` (position on the cycle) / `nxt[cell]` (successor).
 
 - `zigzag`: the boustrophedon cycle (rows swept in turn, column 0 as the way back).
-- `random`: the seeds' construction: a random spanning tree of the half-size grid
+- `random`: the construction of the thesis (Merkulov, "Snake AI", 2025, ch. 4) and of the
+  snake_ai project: a random spanning tree of the half-size grid
   (Prim's algorithm with random edge weights) whose outline, walked keeping the
   tree on one side, is a Hamiltonian cycle of the full grid. Needs even R and C.
   With one odd side we build the tree cycle on the even part, splice the odd row

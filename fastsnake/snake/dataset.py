@@ -27,6 +27,7 @@ import numpy as np
 
 from fastsnake import __version__
 from fastsnake.snake.board import GameConfig
+from fastsnake.snake.engine import ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME
 from fastsnake.snake.stats import SummaryAccumulator
 from fastsnake.snake.sweep import (
     PARQUET_META_KEY,
@@ -187,8 +188,9 @@ class SweepDataset:
         result = SweepResult(
             policy=spec.policy, config=spec.config, options=spec.options, base_seed=spec.seed,
             first_game=first, games_requested=count, threads=1,
-            outcome=rows[:, 0].astype(np.int8), moves=rows[:, 1].copy(), apples=rows[:, 2].astype(np.int32),
-            length=rows[:, 3].astype(np.int32), seconds=0.0, cpu_seconds=0.0,
+            outcome=rows[:, ROW_OUTCOME].astype(np.int8), moves=rows[:, ROW_MOVES].copy(),
+            apples=rows[:, ROW_APPLES].astype(np.int32), length=rows[:, ROW_LENGTH].astype(np.int32),
+            seconds=0.0, cpu_seconds=0.0,
         )
         acc = SummaryAccumulator()
         acc.add(result.outcome, result.moves, result.apples, result.length)

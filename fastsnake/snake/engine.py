@@ -23,7 +23,7 @@ from fastsnake.snake.board import (
     CFG_TAIL_RULE,
     TAIL_FOLLOW,
 )
-from fastsnake.snake.rng import below, game_seed
+from fastsnake.snake.rng import RNG_SEED, RNG_STATE, below, game_seed
 
 RUNNING, WON, DIED, STUCK = 0, 1, 2, 3
 BROKEN = -1  # a replay whose apple list contradicts the rules
@@ -32,6 +32,12 @@ OUTCOME_NAMES = ("running", "won", "died", "stuck")
 
 # Slots of the game tuple (arrays only; scalars travel in a `State` value).
 G_CFG, G_NBR, G_BODY, G_OCC, G_FREE, G_FREEPOS, G_RNG = range(7)
+# Slots of a game record (`new_record`): per move t, the move, the head after it, the length, the apple.
+R_MOVE, R_HEAD, R_LENGTH, R_APPLE = range(4)
+# Columns of a sweep's rows (`sweep_chunk`'s `out`, one row per game).
+ROW_OUTCOME, ROW_MOVES, ROW_APPLES, ROW_LENGTH = range(4)
+# The one slot of a move box (`apply_move`): a one-element int64 array holding the move.
+BOX_MOVE = 0
 
 
 class State(NamedTuple):
@@ -111,7 +117,7 @@ def new_game(cfg, nbr):
         np.zeros(n, np.uint8),  # occupancy
         np.zeros(n, np.int32),  # free cells
         np.zeros(n, np.int32),  # position of each cell in `free`
-        np.zeros(2, np.uint64),  # [stream state, game seed]
+        np.zeros(2, np.uint64),  # RNG_STATE, RNG_SEED (`rng.py`)
     )
 
 
@@ -134,8 +140,8 @@ def body_cell(g, st, k):
 def begin_game(g, seed):
     """Clear the board and seed the game's stream; the policy lays the body next."""
     g[G_OCC][:] = 0
-    g[G_RNG][0] = seed
-    g[G_RNG][1] = seed
+    g[G_RNG][RNG_STATE] = seed
+    g[G_RNG][RNG_SEED] = seed
 
 
 @njit(cache=True)
@@ -227,7 +233,7 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
     arrays costs more than the move itself (argument marshalling, or reference
     counting when numba inlines it).
 
-    rec: None, or (moves, heads, lengths, apples) arrays of capacity >= max_steps
+    rec: None, or a record (`new_record`: slots R_MOVE, R_HEAD, R_LENGTH, R_APPLE) of capacity >= max_steps
     indexed by move number, filled as the game goes. listed_apples: None (apples
     from the game's stream) or the apple cells of a replay, in order; an apple
     listed on the snake, or missing, ends the game with outcome BROKEN.
@@ -300,10 +306,10 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
                 st = make_state(target, body[ix(ti)], hi, ti, st.length, st.apple, st.nfree, moves, st.apples, outcome)
         if rec is not None:
             t = moves - 1
-            rec[0][t] = move
-            rec[1][t] = st.head
-            rec[2][t] = st.length
-            rec[3][t] = st.apple
+            rec[R_MOVE][t] = move
+            rec[R_HEAD][t] = st.head
+            rec[R_LENGTH][t] = st.length
+            rec[R_APPLE][t] = st.apple
     return st
 
 
@@ -311,7 +317,7 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
 def policy_state(g, st, neighbours):
     cfg = g[G_CFG]
     return PolicyState(cfg[CFG_ROWS], cfg[CFG_COLS], st.head, st.tail, st.apple, st.length, st.moves,
-                       g[G_OCC], neighbours, g[G_RNG][1])
+                       g[G_OCC], neighbours, g[G_RNG][RNG_SEED])
 
 
 @njit(cache=True)
@@ -333,12 +339,12 @@ def user_move(user, ctx, g, st):
 
 @njit(cache=True)
 def _boxed_move(box, g, st):
-    return box[0]
+    return box[BOX_MOVE]
 
 
 @njit(cache=True)
 def apply_move(g, st, box):
-    """One move, `box[0]`, by the rules (`run`): for drivers that decide outside a kernel
+    """One move, `box[BOX_MOVE]`, by the rules (`run`): for drivers that decide outside a kernel
     (plain-Python policies, environments). A move outside 0..3 must be refused by the caller."""
     return run(g, box, _boxed_move, st, 1, None, None)
 
@@ -363,7 +369,7 @@ def start_game(g, ws, reset, seed):
 def sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, nblocks):
     """Play games first .. first+len(out)-1 of a sweep; one row of `out` per game.
 
-    out columns: outcome, moves, apples, final length. Games are split into
+    out columns: ROW_OUTCOME, ROW_MOVES, ROW_APPLES, ROW_LENGTH (final length). Games are split into
     `nblocks` contiguous blocks run in parallel; each block owns its game state
     and policy workspace, and each game's randomness comes from its index only.
     """
@@ -376,29 +382,30 @@ def sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, n
         for k in range(lo, hi):
             st = start_game(g, ws, reset, game_seed(base_seed, first + k))
             st = run(g, ws, decide, st, cfg[CFG_MAX_MOVES], None, None)
-            out[k, 0] = st.outcome
-            out[k, 1] = st.moves
-            out[k, 2] = st.apples
-            out[k, 3] = st.length
+            out[k, ROW_OUTCOME] = st.outcome
+            out[k, ROW_MOVES] = st.moves
+            out[k, ROW_APPLES] = st.apples
+            out[k, ROW_LENGTH] = st.length
 
 
 @njit(cache=True)
 def new_record(capacity):
+    """A game record, by move number (slots R_MOVE, R_HEAD, R_LENGTH, R_APPLE)."""
     return (
-        np.empty(capacity, np.uint8),
-        np.empty(capacity, np.int32),
-        np.empty(capacity, np.int32),
-        np.empty(capacity, np.int32),
+        np.empty(capacity, np.uint8),  # R_MOVE
+        np.empty(capacity, np.int32),  # R_HEAD
+        np.empty(capacity, np.int32),  # R_LENGTH
+        np.empty(capacity, np.int32),  # R_APPLE
     )
 
 
 @njit(cache=True)
 def _grown(rec, used):
-    bigger = new_record(2 * rec[0].shape[0])
-    bigger[0][:used] = rec[0][:used]
-    bigger[1][:used] = rec[1][:used]
-    bigger[2][:used] = rec[2][:used]
-    bigger[3][:used] = rec[3][:used]
+    bigger = new_record(2 * rec[R_MOVE].shape[0])
+    bigger[R_MOVE][:used] = rec[R_MOVE][:used]
+    bigger[R_HEAD][:used] = rec[R_HEAD][:used]
+    bigger[R_LENGTH][:used] = rec[R_LENGTH][:used]
+    bigger[R_APPLE][:used] = rec[R_APPLE][:used]
     return bigger
 
 
@@ -407,10 +414,10 @@ def run_recorded(g, ws, decide, st, listed_apples, capacity, user=None):
     """`run` to the end of the game, recording every move; returns (state, record)."""
     rec = new_record(max(capacity, 16))
     while st.outcome == RUNNING:
-        room = rec[0].shape[0] - st.moves
+        room = rec[R_MOVE].shape[0] - st.moves
         if room == 0:
             rec = _grown(rec, st.moves)
-            room = rec[0].shape[0] - st.moves
+            room = rec[R_MOVE].shape[0] - st.moves
         st = run(g, ws, decide, st, room, rec, listed_apples, user)
     return st, rec
 
@@ -437,7 +444,7 @@ def record_game(g, ws, decide, st, user):
     length0 = st.length
     first_apple = st.apple
     st, rec = run_recorded(g, ws, decide, st, None, 4 * n_cells(g), user)
-    return st, body0, rec[0][: st.moves].copy(), eaten_apples(first_apple, length0, rec, st.moves)
+    return st, body0, rec[R_MOVE][: st.moves].copy(), eaten_apples(first_apple, length0, rec, st.moves)
 
 
 @njit(cache=True)
@@ -450,10 +457,10 @@ def eaten_apples(first_apple, length0, rec, count):
         m = 1
     previous = length0
     for t in range(count):
-        if rec[2][t] != previous and rec[3][t] >= 0:
-            apples[m] = rec[3][t]
+        if rec[R_LENGTH][t] != previous and rec[R_APPLE][t] >= 0:
+            apples[m] = rec[R_APPLE][t]
             m += 1
-        previous = rec[2][t]
+        previous = rec[R_LENGTH][t]
     return apples[:m].copy()
 
 
@@ -469,7 +476,7 @@ def trace_moves(cfg, nbr, body0, moves, apples, seed):
     Apples come from `apples` (a replay) when it is non-empty, else from the
     stream of `seed`. Returns (outcome, moves applied, record) where record holds,
     per move t: the move, the head after it, the length, the apple on the board
-    (-1 if none). Outcome BROKEN: the apple list puts an apple on the snake or
+    (-1 if none): slots R_MOVE, R_HEAD, R_LENGTH, R_APPLE. Outcome BROKEN: the apple list puts an apple on the snake or
     runs out. Stops after the move that ends the game.
     """
     g = new_game(cfg, nbr)

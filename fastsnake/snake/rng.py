@@ -19,6 +19,9 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 # Separates the policy's stream from the game's, so a policy drawing random numbers
 # (e.g. a random cycle) never shifts where the apples fall.
 POLICY_STREAM = np.uint64(0xD1B54A32D192ED03)
+# Slots of a stream array: the SplitMix64 state (a one-element array holds only this slot);
+# a game's array (`engine.G_RNG`) also keeps the game's seed, for policies that draw.
+RNG_STATE, RNG_SEED = 0, 1
 
 
 @njit(cache=True, inline="always")
@@ -36,9 +39,9 @@ def game_seed(base_seed, index):
 
 @njit(cache=True, inline="always")
 def next_u64(state):
-    """Advance the one-element uint64 array `state`; return the next output."""
-    s = state[0] + GAMMA
-    state[0] = s
+    """Advance the stream array `state` (uint64, slot RNG_STATE); return the next output."""
+    s = state[RNG_STATE] + GAMMA
+    state[RNG_STATE] = s
     return mix64(s)
 
 

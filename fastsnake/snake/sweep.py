@@ -23,7 +23,7 @@ import numpy as np
 from fastsnake.errors import InputError
 from fastsnake.files import written_atomically
 from fastsnake.snake.board import GameConfig
-from fastsnake.snake.engine import OUTCOME_NAMES
+from fastsnake.snake.engine import OUTCOME_NAMES, ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME
 from fastsnake.snake.policies import get_policy, resolve_options
 from fastsnake.snake.rng import game_seeds
 from fastsnake.snake.stats import SummaryAccumulator
@@ -188,7 +188,7 @@ def run_sweep(
                 nblocks = max(1, min(n, 4 * threads))
                 rows = out[done : done + n] if keep_rows else out[:n]
                 policy.sweep_kernel(cfg, nbr, params, np.uint64(seed), np.int64(first_game + done), rows, nblocks)
-                stats.add(rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3])
+                stats.add(rows[:, ROW_OUTCOME], rows[:, ROW_MOVES], rows[:, ROW_APPLES], rows[:, ROW_LENGTH])
                 if on_chunk is not None:
                     on_chunk(first_game + done, rows)
                 done += n
@@ -211,10 +211,10 @@ def run_sweep(
         first_game=first_game,
         games_requested=games,
         threads=threads,
-        outcome=rows[:, 0].astype(np.int8),
-        moves=rows[:, 1].copy(),
-        apples=rows[:, 2].astype(np.int32),
-        length=rows[:, 3].astype(np.int32),
+        outcome=rows[:, ROW_OUTCOME].astype(np.int8),
+        moves=rows[:, ROW_MOVES].copy(),
+        apples=rows[:, ROW_APPLES].astype(np.int32),
+        length=rows[:, ROW_LENGTH].astype(np.int32),
         seconds=seconds,
         cpu_seconds=cpu_seconds,
         interrupted=interrupted,
@@ -274,15 +274,15 @@ def rows_table(rows, first_game: int, base_seed: int, parameters: dict):
 
     count = rows.shape[0]
     outcome_type = pa.dictionary(pa.int32(), pa.string())
-    outcome = pa.DictionaryArray.from_arrays(pa.array(rows[:, 0].astype(np.int32)), pa.array(OUTCOME_NAMES))
+    outcome = pa.DictionaryArray.from_arrays(pa.array(rows[:, ROW_OUTCOME].astype(np.int32)), pa.array(OUTCOME_NAMES))
     table = pa.table(
         {
             "game": np.arange(first_game, first_game + count, dtype=np.int64),
             "seed": game_seeds(np.uint64(base_seed), np.int64(first_game), np.int64(count)),
             "outcome": outcome.cast(outcome_type),
-            "moves": rows[:, 1].astype(np.int64),
-            "apples": rows[:, 2].astype(np.int32),
-            "length": rows[:, 3].astype(np.int32),
+            "moves": rows[:, ROW_MOVES].astype(np.int64),
+            "apples": rows[:, ROW_APPLES].astype(np.int32),
+            "length": rows[:, ROW_LENGTH].astype(np.int32),
         }
     )
     meta = dict(table.schema.metadata or {})

@@ -15,9 +15,18 @@ import fastsnake.envs as E  # noqa: E402
 from fastsnake.envs import kernels as K  # noqa: E402
 from fastsnake.errors import InputError  # noqa: E402
 from fastsnake.snake.board import GameConfig, neighbour_table  # noqa: E402
-from fastsnake.snake.engine import G_OCC, G_RNG, PolicyState, apply_move, new_game, start_default, sweep_path  # noqa: E402
+from fastsnake.snake.engine import (  # noqa: E402
+    BOX_MOVE,
+    G_OCC,
+    G_RNG,
+    PolicyState,
+    apply_move,
+    new_game,
+    start_default,
+    sweep_path,
+)
 from fastsnake.snake.replay import play_game  # noqa: E402
-from fastsnake.snake.rng import game_seed  # noqa: E402
+from fastsnake.snake.rng import RNG_SEED, game_seed  # noqa: E402
 from fastsnake.viewer import canvas  # noqa: E402
 
 ID = E.ENV_ID
@@ -254,9 +263,9 @@ def python_game(config, seed, index, decide):
     states = []
     while st.outcome == 0:
         state = PolicyState(config.rows, config.cols, st.head, st.tail, st.apple, st.length, st.moves,
-                            g[G_OCC].copy(), neighbours, int(g[G_RNG][1]))
-        box[0] = decide(state, ())
-        states.append((state, int(box[0])))
+                            g[G_OCC].copy(), neighbours, int(g[G_RNG][RNG_SEED]))
+        box[BOX_MOVE] = decide(state, ())
+        states.append((state, int(box[BOX_MOVE])))
         st = apply_move(g, st, box)
     return states, st
 

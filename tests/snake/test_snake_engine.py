@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastsnake.snake.board import GameConfig, neighbour_table
-from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, trace_moves
+from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, R_APPLE, R_HEAD, R_LENGTH, trace_moves
 from fastsnake.snake.rng import below, game_seed, mix64, next_u64
 
 
@@ -103,9 +103,9 @@ def test_engine_matches_reference_move_by_move(scenario):
         assert count == len(moves)
         expected_outcome = game.outcome
         assert OUTCOME_NAMES[outcome] == expected_outcome
-        heads = rec[1][:count].tolist()
-        lengths = rec[2][:count].tolist()
-        apple_at = rec[3][:count].tolist()
+        heads = rec[R_HEAD][:count].tolist()
+        lengths = rec[R_LENGTH][:count].tolist()
+        apple_at = rec[R_APPLE][:count].tolist()
         for t, (head, length, apple) in enumerate(trace):
             if game.outcome == "died" and t == count - 1:
                 assert lengths[t] == length  # a fatal move changes nothing else

@@ -3,8 +3,8 @@
 Idea: the snake's body always occupies consecutive cycle cells, so the cell
 ahead is free or the apple, and every free cell is visited once per lap: the
 game is won with certainty. Expected moves on an N-cell board from start length
-L0: sum over L = L0..N-1 of (N - L + 1) / 2. Source: seed 000 ch. 4 (John
-Tapsell's method). Guarantee: wins every game, under both tail rules and any
+L0: sum over L = L0..N-1 of (N - L + 1) / 2. Source: the thesis (Merkulov, "Snake AI", 2025),
+ch. 4 (John Tapsell's method). Guarantee: wins every game, under both tail rules and any
 start length. Option ``cycle``: ``zigzag`` (boustrophedon) or ``random`` (a new
 random cycle per game, from the game's seed).
 """
@@ -14,12 +14,14 @@ from numba import njit
 
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS
 from fastsnake.snake.cycles import CYCLE_KINDS, RANDOM, check_cycle_board, cycle_tables, random_cells, zigzag_cells
-from fastsnake.snake.engine import G_NBR, G_RNG, ix, lay_body_random, play_recorded, sweep_chunk
+from fastsnake.snake.engine import G_CFG, G_NBR, G_RNG, ix, lay_body_random, play_recorded, sweep_chunk
 from fastsnake.snake.policies import EnginePolicy
-from fastsnake.snake.rng import POLICY_STREAM, mix64
+from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
 
 # Workspace slots.
 W_CELLS, W_ORDER, W_MOVE, W_RNG, W_PARAMS = range(5)
+# Slot of the params array every cycle policy shares: the cycle kind (`cycles.CYCLE_KINDS`).
+PARAM_CYCLE = 0
 
 
 @njit(cache=True)
@@ -30,7 +32,7 @@ def cycle_workspace(cfg, nbr, params):
     cells = np.empty(n, np.int32)
     order = np.empty(n, np.int32)
     move = np.empty(n, np.uint8)
-    if params[0] != RANDOM:
+    if params[PARAM_CYCLE] != RANDOM:
         zigzag_cells(rows, cols, cells)
         cycle_tables(cells, order, move, nbr)
     return cells, order, move, np.zeros(1, np.uint64), params
@@ -39,10 +41,10 @@ def cycle_workspace(cfg, nbr, params):
 @njit(cache=True)
 def reset_cycle(ws, g):
     """New random cycle if asked (policy stream of this game), then lay the body on it."""
-    if ws[W_PARAMS][0] == RANDOM:
+    if ws[W_PARAMS][PARAM_CYCLE] == RANDOM:
         rng = ws[W_RNG]
-        rng[0] = mix64(g[G_RNG][1] ^ POLICY_STREAM)
-        cfg = g[0]
+        rng[RNG_STATE] = mix64(g[G_RNG][RNG_SEED] ^ POLICY_STREAM)
+        cfg = g[G_CFG]
         random_cells(cfg[CFG_ROWS], cfg[CFG_COLS], rng, ws[W_CELLS])
         cycle_tables(ws[W_CELLS], ws[W_ORDER], ws[W_MOVE], g[G_NBR])
     lay_body_random(g, ws[W_CELLS], True)

@@ -31,13 +31,17 @@ Hamiltonian cycle (rows*cols even). Option ``cycle``: the starting cycle.
 import numpy as np
 from numba import njit
 
+from fastsnake.snake.board import CFG_COLS
 from fastsnake.snake.cycles import CYCLE_KINDS
-from fastsnake.snake.engine import G_NBR, G_OCC, play_recorded, sweep_chunk
+from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC, play_recorded, sweep_chunk
 from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import W_CELLS, cycle_params, cycle_workspace, reset_cycle
 
 # Workspace slots: the cycle policy's workspace (start cycle), successor, position, scratch.
 D_CYCLE, D_NXT, D_ORDER, D_SEG, D_BEST = range(5)
+# Slots of ws[D_BEST]: the repair `_best_repair` found last (see there), then the one picked for the move.
+BEST_SOURCE, BEST_TARGET, BEST_REVERSED, BEST_LOOP_EDGE = range(4)
+PICK_SOURCE, PICK_TARGET, PICK_REVERSED, PICK_LOOP_EDGE = range(4, 8)
 
 
 @njit(cache=True)
@@ -74,8 +78,8 @@ def _adjacent(a, b, cols):
 def _best_repair(nbr, order, nxt, seg, h, v, apple, length, n, cols, best):
     """The best way to put P = succ(h)..pred(v) back; returns the repaired cycle distance v -> apple (or n).
 
-    best[0] = source of the cycle edge P goes behind, best[1] = its old target,
-    best[2] = 0 P forward / 1 P reversed, best[3] = loop edge index cut (-1: splice).
+    best[BEST_SOURCE] = source of the cycle edge P goes behind, best[BEST_TARGET] = its old target,
+    best[BEST_REVERSED] = 0 P forward / 1 P reversed, best[BEST_LOOP_EDGE] = loop edge index cut (-1: splice).
     The loop (P closed by pred(v) -> succ(h)) is written to seg.
     """
     dv = _ahead(order, h, v, n)
@@ -106,7 +110,7 @@ def _best_repair(nbr, order, nxt, seg, h, v, apple, length, n, cols, best):
             d = da - dv if dx >= da else da - dv + k
             if d < result:
                 result = d
-                best[0], best[1], best[2], best[3] = x, y, end, -1
+                best[BEST_SOURCE], best[BEST_TARGET], best[BEST_REVERSED], best[BEST_LOOP_EDGE] = x, y, end, -1
                 if d == da - dv:
                     return d
     if not _adjacent(a1, a2, cols):
@@ -135,7 +139,7 @@ def _best_repair(nbr, order, nxt, seg, h, v, apple, length, n, cols, best):
             d = da - dv if ds >= da else da - dv + k
             if d < result:
                 result = d
-                best[0], best[1], best[2], best[3] = s, t, rev, j
+                best[BEST_SOURCE], best[BEST_TARGET], best[BEST_REVERSED], best[BEST_LOOP_EDGE] = s, t, rev, j
                 if d == da - dv:
                     return d
     return result
@@ -183,7 +187,7 @@ def _apply(order, nxt, seg, h, v, k, s, t, rev, j):
 
 @njit(cache=True)
 def _decide(ws, g, st):
-    nbr, occ = g[G_NBR], g[G_OCC]
+    nbr, occ, cols = g[G_NBR], g[G_OCC], g[G_CFG][CFG_COLS]
     nxt, order, seg, best = ws[D_NXT], ws[D_ORDER], ws[D_SEG], ws[D_BEST]
     n = nxt.shape[0]
     h, apple = st.head, st.apple
@@ -200,16 +204,17 @@ def _decide(ws, g, st):
             continue
         if occ[v] != 0 or _ahead(order, h, v, n) > da:
             continue
-        d = _best_repair(nbr, order, nxt, seg, h, v, apple, st.length, n, g[0][1], best)
+        d = _best_repair(nbr, order, nxt, seg, h, v, apple, st.length, n, cols, best)
         if d < pick_d:
             pick, pick_d = move, d
-            best[4], best[5], best[6], best[7] = best[0], best[1], best[2], best[3]
+            best[PICK_SOURCE], best[PICK_TARGET] = best[BEST_SOURCE], best[BEST_TARGET]
+            best[PICK_REVERSED], best[PICK_LOOP_EDGE] = best[BEST_REVERSED], best[BEST_LOOP_EDGE]
     if pick < 0:
         return follow_move
     v = nbr[h * 4 + pick]
     k = _ahead(order, h, v, n) - 1
-    _best_repair(nbr, order, nxt, seg, h, v, apple, st.length, n, g[0][1], best)  # refill seg for v
-    _apply(order, nxt, seg, h, v, k, best[4], best[5], best[6], best[7])
+    _best_repair(nbr, order, nxt, seg, h, v, apple, st.length, n, cols, best)  # refill seg for v
+    _apply(order, nxt, seg, h, v, k, best[PICK_SOURCE], best[PICK_TARGET], best[PICK_REVERSED], best[PICK_LOOP_EDGE])
     return pick
 
 

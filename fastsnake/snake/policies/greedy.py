@@ -1,12 +1,13 @@
 """`greedy`: A* (Manhattan) from head to apple on the static board, first step.
 
-Idea: the body as it is now blocks its cells (the static graph of seed 000
-ch. 2-3); each move re-plans the shortest path to the apple and takes its first
-step. When no path exists it takes the legal move whose region (flood fill over
-free cells) is largest, to survive until the tail opens a way. Source: seed 000
-ch. 3. Guarantee: none; it seals itself in regularly (the thesis: 0 % wins,
-mean score 28). The start body is laid on a random stretch of the zig-zag
-Hamiltonian path (rows swept in turn), so any board size works.
+Idea: the body as it is now blocks its cells (the static graph of the thesis,
+Merkulov, "Snake AI", 2025, ch. 2-3); each move re-plans the shortest path to
+the apple and takes its first step. When no path exists it takes the legal move
+whose region (flood fill over free cells) is largest, to survive until the tail
+opens a way. Source: the thesis, ch. 3. Guarantee: none; it seals itself in
+regularly (the thesis: 0 % wins, mean score 28). The start body is laid on a
+random stretch of the zig-zag Hamiltonian path (rows swept in turn), so any
+board size works.
 """
 
 import numpy as np
@@ -26,6 +27,8 @@ from fastsnake.snake.engine import (
 )
 from fastsnake.snake.policies import EnginePolicy, no_params
 
+# Workspace slots: A* buffers, flood-fill buffers, the path the start body lies on, no cycle.
+W_ASTAR, W_BFS, W_PATH0, W_NONE = range(4)
 
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
@@ -35,7 +38,7 @@ def _alloc(cfg, nbr, params):
 
 @njit(cache=True)
 def _reset(ws, g):
-    lay_body_random(g, ws[2], False)
+    lay_body_random(g, ws[W_PATH0], False)
 
 
 @njit(cache=True, inline="always")
@@ -65,15 +68,15 @@ def roomiest_move(bfs, g, st):
 @njit(cache=True)
 def _decide(ws, g, st):
     nbr = g[G_NBR]
-    length = astar_grid(ws[0], nbr, g[G_CFG][CFG_COLS], st.head, st.apple, free_cell, g[G_OCC])
+    length = astar_grid(ws[W_ASTAR], nbr, g[G_CFG][CFG_COLS], st.head, st.apple, free_cell, g[G_OCC])
     if length > 0:
-        return move_between(nbr, st.head, ws[0][A_PATH][0])
-    return roomiest_move(ws[1], g, st)
+        return move_between(nbr, st.head, ws[W_ASTAR][A_PATH][0])
+    return roomiest_move(ws[W_BFS], g, st)
 
 
 @njit(cache=True)
 def _no_cycle(ws):
-    return ws[3]
+    return ws[W_NONE]
 
 
 @njit(cache=True, parallel=True)

@@ -1,7 +1,7 @@
 """`greedy-dynamic`: A* to the apple on the thesis's dynamic graph, with a node budget.
 
 Idea: like `greedy`, head for the apple by a shortest path, but search the
-dynamic graph of seed 000 ch. 2.2: a search node carries the body as it will
+dynamic graph of the thesis (Merkulov, "Snake AI", 2025), ch. 2.2: a search node carries the body as it will
 be after the moves so far, so cells the tail frees in time can be used and the
 snake's own path blocks what it should (shared kernel
 `fastsnake.search.timed_astar`). A path is planned when an apple appears and
@@ -9,7 +9,7 @@ walked to it (the body's future is known until the apple is eaten). Bounded
 work: a search creates at most ``budget`` nodes (option, default 16 per cell).
 When the budget runs out, or no path exists, the snake takes the legal move
 with the largest free region (the `greedy` fallback) and searches again on the
-next move. Source: seed 000 ch. 2-3. Guarantee: none; like plain A* it seals
+next move. Source: the thesis, ch. 2-3. Guarantee: none; like plain A* it seals
 itself in (ch. 3.3, figs. 3.2 and 3.3). The start body lies on a random
 stretch of the zig-zag Hamiltonian path, so any board size works.
 """
@@ -27,6 +27,7 @@ from fastsnake.snake.policies.greedy import roomiest_move
 
 W_SEARCH, W_BFS, W_PATH0, W_NONE, W_PLAN, W_BODY, W_PARAMS = range(7)
 P_LEN, P_NEXT, P_APPLE = 0, 1, 2
+PARAM_BUDGET = 0  # params: [node budget]
 HORIZON = 64  # times told apart by the search's duplicate check (later ones merge)
 SEEN_CELLS = 1 << 20  # cap on cells x times of that check (4 MB a move direction) on big boards
 DEFAULT_BUDGET_PER_CELL = 16
@@ -36,7 +37,7 @@ DEFAULT_BUDGET_PER_CELL = 16
 def _alloc(cfg, nbr, params):
     n = cfg[CFG_ROWS] * cfg[CFG_COLS]
     return (
-        timed_buffers(n, params[0], max(1, min(n + 1, HORIZON, SEEN_CELLS // n))),
+        timed_buffers(n, params[PARAM_BUDGET], max(1, min(n + 1, HORIZON, SEEN_CELLS // n))),
         bfs_buffers(n),
         sweep_path(cfg[CFG_ROWS], cfg[CFG_COLS]),
         np.empty(0, np.int32),
@@ -59,7 +60,7 @@ def plan_path(ws, g, st):
         body[k] = body_cell(g, st, k)
     opens = 0 if g[G_CFG][CFG_TAIL_RULE] == TAIL_FOLLOW else 1
     return timed_astar(ws[W_SEARCH], g[G_NBR], g[G_CFG][CFG_COLS], body[: st.length], opens, st.head, st.apple,
-                       ws[W_PARAMS][0])
+                       ws[W_PARAMS][PARAM_BUDGET])
 
 
 @njit(cache=True, inline="always")

@@ -34,6 +34,7 @@ from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import W_MOVE, W_ORDER, W_PARAMS, cycle_order, cycle_workspace, reset_cycle
 
 # params: [cycle kind, mode]; the mode folds in the tail rule so a move reads one number.
+PARAM_MODE = 1  # after cycle.PARAM_CYCLE
 FOLLOW_SAFE, BLOCKED_SAFE, FAITHFUL = 0, 1, 2
 BUFFER = 3  # Tapsell's buffer between the head and the tail
 
@@ -95,7 +96,7 @@ def _decide(ws, g, st):
     # Past half the board every variant follows the cycle: decide that first, it is most moves.
     if 2 * st.length > n:
         return default
-    mode = ws[W_PARAMS][1]
+    mode = ws[W_PARAMS][PARAM_MODE]
     origin = order[head]
     dist_apple = ahead(order, n, origin, st.apple)
     if mode == FOLLOW_SAFE:

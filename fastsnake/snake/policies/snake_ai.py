@@ -4,7 +4,7 @@ Idea: of the head's free neighbours, keep those that leave the body ordered on
 the cycle (every body cell between the tail and the new head, going forward),
 and take the one closest to the apple along the cycle; the cycle successor is
 the default. No shortcuts once the snake fills 85 % of the board. Source:
-seed 003 (the illayyy/snake_ai README and its main.py). `snake-ai` is a
+the snake_ai project (github.com/illayyy/snake_ai: its README and main.py). `snake-ai` is a
 faithful re-implementation: the tail counts as an obstacle whatever the tail
 rule; when the cycle successor is the body it takes the first free neighbour
 in the order up, down, left, right, in or out of order; and the distance of
@@ -27,10 +27,20 @@ from numba import njit
 from fastsnake.snake.cycles import CYCLE_KINDS
 from fastsnake.snake.engine import G_NBR, G_OCC, body_cell, play_recorded, sweep_chunk
 from fastsnake.snake.policies import EnginePolicy
-from fastsnake.snake.policies.cycle import W_MOVE, W_ORDER, W_PARAMS, cycle_order, cycle_workspace, reset_cycle
-from fastsnake.snake.policies.phc import FAITHFUL, FOLLOW_SAFE, ahead, safety_params, tail_distance
+from fastsnake.snake.policies.cycle import (
+    W_CELLS,
+    W_MOVE,
+    W_ORDER,
+    W_PARAMS,
+    W_RNG,
+    cycle_order,
+    cycle_workspace,
+    reset_cycle,
+)
+from fastsnake.snake.policies.phc import FAITHFUL, FOLLOW_SAFE, PARAM_MODE, ahead, safety_params, tail_distance
 
 W_DISORDERED = 5  # faithful only: 1 once an escape move has left the cycle order this game
+FLAG = 0  # the one slot of ws[W_DISORDERED]
 # The original scans the head's neighbours as up, down, left, right.
 SCAN = (0, 2, 3, 1)
 
@@ -38,12 +48,12 @@ SCAN = (0, 2, 3, 1)
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
     ws = cycle_workspace(cfg, nbr, params)
-    return ws[0], ws[1], ws[2], ws[3], ws[4], np.zeros(1, np.int64)
+    return ws[W_CELLS], ws[W_ORDER], ws[W_MOVE], ws[W_RNG], ws[W_PARAMS], np.zeros(1, np.int64)
 
 
 @njit(cache=True)
 def _reset(ws, g):
-    ws[W_DISORDERED][0] = 0
+    ws[W_DISORDERED][FLAG] = 0
     reset_cycle(ws, g)
 
 
@@ -69,14 +79,14 @@ def faithful_move(ws, g, st):
             v = nbr[head * 4 + move]
             if v >= 0 and occ[v] == 0:
                 best, target = move, v
-                ws[W_DISORDERED][0] = 1
+                ws[W_DISORDERED][FLAG] = 1
                 break
     best_dist = order[apple] - order[target]  # the original's unwrapped distance
     if st.length * 100 >= 85 * n:
         return best
     # The body's stretch from the tail: the head's distance while the body is in order.
     tail_origin = order[st.tail]
-    span = ahead(order, n, tail_origin, head) if ws[W_DISORDERED][0] == 0 else body_span(order, n, g, st)
+    span = ahead(order, n, tail_origin, head) if ws[W_DISORDERED][FLAG] == 0 else body_span(order, n, g, st)
     for move in SCAN:
         v = nbr[head * 4 + move]
         if v < 0 or occ[v] != 0 or ahead(order, n, tail_origin, v) < span:
@@ -96,7 +106,7 @@ def safe_move(ws, g, st):
     if st.length * 100 >= 85 * n:
         return best
     dist_apple = ahead(order, n, order[head], apple)
-    if ws[W_PARAMS][1] == FOLLOW_SAFE:
+    if ws[W_PARAMS][PARAM_MODE] == FOLLOW_SAFE:
         dist_tail = tail_distance(order, n, st)
     elif st.length == 1:
         dist_tail = dist_apple  # blocked rule: cut freely, eat only from the apple's predecessor
@@ -118,7 +128,7 @@ def safe_move(ws, g, st):
 
 @njit(cache=True, inline="always")
 def _decide(ws, g, st):
-    if ws[W_PARAMS][1] == FAITHFUL:
+    if ws[W_PARAMS][PARAM_MODE] == FAITHFUL:
         return faithful_move(ws, g, st)
     return safe_move(ws, g, st)
 

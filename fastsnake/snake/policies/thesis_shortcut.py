@@ -1,9 +1,9 @@
-"""`thesis-shortcut`: A* shortcuts in cycle order, planned once per apple (seed 000 ch. 5).
+"""`thesis-shortcut`: A* shortcuts in cycle order, planned once per apple (the thesis, ch. 5).
 
 Idea: follow a Hamiltonian cycle, but whenever a new apple appears plan an A*
 path from the head to it through cells that come later on the cycle, and walk
 it if the snake keeps room to grow; otherwise follow the cycle to that apple.
-Source: seed 000 (Merkulov, "Snake AI", 2025), ch. 5 and code sample 5.1.
+Source: the thesis (Merkulov, "Snake AI", 2025), ch. 5 and code sample 5.1.
 `thesis-shortcut-faithful` reproduces the thesis's rule: a step may only go to
 a higher cycle *index* (or from the last index to 0), the search runs on the
 dynamic graph of ch. 2.2 (a body cell opens once the tail has left it), and
@@ -37,7 +37,16 @@ from fastsnake.snake.board import CFG_COLS, CFG_TAIL_RULE, TAIL_FOLLOW
 from fastsnake.snake.cycles import CYCLE_KINDS, check_cycle_board
 from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC, body_cell, play_recorded, sweep_chunk
 from fastsnake.snake.policies import EnginePolicy, PolicyError
-from fastsnake.snake.policies.cycle import W_MOVE, W_ORDER, W_PARAMS, cycle_order, cycle_workspace, reset_cycle
+from fastsnake.snake.policies.cycle import (
+    W_CELLS,
+    W_MOVE,
+    W_ORDER,
+    W_PARAMS,
+    W_RNG,
+    cycle_order,
+    cycle_workspace,
+    reset_cycle,
+)
 from fastsnake.snake.policies.phc import ahead, tail_distance
 
 FIXED, FAITHFUL = 0, 1
@@ -45,13 +54,16 @@ FIXED, FAITHFUL = 0, 1
 W_ASTAR, W_PLAN, W_BODY_INDEX = 5, 6, 7
 # plan: [path length, next step, apple it was planned for (-1 none)]
 P_LEN, P_NEXT, P_APPLE = 0, 1, 2
+# params: [cycle kind (cycle.PARAM_CYCLE), variant, room (cells to keep free after the apple; 0: the new length)]
+PARAM_VARIANT, PARAM_ROOM = 1, 2
 
 
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
     ws = cycle_workspace(cfg, nbr, params)
     n = ws[W_ORDER].shape[0]
-    return ws[0], ws[1], ws[2], ws[3], ws[4], astar_buffers(n), np.zeros(3, np.int64), np.zeros(n, np.int32)
+    return (ws[W_CELLS], ws[W_ORDER], ws[W_MOVE], ws[W_RNG], ws[W_PARAMS],
+            astar_buffers(n), np.zeros(3, np.int64), np.zeros(n, np.int32))
 
 
 @njit(cache=True)
@@ -104,7 +116,7 @@ def plan_faithful(ws, g, st):
     # Room to grow: the snake's new length of cycle cells after the apple must be free on arrival.
     path = buf[A_PATH]
     cell = st.apple
-    room = ws[W_PARAMS][2]
+    room = ws[W_PARAMS][PARAM_ROOM]
     for _ in range(st.length + 1 if room == 0 else room):
         cell = nbr[cell * 4 + ws[W_MOVE][cell]]
         for k in range(length):
@@ -138,7 +150,7 @@ def _decide(ws, g, st):
     if plan[P_APPLE] != st.apple:
         order = ws[W_ORDER]
         n = order.shape[0]
-        faithful = ws[W_PARAMS][1] == FAITHFUL
+        faithful = ws[W_PARAMS][PARAM_VARIANT] == FAITHFUL
         # The fixed rule can only reach an apple ahead of the head and before the tail;
         # an apple in a hole behind the head is planned for once the tail has passed it.
         if faithful or ahead(order, n, order[head], st.apple) < tail_distance(order, n, st):

@@ -17,7 +17,7 @@ import concurrent.futures
 import operator
 import threading
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numba
 import numpy as np
@@ -27,13 +27,21 @@ from fastsnake.snake.board import CFG_COLS, CFG_MAX_MOVES, CFG_ROWS, CFG_START_L
 from fastsnake.snake.cycles import check_cycle_board
 from fastsnake.snake.engine import (
     BAD_MOVE,
+    BOX_MOVE,
     E_KIND,
     E_VALUE,
     ERR_CYCLE,
     ERR_MOVE,
     ERR_NONE,
+    G_BODY,
+    G_CFG,
+    G_NBR,
     G_OCC,
     G_RNG,
+    ROW_APPLES,
+    ROW_LENGTH,
+    ROW_MOVES,
+    ROW_OUTCOME,
     RUNNING,
     U_ERROR,
     U_NEIGHBOURS,
@@ -50,9 +58,23 @@ from fastsnake.snake.engine import (
     user_context,
 )
 from fastsnake.snake.policies.protocol import EnginePolicy, PolicyError, no_params
-from fastsnake.snake.rng import game_seed
+from fastsnake.snake.rng import RNG_SEED, game_seed
 
 MOVE_RULE = "a move must be 0 (up), 1 (right), 2 (down) or 3 (left)"
+
+
+class _Record(NamedTuple):
+    """What a plain-Python game records for its replay: the moves and the apples, in order."""
+
+    moves: list
+    apples: list
+
+
+class _Failure(NamedTuple):
+    """The first game of a sweep block whose policy misbehaved, and the kernel's error record."""
+
+    game: int
+    error: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -141,13 +163,14 @@ def _start(g, ctx, start_cycle, path, seed, order):
     """Lay the start body (on the policy's cycle when it has one) and drop the first apple.
     With a cycle, `order[cell]` is filled with its position along it."""
     begin_game(g, seed)
-    cfg = g[0]
+    cfg = g[G_CFG]
     if start_cycle is None:
         lay_body_random(g, path, False)
     else:
-        state = PolicyState(cfg[CFG_ROWS], cfg[CFG_COLS], -1, -1, -1, 0, 0, g[G_OCC], ctx[U_NEIGHBOURS], g[G_RNG][1])
+        state = PolicyState(cfg[CFG_ROWS], cfg[CFG_COLS], -1, -1, -1, 0, 0, g[G_OCC], ctx[U_NEIGHBOURS],
+                            g[G_RNG][RNG_SEED])
         cells = np.asarray(start_cycle(state, ctx[U_WS])).astype(np.int32)
-        if not is_cycle_of_board(cells, g[1]):
+        if not is_cycle_of_board(cells, g[G_NBR]):
             ctx[U_ERROR][E_KIND] = ERR_CYCLE
             return start_state(g, 1, False)
         for k in range(cells.shape[0]):
@@ -180,10 +203,10 @@ def sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
         st = run(g, ctx, _unused_decide, st, cfg[CFG_MAX_MOVES], None, None, decide)
         if st.outcome == BAD_MOVE:
             return k, ctx[U_ERROR]
-        out[k, 0] = st.outcome
-        out[k, 1] = st.moves
-        out[k, 2] = st.apples
-        out[k, 3] = st.length
+        out[k, ROW_OUTCOME] = st.outcome
+        out[k, ROW_MOVES] = st.moves
+        out[k, ROW_APPLES] = st.apples
+        out[k, ROW_LENGTH] = st.length
     return out.shape[0], ctx[U_ERROR]
 
 
@@ -254,18 +277,18 @@ class _PythonGame:
                 raise _move_error(self.name, move, game, st.moves) from None
             if not 0 <= move <= 3:
                 raise _move_error(self.name, move, game, st.moves)
-            box[0] = move
+            box[BOX_MOVE] = move
             length = st.length
             st = apply_move(g, st, box)
             if record is not None:
-                record[0].append(move)
+                record.moves.append(move)
                 if st.length != length and st.apple >= 0:
-                    record[1].append(st.apple)
+                    record.apples.append(st.apple)
         return st
 
 
 def g_seed(g):
-    return g[G_RNG][1]
+    return g[G_RNG][RNG_SEED]
 
 
 def _call(name, role, fn, *args):
@@ -343,7 +366,7 @@ class UserRunner:
             finally:
                 self._give_ws(rows, cols, ws)
             if done < hi - lo:
-                return first + lo + done, error
+                return _Failure(first + lo + done, error)
             return None
 
         if threads == 1 or nblocks == 1:
@@ -353,7 +376,7 @@ class UserRunner:
                 failures = list(pool.map(lambda b: block(*b), bounds))
         failures = [f for f in failures if f is not None]
         if failures:
-            game, error = min(failures, key=lambda f: f[0])
+            game, error = min(failures, key=lambda f: f.game)
             self._raise_recorded(game, error, cfg, nbr, base_seed)
 
     def _kernel(self, kernel, ws, *args):
@@ -416,13 +439,13 @@ class UserRunner:
         try:
             game = _PythonGame(self.policy, self.name, cfg, nbr, ws)
             st, order = game.start(seed)
-            body0 = game.g[2][: st.length].copy()
-            record = ([], [st.apple] if st.apple >= 0 else [])
+            body0 = game.g[G_BODY][: st.length].copy()
+            record = _Record([], [st.apple] if st.apple >= 0 else [])
             st = game.play(st, "played", record)
         finally:
             self._give_ws(rows, cols, ws)
         cycle = order if order is not None else np.empty(0, np.int32)
-        return (st.outcome, body0, np.asarray(record[0], np.uint8), np.asarray(record[1], np.int32), cycle)
+        return (st.outcome, body0, np.asarray(record.moves, np.uint8), np.asarray(record.apples, np.int32), cycle)
 
 
 def user_engine_policy(name: str, policy: Policy, origin: str) -> EnginePolicy:

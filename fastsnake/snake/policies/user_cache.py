@@ -20,6 +20,7 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import NamedTuple
 
 _lock = threading.Lock()
 _loaded: dict[str, object] = {}
@@ -43,8 +44,13 @@ def play(ws, cfg, nbr, seed):
 '''
 
 
+class _Where(NamedTuple):
+    module: str
+    name: str
+
+
 def _importable(fn):
-    """(module name, attribute) under which `fn` (a numba dispatcher) is importable, or None."""
+    """`_Where` (module name, attribute) under which `fn` (a numba dispatcher) is importable, or None."""
     py = getattr(fn, "py_func", None)
     module = getattr(py, "__module__", None)
     name = getattr(py, "__qualname__", "")
@@ -53,7 +59,7 @@ def _importable(fn):
     loaded = sys.modules.get(module)
     if loaded is None or getattr(loaded, name, None) is not fn:
         return None
-    return module, name
+    return _Where(module, name)
 
 
 def cached_kernels(decide, start_cycle):
@@ -63,9 +69,9 @@ def cached_kernels(decide, start_cycle):
     if where is None or (start_cycle is not None and cycle_where is None):
         return None
     try:
-        sources = [inspect.getsource(sys.modules[where[0]])]
+        sources = [inspect.getsource(sys.modules[where.module])]
         if cycle_where is not None:
-            sources.append(inspect.getsource(sys.modules[cycle_where[0]]))
+            sources.append(inspect.getsource(sys.modules[cycle_where.module]))
     except (OSError, TypeError):
         return None
     from fastsnake._numba_cache import cache_root, part_fingerprint
@@ -73,8 +79,8 @@ def cached_kernels(decide, start_cycle):
     if cycle_where is None:
         cycle_import = "_start_cycle = None"
     else:
-        cycle_import = f"from {cycle_where[0]} import {cycle_where[1]} as _start_cycle"
-    text = _TEMPLATE.format(target=f"{where[0]}.{where[1]}", module=where[0], decide=where[1],
+        cycle_import = f"from {cycle_where.module} import {cycle_where.name} as _start_cycle"
+    text = _TEMPLATE.format(target=f"{where.module}.{where.name}", module=where.module, decide=where.name,
                             start_cycle_import=cycle_import)
     digest = hashlib.blake2b(digest_size=8)
     for part in (text, part_fingerprint("snake"), *sources):
