@@ -102,8 +102,8 @@ def register(sub) -> None:
                        epilog=_policy_list(
                            "fastsnake sweep --policy cycle --size 10 --games 1000000 --out sweep.parquet",
                            "fastsnake sweep --policy greedy --size 10 --games 10000 --plot greedy.png",
-                           "fastsnake sweep --policy cell --size 20 --games 200000 --out big/   # resumable folder",
-                           "fastsnake sweep --resume big/                                       # finish it later"))
+                           "fastsnake sweep --policy cycle --size 20 --games 2000000 --out big/  # resumable folder",
+                           "fastsnake sweep --resume big/                                        # finish it later"))
     need = p.add_argument_group("required (all but --resume DIR)")
     need.add_argument("--policy", help="a policy name (listed below)")
     need.add_argument("--games", type=int, help="number of games")
@@ -125,7 +125,7 @@ def register(sub) -> None:
     p = sub.add_parser("compare", help="several policies on the same seeds, one table",
                        epilog=_policy_list(
                            "fastsnake compare --size 10 --games 10000 --policies cycle,greedy",
-                           "fastsnake compare --size 10 --games 1000      # every policy",
+                           "fastsnake compare --size 8 --games 200       # every policy",
                            "fastsnake compare --size 8 --games 5000 --policies cycle,phc,cell --out c.parquet "
                            "--plot c.png"))
     p.add_argument("--policies", default=None, help="comma-separated policy names (default: all, listed below)")
@@ -139,12 +139,12 @@ def register(sub) -> None:
     p = sub.add_parser("replay", help="re-create a game of a sweep from its seed and save it; or check a replay file",
                        epilog=common.examples(
                            "fastsnake replay --from sweep.parquet --pick lost --out lost.npz",
-                           "fastsnake replay --from sweep.parquet --pick 'game 41' --out g41.npz",
+                           "fastsnake replay --from sweep.parquet --pick 41 --out game41.npz   # game 41 of the sweep",
                            "fastsnake replay --check lost.npz --json"))
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--from", dest="source", metavar="RESULTS.parquet", help="a sweep's --out file or folder")
     source.add_argument("--check", metavar="FILE.npz", help="validate a replay file and re-play it under the rules")
-    p.add_argument("--pick", default="lost", help="lost | longest | shortest | game INDEX (default lost)")
+    p.add_argument("--pick", default="lost", help="lost, longest, shortest or a game index, e.g. 41 (default lost)")
     p.add_argument("--out", metavar="FILE.npz", help="replay file to write (with --from)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_replay)
