@@ -240,3 +240,59 @@ def test_shared_modules_know_no_problem():
         if a in shared and a != "fastsnake.__main__" and any(_in(b, p) for p in PROBLEMS + FRONT_ENDS)
     ]
     assert not bad, bad
+
+
+# -- names (issue 19, item 4) -------------------------------------------------------------------------
+
+# Names under which the engine, the policies and the search kernels hold their context tuples and
+# small slot arrays: such a name is read through named slots (G_OCC, W_ORDER, R_HEAD, ...), never
+# through a bare number.
+CONTEXT_NAMES = {"g", "ws", "rec", "box", "buf", "ctx", "meta", "params", "best", "hc", "plan", "record", "rng"}
+# Known bare-number reads, to be named: (module, name read).
+KNOWN_BARE_SLOTS = {
+    ("fastsnake.snake.policies.cell", "params"),  # params[2], params[3]
+    ("fastsnake.snake.policies.cell", "ws"),  # ws[0], ws[1]
+    ("fastsnake.snake.policies.cell", "g"),  # g[G_RNG][1]: RNG_SEED
+    ("fastsnake.snake.policies.cell", "rng"),  # rng[0]: RNG_STATE
+    ("fastsnake.snake.policies.grove", "ws"),  # ws[0] .. ws[3]
+    ("fastsnake.puzzle.reduce", "best"),  # best[0]
+}
+
+
+def _bare_slots():
+    found = set()
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+                    and type(node.slice.value) is int):
+                continue
+            inner = node.value
+            if isinstance(inner, ast.Subscript) and isinstance(inner.slice, ast.Name):
+                inner = inner.value  # a slot of a slot: g[G_RNG][1], ws[W_PARAMS][2]
+            if isinstance(inner, ast.Name) and inner.id in CONTEXT_NAMES:
+                found.add((name, inner.id, node.lineno))
+    return found
+
+
+def test_context_slots_are_named():
+    bad = sorted(f"{_where(m, line)}: {v}[...]" for m, v, line in _bare_slots() if (m, v) not in KNOWN_BARE_SLOTS)
+    assert not bad, bad
+
+
+def test_bare_slot_allow_list_is_current():
+    stale = KNOWN_BARE_SLOTS - {(m, v) for m, v, _ in _bare_slots()}
+    assert not stale, f"fixed, remove from KNOWN_BARE_SLOTS: {sorted(stale)}"
+
+
+def test_no_seed_numbers_in_the_package():
+    """Sources are cited by name (e.g. Merkulov, "Snake AI", 2025), not as the project's "seed 000"."""
+    import re
+
+    pattern = re.compile(r"\bseeds? ?0\d\d\b|\bseeds'", re.IGNORECASE)
+    bad = [
+        f"{_where(name, number)}: {line.strip()}"
+        for name, path in MODULES.items()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert not bad, bad

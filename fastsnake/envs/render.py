@@ -59,7 +59,8 @@ class Window:
     def show(self, rgb: np.ndarray, status: str) -> None:
         pg = self.pg
         height, width = rgb.shape[:2]
-        size = (max(width, 320), height + canvas.STATUS_LINE + 8)
+        window_width = max(width, 320)
+        size = (window_width, height + canvas.STATUS_LINE + 8)
         if self.screen is None or self.screen.get_size() != size:
             pg.display.init()
             pg.display.set_caption(self.title)
@@ -67,7 +68,7 @@ class Window:
             self.clock = pg.time.Clock()
         pg.event.pump()
         self.screen.fill(canvas.BACKGROUND)
-        self.screen.blit(pg.surfarray.make_surface(rgb.swapaxes(0, 1)), ((size[0] - width) // 2, 0))
+        self.screen.blit(pg.surfarray.make_surface(rgb.swapaxes(0, 1)), ((window_width - width) // 2, 0))
         canvas.text(self.screen, status, (6, height + 4), canvas.STATUS_FONT, canvas.TEXT)
         pg.display.flip()
         self.clock.tick(self.fps)
