@@ -101,9 +101,24 @@ def F(tmp_path_factory):
     f.reach_board = d / "reach_board.json"
     f.reach_board.write_text(json.dumps({"format": "fastsnake-reach/1", "rows": 0, "cols": 5, "start": 0,
                                           "jumps": [[1, 2]], "n": 1, "walk": False, "cells": []}))
+    f.npy_as_npz = d / "npy_as.npz"  # a bare .npy array under an .npz name
+    with open(f.npy_as_npz, "wb") as out:
+        np.save(out, np.arange(5))
     f.tour_npz_foreign = d / "tour_foreign.npz"
     shutil.copy(f.foreign_npz, f.tour_npz_foreign)
     return f
+
+
+def _folder_with_bad_chunk(f):
+    """A finished two-chunk sweep folder whose second chunk was overwritten by garbage."""
+    folder = f.dir / "bad-chunk-sweep"
+    if not folder.exists():
+        from fastsnake import sweep
+
+        sweep("cycle", 4, 20, out=str(folder), chunk_size=10, threads=1)
+        chunk = sorted(folder.glob("chunk-*.parquet"))[-1]
+        chunk.write_bytes(b"PAR1" + os.urandom(64))
+    return folder
 
 
 def _enospc(*args, **kwargs):
@@ -170,6 +185,10 @@ CLI = [
     ("replay-check-empty", lambda f: ["replay", "--check", str(f.empty)], "empty.npz", None),
     ("replay-check-missing", lambda f: ["replay", "--check", str(f.missing)], "missing.npz", None),
     ("replay-check-text", lambda f: ["replay", "--check", str(f.text)], "notes.txt", None),
+    ("replay-check-npy-as-npz", lambda f: ["replay", "--check", str(f.npy_as_npz)], "npy_as.npz", None),
+    ("replay-from-folder-bad-chunk", lambda f: ["replay", "--from", str(_folder_with_bad_chunk(f)),
+                                                "--pick", "0", "--out", str(f.dir / "r-chunk.npz")],
+     "chunk-", lambda f: f.dir / "r-chunk.npz"),
     ("replay-from-foreign-parquet", lambda f: ["replay", "--from", str(f.foreign_parquet),
                                                "--out", str(f.dir / "r1.npz")], "foreign.parquet",
      lambda f: f.dir / "r1.npz"),
@@ -296,6 +315,11 @@ LIB = [
     ("lib-sweep-out-under-file", lambda f: _lib("fastsnake.sweep")("cycle", 6, 10,
                                                                    out=str(f.under_blocker) + ".parquet"),
      "is a file, not a folder", None),
+    ("lib-sweep-folder-under-file", lambda f: _lib("fastsnake.sweep")("cycle", 6, 10, out=str(f.under_blocker)),
+     "is a file, not a folder", None),
+    ("lib-replay-game-truncated-parquet", lambda f: _lib("fastsnake.replay_game")(f.truncated_parquet, "lost"),
+     "not a readable Parquet file", None),
+    ("lib-load-game-npy-as-npz", lambda f: _lib("fastsnake.load_game")(f.npy_as_npz), "npy_as.npz", None),
     ("lib-play-game-negative", lambda f: _lib("fastsnake.play")("cycle", 6, game=-1), "game", None),
     ("lib-play-seed-negative", lambda f: _lib("fastsnake.play")("cycle", 6, seed=-1), "seed", None),
     ("lib-compare-empty", lambda f: _lib("fastsnake.compare")([], 6, 10), "", None),

@@ -130,6 +130,10 @@ class SweepDataset:
                     "code": _code_fingerprint(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
             _atomic_write(path / MANIFEST, json.dumps(data, indent=2).encode())
         except OSError as exc:
+            blocker = next((p for p in [path, *path.parents] if p.exists() and not p.is_dir()), None)
+            if blocker is not None:
+                raise SweepError(f"cannot create sweep folder {str(path)!r}: {str(blocker)!r} is a file, "
+                                 "not a folder") from None
             raise SweepError(f"cannot create sweep folder {str(path)!r}: {exc.strerror or exc}") from None
         return cls(path, spec)
 
@@ -269,8 +273,16 @@ def read_dataset(path):
     files = sorted(Path(path).glob("chunk-*.parquet"))
     if not files:
         raise SweepError(f"sweep folder {str(path)!r} has no finished chunk yet")
-    table = pq.ParquetDataset([str(f) for f in files]).read()
-    return params, table.sort_by("game")
+    parts = []
+    for f in files:
+        try:
+            parts.append(pq.read_table(str(f)))
+        except (OSError, ValueError):  # pyarrow.ArrowInvalid is a ValueError
+            raise SweepError(f"sweep folder {str(path)!r}: {f.name!r} is not a readable Parquet file; "
+                             "resuming the sweep redoes it") from None
+    import pyarrow as pa
+
+    return params, pa.concat_tables(parts).sort_by("game")
 
 
 def read_sweep(path):

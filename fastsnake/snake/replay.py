@@ -167,7 +167,10 @@ def load_replay(path, *, verify: bool = True) -> Replay:
     """Read and validate a replay; with `verify`, re-play it under the rules."""
     name = str(path)
     try:
-        with np.load(name, allow_pickle=False) as data:
+        loaded = np.load(name, allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):  # a bare .npy array under an .npz name
+            raise ReplayError(f"cannot read replay {name!r}: not an .npz archive (a single .npy array)")
+        with loaded as data:
             data = {k: data[k] for k in data.files}
     except FileNotFoundError:
         raise ReplayError(f"replay {name!r} does not exist") from None

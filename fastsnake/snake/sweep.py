@@ -372,8 +372,10 @@ def read_parquet(path):
         table = pq.read_table(str(path))
     except FileNotFoundError:
         raise SweepError(f"sweep file {str(path)!r} does not exist") from None
-    except (OSError, ValueError) as exc:
-        raise SweepError(f"cannot read sweep file {str(path)!r}: {exc}") from None
+    except IsADirectoryError:
+        raise SweepError(f"{str(path)!r} is a folder, not a sweep file") from None
+    except (OSError, ValueError):  # pyarrow's own text is a paragraph; the cause fits in a clause
+        raise SweepError(f"{str(path)!r} is not a readable Parquet file (cut short, or another format)") from None
     raw = (table.schema.metadata or {}).get(PARQUET_META_KEY)
     missing = [c for c in RECORD_COLUMNS if c not in table.column_names]
     if raw is None or missing:
