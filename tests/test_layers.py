@@ -57,10 +57,6 @@ CLI_KNOWN_VIOLATIONS = {
     ("fastsnake.cli.tour", "fastsnake.tour.io"),  # check_save_path, save_tour, save_reach
     ("fastsnake.cli.tour", "fastsnake.tour.count"),  # count_tours
     ("fastsnake.cli.tour", "fastsnake.tour.reach"),  # reach
-    ("fastsnake.cli.view", "fastsnake.viewer.backend"),  # the pygame check
-    ("fastsnake.cli.view", "fastsnake.viewer.player"),  # check_speed, run_window
-    ("fastsnake.cli.view", "fastsnake.viewer.export"),  # export_kind, export_frames
-    ("fastsnake.cli.view", "fastsnake.viewer.files"),  # open_view
 }
 
 

@@ -49,32 +49,25 @@ def _overlays(text: str) -> set[str]:
 
 
 def cmd_view(args):
-    from fastsnake.viewer import backend
-    from fastsnake.viewer.player import check_speed
+    from fastsnake import viewer
 
-    speed = check_speed(args.speed)
+    speed = viewer.check_speed(args.speed)
     if args.cell is not None and args.cell > MAX_CELL:
         raise InputError(f"--cell {args.cell} is outside 1..{MAX_CELL}")
     if args.every is not None and not args.export:
         raise InputError("--every applies to --export only")
     overlays = _overlays(args.show)
     if args.export:
-        from fastsnake.viewer.export import export_kind
-
         # a bad target fails before loading the file
-        common.check_output("--export", args.export, folder_target=export_kind(args.export) == "png")
-    backend.pygame()  # fail early, with the install hint, when pygame is missing
+        common.check_output("--export", args.export, folder_target=viewer.export_kind(args.export) == "png")
+    viewer.require_pygame()  # fail early, with the install hint, when pygame is missing
     if not args.export:
-        backend.check_display()  # no display: say so, rather than play to an invisible window
-    from fastsnake.viewer.files import open_view
-
-    view = open_view(args.file)
+        viewer.check_display()  # no display: say so, rather than play to an invisible window
+    view = viewer.open_view(args.file)
     known = set(view.toggles.values())
     result = dict(view.summary(), file=args.file)
     if args.export:
-        from fastsnake.viewer.export import export_frames
-
-        written = export_frames(view, args.export, every=args.every or 1, speed=speed, cell=args.cell,
+        written = viewer.export_frames(view, args.export, every=args.every or 1, speed=speed, cell=args.cell,
                                 overlays=frozenset(overlays & known))
         result.update(written)
         if not args.json:
@@ -83,11 +76,10 @@ def cmd_view(args):
             print(f"wrote {written['written']:,} frames ({w}x{h}) to {what} {args.export} "
                   f"in {written['seconds']:.1f} s")
         return result
-    from fastsnake.viewer.player import run_window
 
     stem = os.path.splitext(os.path.basename(args.file))[0] or "fastsnake"
-    player = run_window(view, speed=speed, cell=args.cell, shots_dir=args.shots, stem=stem,
-                        play=args.play, overlays=overlays & known)
+    player = viewer.run_window(view, speed=speed, cell=args.cell, shots_dir=args.shots, stem=stem,
+                               play=args.play, overlays=overlays & known)
     result.update(frame=player.frame, screenshots=[str(p) for p in player.shots])
     if not args.json:
         for path in player.shots:

@@ -11,23 +11,21 @@ pygame is an optional extra imported lazily by `backend`.
     run_window(view, speed=50)             # interactive
 """
 
-from fastsnake.viewer.backend import INSTALL_HINT, PygameMissing, ViewerError
+from fastsnake.viewer.backend import INSTALL_HINT, PygameMissing, ViewerError, check_display
+from fastsnake.viewer.backend import pygame as require_pygame
 
-__all__ = ["INSTALL_HINT", "PygameMissing", "ViewerError", "export_frames", "open_view", "run_window"]
+__all__ = ["INSTALL_HINT", "PygameMissing", "ViewerError", "check_display", "check_speed", "export_frames",
+           "export_kind", "open_view", "require_pygame", "run_window"]
+
+# name -> module of the lazily loaded part of the face (these modules import pygame or the problem packages)
+_LAZY = {"open_view": "files", "export_frames": "export", "export_kind": "export", "run_window": "player",
+         "check_speed": "player"}
 
 
 def __getattr__(name):
     # Keep `import fastsnake.viewer` free of pygame and of the problem packages.
-    if name == "open_view":
-        from fastsnake.viewer.files import open_view
+    if name in _LAZY:
+        import importlib
 
-        return open_view
-    if name == "export_frames":
-        from fastsnake.viewer.export import export_frames
-
-        return export_frames
-    if name == "run_window":
-        from fastsnake.viewer.player import run_window
-
-        return run_window
-    raise AttributeError(name)
+        return getattr(importlib.import_module(f"fastsnake.viewer.{_LAZY[name]}"), name)
+    raise AttributeError(f"module 'fastsnake.viewer' has no attribute {name!r}")
