@@ -31,10 +31,7 @@ def register(subparsers) -> None:
                         "or when the optimal search stops at a limit; reduce: a short, not "
                         "optimal solution on any board up to 100x100")
     p.add_argument("--heuristic", default="auto", choices=_HEURISTICS)
-    p.add_argument("--max-nodes", type=common.positive_int, default=None,
-                   help="A*/BFS: stop with 'node limit reached' past this many stored states "
-                        "(default 20,000,000, about 0.8 GB)")
-    p.add_argument("--time-limit", type=_positive_float, default=None, help="seconds")
+    _limit_args(p)
     p.add_argument("--partition", "--pdb", dest="partition", default=None,
                    help="pdb tile groups, e.g. 6-6-3 (default on 4x4), 5-5-5, 7-8 (built on first "
                         "use: minutes, 2.1 GB while building, 577 MB of files) or "
@@ -51,8 +48,7 @@ def register(subparsers) -> None:
     p.add_argument("--heuristics", default="misplaced,manhattan,linear-conflict",
                    help="comma-separated list (default misplaced,manhattan,linear-conflict)")
     p.add_argument("--algorithm", default="auto", choices=("astar", "idastar", "auto"))
-    p.add_argument("--max-nodes", type=common.positive_int, default=None)
-    p.add_argument("--time-limit", type=_positive_float, default=None, help="seconds per solve")
+    _limit_args(p, per="per solve")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(handler=cmd_compare)
@@ -68,6 +64,35 @@ def register(subparsers) -> None:
     p.add_argument("file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_check)
+
+
+def _limit_args(p, per: str = "") -> None:
+    per = f" {per}" if per else ""
+    p.add_argument("--max-nodes", type=common.positive_int, default=None, metavar="N",
+                   help=f"optimal searches stop with an error past N generated nodes{per} "
+                        "(default 2,000,000,000; auto reduces instead)")
+    p.add_argument("--memory-budget", default=None, metavar="BYTES",
+                   help="A*/BFS stop with an error before their stored states pass BYTES (e.g. 512M, 4G; "
+                        "default $FASTSNAKE_MEMORY_BUDGET or 2G); pattern databases that would not fit "
+                        "are refused up front")
+    p.add_argument("--time-limit", type=_positive_float, default=None, metavar="S",
+                   help=f"optimal searches stop with an error after S seconds{per} (default none)")
+
+
+def _limits(args) -> dict:
+    from fastsnake.puzzle.solver import DEFAULT_MAX_NODES
+    from fastsnake.sizes import memory_budget
+
+    budget = None if args.memory_budget is None else memory_budget(args.memory_budget)
+    return dict(max_nodes=args.max_nodes or DEFAULT_MAX_NODES, time_limit=args.time_limit,
+                memory_budget=budget)
+
+
+def _cli_limit_error(exc) -> InputError:
+    """The library's limit error, worded with the command-line options."""
+    from fastsnake.puzzle.solver import limit_message
+
+    return InputError(limit_message(exc.limit, exc.value, exc.result, cli=True))
 
 
 def _positive_float(text: str) -> float:
@@ -118,7 +143,6 @@ def _progress(args):
 
 def cmd_solve(args):
     from fastsnake import puzzle as P
-    from fastsnake.puzzle.solver import DEFAULT_MAX_NODES
 
     if (args.start is None) == (args.batch is None):
         raise InputError("give exactly one of --start and --batch")
@@ -127,10 +151,12 @@ def cmd_solve(args):
     if args.threads != 1:
         raise InputError("--threads goes with --batch")
     rows, cols = _dims(args, args.start)
-    result = P.solve(args.start, args.goal, rows=rows, cols=cols, algorithm=args.algorithm,
-                     heuristic=args.heuristic, max_nodes=args.max_nodes or DEFAULT_MAX_NODES,
-                     time_limit=args.time_limit, partition=args.partition,
-                     progress=_progress(args))
+    try:
+        result = P.solve(args.start, args.goal, rows=rows, cols=cols, algorithm=args.algorithm,
+                         heuristic=args.heuristic, partition=args.partition,
+                         progress=_progress(args), **_limits(args))
+    except P.PuzzleLimitError as exc:
+        raise _cli_limit_error(exc) from None
     if args.save:
         P.save_solution(args.save, result)
     out = result.as_dict()
@@ -158,8 +184,10 @@ def cmd_solve(args):
                   f"(h(start) = {result.h_start})")
             print(f"nodes generated: {result.nodes_generated:,}, expanded: {result.nodes_expanded:,}")
             mem = f", memory {result.memory_bytes / 2**20:.1f} MiB" if result.memory_bytes else ""
-            setup = f" (+{result.setup_seconds:.2f} s setup)" if result.setup_seconds > 0.01 else ""
-            print(f"time: {result.seconds:.3f} s{setup}{mem}")
+            setup = f", +{result.setup_seconds:.2f} s tables" if result.setup_seconds > 0.01 else ""
+            load = (f", +{result.compile_seconds:.2f} s loading compiled kernels"
+                    if result.compile_seconds > 0.01 else "")
+            print(f"time: {result.seconds:.3f} s search{load}{setup}{mem}")
         if args.save:
             print(f"saved: {args.save}")
     return out
@@ -191,7 +219,8 @@ def _batch_lines(path: str) -> list[tuple[int, str]]:
 def _solve_batch(args):
     import time
 
-    from fastsnake.puzzle.solver import DEFAULT_MAX_NODES, solve_many
+    from fastsnake.puzzle.board import PuzzleLimitError
+    from fastsnake.puzzle.solver import limit_message, solve_many
 
     if args.save:
         raise InputError("--save takes one instance, not --batch")
@@ -205,16 +234,18 @@ def _solve_batch(args):
     c0 = time.process_time()
     results = solve_many([text for _, text in lines], args.goal, rows=rows, cols=cols,
                          algorithm=args.algorithm, heuristic=args.heuristic,
-                         threads=args.threads, errors="keep",
-                         max_nodes=args.max_nodes or DEFAULT_MAX_NODES,
-                         time_limit=args.time_limit, partition=args.partition,
-                         progress=_progress(args))
+                         threads=args.threads, errors="keep", partition=args.partition,
+                         progress=_progress(args), **_limits(args))
     wall = time.perf_counter() - t0
     cpu = time.process_time() - c0
     out = []
     bad = []
     for (lineno, _), r in zip(lines, results, strict=True):
-        if isinstance(r, Exception):
+        if isinstance(r, PuzzleLimitError):
+            msg = limit_message(r.limit, r.value, r.result, cli=True)
+            bad.append(f"line {lineno}: {msg}")
+            out.append({"line": lineno, "error": msg})
+        elif isinstance(r, Exception):
             msg = str(r).split(": ", 1)[1]  # drop solve_many's "instance i: "
             bad.append(f"line {lineno}: {msg}")
             out.append({"line": lineno, "error": msg})
@@ -248,7 +279,7 @@ def cmd_compare(args):
     import numpy as np
 
     from fastsnake import puzzle as P
-    from fastsnake.puzzle.solver import DEFAULT_MAX_NODES, heuristic_context
+    from fastsnake.puzzle.solver import heuristic_context
 
     if args.rows is None and args.cols is None and args.size is None:
         raise InputError("give the board size with --rows and --cols (or --size RxC)")
@@ -266,9 +297,11 @@ def cmd_compare(args):
     for name in names:
         runs = []
         for start in starts:
-            r = P.solve(start, goal, rows=rows, cols=cols, algorithm=args.algorithm, heuristic=name,
-                        max_nodes=args.max_nodes or DEFAULT_MAX_NODES, time_limit=args.time_limit,
-                        context=contexts[name])
+            try:
+                r = P.solve(start, goal, rows=rows, cols=cols, algorithm=args.algorithm, heuristic=name,
+                            context=contexts[name], **_limits(args))
+            except P.PuzzleLimitError as exc:  # counted as not solved, with the limit's status
+                r = exc.result
             runs.append(r)
         lengths[name] = [r.length for r in runs]
         solved = [r for r in runs if r.status == "solved"]

@@ -3,7 +3,8 @@
 `solve` finds optimal solutions (R·C ≤ 36) with A*, IDA* or BFS and the misplaced-tiles,
 Manhattan, linear-conflict, walking-distance or pattern-database heuristics, or short
 ones up to 100×100 with algorithm="reduce"; `solve_many` solves batches in one process;
-`is_solvable` answers by the parity rule; `random_solvable` draws instances;
+optimal searches that reach their node, memory or time limit raise
+`PuzzleLimitError`; `is_solvable` answers by the parity rule; `random_solvable` draws instances;
 `save_solution` / `load_solution` read and write the viewer's solution files.
 """
 
@@ -11,6 +12,7 @@ from fastsnake.puzzle.board import (
     MOVES,
     SEED_NAMES,
     PuzzleInputError,
+    PuzzleLimitError,
     apply_moves,
     format_board,
     goal_default,
@@ -21,7 +23,7 @@ from fastsnake.puzzle.board import (
 from fastsnake.puzzle.solver import SolveResult, solve, solve_many
 
 __all__ = [
-    "MOVES", "SEED_NAMES", "PuzzleInputError", "SolveResult", "apply_moves", "format_board",
+    "MOVES", "SEED_NAMES", "PuzzleInputError", "PuzzleLimitError", "SolveResult", "apply_moves", "format_board",
     "goal_default", "is_solvable", "load_solution", "parse_tiles", "random_solvable",
     "save_solution", "solve", "solve_many",
 ]

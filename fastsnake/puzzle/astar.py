@@ -17,12 +17,26 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fastsnake.puzzle.heuristics import _LC_BUF, H_MANHATTAN, H_MISPLACED, H_ZERO, _h_eval
+from fastsnake.puzzle.heuristics import (
+    _LC_BUF,
+    H_MANHATTAN,
+    H_MISPLACED,
+    H_ZERO,
+    HC_COLS,
+    HC_GOALPOS,
+    HC_KIND,
+    HC_MD,
+    HC_NGROUPS,
+    HC_NLK,
+    HC_ROWS,
+    _h_eval,
+)
 from fastsnake.search.heap import heap_pop, heap_push
 
 A_BUDGET, A_FOUND, A_EXHAUSTED, A_GROW = range(4)
 # Slots of the counter vector `st`.
 C_NODES, C_HEAP, C_GENERATED, C_EXPANDED, C_GOAL = range(5)
+ROOT = 0  # node index of the start state
 _IDX_MASK = (1 << 32) - 1
 _H_MASK = (1 << 16) - 1
 
@@ -97,10 +111,10 @@ def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, h
                board, child, idx, hl, buf, budget):
     """Expand up to `budget` nodes. Returns A_FOUND (st[C_GOAL] = goal node),
     A_EXHAUSTED, A_BUDGET, or A_GROW (arrays need room before the next expansion)."""
-    kind = hc[0]
-    goalpos = hc[3]
-    md = hc[4]
-    n = hc[1] * hc[2]
+    kind = hc[HC_KIND]
+    goalpos = hc[HC_GOALPOS]
+    md = hc[HC_MD]
+    n = hc[HC_ROWS] * hc[HC_COLS]
     bits, per = (4, 16) if n <= 16 else (6, 10)
     nwords = len(goal_words)
     cap = len(g)
@@ -219,14 +233,19 @@ def _trace(parent, pmove, node):
 
 
 class AStarSearch:
-    """Python driver state of one A* search: owns the growable arrays."""
+    """Python driver state of one A* search: owns the growable arrays.
 
-    def __init__(self, start, goal, nbr, hc, h0, max_nodes: int):
+    The arrays grow by doubling as long as the grown structures (and, while one array
+    is copied, its old copy) stay within `max_bytes`; `grow` reports when they would not.
+    """
+
+    def __init__(self, start, goal, nbr, hc, h0, max_nodes: int, max_bytes: int | None = None):
         n = len(start)
         self.bits, self.per, self.nwords = layout(n)
         self.nbr = nbr
         self.hc = hc
         self.max_nodes = int(max_nodes)
+        self.max_bytes = max_bytes
         cap = max(16, min(self.max_nodes, 1 << 12))
         self.states = np.zeros(cap * self.nwords, np.uint64)
         self.g = np.zeros(cap, np.int32)
@@ -239,44 +258,62 @@ class AStarSearch:
         self.st = np.zeros(5, np.int64)
         self.board = np.zeros(n, np.int8)
         self.child = np.zeros(self.nwords, np.uint64)
-        nlk, ngroups = int(hc[10]), int(hc[11])
+        nlk, ngroups = int(hc[HC_NLK]), int(hc[HC_NGROUPS])
         self.idx = np.zeros(max(nlk * ngroups, 1), np.int64)
         self.hl = np.zeros(max(nlk, 1), np.int64)
         self.buf = np.zeros(_LC_BUF, np.int64)
         self.goal_words = np.zeros(self.nwords, np.uint64)
         _pack(np.asarray(goal, np.int8), self.goal_words, 0, self.bits, self.per, self.nwords)
         # The root is node 0.
-        _pack(np.asarray(start, np.int8), self.states, 0, self.bits, self.per, self.nwords)
-        self.g[0] = 0
-        self.hv[0] = h0
-        self.parent[0] = -1
-        self.pmove[0] = -4  # -4 ^ 1 is no move, so no child is skipped at the root
+        _pack(np.asarray(start, np.int8), self.states, ROOT * self.nwords, self.bits, self.per, self.nwords)
+        self.g[ROOT] = 0
+        self.hv[ROOT] = h0
+        self.parent[ROOT] = -1
+        self.pmove[ROOT] = -4  # -4 ^ 1 is no move, so no child is skipped at the root
         _rehash(self.table, self.tkey, self.states, 1, self.nwords)
-        self.heap[0] = (int(h0) << 48) | (int(h0) << 32) | 0
+        self.heap[0] = (int(h0) << 48) | (int(h0) << 32) | ROOT
         self.st[C_NODES] = 1
         self.st[C_HEAP] = 1
 
+    def node_bytes(self) -> int:
+        """Bytes of the per-node arrays for one stored state (table and heap not counted)."""
+        return 8 * self.nwords + 4 + 2 + 4 + 1
+
     def grow(self) -> bool:
-        """Make room for the next expansion; False when --max-nodes forbids it."""
+        """Make room for the next expansion; False when the memory budget (`max_bytes`)
+        forbids it: nothing is allocated then."""
         nodes = int(self.st[C_NODES])
         cap = len(self.g)
-        if nodes + 4 > cap:
-            if cap >= self.max_nodes:
+        new_cap = 2 * cap if nodes + 4 > cap else cap
+        if new_cap >= 1 << 31:  # node indices are int32
+            return False
+        new_table = len(self.table)
+        if 2 * (nodes + 4) > new_table or new_table < 2 * new_cap:
+            new_table = _pow2(4 * new_cap)
+        new_heap = 2 * len(self.heap) if int(self.st[C_HEAP]) + 4 > len(self.heap) else len(self.heap)
+        if self.max_bytes is not None:
+            after = new_cap * self.node_bytes() + new_table * 12 + new_heap * 8
+            # While an array is copied its old copy is still alive: the largest one bounds the peak.
+            old = [0]
+            if new_cap != cap:
+                old.append(self.states.nbytes)
+            if new_heap != len(self.heap):
+                old.append(self.heap.nbytes)
+            if after + max(old) > self.max_bytes:
                 return False
-            new = min(2 * cap, self.max_nodes)
-            if nodes + 4 > new:
-                return False
-            self.states = _grown(self.states, new * self.nwords)
-            self.g = _grown(self.g, new)
-            self.hv = _grown(self.hv, new)
-            self.parent = _grown(self.parent, new)
-            self.pmove = _grown(self.pmove, new)
-        if 2 * (nodes + 4) > len(self.table) or len(self.table) < 2 * len(self.g):
-            self.table = np.full(_pow2(4 * len(self.g)), -1, np.int32)
-            self.tkey = np.zeros(len(self.table), np.uint64)
+        if new_cap != cap:
+            self.states = _grown(self.states, new_cap * self.nwords)
+            self.g = _grown(self.g, new_cap)
+            self.hv = _grown(self.hv, new_cap)
+            self.parent = _grown(self.parent, new_cap)
+            self.pmove = _grown(self.pmove, new_cap)
+        if new_table != len(self.table):
+            self.table = self.tkey = None  # free the old table before the new one is built
+            self.table = np.full(new_table, -1, np.int32)
+            self.tkey = np.zeros(new_table, np.uint64)
             _rehash(self.table, self.tkey, self.states, nodes, self.nwords)
-        if int(self.st[C_HEAP]) + 4 > len(self.heap):
-            self.heap = _grown(self.heap, 2 * len(self.heap))
+        if new_heap != len(self.heap):
+            self.heap = _grown(self.heap, new_heap)
         return True
 
     def step(self, budget: int) -> int:

@@ -8,11 +8,13 @@ opposite way (blank ``U`` = the tile above slides down).
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 
 from fastsnake.errors import InputError
+from fastsnake.sizes import SearchLimitError, parse_size
 
 MAX_CELLS = 36  # optimal searches (A*, IDA*, BFS)
 MAX_CELLS_ANY = 10_000  # `reduce` (and `auto` above 16 cells): up to 100x100
@@ -28,20 +30,53 @@ class PuzzleInputError(InputError):
     """A bad board, goal, size or move string; the message quotes it."""
 
 
+class PuzzleLimitError(PuzzleInputError, SearchLimitError):
+    """An optimal search stopped at its node, memory or time limit before finding a solution.
+
+    `limit` is "nodes", "memory" or "time", `value` the limit, `result` the `SolveResult`
+    so far (node counts, seconds; no moves)."""
+
+
 def check_size(rows: int, cols: int, max_cells: int = MAX_CELLS) -> None:
-    """Optimal searches take 2 <= rows*cols <= 36; `reduce` (max_cells=MAX_CELLS_ANY) up to 100x100."""
-    if not (isinstance(rows, (int, np.integer)) and isinstance(cols, (int, np.integer))):
+    """Optimal searches take 2 <= rows*cols <= 36; `reduce` (max_cells=MAX_CELLS_ANY) up to 100x100.
+
+    Errors use the one size grammar of `fastsnake.sizes`: "size '0x5': rows=0 is outside 1..100"."""
+    if not (isinstance(rows, (int, np.integer)) and isinstance(cols, (int, np.integer))) or isinstance(
+            rows, bool) or isinstance(cols, bool):
         raise PuzzleInputError(f"board size {rows!r}x{cols!r} must be integers")
+    rows, cols = int(rows), int(cols)
     if max_cells > MAX_CELLS:
-        if rows < 1 or cols < 1 or rows * cols < 2 or rows > MAX_SIDE_ANY or cols > MAX_SIDE_ANY:
-            raise PuzzleInputError(
-                f"board size {rows}x{cols} is outside 1x2 .. {MAX_SIDE_ANY}x{MAX_SIDE_ANY}")
+        parse_size((rows, cols), lo=1, hi=MAX_SIDE_ANY, min_cells=2, error=PuzzleInputError)
         return
-    if rows < 1 or cols < 1 or rows * cols > MAX_CELLS or rows * cols < 2:
-        more = (" for optimal search; --algorithm reduce (or auto) solves boards up to "
-                f"{MAX_SIDE_ANY}x{MAX_SIDE_ANY}" if rows * cols > MAX_CELLS else "")
-        raise PuzzleInputError(
-            f"board size {rows}x{cols} is outside 1x2 .. 6x6 (2 <= rows*cols <= {MAX_CELLS}){more}")
+    hint = (" for optimal search; the algorithm reduce (or auto) solves boards up to "
+            f"{MAX_SIDE_ANY}x{MAX_SIDE_ANY}" if rows * cols > MAX_CELLS and rows <= MAX_SIDE_ANY
+            and cols <= MAX_SIDE_ANY else "")
+    parse_size((rows, cols), lo=1, hi=MAX_CELLS, min_cells=2, max_cells=MAX_CELLS, hint=hint,
+               error=PuzzleInputError)
+
+
+def infer_size(text) -> tuple[int, int]:
+    """(rows, cols) of a board given without its size: the short form "012 345 678" (one
+    digit per tile, rows separated by spaces) gives its shape, any other list of R*R tiles
+    a square board. Raises PuzzleInputError when neither applies."""
+    if isinstance(text, str):
+        tokens = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
+        if ("," not in text and len(tokens) > 1 and len({len(t) for t in tokens}) == 1
+                and all(t.isdigit() for t in tokens) and len(tokens[0]) > 1):
+            return len(tokens), len(tokens[0])
+        count = len(tokens)
+    else:
+        try:
+            arr = np.asarray(text)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is not None and arr.ndim == 2:
+            return int(arr.shape[0]), int(arr.shape[1])
+        count = 0 if arr is None else int(arr.size)
+    if count > 1 and math.isqrt(count) ** 2 == count:
+        return math.isqrt(count), math.isqrt(count)
+    raise PuzzleInputError(f"board {text!r}: give its size (rows and cols, or a size RxC): "
+                           f"{count} tiles are not a square board nor the short form '012 345 678'")
 
 
 def tile_dtype(n: int):

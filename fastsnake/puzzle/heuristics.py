@@ -4,7 +4,7 @@ All heuristics are evaluated by `_h_full` (from scratch, used by A*) and updated
 incrementally by the IDA* kernel. Every kernel receives the same context tuple
 layout, whichever heuristic is chosen, so each search kernel compiles once.
 
-Context tuple `hc` (built by `build_context`):
+Context tuple `hc` (built by `build_context`; kernels read it through the HC_* slot names):
   0 kind, 1 rows, 2 cols, 3 goalpos[tile] (cell), 4 md[tile*N + cell],
   5 pdb (uint8 tables of all groups, concatenated), 6 pdb offset per group,
   7 lk_grp[l*N + tile], 8 lk_mult[l*N + tile], 9 lk_cell[l*N + cell] (lookup l maps
@@ -26,6 +26,12 @@ from fastsnake.puzzle.board import PuzzleInputError
 from fastsnake.puzzle.pdb import MAX_GROUP, _popcount16, _rank
 
 H_ZERO, H_MISPLACED, H_MANHATTAN, H_LINEAR, H_WALKING, H_PDB = range(6)
+# Slots of the context tuple `hc` (see the module docstring). numba reads a tuple slot
+# through a module-level int as it would a literal: the names cost nothing in a kernel.
+(HC_KIND, HC_ROWS, HC_COLS, HC_GOALPOS, HC_MD, HC_PDB, HC_PDB_OFF, HC_LK_GRP, HC_LK_MULT,
+ HC_LK_CELL, HC_NLK, HC_NGROUPS, HC_WDV_DIST, HC_WDV_NEXT, HC_WDV_CODES, HC_WDH_DIST,
+ HC_WDH_NEXT, HC_WDH_CODES, HC_DCELL, HC_LK_SLOT, HC_GSIZE, HC_GCOMPACT, HC_POP) = range(23)
+HC_SLOTS = 23
 # Scratch for linear conflicts: a line of up to 36 goal positions, then their LIS lengths.
 _LC_BUF = 72
 HEURISTICS = {
@@ -48,7 +54,9 @@ def heuristic_code(name: str) -> int:
 
 
 def _empty_wd():
-    return np.zeros(1, np.uint8), np.full(1, -1, np.int32), np.zeros(1, np.uint64)
+    from fastsnake.puzzle.walking import WalkingTable
+
+    return WalkingTable(np.zeros(1, np.uint8), np.full(1, -1, np.int32), np.zeros(1, np.uint64))
 
 
 def build_context(kind: int, rows: int, cols: int, goal, pdb=None, wd=None):
@@ -79,8 +87,7 @@ def build_context(kind: int, rows: int, cols: int, goal, pdb=None, wd=None):
         gsize = np.zeros(1, np.int64)
         gcompact = np.zeros(1, np.bool_)
         nlk, ngroups = 0, 0
-    wdv = wd[0] if wd is not None else _empty_wd()
-    wdh = wd[1] if wd is not None else _empty_wd()
+    wdv, wdh = wd if wd is not None else (_empty_wd(), _empty_wd())
     dcell = np.zeros(max(4 * nlk, 4), np.int64)
     for l in range(nlk):
         sym = lk_cell[l * n:(l + 1) * n].astype(np.int64)
@@ -94,7 +101,7 @@ def build_context(kind: int, rows: int, cols: int, goal, pdb=None, wd=None):
             dcell[l * 4 + m] = shifts.pop() if shifts else 0
     return (np.int64(kind), np.int64(rows), np.int64(cols), goalpos, md,
             tables, offsets, lk_grp, lk_mult, lk_cell, np.int64(nlk), np.int64(ngroups),
-            wdv[0], wdv[1], wdv[2], wdh[0], wdh[1], wdh[2], dcell, lk_slot, gsize, gcompact,
+            wdv.dist, wdv.next, wdv.codes, wdh.dist, wdh.next, wdh.codes, dcell, lk_slot, gsize, gcompact,
             _popcount16() if pdb is not None else np.zeros(1, np.uint8))
 
 
@@ -213,8 +220,8 @@ def _pdb_h(board, n, pdb, p_off, lk_grp, lk_mult, lk_cell, nlk, ngroups, idx, hl
 @njit(cache=True)
 def _h_full(board, hc):
     """The heuristic value of `board` computed from scratch."""
-    nlk = hc[10]
-    ngroups = hc[11]
+    nlk = hc[HC_NLK]
+    ngroups = hc[HC_NGROUPS]
     idx = np.empty(max(nlk * ngroups, 1), np.int64)
     hl = np.empty(max(nlk, 1), np.int64)
     buf = np.empty(_LC_BUF, np.int64)
@@ -225,11 +232,11 @@ def _h_full(board, hc):
 def _h_eval(board, hc, idx, hl, buf):
     """The heuristic value of `board` from scratch; PDB lookups use the scratch idx/hl
     (left holding this board's per-lookup indices and sums), linear conflicts `buf`."""
-    kind = hc[0]
-    rows = hc[1]
-    cols = hc[2]
-    goalpos = hc[3]
-    md = hc[4]
+    kind = hc[HC_KIND]
+    rows = hc[HC_ROWS]
+    cols = hc[HC_COLS]
+    goalpos = hc[HC_GOALPOS]
+    md = hc[HC_MD]
     n = rows * cols
     if kind == H_ZERO:
         return 0
@@ -251,14 +258,15 @@ def _h_eval(board, hc, idx, hl, buf):
                 h += 2 * _line_conflicts(board, goalpos, rows, cols, c, False, buf)
         return h
     if kind == H_WALKING:
-        iv = _wd_index(hc[14], _wd_code(board, goalpos, rows, cols, True))
-        ih = _wd_index(hc[17], _wd_code(board, goalpos, rows, cols, False))
-        return np.int64(hc[12][iv]) + np.int64(hc[15][ih])
+        iv = _wd_index(hc[HC_WDV_CODES], _wd_code(board, goalpos, rows, cols, True))
+        ih = _wd_index(hc[HC_WDH_CODES], _wd_code(board, goalpos, rows, cols, False))
+        return np.int64(hc[HC_WDV_DIST][iv]) + np.int64(hc[HC_WDH_DIST][ih])
     # The cells scratch reuses `buf` when it is big enough (A* calls this per node).
-    need = max(hc[10] * hc[11] * MAX_GROUP, 1)
+    need = max(hc[HC_NLK] * hc[HC_NGROUPS] * MAX_GROUP, 1)
     pc = buf if need <= len(buf) else np.empty(need, np.int64)
-    return _pdb_h(board, n, hc[5], hc[6], hc[7], hc[8], hc[9], hc[10], hc[11], idx, hl,
-                  hc[19], hc[20], hc[21], hc[22], pc)
+    return _pdb_h(board, n, hc[HC_PDB], hc[HC_PDB_OFF], hc[HC_LK_GRP], hc[HC_LK_MULT], hc[HC_LK_CELL],
+                  hc[HC_NLK], hc[HC_NGROUPS], idx, hl, hc[HC_LK_SLOT], hc[HC_GSIZE], hc[HC_GCOMPACT],
+                  hc[HC_POP], pc)
 
 
 def heuristic_value(board, ctx) -> int:

@@ -20,6 +20,27 @@ from fastsnake.puzzle.heuristics import (
     H_MISPLACED,
     H_PDB,
     H_WALKING,
+    HC_COLS,
+    HC_DCELL,
+    HC_GCOMPACT,
+    HC_GOALPOS,
+    HC_GSIZE,
+    HC_KIND,
+    HC_LK_CELL,
+    HC_LK_GRP,
+    HC_LK_MULT,
+    HC_LK_SLOT,
+    HC_MD,
+    HC_NGROUPS,
+    HC_NLK,
+    HC_PDB,
+    HC_PDB_OFF,
+    HC_POP,
+    HC_ROWS,
+    HC_WDH_DIST,
+    HC_WDH_NEXT,
+    HC_WDV_DIST,
+    HC_WDV_NEXT,
     _line_conflicts,
     _pdb_cells,
 )
@@ -73,26 +94,26 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
     PDB state: idx[l*G + g] / hl[l] hold the current node's table indices and sums; a
     step down saves the entries it overwrites in sv_idx/sv_hl[depth*nlk + l], so
     stepping back restores them without any table access."""
-    kind = hc[0]
-    rows = hc[1]
-    cols = hc[2]
-    goalpos = hc[3]
-    md = hc[4]
-    pdb = hc[5]
-    p_off = hc[6]
-    lk_grp = hc[7]
-    lk_mult = hc[8]
-    nlk = hc[10]
-    ngroups = hc[11]
-    dcell = hc[18]
-    wdv_next = hc[13]
-    wdv_dist = hc[12]
-    wdh_next = hc[16]
-    wdh_dist = hc[15]
-    lk_slot = hc[19]
-    gsize = hc[20]
-    gcompact = hc[21]
-    pop = hc[22]
+    kind = hc[HC_KIND]
+    rows = hc[HC_ROWS]
+    cols = hc[HC_COLS]
+    goalpos = hc[HC_GOALPOS]
+    md = hc[HC_MD]
+    pdb = hc[HC_PDB]
+    p_off = hc[HC_PDB_OFF]
+    lk_grp = hc[HC_LK_GRP]
+    lk_mult = hc[HC_LK_MULT]
+    nlk = hc[HC_NLK]
+    ngroups = hc[HC_NGROUPS]
+    dcell = hc[HC_DCELL]
+    wdv_next = hc[HC_WDV_NEXT]
+    wdv_dist = hc[HC_WDV_DIST]
+    wdh_next = hc[HC_WDH_NEXT]
+    wdh_dist = hc[HC_WDH_DIST]
+    lk_slot = hc[HC_LK_SLOT]
+    gsize = hc[HC_GSIZE]
+    gcompact = hc[HC_GCOMPACT]
+    pop = hc[HC_POP]
     n = rows * cols
     new_idx = np.empty(max(nlk, 1), np.int64)
     new_hl = np.empty(max(nlk, 1), np.int64)
@@ -101,7 +122,7 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
     pc = np.empty(max(nlk * ngroups * MAX_GROUP, 1), np.int64)
     ranked = False  # some group is compact: keep pc up to date
     if kind == H_PDB:
-        _pdb_cells(board, n, lk_grp, lk_slot, hc[9], nlk, ngroups, pc)
+        _pdb_cells(board, n, lk_grp, lk_slot, hc[HC_LK_CELL], nlk, ngroups, pc)
         for g in range(ngroups):
             ranked |= gcompact[g]
 
@@ -246,7 +267,7 @@ class IdaSearch:
         self.st[S_BLANK] = int(np.flatnonzero(self.root == 0)[0])
         self.st[S_BOUND] = self.h0
         self.wd_ids = wd_ids
-        nlk, ngroups = int(hc[10]), int(hc[11])
+        nlk, ngroups = int(hc[HC_NLK]), int(hc[HC_NGROUPS])
         self.idx0, self.hl0 = pdb_state if pdb_state is not None else (
             np.zeros(max(nlk * ngroups, 1), np.int64), np.zeros(max(nlk, 1), np.int64))
         self.iterations = 0
@@ -264,7 +285,7 @@ class IdaSearch:
         self.hst[0] = self.h0
         self.idx = self.idx0.copy()
         self.hl = self.hl0.copy()
-        nlk = max(int(self.hc[10]), 1)
+        nlk = max(int(self.hc[HC_NLK]), 1)
         self.sv_idx = np.zeros(depth * nlk, np.int64)
         self.sv_hl = np.zeros(depth * nlk, np.int64)
         self.st[S_DEPTH] = 0

@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from fastsnake.puzzle.board import PuzzleInputError
+from fastsnake.sizes import MEMORY_BUDGET_ENV, memory_budget
 
 MAX_CELLS = 16
 MAX_GROUP = 8
@@ -409,6 +410,37 @@ def table_size(n: int, k: int) -> int:
     return n ** k if is_sparse(n, k) else math.perm(n, k)
 
 
+def build_bytes(n: int, k: int) -> int:
+    """Bytes a group's BFS needs beyond the tables: the (placement, region) state rows,
+    plus the compact table it fills when the group is kept sparse in memory."""
+    size = math.perm(n, k)
+    return size * 3 * (1 if n - k <= 8 else 2) + (size if is_sparse(n, k) else 0)
+
+
+class PdbMemoryError(PuzzleInputError):
+    """Pattern databases whose tables and build would not fit the memory budget."""
+
+
+def check_budget(rows: int, cols: int, groups, names: str, budget=None, cached=None) -> int:
+    """Bytes the tables of `groups` need in memory, with the largest BFS among the groups
+    not in `cached` (a set of group indices whose files exist); raises PdbMemoryError
+    naming both numbers when that is over the memory budget (`budget`, else
+    FASTSNAKE_MEMORY_BUDGET, else 2 GiB)."""
+    n = rows * cols
+    tables = sum(table_size(n, len(g)) for g in groups)
+    extra = [build_bytes(n, len(g)) if cached is None or i not in cached else
+             (math.perm(n, len(g)) if is_sparse(n, len(g)) else 0) for i, g in enumerate(groups)]
+    need = tables + max(extra, default=0)
+    limit = memory_budget(budget)
+    if need > limit:
+        how = "building" if cached is None or len(cached) < len(groups) else "loading"
+        raise PdbMemoryError(
+            f"pattern databases {names} on {rows}x{cols}: {how} them needs {need:,} bytes "
+            f"({tables:,} of tables), over the memory budget of {limit:,} bytes (raise it with "
+            f"{MEMORY_BUDGET_ENV}, or use a partition of smaller groups such as 6-6-3)")
+    return need
+
+
 def build_group(rows: int, cols: int, blank_cell: int, cells, progress=None,
                 out: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """The compact table of one group by `_regions_layer` (into `out` if given) and
@@ -441,9 +473,10 @@ def build_group(rows: int, cols: int, blank_cell: int, cells, progress=None,
 
 
 def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
-                into: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
+                into: np.ndarray | None = None, max_build_bytes: int | None = None) -> tuple[np.ndarray, dict]:
     """The in-memory table of one group (goal cells `cells`), from the cache or built,
-    written into `into` (table_size entries) when given."""
+    written into `into` (table_size entries) when given. A build that would need more than
+    `max_build_bytes` beyond the table (a cached file found corrupt) raises PdbMemoryError."""
     n = rows * cols
     k = len(cells)
     key = _key(rows, cols, blank_cell, cells)
@@ -465,6 +498,11 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
         return table, info
     if existed:
         _warn(f"pdb: cached database {str(path)!r} is corrupt or truncated (checksum); rebuilding it", progress)
+    if max_build_bytes is not None and build_bytes(n, k) > max_build_bytes:
+        raise PdbMemoryError(
+            f"pattern database of {k} tiles on {rows}x{cols}: building it needs {build_bytes(n, k):,} bytes "
+            f"beyond the tables, over the {max_build_bytes:,} bytes the memory budget leaves (raise it "
+            f"with {MEMORY_BUDGET_ENV})")
     if progress is not None:
         progress(f"pdb: building {rows}x{cols} group of {k} tiles at cells {list(cells)} "
                  f"({compact_size:,} placements; {compact_size * (3 if n - k <= 8 else 6):,} bytes "
@@ -552,8 +590,11 @@ class PdbSet:
                 gcompact)
 
 
-def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None) -> PdbSet:
-    """The additive PDB set for this board/goal/partition (loaded, or built and cached)."""
+def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None, budget=None) -> PdbSet:
+    """The additive PDB set for this board/goal/partition (loaded, or built and cached).
+
+    Refused up front (PdbMemoryError) when the tables plus the largest BFS still to run
+    would pass the memory budget (`budget` bytes, else FASTSNAKE_MEMORY_BUDGET, else 2 GiB)."""
     n = rows * cols
     if n > MAX_CELLS or min(rows, cols) < 2:
         raise PuzzleInputError(
@@ -562,12 +603,16 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None)
     goal = np.asarray(goal)
     blank_cell = int(np.flatnonzero(goal == 0)[0])
     groups = parse_partition(partition, rows, cols, goal)
+    names = "-".join(str(len(g)) for g in groups)
+    cached = {i for i, g in enumerate(groups) if _path(_key(rows, cols, blank_cell, g)).exists()}
+    check_budget(rows, cols, groups, names, budget, cached)
     sizes = [table_size(n, len(g)) for g in groups]
     data = np.zeros(sum(sizes), np.uint8)
     tables, infos = [], []
     at = 0
     for cells, size in zip(groups, sizes, strict=True):
-        table, info = group_table(rows, cols, blank_cell, cells, progress, into=data[at:at + size])
+        table, info = group_table(rows, cols, blank_cell, cells, progress, into=data[at:at + size],
+                                  max_build_bytes=memory_budget(budget) - len(data))
         at += size
         tables.append(table)
         infos.append(info)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -9,12 +11,26 @@ import numpy as np
 
 from fastsnake.puzzle import board as B
 from fastsnake.puzzle.astar import A_BUDGET, A_EXHAUSTED, A_FOUND, A_GROW, AStarSearch
-from fastsnake.puzzle.heuristics import _LC_BUF, H_PDB, H_WALKING, _h_eval, build_context, heuristic_code
+from fastsnake.puzzle.heuristics import (
+    _LC_BUF,
+    H_PDB,
+    H_WALKING,
+    HC_KIND,
+    HC_NGROUPS,
+    HC_NLK,
+    _h_eval,
+    build_context,
+    heuristic_code,
+)
 from fastsnake.puzzle.idastar import IDA_BUDGET, IDA_FOUND, IdaSearch
+from fastsnake.sizes import MEMORY_BUDGET_ENV, parse_size
+from fastsnake.sizes import memory_budget as memory_budget_of
 
 ALGORITHMS = ("astar", "idastar", "bfs", "reduce")
 OPTIMAL_ALGORITHMS = ("astar", "idastar", "bfs")
-DEFAULT_MAX_NODES = 20_000_000
+# Generated nodes before an optimal search gives up (IDA*: 20 s to a few minutes; A* and
+# BFS meet the memory budget long before).
+DEFAULT_MAX_NODES = 2_000_000_000
 # `auto` searches optimally up to this many cells (4x4 with pattern databases: at most
 # seconds); above, and when an optimal search stops at a limit, it reduces.
 AUTO_OPTIMAL_MAX_CELLS = 16
@@ -37,11 +53,12 @@ class SolveResult:
     algorithm: str
     heuristic: str
     optimal: bool
-    status: str  # solved | unsolvable | node limit reached | time limit reached
+    status: str  # solved | unsolvable (a limit raises PuzzleLimitError; its `result` has the limit's status)
     h_start: int | None = None
     memory_bytes: int = 0
     iterations: int | None = None
     setup_seconds: float = 0.0
+    compile_seconds: float = 0.0  # loading (or compiling) the numba kernels, first solve of a process
     extra: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
@@ -76,8 +93,10 @@ def prepare(start, goal, rows: int, cols: int, max_cells: int = B.MAX_CELLS):
     return start, goal
 
 
-def heuristic_context(name: str, rows: int, cols: int, goal, partition=None, progress=None):
-    """(context tuple, setup info dict) for a heuristic name (not 'auto')."""
+def heuristic_context(name: str, rows: int, cols: int, goal, partition=None, progress=None,
+                      memory_budget=None):
+    """(context tuple, setup info dict) for a heuristic name (not 'auto'); pattern databases
+    that would not fit `memory_budget` (see `fastsnake.sizes.memory_budget`) are refused."""
     kind = heuristic_code(name)
     info = {}
     pdb = wd = None
@@ -85,34 +104,206 @@ def heuristic_context(name: str, rows: int, cols: int, goal, partition=None, pro
     if kind == H_PDB:
         from fastsnake.puzzle import pdb as P
 
-        pdb = P.pattern_databases(rows, cols, goal, partition, progress=progress)
+        pdb = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget)
         info["pdb"] = pdb.describe()
     elif kind == H_WALKING:
         from fastsnake.puzzle import walking as W
 
         wd = W.walking_tables(rows, cols, goal)
-        info["walking_states"] = [len(wd[0][0]), len(wd[1][0])]
+        info["walking_states"] = [len(table.codes) for table in wd]
     info["setup_seconds"] = time.perf_counter() - t0
     return build_context(kind, rows, cols, goal, pdb=pdb, wd=wd), info
 
 
-def solve(start, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
-          heuristic: str = "auto", max_nodes: int = DEFAULT_MAX_NODES,
-          time_limit: float | None = None, partition=None, progress=None,
+def board_size(start, rows=None, cols=None, size=None) -> tuple[int, int]:
+    """(rows, cols) from `size` ("RxC", N or a pair), from rows and cols, or inferred from
+    the tiles as the CLI does (the short form "012 345 678", or a square number of tiles)."""
+    if size is not None:
+        if rows is not None or cols is not None:
+            raise B.PuzzleInputError("give either size or rows/cols, not both")
+        return parse_size(size, lo=1, hi=B.MAX_SIDE_ANY, error=B.PuzzleInputError)
+    if rows is not None and cols is not None:
+        return rows, cols
+    inferred = B.infer_size(start)
+    if (rows is not None and rows != inferred[0]) or (cols is not None and cols != inferred[1]):
+        raise B.PuzzleInputError(f"board {start!r} is {inferred[0]}x{inferred[1]}, not rows={rows} cols={cols}")
+    return inferred
+
+
+_WARM: set = set()
+_WARM_LOCK = threading.Lock()
+
+
+def load_kernels(algorithm: str, ncells: int = 9) -> float:
+    """Load (or, with a cold numba cache, compile) the kernels of `algorithm` once per
+    process, on a tiny board of the same tile type; the seconds it took (0.0 when they
+    were already loaded). `solve` reports them as `compile_seconds`, so `seconds` is the
+    search alone."""
+    key = (algorithm if algorithm != "bfs" else "astar", B.tile_dtype(ncells) == np.int16)
+    if key in _WARM:
+        return 0.0
+    with _WARM_LOCK:
+        if key in _WARM:
+            return 0.0
+        t0 = time.perf_counter()
+        if key[0] == "reduce":
+            from fastsnake.puzzle.reduce import solve_reduce
+
+            side = 12 if key[1] else 4  # int16 tiles above 127 cells
+            goal = B.goal_default(side, side)
+            start = B.random_solvable(side, side, goal, np.random.default_rng(0))
+            solve_reduce(start, goal, side, side, variants=(0,))
+        else:
+            goal = B.goal_default(2, 2)
+            start = np.array([1, 0, 2, 3], np.int8)
+            _search(start, goal, 2, 2, key[0], "manhattan", DEFAULT_MAX_NODES, None, None, None, None)
+        _WARM.add(key)
+        return time.perf_counter() - t0
+
+
+def limit_message(limit: str, value, result, cli: bool = False) -> str:
+    """One line: which optimal search stopped at which limit, and what to do instead.
+    `cli` words the advice with the command-line options, else with `solve`'s arguments."""
+    what = {"nodes": f"node limit of {value:,} generated nodes",
+            "memory": f"memory budget of {value:,} bytes ({result.memory_bytes:,} bytes in use)",
+            "time": f"time limit of {value:g} s"}[limit]
+    if cli:
+        raise_it = {"nodes": "raise --max-nodes", "memory": f"raise --memory-budget (or {MEMORY_BUDGET_ENV})",
+                    "time": "raise --time-limit"}[limit]
+        other = "--algorithm reduce"
+    else:
+        raise_it = {"nodes": "raise max_nodes", "memory": f"raise the memory budget ({MEMORY_BUDGET_ENV})",
+                    "time": "raise time_limit"}[limit]
+        other = "the algorithm 'reduce'"
+    name = ("BFS" if result.algorithm == "bfs"
+            else f"{_NAMES.get(result.algorithm, result.algorithm)} + {result.heuristic}")
+    return (f"{name} stopped at its {what} on a {result.rows}x{result.cols} board before finding a solution "
+            f"({result.nodes_generated:,} nodes, {result.seconds:.2f} s): {raise_it}, or use {other} "
+            "for a short, not optimal solution")
+
+
+def _limit_error(limit, value, result):
+    return B.PuzzleLimitError(limit_message(limit, value, result), limit=limit, value=value, result=result)
+
+
+_NAMES = {"astar": "A*", "idastar": "IDA*"}
+
+
+def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes, deadline, progress,
+            context, time_limit=None, partition=None):
+    """Run an optimal search on validated, solvable boards. Returns (status, moves or None,
+    generated, expanded, memory bytes, iterations, h0, setup seconds, extra info, search seconds);
+    status is "solved" or the limit reached ("nodes", "memory", "time")."""
+    if context is None:
+        hc, info = heuristic_context(heuristic, rows, cols, goal, partition, progress, max_bytes)
+    else:
+        hc, info = context
+    setup = info.get("setup_seconds", 0.0) if context is None else 0.0
+    nbr = B.neighbours(rows, cols)
+    nlk, ngroups = int(hc[HC_NLK]), int(hc[HC_NGROUPS])
+    idx = np.zeros(max(nlk * ngroups, 1), np.int64)
+    hl = np.zeros(max(nlk, 1), np.int64)
+    h0 = int(_h_eval(start, hc, idx, hl, np.zeros(_LC_BUF, np.int64)))
+    extra = {k: v for k, v in info.items() if k != "setup_seconds"}
+    t0 = time.perf_counter()
+    if time_limit is not None:
+        deadline = t0 + time_limit
+    if np.array_equal(start, goal):
+        return "solved", np.zeros(0, np.int8), 0, 0, 0, None, h0, setup, extra, time.perf_counter() - t0
+    next_report = t0 + _PROGRESS_EVERY
+    label = "bfs" if algorithm == "bfs" else algorithm
+    if algorithm == "idastar":
+        wd_ids = (0, 0)
+        if int(hc[HC_KIND]) == H_WALKING:
+            from fastsnake.puzzle.walking import state_ids
+
+            wd_ids = state_ids(start, hc)
+        search = IdaSearch(start, nbr, hc, h0, wd_ids=wd_ids, pdb_state=(idx, hl))
+        status = None
+        shown = search.bound
+        chunk = 1 << 20
+        while status is None:
+            left = max_nodes - search.generated
+            if left <= 0:
+                status = "nodes"
+                break
+            tc = time.perf_counter()
+            step = min(chunk, left)
+            if deadline is not None and search.generated:
+                # No chunk runs far past the deadline: at most what the rate so far allows.
+                rate = search.generated / max(tc - t0, 1e-6)
+                step = max(1 << 14, min(step, int(rate * max(deadline - tc, 0.0)) + 1))
+            code = search.step(step)
+            now = time.perf_counter()
+            if now - tc < 0.1 and chunk < _IDA_CHUNK:
+                chunk *= 2  # slow heuristics get small chunks, so time limits hold
+            if code == IDA_FOUND:
+                status = "solved"
+            elif code != IDA_BUDGET:  # bound ran past every f: cannot happen for solvable input
+                raise AssertionError("search exhausted a solvable instance")  # a bug of ours
+            elif deadline is not None and now > deadline:
+                status = "time"
+            elif progress is not None and (search.bound != shown or now > next_report):
+                shown = search.bound
+                next_report = now + _PROGRESS_EVERY
+                progress(f"idastar: bound {search.bound}, {search.generated:,} nodes so far, "
+                         f"{now - t0:.0f} s (node limit {max_nodes:,})")
+        moves = search.moves() if status == "solved" else None
+        gen, exp, mem, iters = search.generated, search.expanded, 0, search.iterations
+    else:
+        search = AStarSearch(start, goal, nbr, hc, h0, max_nodes, max_bytes)
+        status = None
+        while status is None:
+            # Each expansion generates at most 4 nodes: never pass max_nodes.
+            left = (max_nodes - search.generated) // 4
+            if left <= 0:
+                status = "nodes"
+                break
+            code = search.step(min(_ASTAR_CHUNK, left))
+            if code == A_FOUND:
+                status = "solved"
+            elif code == A_EXHAUSTED:
+                raise AssertionError("search exhausted a solvable instance")  # a bug of ours
+            elif code == A_GROW and not search.grow():
+                status = "memory"
+            elif code == A_BUDGET:
+                now = time.perf_counter()
+                if deadline is not None and now > deadline:
+                    status = "time"
+                elif progress is not None and now > next_report:
+                    next_report = now + _PROGRESS_EVERY
+                    progress(f"{label}: {search.generated:,} nodes so far, {search.nodes:,} stored in "
+                             f"{search.memory_bytes() / 2**20:,.0f} MiB, {now - t0:.0f} s (node limit "
+                             f"{max_nodes:,}, memory budget {max_bytes / 2**20:,.0f} MiB)")
+        moves = search.moves() if status == "solved" else None
+        gen, exp, mem, iters = search.generated, search.expanded, search.memory_bytes(), None
+    return status, moves, gen, exp, mem, iters, h0, setup, extra, time.perf_counter() - t0
+
+
+def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None, size=None,
+          algorithm: str = "auto", heuristic: str = "auto", max_nodes: int = DEFAULT_MAX_NODES,
+          time_limit: float | None = None, memory_budget=None, partition=None, progress=None,
           context=None) -> SolveResult:
     """Find a shortest sequence of blank moves from `start` to `goal` (or, with
     algorithm="reduce", a short one on boards up to 100x100).
 
-    `start`/`goal` are strings ("1 2 3 …", "1,2,…" or "012 345 678") or sequences.
+    `start`/`goal` are strings ("1 2 3 …", "1,2,…" or "012 345 678") or sequences; the
+    board size is `size`, or `rows` and `cols`, or inferred from `start` as the CLI does
+    (the short form gives its shape, any other list of R*R tiles a square board).
     `algorithm`: astar | idastar | bfs | reduce | auto; `heuristic`: misplaced | manhattan |
-    linear-conflict | walking-distance | pdb | auto (ignored by bfs and reduce). A* stops
-    with status "node limit reached" once it would store more than `max_nodes` states;
-    any search stops with "time limit reached" after `time_limit` seconds.
+    linear-conflict | walking-distance | pdb | auto (ignored by bfs and reduce).
+    The optimal searches stop at `max_nodes` generated nodes (default 2,000,000,000), at
+    the memory budget (A* and BFS: the nodes, hash table and heap they store; default
+    2 GiB, else `memory_budget` or the FASTSNAKE_MEMORY_BUDGET environment variable) or
+    after `time_limit` seconds, and then raise `PuzzleLimitError` (a `SearchLimitError`)
+    naming the limit; its `result` holds the node counts so far.
     `auto` searches optimally on boards of at most 16 cells (A* below 12 cells, IDA*
     from 12; up to 36 cells when `heuristic` is named) and reduces above, or when the optimal
     search stops at one of its limits (then `optimal` is False and `extra["fallback"]` names the limit).
     Unsolvable pairs are answered by the parity rule without searching.
     `context` reuses a `heuristic_context(...)` result (it must match the goal).
+    `seconds` is the search alone: loading the compiled kernels (first call in a process)
+    is `compile_seconds`, loading or building heuristic tables `setup_seconds`.
 
     Parameters
     ----------
@@ -120,59 +311,71 @@ def solve(start, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
         The start board (see `parse_tiles`).
     goal : str or sequence of int, optional
         The goal board; default the identity, blank top-left.
-    rows, cols : int
-        Board size.
+    rows, cols : int, optional
+        Board size (default: inferred from `start`).
+    size : str, int or (int, int), optional
+        Board size as "RxC", N or (rows, cols), instead of rows and cols.
     algorithm : {"auto", "astar", "idastar", "bfs", "reduce"}, optional
     heuristic : {"auto", "misplaced", "manhattan", "linear-conflict", "walking-distance", "pdb"}, optional
     max_nodes : int, optional
-        A*'s limit on stored states.
+        Limit on generated nodes of the optimal searches (default 2,000,000,000).
     time_limit : float, optional
         Seconds before any search stops.
+    memory_budget : int or str, optional
+        Bytes A*/BFS may store ("512M", "4G"); default FASTSNAKE_MEMORY_BUDGET or 2 GiB.
     partition : str, optional
         Pattern-database partition ("5-5-5", "6-6-3", "7-8" or explicit tile groups).
     progress : callable, optional
-        Called with progress lines while pattern databases are built.
+        Called with progress lines while pattern databases are built and, every few
+        seconds, during a long search.
     context : optional
         A `heuristic_context(...)` result to reuse.
 
     Returns
     -------
     SolveResult
-        ``moves`` (letters U D L R, ``None`` when not found), ``length``, ``optimal``,
+        ``moves`` (letters U D L R, ``None`` when unsolvable), ``length``, ``optimal``,
         ``status``, node counts, ``seconds`` and the algorithm and heuristic used.
 
     Raises
     ------
     PuzzleInputError
         A bad board, size, algorithm, heuristic or limit.
+    PuzzleLimitError
+        (a PuzzleInputError and a `fastsnake.sizes.SearchLimitError`) An optimal search
+        (not `auto`) stopped at its node, memory or time limit.
 
     Examples
     --------
-    >>> r = solve("012 345 678", "806 547 231", rows=3, cols=3)
-    >>> r.length, r.optimal, r.algorithm
-    (31, True, 'astar')
+    >>> r = solve("012 345 678", "806 547 231")
+    >>> r.length, r.optimal, r.algorithm, (r.rows, r.cols)
+    (31, True, 'astar', (3, 3))
     """
     if algorithm not in ALGORITHMS and algorithm != "auto":
         raise B.PuzzleInputError(f"algorithm {algorithm!r} is not one of {', '.join(ALGORITHMS)}, auto")
+    rows, cols = board_size(start, rows, cols, size)
     big = algorithm in ("reduce", "auto")
     start, goal = prepare(start, goal, rows, cols, B.MAX_CELLS_ANY if big else B.MAX_CELLS)
     auto = algorithm == "auto"
     if auto:
         algorithm = auto_algorithm(rows, cols, heuristic)
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0
+                                       and math.isfinite(time_limit)):
+        raise B.PuzzleInputError(f"time_limit {time_limit!r} must be a positive number of seconds")
     if algorithm == "reduce":
-        if time_limit is not None and not time_limit > 0:
-            raise B.PuzzleInputError(f"time_limit {time_limit!r} must be positive")
-        return _solve_reduce(start, goal, rows, cols)
+        compile_seconds = load_kernels("reduce", rows * cols)
+        out = _solve_reduce(start, goal, rows, cols)
+        out.compile_seconds = compile_seconds
+        return out
     if algorithm == "bfs":
         heuristic = "zero"
     elif heuristic == "auto":
         heuristic = choose_heuristic(rows, cols)
     else:
         heuristic_code(heuristic)
-    if max_nodes < 16:
-        raise B.PuzzleInputError(f"max_nodes {max_nodes} must be at least 16")
-    if time_limit is not None and not time_limit > 0:
-        raise B.PuzzleInputError(f"time_limit {time_limit!r} must be positive")
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer)) or max_nodes < 16:
+        raise B.PuzzleInputError(f"max_nodes {max_nodes!r} must be an integer of at least 16")
+    max_bytes = memory_budget_of(memory_budget)
     base = dict(rows=rows, cols=cols, start=start.tolist(), goal=goal.tolist(),
                 algorithm=algorithm, heuristic=("none" if heuristic == "zero" else heuristic))
     t_start = time.perf_counter()
@@ -180,85 +383,34 @@ def solve(start, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
         return SolveResult(**base, solvable=False, length=None, moves=None, nodes_generated=0,
                            nodes_expanded=0, seconds=time.perf_counter() - t_start,
                            optimal=True, status="unsolvable")
-    if context is None:
-        hc, info = heuristic_context(heuristic, rows, cols, goal, partition, progress)
-    else:
-        hc, info = context
-    setup = info.get("setup_seconds", 0.0) if context is None else 0.0
-    nbr = B.neighbours(rows, cols)
-    nlk, ngroups = int(hc[10]), int(hc[11])
-    idx = np.zeros(max(nlk * ngroups, 1), np.int64)
-    hl = np.zeros(max(nlk, 1), np.int64)
-    h0 = int(_h_eval(start, hc, idx, hl, np.zeros(_LC_BUF, np.int64)))
-    t0 = time.perf_counter()
-    deadline = None if time_limit is None else t0 + time_limit
-    extra = {k: v for k, v in info.items() if k != "setup_seconds"}
-    if np.array_equal(start, goal):
-        return SolveResult(**base, solvable=True, length=0, moves="", nodes_generated=0,
-                           nodes_expanded=0, seconds=time.perf_counter() - t0, optimal=True,
-                           status="solved", h_start=h0, setup_seconds=setup, extra=extra)
-    if algorithm == "idastar":
-        wd_ids = (0, 0)
-        if int(hc[0]) == H_WALKING:
-            from fastsnake.puzzle.walking import state_ids
-
-            wd_ids = state_ids(start, hc)
-        search = IdaSearch(start, nbr, hc, h0, wd_ids=wd_ids, pdb_state=(idx, hl))
-        status = "time limit reached"
-        shown = search.bound
-        chunk = 1 << 20
-        while True:
-            tc = time.perf_counter()
-            code = search.step(chunk)
-            if time.perf_counter() - tc < 0.1 and chunk < _IDA_CHUNK:
-                chunk *= 2  # slow heuristics get small chunks, so time limits hold
-            if code == IDA_FOUND:
-                status = "solved"
-                break
-            if code != IDA_BUDGET:  # bound ran past every f: cannot happen for solvable input
-                status = "exhausted"
-                break
-            if progress is not None and search.bound != shown:
-                shown = search.bound
-                progress(f"idastar: bound {search.bound}, {search.generated:,} nodes so far")
-            if deadline is not None and time.perf_counter() > deadline:
-                break
-        moves = search.moves() if status == "solved" else None
-        gen, exp, mem, iters = search.generated, search.expanded, 0, search.iterations
-    else:
-        search = AStarSearch(start, goal, nbr, hc, h0, max_nodes)
-        status = "time limit reached"
-        while True:
-            code = search.step(_ASTAR_CHUNK)
-            if code == A_FOUND:
-                status = "solved"
-                break
-            if code == A_EXHAUSTED:
-                status = "exhausted"
-                break
-            if code == A_GROW and not search.grow():
-                status = "node limit reached"
-                break
-            if code == A_BUDGET and deadline is not None and time.perf_counter() > deadline:
-                break
-        moves = search.moves() if status == "solved" else None
-        gen, exp, mem, iters = search.generated, search.expanded, search.memory_bytes(), None
-    seconds = time.perf_counter() - t0
+    compile_seconds = load_kernels(algorithm, rows * cols)
+    status, moves, gen, exp, mem, iters, h0, setup, extra, seconds = _search(
+        start, goal, rows, cols, algorithm, heuristic, int(max_nodes), max_bytes, None, progress,
+        context, time_limit=time_limit, partition=partition)
     text = "".join(B.MOVES[m] for m in moves) if moves is not None else None
-    if status == "exhausted":
-        raise AssertionError("search exhausted a solvable instance")  # a bug of ours
-    if auto and status != "solved":
+    result = SolveResult(**base, solvable=True, length=(len(text) if text is not None else None),
+                         moves=text, nodes_generated=gen, nodes_expanded=exp, seconds=seconds,
+                         optimal=(status == "solved"), status=_STATUS[status], h_start=h0,
+                         memory_bytes=mem, iterations=iters, setup_seconds=setup,
+                         compile_seconds=compile_seconds, extra=extra)
+    if status == "solved":
+        return result
+    if auto:
         out = _solve_reduce(start, goal, rows, cols)
         out.nodes_generated += gen
         out.nodes_expanded += exp
         out.seconds += seconds
         out.setup_seconds = setup
-        out.extra["fallback"] = f"{algorithm} + {base['heuristic']}: {status}"
+        out.compile_seconds = compile_seconds + load_kernels("reduce", rows * cols)
+        out.extra["fallback"] = f"{algorithm} + {base['heuristic']}: {_STATUS[status]}"
         return out
-    return SolveResult(**base, solvable=True, length=(len(text) if text is not None else None),
-                       moves=text, nodes_generated=gen, nodes_expanded=exp, seconds=seconds,
-                       optimal=(status == "solved"), status=status, h_start=h0,
-                       memory_bytes=mem, iterations=iters, setup_seconds=setup, extra=extra)
+    value = {"nodes": int(max_nodes), "memory": max_bytes, "time": time_limit}[status]
+    raise _limit_error(status, value, result)
+
+
+_STATUS = {"solved": "solved", "nodes": "node limit reached", "memory": "memory limit reached",
+           "time": "time limit reached"}
+_PROGRESS_EVERY = 5.0  # seconds between progress lines of a long search
 
 
 def _solve_reduce(start, goal, rows: int, cols: int) -> SolveResult:
@@ -301,10 +453,10 @@ def parse_instance(item, rows: int, cols: int, max_cells: int = B.MAX_CELLS_ANY)
     return B.parse_tiles(item, rows, cols, "start", max_cells), None
 
 
-def solve_many(instances, goal=None, *, rows: int, cols: int, algorithm: str = "auto",
-               heuristic: str = "auto", threads: int = 1, errors: str = "raise",
+def solve_many(instances, goal=None, *, rows: int | None = None, cols: int | None = None, size=None,
+               algorithm: str = "auto", heuristic: str = "auto", threads: int = 1, errors: str = "raise",
                max_nodes: int = DEFAULT_MAX_NODES, time_limit: float | None = None,
-               partition=None, progress=None) -> list:
+               memory_budget=None, partition=None, progress=None) -> list:
     """Solve many instances on one board size in one process; results in input order.
 
     `instances`: strings ("tiles" or "tiles ; goal"), (start, goal) pairs or tile
@@ -313,9 +465,10 @@ def solve_many(instances, goal=None, *, rows: int, cols: int, algorithm: str = "
     per distinct goal and shared. `threads` > 1 solves instances in parallel (the
     search kernels release the GIL); every result is the same whatever `threads` is
     (only `seconds` differ). `errors="raise"` raises the first bad instance's
-    PuzzleInputError (prefixed "instance i:", 1-based) before solving anything;
-    `errors="keep"` puts that exception in the instance's slot and solves the rest.
-    Other options as `solve`.
+    PuzzleInputError (prefixed "instance i:", 1-based) before solving anything, and
+    stops at the first search that reaches a limit (PuzzleLimitError); `errors="keep"`
+    puts that exception in the instance's slot and solves the rest. The board size is
+    `size` or `rows`/`cols`, else inferred from the first instance. Other options as `solve`.
 
     Parameters
     ----------
@@ -323,13 +476,13 @@ def solve_many(instances, goal=None, *, rows: int, cols: int, algorithm: str = "
         Strings ("tiles" or "tiles ; goal"), (start, goal) pairs or tile sequences.
     goal : str or sequence of int, optional
         Goal of the instances that give none; default the identity.
-    rows, cols : int
-        Board size, the same for every instance.
+    rows, cols, size : optional
+        Board size, the same for every instance (default: inferred from the first one).
     threads : int, optional
         Instances solved in parallel.
     errors : {"raise", "keep"}, optional
         Raise on the first bad instance, or keep its exception in its slot.
-    algorithm, heuristic, max_nodes, time_limit, partition, progress
+    algorithm, heuristic, max_nodes, time_limit, memory_budget, partition, progress
         As in `solve`.
 
     Returns
@@ -345,7 +498,7 @@ def solve_many(instances, goal=None, *, rows: int, cols: int, algorithm: str = "
 
     Examples
     --------
-    >>> [r.length for r in solve_many(["1 0 2 3 4 5", "0 1 2 3 4 5 ; 3 4 5 0 1 2"], rows=2, cols=3)]
+    >>> [r.length for r in solve_many(["1 0 2 3 4 5", "0 1 2 3 4 5 ; 3 4 5 0 1 2"], size="2x3")]
     [1, 21]
     """
     import threading
@@ -357,9 +510,18 @@ def solve_many(instances, goal=None, *, rows: int, cols: int, algorithm: str = "
         raise B.PuzzleInputError(f"threads {threads!r} must be a positive integer")
     if algorithm not in ALGORITHMS and algorithm != "auto":
         raise B.PuzzleInputError(f"algorithm {algorithm!r} is not one of {', '.join(ALGORITHMS)}, auto")
+    instances = list(instances)
+    if rows is None or cols is None or size is not None:
+        first = instances[0] if instances else None
+        if isinstance(first, str):
+            first = first.partition(";")[0]
+        elif isinstance(first, tuple) and len(first) == 2 and not isinstance(first[0], (int, np.integer)):
+            first = first[0]
+        rows, cols = board_size(first, rows, cols, size)
     big = algorithm in ("reduce", "auto")
     max_cells = B.MAX_CELLS_ANY if big else B.MAX_CELLS
     B.check_size(rows, cols, max_cells)
+    memory_budget_of(memory_budget)  # a bad budget fails before any instance
     default_goal = (B.goal_default(rows, cols) if goal is None
                     else B.parse_tiles(goal, rows, cols, "goal", max_cells))
     parsed = []
@@ -389,7 +551,7 @@ def solve_many(instances, goal=None, *, rows: int, cols: int, algorithm: str = "
         key = g.tobytes()
         with lock:
             if key not in contexts:
-                contexts[key] = heuristic_context(hname, rows, cols, g, partition, progress)
+                contexts[key] = heuristic_context(hname, rows, cols, g, partition, progress, memory_budget)
             return contexts[key]
 
     def run(i):
@@ -397,9 +559,16 @@ def solve_many(instances, goal=None, *, rows: int, cols: int, algorithm: str = "
         if isinstance(item, Exception):
             return item
         start, g = item
-        return solve(start, g, rows=rows, cols=cols, algorithm=algorithm, heuristic=heuristic,
-                     max_nodes=max_nodes, time_limit=time_limit, partition=partition,
-                     context=context_for(g))
+        try:
+            return solve(start, g, rows=rows, cols=cols, algorithm=algorithm, heuristic=heuristic,
+                         max_nodes=max_nodes, time_limit=time_limit, memory_budget=memory_budget,
+                         partition=partition, context=context_for(g))
+        except B.PuzzleLimitError as exc:
+            err = B.PuzzleLimitError(f"instance {i + 1}: {exc}", limit=exc.limit, value=exc.value,
+                                     result=exc.result)
+            if errors == "raise":
+                raise err from None
+            return err
 
     if threads == 1 or len(parsed) <= 1:
         return [run(i) for i in range(len(parsed))]

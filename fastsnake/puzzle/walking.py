@@ -18,12 +18,23 @@ IDA* follows next[(id*2 + dir)*L + goal line] (dir 0: blank to line-1, 1: to lin
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
 from fastsnake.puzzle.board import PuzzleInputError
-from fastsnake.puzzle.heuristics import _wd_code, _wd_index
+from fastsnake.puzzle.heuristics import HC_COLS, HC_GOALPOS, HC_ROWS, HC_WDH_CODES, HC_WDV_CODES, _wd_code, _wd_index
+
+
+class WalkingTable(NamedTuple):
+    """One direction's table: BFS distance per state, successor ids, sorted state codes."""
+
+    dist: np.ndarray  # uint8, per state id
+    next: np.ndarray  # int32, next[(id*2 + dir)*L + goal line], -1 where the move is impossible
+    codes: np.ndarray  # uint64, sorted: the id of a code is its position
+
 
 # Above this many table states the build stops (4x4: 24,964; 4x6: 377,872; 5x5: more).
 MAX_STATES = 4_000_000
@@ -133,7 +144,7 @@ def line_table(lines: int, width: int, goal_blank_line: int):
     rank[order] = np.arange(len(order), dtype=np.int32)
     moves = nxt.reshape(len(codes), 2 * lines)[order]
     moves = np.where(moves >= 0, rank[np.maximum(moves, 0)], -1).astype(np.int32)
-    table = (dist[order].copy(), moves.ravel().copy(), codes[order].copy())
+    table = WalkingTable(dist[order].copy(), moves.ravel().copy(), codes[order].copy())
     _CACHE[key] = table
     return table
 
@@ -148,9 +159,9 @@ def walking_tables(rows: int, cols: int, goal):
 def state_ids(board, hc) -> tuple[int, int]:
     """Table ids of `board` in the vertical and horizontal tables of context `hc`."""
     board = np.asarray(board, np.int8)
-    rows, cols, goalpos = int(hc[1]), int(hc[2]), hc[3]
-    iv = int(_wd_index(hc[14], _wd_code(board, goalpos, rows, cols, True)))
-    ih = int(_wd_index(hc[17], _wd_code(board, goalpos, rows, cols, False)))
+    rows, cols, goalpos = int(hc[HC_ROWS]), int(hc[HC_COLS]), hc[HC_GOALPOS]
+    iv = int(_wd_index(hc[HC_WDV_CODES], _wd_code(board, goalpos, rows, cols, True)))
+    ih = int(_wd_index(hc[HC_WDH_CODES], _wd_code(board, goalpos, rows, cols, False)))
     if iv < 0 or ih < 0:
         raise AssertionError("walking distance: a reachable board is missing from the table")
     return iv, ih

@@ -168,14 +168,17 @@ def test_auto_falls_back_to_reduce_at_a_limit():
               time_limit=0.05)
     assert r.status == "solved" and not r.optimal and "time limit reached" in r.extra["fallback"]
     assert apply_moves(r.start, r.moves, 4, 4).tolist() == list(range(16))
-    # a named optimal algorithm keeps its limit status
-    r = solve("012 345 678", "806 547 231", rows=3, cols=3, algorithm="astar", max_nodes=16)
-    assert r.status == "node limit reached" and r.moves is None
+    # a named optimal algorithm raises the limit error instead
+    from fastsnake.puzzle import PuzzleLimitError
+
+    with pytest.raises(PuzzleLimitError) as info:
+        solve("012 345 678", "806 547 231", rows=3, cols=3, algorithm="astar", max_nodes=16)
+    assert info.value.result.status == "node limit reached" and info.value.result.moves is None
 
 
 def test_optimal_algorithms_refuse_big_boards_and_say_why():
     start, goal = _instance(7, 7, 0)
-    with pytest.raises(Exception, match="--algorithm reduce"):
+    with pytest.raises(Exception, match="algorithm reduce"):
         solve(start, goal, rows=7, cols=7, algorithm="idastar")
-    with pytest.raises(Exception, match="100x100"):
+    with pytest.raises(Exception, match="rows=101 is outside 1..100"):
         solve(np.arange(101 * 2), rows=101, cols=2, algorithm="reduce")

@@ -148,17 +148,77 @@ def _legal(b, m, rows, cols):
     return {"U": r > 0, "D": r < rows - 1, "L": c > 0, "R": c < cols - 1}[m]
 
 
-def test_node_limit_is_a_clean_result():
-    r = solve("01234 56789", "43261 98750", rows=2, cols=5, algorithm="astar",
+def test_node_limit_raises_a_limit_error_naming_it():
+    from fastsnake.puzzle import PuzzleLimitError
+    from fastsnake.sizes import SearchLimitError
+
+    with pytest.raises(PuzzleLimitError, match="node limit of 5,000 generated nodes") as info:
+        solve("01234 56789", "43261 98750", rows=2, cols=5, algorithm="astar",
               heuristic="misplaced", max_nodes=5000)
+    exc = info.value
+    assert isinstance(exc, SearchLimitError) and isinstance(exc, ValueError)
+    assert exc.limit == "nodes" and exc.value == 5000 and "algorithm 'reduce'" in str(exc)
+    r = exc.result
     assert r.status == "node limit reached" and not r.optimal and r.moves is None
-    assert r.solvable and r.length is None
+    assert r.solvable and r.length is None and 0 < r.nodes_generated <= 5000
 
 
-def test_time_limit_is_a_clean_result():
-    r = solve("14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", rows=4, cols=4, algorithm="idastar",
+def test_time_limit_raises_a_limit_error():
+    from fastsnake.puzzle import PuzzleLimitError
+
+    with pytest.raises(PuzzleLimitError, match="time limit of 0.2 s") as info:
+        solve("14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", rows=4, cols=4, algorithm="idastar",
               heuristic="misplaced", time_limit=0.2)
+    r = info.value.result
     assert r.status == "time limit reached" and r.moves is None and r.nodes_generated > 0
+
+
+@pytest.mark.parametrize("algorithm, heuristic", [("astar", "manhattan"), ("idastar", "pdb"),
+                                                  ("bfs", "auto"), ("idastar", "walking-distance")])
+def test_every_optimal_search_honours_the_node_limit(algorithm, heuristic):
+    from fastsnake.puzzle import PuzzleLimitError
+
+    # Korf #1 (57 moves) cannot be solved in 1,000 nodes by any of them.
+    with pytest.raises(PuzzleLimitError, match="node limit of 1,000") as info:
+        solve("14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3", algorithm=algorithm, heuristic=heuristic,
+              max_nodes=1000)
+    assert info.value.result.nodes_generated <= 1000
+
+
+def test_astar_stops_at_the_memory_budget(monkeypatch):
+    from fastsnake.puzzle import PuzzleLimitError
+
+    start = "14 13 15 7 11 12 9 5 6 0 2 1 4 8 10 3"
+    with pytest.raises(PuzzleLimitError, match="memory budget of 1,048,576 bytes") as info:
+        solve(start, algorithm="astar", heuristic="manhattan", memory_budget="1M")
+    assert info.value.limit == "memory" and info.value.result.memory_bytes <= 1 << 20
+    monkeypatch.setenv("FASTSNAKE_MEMORY_BUDGET", "2000000")
+    with pytest.raises(PuzzleLimitError, match="FASTSNAKE_MEMORY_BUDGET") as info:
+        solve(start, algorithm="bfs")
+    assert info.value.result.memory_bytes <= 2_000_000
+    monkeypatch.setenv("FASTSNAKE_MEMORY_BUDGET", "lots")
+    with pytest.raises(ValueError, match="FASTSNAKE_MEMORY_BUDGET 'lots' is not a number of bytes"):
+        solve(start, algorithm="astar")
+
+
+def test_size_is_inferred_as_on_the_command_line():
+    from fastsnake.puzzle import PuzzleInputError
+
+    assert (solve("012 345 678", "806 547 231").rows, solve("0123 4567", "3254 7610").cols) == (3, 4)
+    r = solve("1 0 2 3 4 5 6 7 8 9 10 11 12 13 14 15")
+    assert (r.rows, r.cols, r.length) == (4, 4, 1)
+    assert solve("1 0 2 3 4 5", size="2x3").length == 1
+    assert solve([[1, 0, 2], [3, 4, 5]]).rows == 2
+    with pytest.raises(PuzzleInputError, match="give its size"):
+        solve("0 1 2 3 4 5")
+    with pytest.raises(PuzzleInputError, match="either size or rows/cols"):
+        solve("0 1 2 3", size=2, rows=2)
+
+
+def test_seconds_exclude_kernel_loading():
+    r = solve("012 345 678", "806 547 231", algorithm="idastar", heuristic="manhattan")
+    r2 = solve("012 345 678", "806 547 231", algorithm="idastar", heuristic="manhattan")
+    assert r.compile_seconds >= 0 and r2.compile_seconds == 0.0 and r2.length == 31
 
 
 def test_unsolvable_answered_without_search():
