@@ -19,11 +19,14 @@ def register(subparsers) -> None:
         description="Find an open or closed tour of any leaper, or count tours exactly (--count). "
         "Squares: 'R,C' 0-based with row 0 at the top, or chess notation (a1 = bottom-left) on boards at most 26 wide.",
     )
-    _piece_args(tour, jumps_flag="--jumps")
+    _piece_args(tour, deprecated_jumps=True)
     tour.add_argument("--start", help="start square 'R,C' or e.g. 'a1' (default 0,0; with --count: every square)")
     tour.add_argument("--closed", action="store_true", help="the last square must leap back to the first")
     tour.add_argument("--time-limit", type=_positive_float, default=None, metavar="S",
-                      help="give up after S seconds with exists=null (default 10; --count: no limit)")
+                      help="stop with an error after S seconds of search with no verdict (default 10; "
+                           "--count: no limit, the count is then a lower bound)")
+    tour.add_argument("--max-nodes", type=common.positive_int, default=None, metavar="N",
+                      help="stop with an error after N search nodes with no verdict (default: no limit)")
     tour.add_argument("--seed", type=common.nonnegative_int, default=0, help="tie-break seed (default 0)")
     tour.add_argument("--method", choices=("auto", "search", "construct"), default="auto",
                       help="auto: construction for the knight on big boards and closed tours, else search")
@@ -39,7 +42,7 @@ def register(subparsers) -> None:
         description="Squares whose shortest jump distance from the start is exactly N, or with --walk "
         "those where some walk of exactly N jumps (revisits allowed) ends.",
     )
-    _piece_args(reach, jumps_flag=None)
+    _piece_args(reach, deprecated_jumps=False)
     reach.add_argument("--start", help="start square 'R,C' or e.g. 'a1' (default 0,0)")
     reach.add_argument("--jumps", "-n", dest="n", type=common.nonnegative_int, required=True, metavar="N",
                        help="number of jumps")
@@ -61,13 +64,15 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _piece_args(parser, jumps_flag: str | None) -> None:
+def _piece_args(parser, deprecated_jumps: bool) -> None:
     parser.add_argument("--piece", action="append", metavar="A,B", help=_PIECE_HELP)
-    flags = ("--jumps", "--moves") if jumps_flag else ("--moves",)
-    parser.add_argument(*flags, dest="moves", metavar="'DR,DC;...'",
+    parser.add_argument("--moves", dest="moves", metavar="'DR,DC;...'",
                         help="explicit jumps; all rotations and reflections are added unless --asymmetric")
+    if deprecated_jumps:
+        # `--jumps` is the number of jumps in `reach`: the jump list is --moves in both verbs.
+        parser.add_argument("--jumps", dest="moves_deprecated", metavar="'DR,DC;...'", help=argparse.SUPPRESS)
     parser.add_argument("--asymmetric", action="store_true",
-                        help="use the listed jumps exactly (a one-way piece: a directed move graph)")
+                        help="use the listed --moves exactly (a one-way piece: a directed move graph)")
     parser.add_argument("--size", required=True, type=common.size_arg(1, 4000), metavar="RxC",
                         help="board size RxC or N (up to 4000x4000)")
 
@@ -75,7 +80,21 @@ def _piece_args(parser, jumps_flag: str | None) -> None:
 def _piece_board(args):
     from fastsnake.tour import parse_piece, parse_square
 
-    piece = parse_piece(args.piece, args.moves, args.asymmetric)
+    moves = args.moves
+    old = getattr(args, "moves_deprecated", None)
+    if old is not None:
+        if moves is not None:
+            raise InputError("give the jump list once, with --moves (--jumps is its deprecated spelling)")
+        common.log("fastsnake: warning: 'tour --jumps' is deprecated, use --moves 'dr,dc;...' "
+                   "(in 'reach', --jumps is the number of jumps)")
+        moves = old
+    if args.asymmetric and args.piece:
+        raise InputError("--asymmetric applies to --moves only, not to --piece")
+    if args.asymmetric and not moves:
+        raise InputError("--asymmetric needs --moves")
+    if not args.piece and moves is None:
+        raise InputError("give a piece: --piece a,b (e.g. 1,2 for the knight) or --moves 'dr,dc;...'")
+    piece = parse_piece(args.piece, moves, args.asymmetric)
     rows, cols = args.size
     start = None if args.start is None else parse_square(args.start, rows, cols)
     return piece, rows, cols, start
@@ -91,9 +110,13 @@ def run_tour(args):
         from fastsnake.tour.io import check_save_path
 
         check_save_path(args.save)  # a bad extension fails before a long search
-    limit = 10.0 if args.time_limit is None else args.time_limit
+    from fastsnake.tour.tour import DEFAULT_TIME_LIMIT
+
+    limit = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
     result = find_tour(piece, rows, cols, 0 if start is None else start, closed=args.closed, time_limit=limit,
-                       seed=args.seed, method=args.method)
+                       seed=args.seed, method=args.method, max_nodes=args.max_nodes)
+    if result.exists is None:  # stopped at a limit with no verdict: one line, exit 2
+        raise result.limit_error(cli=True)
     if args.save:
         from fastsnake.tour.io import save_tour
 
@@ -106,14 +129,11 @@ def run_tour(args):
         where = square_name(result.start, rows, cols)
         if result.found:
             print(f"{kind} {piece.name} tour of {rows}x{cols} from {where}: found in {_took(result.seconds)} "
-                  f"({result.method}, {result.nodes} nodes)")
+                  f"({result.method}, {result.nodes} nodes{_loaded(result.compile_seconds)})")
             if rows <= _BOARD_PRINT_MAX and cols <= _BOARD_PRINT_MAX:
                 print(_board_text(result.path, rows, cols))
-        elif result.exists is False:
-            print(f"no {kind} {piece.name} tour of {rows}x{cols} from {where}: {result.reason}")
         else:
-            print(f"{kind} {piece.name} tour of {rows}x{cols} from {where}: unknown ({result.reason}, "
-                  f"{result.nodes} nodes)")
+            print(f"no {kind} {piece.name} tour of {rows}x{cols} from {where}: {result.reason}")
         if args.save:
             print(f"saved to {args.save}")
     return result.to_json(include_path=not args.no_path)
@@ -124,6 +144,8 @@ def _run_count(args, piece, rows, cols, start):
 
     if args.save:
         raise InputError("--save applies to a single tour, not to --count")
+    if args.max_nodes is not None:
+        raise InputError("--max-nodes applies to a single tour, not to --count (use --time-limit)")
     if rows * cols > 64:
         common.log(f"counting every tour of a {rows}x{cols} board may take very long (Ctrl-C stops it)")
     result = count_tours(piece, rows, cols, start, closed=args.closed, time_limit=args.time_limit)
@@ -133,7 +155,7 @@ def _run_count(args, piece, rows, cols, start):
         bound = "" if result.complete else " (time limit reached: a lower bound)"
         where = "" if args.closed else (" from every start" if start is None else f" from {args.start}")
         print(f"{result.count} {what} of the {piece.name} on {rows}x{cols}{where}{bound}; "
-              f"{result.nodes} nodes in {_took(result.seconds)}")
+              f"{result.nodes} nodes in {_took(result.seconds)}{_loaded(result.compile_seconds, ' (', ')')}")
         if start is None and not args.closed and rows <= _BOARD_PRINT_MAX and cols <= _BOARD_PRINT_MAX:
             width = max(len(str(v)) for v in result.per_start.values())
             for r in range(rows):
@@ -155,7 +177,8 @@ def run_reach(args):
             raise InputError(f"cannot write {args.save!r}: {exc.strerror}") from None
     if not args.json:
         how = "ends of walks of exactly" if args.walk else "squares at exactly"
-        print(f"{result.count} {how} {args.n} jumps of the {piece.name} on {rows}x{cols}")
+        print(f"{result.count} {how} {args.n} jumps of the {piece.name} on {rows}x{cols}"
+              f"{_loaded(result.compile_seconds, ' (', ')')}")
         if rows <= 60 and cols <= 60:
             mark = bytearray(b"." * (rows * cols))
             for v in result.cells:
@@ -166,6 +189,11 @@ def run_reach(args):
         if args.save:
             print(f"saved to {args.save}")
     return result.to_json(include_cells=not args.no_cells)
+
+
+def _loaded(seconds: float, before: str = "; ", after: str = "") -> str:
+    """The kernel load/compile time, said apart from the search time (empty when negligible)."""
+    return f"{before}+{_took(seconds)} loading compiled kernels{after}" if seconds >= 0.01 else ""
 
 
 def _took(seconds: float) -> str:

@@ -122,7 +122,10 @@ def load_solution(path) -> Solution:
             doc = json.load(fh)
     except OSError as exc:
         raise B.PuzzleInputError(f"cannot read solution file {path!r}: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        raise B.PuzzleInputError(f"solution file {path!r} is not JSON: it is not UTF-8 text "
+                                 "(solution files are the JSON written by saving a solution)") from None
+    except json.JSONDecodeError as exc:
         raise B.PuzzleInputError(f"solution file {path!r} is not JSON: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__

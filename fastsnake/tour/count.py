@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from fastsnake.tour import checks
 from fastsnake.tour.pieces import Piece
 from fastsnake.tour.search import EXHAUSTED, SearchState
-from fastsnake.tour.tour import _SLICE, board_facts, validate_board, warm_up
+from fastsnake.tour.tour import _SLICE, board_facts, check_limits, resolve, warm_up
 
 
 @dataclass
@@ -32,6 +32,7 @@ class CountResult:
     nodes: int = 0
     seconds: float = 0.0
     directed_count: int | None = None
+    compile_seconds: float = 0.0  # loading the kernels; not part of `seconds`
 
     def to_json(self) -> dict:
         return {
@@ -50,6 +51,7 @@ class CountResult:
             "directed_count": self.directed_count,
             "nodes": self.nodes,
             "seconds": round(self.seconds, 6),
+            "compile_seconds": round(self.compile_seconds, 6),
         }
 
 
@@ -82,19 +84,19 @@ def image(cell: int, rows: int, cols: int, m: tuple[bool, bool, bool]) -> int:
     return r * cols + c
 
 
-def count_tours(piece: Piece, rows: int, cols: int, start: int | None = None, *, closed: bool = False,
+def count_tours(piece, rows, cols=None, start=None, *, closed: bool = False,
                 time_limit: float | None = None) -> CountResult:
     """Count every tour; `complete` is False if the time limit cut the search short
     (then `count` is a lower bound).
 
     Parameters
     ----------
-    piece : Piece
-        The jumping piece.
+    piece : Piece, str or (int, int)
+        The jumping piece (as `find_tour` takes it).
     rows, cols : int
-        Board size (small boards: the count is exhaustive).
-    start : int, optional
-        Count tours from this cell only; default every start.
+        Board size (small boards: the count is exhaustive); or `rows` alone as "RxC".
+    start : int, str or (int, int), optional
+        Count tours from this square only (cell index, "R,C" or "a1"); default every start.
     closed : bool, optional
         Count closed tours.
     time_limit : float, optional
@@ -116,9 +118,10 @@ def count_tours(piece: Piece, rows: int, cols: int, start: int | None = None, *,
     >>> count_tours(parse_piece("1,2"), 5, 5, 0).count
     304
     """
-    warm_up()
+    piece, rows, cols, start = resolve(piece, rows, cols, start)
+    check_limits(time_limit, None)
+    compile_seconds = warm_up()
     t0 = time.perf_counter()
-    validate_board(piece, rows, cols, start)
     n = rows * cols
     deadline = None if time_limit is None else t0 + float(time_limit)
     if closed:
@@ -126,6 +129,7 @@ def count_tours(piece: Piece, rows: int, cols: int, start: int | None = None, *,
     else:
         starts = list(range(n)) if start is None else [int(start)]
     degrees, connected = board_facts(piece, rows, cols)
+    outdeg, indeg = degrees
     state = SearchState(rows, cols, piece.jumps, piece.directed, closed, degrees)
     per_start: dict[int, int] = {}
     complete = True
@@ -137,7 +141,7 @@ def count_tours(piece: Piece, rows: int, cols: int, start: int | None = None, *,
         if n == 1:
             per_start[s] = 0 if closed else 1
             continue
-        if checks.impossibility(piece, rows, cols, s, closed, degrees[0], degrees[1], connected):
+        if checks.impossibility(piece, rows, cols, s, closed, outdeg, indeg, connected):
             per_start[s] = 0
             continue
         state.reset(s)
@@ -159,4 +163,4 @@ def count_tours(piece: Piece, rows: int, cols: int, start: int | None = None, *,
     if closed and not piece.directed:
         total //= 2
     return CountResult(total, complete, closed, rows, cols, piece, starts, per_start, nodes,
-                       time.perf_counter() - t0, directed_total)
+                       time.perf_counter() - t0, directed_total, compile_seconds)

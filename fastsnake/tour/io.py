@@ -15,6 +15,7 @@ Loaders check the format tag, the board, and that a tour really is a tour.
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -147,7 +148,7 @@ def _read(path, key: str, fmt: str) -> tuple[dict, np.ndarray | None]:
                 squares = data[key] if key in data.files else None
     except SaveFileError:
         raise
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
         raise SaveFileError(f"{str(path)!r} is not a readable {fmt} file: {read_error_reason(exc)}") from None
     if header.get("format") != fmt:
         raise SaveFileError(f"{str(path)!r}: format is {header.get('format')!r}, expected {fmt!r}")

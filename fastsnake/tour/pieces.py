@@ -139,10 +139,10 @@ def parse_piece(pieces=None, jumps: str | None = None, asymmetric: bool = False)
 
     Parameters
     ----------
-    pieces : str or list of str, optional
-        One ``"a,b"`` leaper or a list of them (a compound piece); every rotation and
-        reflection is added.
-    jumps : str, optional
+    pieces : str, (int, int) or list of them, optional
+        One ``"a,b"`` (or ``(a, b)``) leaper, or several (a list, or ``"a,b;c,d"``: a compound
+        piece); every rotation and reflection is added.
+    jumps : str or list of (int, int), optional
         Explicit jumps ``"dr,dc;dr,dc;..."``, made symmetric unless `asymmetric`.
     asymmetric : bool, optional
         Use `jumps` exactly as listed (a one-way piece).
@@ -161,21 +161,33 @@ def parse_piece(pieces=None, jumps: str | None = None, asymmetric: bool = False)
     --------
     >>> parse_piece("1,2").name
     'knight'
-    >>> len(parse_piece(["1,2", "0,1"]).jump_list)
-    12
+    >>> len(parse_piece(["1,2", "0,1"]).jump_list), parse_piece((2, 3)).name
+    (12, 'zebra')
     """
     pairs: list[tuple[int, int]] = []
-    if isinstance(pieces, str):  # one piece given as "a,b", not a list of them
+    if isinstance(pieces, str):  # one piece given as "a,b" (or "a,b;c,d"), not a list of them
+        pieces = [p for p in pieces.split(";") if p.strip()] or [pieces]
+    elif _is_int_pair(pieces):  # one piece given as (a, b)
         pieces = [pieces]
     for text in pieces or ():
-        a, b = parse_pair(text, "piece")
+        if _is_int_pair(text):
+            a, b = int(text[0]), int(text[1])
+            text = f"{a},{b}"
+        elif isinstance(text, str):
+            a, b = parse_pair(text, "piece")
+        else:
+            raise TourInputError(f"piece {text!r} is not 'a,b' or a pair of integers (e.g. '1,2' or (1, 2))")
         if a == 0 and b == 0:
             raise TourInputError(f"piece {text!r}: (0,0) does not move")
         pairs.append((a, b))
     if asymmetric and pieces:
-        raise TourInputError("--asymmetric applies to --jumps only, not to --piece")
+        raise TourInputError("asymmetric applies to explicit jumps only, not to leaper pieces")
     if asymmetric and not jumps:
-        raise TourInputError("--asymmetric needs --jumps")
+        raise TourInputError("asymmetric needs explicit jumps")
+    if jumps is not None and not isinstance(jumps, str):  # a list of (dr, dc) pairs
+        if not all(_is_int_pair(j) for j in jumps):
+            raise TourInputError(f"jumps {jumps!r} are not 'dr,dc;dr,dc;...' or a list of (dr, dc) pairs")
+        jumps = ";".join(f"{int(dr)},{int(dc)}" for dr, dc in jumps)
     if jumps is not None:
         items = [s for s in jumps.split(";") if s.strip()]
         if not items:
@@ -186,12 +198,44 @@ def parse_piece(pieces=None, jumps: str | None = None, asymmetric: bool = False)
                 raise TourInputError(f"jump {s.strip()!r} does not move")
         if asymmetric:
             if pairs:
-                raise TourInputError("--asymmetric cannot be combined with --piece")
+                raise TourInputError("asymmetric jumps cannot be combined with leaper pieces")
             return Piece.from_jumps(jpairs, symmetric=False, name="custom")
         pairs.extend(jpairs)
     if not pairs:
-        raise TourInputError("give a piece: --piece a,b (e.g. 1,2 for the knight) or --jumps 'dr,dc;...'")
+        raise TourInputError("no piece given: a leaper 'a,b' (e.g. 1,2 for the knight) or jumps 'dr,dc;...'")
     return Piece.from_jumps(pairs, symmetric=True)
+
+
+def _is_int_pair(value) -> bool:
+    return (isinstance(value, (tuple, list)) and len(value) == 2
+            and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value))
+
+
+def as_piece(piece) -> Piece:
+    """A `Piece` from what the CLI and the library accept: a Piece, ``"1,2"``, ``"1,2;0,1"``,
+    ``(1, 2)`` or a list of leapers."""
+    if isinstance(piece, Piece):
+        return piece
+    if piece is None:
+        raise TourInputError("no piece given: a leaper 'a,b' (e.g. 1,2 for the knight) or a Piece")
+    return parse_piece(piece)
+
+
+def as_square(square, rows: int, cols: int) -> int:
+    """A cell index from a cell index, ``"R,C"``, chess notation ``"a1"`` or ``(r, c)``."""
+    if isinstance(square, (int, np.integer)) and not isinstance(square, bool):
+        if not 0 <= int(square) < rows * cols:
+            raise TourInputError(f"start square {int(square)} is off the {rows}x{cols} board "
+                                 f"(cell indices 0..{rows * cols - 1})")
+        return int(square)
+    if isinstance(square, str):
+        return parse_square(square, rows, cols)
+    if _is_int_pair(square):
+        r, c = int(square[0]), int(square[1])
+        if not (0 <= r < rows and 0 <= c < cols):
+            raise TourInputError(f"square {(r, c)!r} is off the {rows}x{cols} board")
+        return r * cols + c
+    raise TourInputError(f"square {square!r} is not a cell index, 'R,C', chess notation like 'a1' or (r, c)")
 
 
 _CHESS = re.compile(r"^\s*([a-zA-Z])\s*(\d+)\s*$")

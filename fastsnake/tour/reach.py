@@ -20,7 +20,7 @@ import numpy as np
 
 from fastsnake.tour.board import _bfs, _walk_step, jump_arrays
 from fastsnake.tour.pieces import Piece, TourInputError
-from fastsnake.tour.tour import validate_board, warm_up
+from fastsnake.tour.tour import resolve, warm_up
 
 MAX_JUMPS_N = 1_000_000
 
@@ -35,6 +35,7 @@ class ReachResult:
     start: int
     piece: Piece
     seconds: float
+    compile_seconds: float = 0.0  # loading the kernels; not part of `seconds`
 
     @property
     def count(self) -> int:
@@ -52,22 +53,23 @@ class ReachResult:
             "piece": {"name": self.piece.name, "jumps": [list(j) for j in self.piece.jump_list],
                       "directed": self.piece.directed},
             "seconds": round(self.seconds, 6),
+            "compile_seconds": round(self.compile_seconds, 6),
         }
 
 
-def reach(piece: Piece, rows: int, cols: int, start: int, n: int, *, walk: bool = False) -> ReachResult:
+def reach(piece, rows, cols=None, start=0, n=None, *, walk: bool = False) -> ReachResult:
     """Cells (sorted indices) reached in exactly n jumps, by shortest distance or by walks.
 
     Parameters
     ----------
-    piece : Piece
+    piece : Piece, str or (int, int)
         The jumping piece (see `parse_piece`).
     rows, cols : int
-        Board size.
-    start : int
-        Start cell index (see `parse_square`).
+        Board size; or `rows` alone as "RxC", N or (rows, cols).
+    start : int, str or (int, int)
+        Start square: cell index, "R,C" or chess notation "a1".
     n : int
-        Number of jumps.
+        Number of jumps (required).
     walk : bool, optional
         False: cells whose shortest distance is exactly `n`; True: cells some walk of
         exactly `n` jumps (squares may repeat) ends on.
@@ -91,12 +93,12 @@ def reach(piece: Piece, rows: int, cols: int, start: int, n: int, *, walk: bool 
     >>> reach(parse_piece("1,2"), 8, 8, 0, 2, walk=True).count
     10
     """
-    warm_up()
-    t0 = time.perf_counter()
-    validate_board(piece, rows, cols, start)
+    piece, rows, cols, start = resolve(piece, rows, cols, 0 if start is None else start)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n <= MAX_JUMPS_N:
+        raise TourInputError(f"number of jumps {n!r} is not an integer in 0..{MAX_JUMPS_N}")
     n = int(n)
-    if not 0 <= n <= MAX_JUMPS_N:
-        raise TourInputError(f"jumps {n} is outside 0..{MAX_JUMPS_N}")
+    compile_seconds = warm_up()
+    t0 = time.perf_counter()
     jr, jc = jump_arrays(piece.jumps)
     cells_n = rows * cols
     if not walk:
@@ -112,7 +114,8 @@ def reach(piece: Piece, rows: int, cols: int, start: int, n: int, *, walk: bool 
             cells = cells[:0]  # a start without any jump cannot bounce: no walk at all
     else:
         cells = _directed_walk(rows, cols, jr, jc, int(start), n)
-    return ReachResult(cells.astype(np.int64), n, walk, rows, cols, int(start), piece, time.perf_counter() - t0)
+    return ReachResult(cells.astype(np.int64), n, walk, rows, cols, int(start), piece, time.perf_counter() - t0,
+                       compile_seconds)
 
 
 def _directed_walk(rows, cols, jr, jc, start, n):

@@ -16,11 +16,13 @@ from functools import lru_cache
 
 import numpy as np
 
+from fastsnake.sizes import SearchLimitError, parse_size
 from fastsnake.tour import checks
-from fastsnake.tour.pieces import Piece, TourInputError
+from fastsnake.tour.pieces import Piece, TourInputError, as_piece, as_square, square_name
 from fastsnake.tour.search import EXHAUSTED, FOUND, SearchState
 
 MAX_SIDE = 4000
+DEFAULT_TIME_LIMIT = 10.0  # seconds of search before find_tour answers exists=None
 MAX_JUMPS = 255
 METHODS = ("auto", "search", "construct")
 # Slice of work between clock checks: ~5-20 ms of kernel time.
@@ -47,6 +49,23 @@ class TourResult:
     attempts: int = 0
     seed: int = 0
     extra: dict = field(default_factory=dict)
+    compile_seconds: float = 0.0  # loading (or compiling) the kernels; not part of `seconds`
+    limit_value: float | None = None  # the limit reached when exists is None
+
+    def limit_error(self, cli: bool = False) -> "TourLimitError":
+        """The one-line error of a search stopped at its limit (exists None); `cli` names
+        the command-line option to raise."""
+        kind = "a closed" if self.closed else "an open"
+        limit = self.extra.get("limit", "time")
+        what = (f"time limit of {self.limit_value:g} s" if limit == "time"
+                else f"node limit of {self.limit_value:,} nodes")
+        return TourLimitError(
+            f"no verdict on {kind} {self.piece.name} tour of {self.rows}x{self.cols} from "
+            f"{square_name(self.start, self.rows, self.cols)}: the search stopped at its {what} "
+            f"({self.nodes:,} nodes) with no tour found and none ruled out; raise "
+            + ({"time": "--time-limit", "nodes": "--max-nodes"}[limit] if cli else
+               {"time": "time_limit", "nodes": "max_nodes"}[limit]),
+            limit=limit, value=self.limit_value, result=self)
 
     def to_json(self, include_path: bool = True) -> dict:
         out = {
@@ -54,6 +73,7 @@ class TourResult:
             "exists": self.exists,
             "path": (self.path.tolist() if self.path is not None else None) if include_path else None,
             "seconds": round(self.seconds, 6),
+            "compile_seconds": round(self.compile_seconds, 6),
             "nodes": self.nodes,
             "rows": self.rows,
             "cols": self.cols,
@@ -72,22 +92,32 @@ class TourResult:
         return out
 
 
-@lru_cache(maxsize=None)
-def warm_up(construction: bool = False) -> None:
-    """Load (or compile) the kernels once per process, so neither `seconds` nor the
-    time limit is spent on numba: loading takes about a second, a cold compile more."""
-    from fastsnake.tour.board import distances
+_WARM: set = set()
 
-    knight = Piece.leaper(1, 2)
-    state = SearchState(1, 3, knight.jumps, False, False)
-    state.reset(0)
-    state.run(1, 0)
-    SearchState(2, 2, Piece.from_jumps([(0, 1)], symmetric=False).jumps, True, False).reset(0)
-    distances(1, 2, knight.jumps, 0)
+
+def warm_up(construction: bool = False) -> float:
+    """Load (or compile) the kernels once per process, so neither `seconds` nor the
+    time limit is spent on numba: loading takes about a second, a cold compile more.
+    Returns the seconds this call spent (0.0 once loaded), reported as `compile_seconds`."""
+    if construction in _WARM:
+        return 0.0
+    t0 = time.perf_counter()
+    if False not in _WARM:
+        from fastsnake.tour.board import distances
+
+        knight = Piece.leaper(1, 2)
+        state = SearchState(1, 3, knight.jumps, False, False)
+        state.reset(0)
+        state.run(1, 0)
+        SearchState(2, 2, Piece.from_jumps([(0, 1)], symmetric=False).jumps, True, False).reset(0)
+        distances(1, 2, knight.jumps, 0)
+        _WARM.add(False)
     if construction:
         from fastsnake.tour.construct import closed_knight_tour
 
         closed_knight_tour(12, 12)
+        _WARM.add(True)
+    return time.perf_counter() - t0
 
 
 def _leaps(piece: Piece, cols: int, a, b) -> bool:
@@ -105,13 +135,42 @@ def luby(i: int) -> int:
 
 
 def validate_board(piece: Piece, rows: int, cols: int, start: int | None = None) -> None:
-    for name, value in (("rows", rows), ("cols", cols)):
-        if not 1 <= int(value) <= MAX_SIDE:
-            raise TourInputError(f"board {rows}x{cols}: {name}={value} is outside 1..{MAX_SIDE}")
+    parse_size((rows, cols), lo=1, hi=MAX_SIDE, error=TourInputError)
     if len(piece.jump_list) > MAX_JUMPS:
         raise TourInputError(f"piece has {len(piece.jump_list)} jumps; at most {MAX_JUMPS} are supported")
-    if start is not None and not 0 <= int(start) < rows * cols:
-        raise TourInputError(f"start square {start} is off the {rows}x{cols} board")
+    if start is not None:
+        as_square(start, rows, cols)
+
+
+def resolve(piece, rows, cols=None, start=None) -> tuple[Piece, int, int, int | None]:
+    """(Piece, rows, cols, start cell or None) from the inputs the CLI takes, for every tour
+    function: a piece as a `Piece`, "1,2", (1, 2) or a list of leapers; the board as rows and
+    cols, or `rows` alone as a size "RxC", N or (rows, cols) (the one size grammar of
+    `fastsnake.sizes`); the start as a cell index, "R,C", chess notation "a1" or (r, c)."""
+    piece = as_piece(piece)
+    if cols is None:
+        rows, cols = parse_size(rows, lo=1, hi=MAX_SIDE, error=TourInputError)
+    else:
+        for value in (rows, cols):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise TourInputError(f"board size {rows!r}x{cols!r}: rows and cols must be integers "
+                                     "(or give one size 'RxC')")
+        rows, cols = parse_size((int(rows), int(cols)), lo=1, hi=MAX_SIDE, error=TourInputError)
+    validate_board(piece, rows, cols)
+    return piece, rows, cols, (None if start is None else as_square(start, rows, cols))
+
+
+class TourLimitError(TourInputError, SearchLimitError):
+    """A tour search stopped at its time or node limit with no verdict (`result` holds it)."""
+
+
+def check_limits(time_limit, max_nodes) -> None:
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                   or not time_limit > 0 or time_limit == float("inf")):
+        raise TourInputError(f"time_limit {time_limit!r} must be a positive number of seconds (or None)")
+    if max_nodes is not None and (isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer))
+                                  or max_nodes < 1):
+        raise TourInputError(f"max_nodes {max_nodes!r} must be a positive integer (or None)")
 
 
 _FACTS_CACHE_CELLS = 1 << 16
@@ -149,26 +208,27 @@ def construction_applies(piece: Piece, rows: int, cols: int) -> bool:
     return piece.is_knight and can_construct(rows, cols)
 
 
-def find_tour(piece: Piece, rows: int, cols: int, start: int = 0, *, closed: bool = False,
-              time_limit: float | None = 10.0, seed: int = 0, method: str = "auto",
+def find_tour(piece, rows, cols=None, start=0, *, closed: bool = False,
+              time_limit: float | None = DEFAULT_TIME_LIMIT, seed: int = 0, method: str = "auto",
               max_nodes: int | None = None) -> TourResult:
-    """A tour of the piece over the board from `start` (a cell index), open or closed.
+    """A tour of the piece over the board from `start`, open or closed.
 
     exists is True (found), False (proven impossible; `reason` says how) or None
-    (time limit or node limit reached first).
+    (time limit or node limit reached first; `limit` in `extra` names it, and
+    `limit_error()` gives the one-line `TourLimitError` the CLI raises then).
 
     Parameters
     ----------
-    piece : Piece
-        The jumping piece (see `parse_piece`).
+    piece : Piece, str or (int, int)
+        The jumping piece: a `Piece`, "1,2", (1, 2) or a list of leapers (see `parse_piece`).
     rows, cols : int
-        Board size, up to 4000x4000.
-    start : int, optional
-        Start cell index (see `parse_square`).
+        Board size, up to 4000x4000; or `rows` alone as a size "RxC", N or (rows, cols).
+    start : int, str or (int, int), optional
+        Start square: a cell index, "R,C" (0-based), chess notation "a1" or (r, c).
     closed : bool, optional
         Ask for a closed tour (the last square one jump from the first).
     time_limit : float or None, optional
-        Seconds before the search gives up (``None``: no limit).
+        Seconds before the search gives up (default 10; ``None``: no limit).
     seed : int, optional
         Seed of the randomised restarts.
     method : str, optional
@@ -194,22 +254,24 @@ def find_tour(piece: Piece, rows: int, cols: int, start: int = 0, *, closed: boo
     >>> r = find_tour(parse_piece("1,2"), 5, 5, 0)
     >>> r.found, len(r.path)
     (True, 25)
+    >>> find_tour("1,2", "5x5", start="c3").found
+    True
     >>> find_tour(parse_piece("1,2"), 4, 4, 0).exists
     False
     """
-    validate_board(piece, rows, cols, start)
+    piece, rows, cols, start = resolve(piece, rows, cols, 0 if start is None else start)
     if method not in METHODS:
         raise TourInputError(f"method {method!r} is not one of {', '.join(METHODS)}")
-    start = int(start)
+    check_limits(time_limit, max_nodes)
     n = rows * cols
     use_construction = construction_applies(piece, rows, cols) and (
         method == "construct" or (method == "auto" and (closed or n >= CONSTRUCT_MIN_CELLS)))
-    warm_up(use_construction)
+    compile_seconds = warm_up(use_construction)
     t0 = time.perf_counter()
 
     def result(found, exists, path, reason, how, nodes=0, attempts=0):
         out = TourResult(found, exists, path, time.perf_counter() - t0, nodes, rows, cols, piece, start,
-                         closed, reason, how, attempts, seed)
+                         closed, reason, how, attempts, seed, compile_seconds=compile_seconds)
         # an open request may be answered by a closed tour (the construction): say so
         out.extra["reentrant"] = bool(path is not None and n >= 3 and _leaps(piece, cols, path[-1], path[0]))
         return out
@@ -231,7 +293,8 @@ def find_tour(piece: Piece, rows: int, cols: int, start: int = 0, *, closed: boo
     if reason:
         return result(False, False, None, reason, "theorem" if "Schwenk" in reason else "check")
     degrees, connected = board_facts(piece, rows, cols)
-    reason = checks.graph_impossibility(piece, rows, cols, start, closed, degrees[0], degrees[1], connected)
+    outdeg, indeg = degrees
+    reason = checks.graph_impossibility(piece, rows, cols, start, closed, outdeg, indeg, connected)
     if reason:
         return result(False, False, None, reason, "check")
 
@@ -267,6 +330,12 @@ def find_tour(piece: Piece, rows: int, cols: int, start: int = 0, *, closed: boo
         if status == EXHAUSTED:
             return result(False, False, None, "exhaustive search found no tour", "exhaustive", total, attempt)
         if deadline is not None and time.perf_counter() >= deadline:
-            return result(False, None, None, f"time limit of {time_limit:g} s reached", "search", total, attempt)
+            out = result(False, None, None, f"time limit of {time_limit:g} s reached", "search", total, attempt)
+            out.extra["limit"] = "time"
+            out.limit_value = time_limit
+            return out
         if max_nodes is not None and total >= max_nodes:
-            return result(False, None, None, f"node limit of {max_nodes} reached", "search", total, attempt)
+            out = result(False, None, None, f"node limit of {max_nodes:,} nodes reached", "search", total, attempt)
+            out.extra["limit"] = "nodes"
+            out.limit_value = max_nodes
+            return out

@@ -23,8 +23,8 @@ def test_piece_forms():
     ({"pieces": ["0,0"]}, "'0,0'"),
     ({"jumps": "1,2;x"}, "'x'"),
     ({"jumps": "0,0", "asymmetric": True}, "'0,0'"),
-    ({"pieces": ["1,2"], "asymmetric": True}, "--asymmetric"),
-    ({}, "--piece"),
+    ({"pieces": ["1,2"], "asymmetric": True}, "asymmetric applies to explicit jumps only"),
+    ({}, "no piece given"),
 ])
 def test_piece_errors(kwargs, quoted):
     with pytest.raises(InputError, match=quoted):
