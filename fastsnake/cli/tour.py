@@ -110,7 +110,7 @@ def run_tour(args):
         from fastsnake.tour.io import check_save_path
 
         check_save_path(args.save)  # a bad extension fails before a long search
-    from fastsnake.tour.tour import DEFAULT_TIME_LIMIT
+    from fastsnake.tour import DEFAULT_TIME_LIMIT
 
     limit = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
     result = find_tour(piece, rows, cols, 0 if start is None else start, closed=args.closed, time_limit=limit,
