@@ -54,6 +54,7 @@ _UNSEEN = 255
 # under the top row, scored 42.23 and needed twice the nodes. 5-5-5 is the analogous
 # staircase (mean h 42.25; the rows-first split {1,2,3,6,7}... scored 41.21). 7-8 is
 # tiles 1-7 / 8-15 as in the papers.
+_PRESET_BLANK_CELL = 0  # the presets are drawn for the goal blank in cell 0 (top-left)
 _PRESETS_4X4 = {
     "6-6-3": [[1, 2, 4, 5, 8, 9], [3, 6, 7, 10, 11, 15], [12, 13, 14]],
     "5-5-5": [[1, 2, 4, 5, 8], [3, 6, 7, 10, 11], [9, 12, 13, 14, 15]],
@@ -307,7 +308,7 @@ def default_partition(rows: int, cols: int, blank_cell: int, name: str | None = 
     n = rows * cols
     if rows == cols == 4 and name in _PRESETS_4X4:
         for sym in _symmetries(4, 4):
-            if sym[0] == blank_cell:
+            if sym[_PRESET_BLANK_CELL] == blank_cell:
                 return [sorted(int(sym[c]) for c in g) for g in _PRESETS_4X4[name]]
     sizes = [int(x) for x in name.split("-")] if name and all(p.isdigit() for p in name.split("-")) else None
     cells = [c for c in range(n) if c != blank_cell]

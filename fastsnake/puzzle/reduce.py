@@ -48,8 +48,9 @@ from fastsnake.puzzle import board as B
 ST_NMOVES, ST_STAMP, ST_STAMP2, ST_JOINT = range(4)
 # Results of `_reduce`.
 RED_OK, RED_STUCK = 0, 1
-# Slots of the region tuple `_reduce` returns after the status.
-REG_R0, REG_R1, REG_C0, REG_C1 = range(4)
+# Slots of the tuple `_reduce` returns: the status, then the final region's rows and columns.
+RES_STATUS, RES_R0, RES_R1, RES_C0, RES_C1 = range(5)
+BLANK = 0  # the blank's tile number: pos[BLANK] is the blank's cell
 # Variant bits: which end of a line gets the two-tile trick, and the side tie rule.
 V_LINE_REVERSED, V_SIDE_FAR = 1, 2
 _FINAL = 3  # reduce until both sides of the region are at most this
@@ -59,7 +60,7 @@ _JOINT_MAX_STATES = 1 << 22
 @njit(cache=True, inline="always")
 def _step(board, pos, moves, st, cols, m):
     """The blank moves `m` (0 U, 1 D, 2 L, 3 R); recorded in `moves` while there is room."""
-    b = pos[0]
+    b = pos[BLANK]
     if m == 0:
         c = b - cols
     elif m == 1:
@@ -72,7 +73,7 @@ def _step(board, pos, moves, st, cols, m):
     board[b] = t
     pos[t] = b
     board[c] = 0
-    pos[0] = c
+    pos[BLANK] = c
     k = st[ST_NMOVES]
     if k < moves.shape[0]:
         moves[k] = m
@@ -109,7 +110,7 @@ def _nbr(a, m, rows, cols):
 def _blank_to(board, pos, locked, moves, st, rows, cols, target, avoid, seen, parent, queue):
     """Walk the blank to `target` on a shortest path avoiding locked cells and `avoid`.
     Returns False (nothing moved) when the target cannot be reached."""
-    src = pos[0]
+    src = pos[BLANK]
     if src == target:
         return True
     st[ST_STAMP] += 1
@@ -142,7 +143,7 @@ def _blank_to(board, pos, locked, moves, st, rows, cols, target, avoid, seen, pa
         x = parent[x]
         k += 1
     for i in range(k - 1, -1, -1):
-        _step(board, pos, moves, st, cols, _dir(pos[0], queue[i], cols))
+        _step(board, pos, moves, st, cols, _dir(pos[BLANK], queue[i], cols))
     return True
 
 
@@ -152,7 +153,7 @@ def _joint(board, pos, locked, moves, st, rows, cols, t, target, r0, r1, c0, c1,
     the region [r0..r1]x[c0..c1]: the box around tile, target and blank widened by
     `margin`. Returns False when the window holds no way (or is too large)."""
     tc = pos[t]
-    bc = pos[0]
+    bc = pos[BLANK]
     wr0 = min(tc // cols, target // cols, bc // cols) - margin
     wr1 = max(tc // cols, target // cols, bc // cols) + margin
     wc0 = min(tc % cols, target % cols, bc % cols) - margin
@@ -259,7 +260,7 @@ def _place(board, pos, locked, moves, st, rows, cols, t, target, r0, r1, c0, c1,
     while pos[t] != target:
         tc = pos[t]
         d = dist[tc]
-        blank = pos[0]
+        blank = pos[BLANK]
         brow = blank // cols
         bcol = blank % cols
         best = -1
@@ -277,7 +278,7 @@ def _place(board, pos, locked, moves, st, rows, cols, t, target, r0, r1, c0, c1,
                 if _joint(board, pos, locked, moves, st, rows, cols, t, target, r0, r1, c0, c1, margin):
                     return True
             return False
-        _step(board, pos, moves, st, cols, _dir(pos[0], tc, cols))
+        _step(board, pos, moves, st, cols, _dir(pos[BLANK], tc, cols))
     return True
 
 
@@ -297,7 +298,7 @@ def _pair(board, pos, moves, st, cols, win, x, y, a, b):
             ix = i
         if win[i] == pos[y]:
             iy = i
-        if win[i] == pos[0]:
+        if win[i] == pos[BLANK]:
             ib = i
         if win[i] == a:
             ia_ = i
@@ -344,7 +345,7 @@ def _pair(board, pos, moves, st, cols, win, x, y, a, b):
         s = loc[s]
         n += 1
     for i in range(n - 1, -1, -1):
-        _step(board, pos, moves, st, cols, _dir(pos[0], win[queue[i]], cols))
+        _step(board, pos, moves, st, cols, _dir(pos[BLANK], win[queue[i]], cols))
     return True
 
 
@@ -383,7 +384,7 @@ def _solve_line(board, goal, pos, locked, moves, st, rows, cols, line, m, inward
                 return False
         blank_in = False
         for i in range(6):
-            if win[i] == pos[0]:
+            if win[i] == pos[BLANK]:
                 blank_in = True
         if not blank_in:
             # into the window, around x (the cells behind b are reached from inside)
@@ -421,8 +422,8 @@ def _reduce(board, goal, rows, cols, moves, st, variant):
     dist = np.empty(n, np.int32)
     line = np.empty(max(rows, cols), np.int64)
     r0, r1, c0, c1 = 0, rows - 1, 0, cols - 1
-    gr = goalpos[0] // cols
-    gc = goalpos[0] % cols
+    gr = goalpos[BLANK] // cols
+    gc = goalpos[BLANK] % cols
     far = (variant & V_SIDE_FAR) != 0
     rev = (variant & V_LINE_REVERSED) != 0
     while r1 - r0 + 1 > _FINAL or c1 - c0 + 1 > _FINAL:
@@ -592,10 +593,10 @@ def reduce_moves(start, goal, rows: int, cols: int, variant: int = 0):
         if int(st[ST_NMOVES]) <= cap:
             break
         cap = int(st[ST_NMOVES]) + 1024
-    if res[0] != RED_OK:
+    if res[RES_STATUS] != RED_OK:
         raise AssertionError(f"reduce: no way found on a {rows}x{cols} board (a bug of ours)")
     nred = int(st[ST_NMOVES])
-    r0, r1, c0, c1 = (int(x) for x in res[1:])
+    r0, r1, c0, c1 = (int(res[k]) for k in (RES_R0, RES_R1, RES_C0, RES_C1))
     final = _final_block(board, goal32, rows, cols, r0, r1, c0, c1)
     if final.status != "solved":
         raise AssertionError(f"reduce: the final block was not solved ({final.status})")

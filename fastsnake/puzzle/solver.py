@@ -213,7 +213,7 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
     next_report = t0 + _PROGRESS_EVERY
     label = "bfs" if algorithm == "bfs" else algorithm
     if algorithm == "idastar":
-        wd_ids = (0, 0)
+        wd_ids = (0, 0)  # (vertical, horizontal) walking-distance table ids of the start
         if int(hc[HC_KIND]) == H_WALKING:
             from fastsnake.puzzle.walking import state_ids
 
