@@ -42,8 +42,9 @@ def parse_size(size, *, lo: int = 1, hi: int | None = None, min_cells: int | Non
             raise error(f"size {shown!r}: {name}={value} is outside {bound}{hint}")
     cells = rows * cols
     if (min_cells is not None and cells < min_cells) or (max_cells is not None and cells > max_cells):
-        bound = f"{min_cells or 1}..{max_cells}" if max_cells is not None else f">= {min_cells}"
-        raise error(f"size {shown!r}: rows*cols={cells} is outside {bound}{hint}")
+        bound = (f"outside {min_cells or 1}..{max_cells}" if max_cells is not None
+                 else f"below the minimum of {min_cells}")
+        raise error(f"size {shown!r}: rows*cols={cells} is {bound}{hint}")
     return rows, cols
 
 

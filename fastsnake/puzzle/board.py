@@ -46,7 +46,8 @@ def check_size(rows: int, cols: int, max_cells: int = MAX_CELLS) -> None:
         raise PuzzleInputError(f"board size {rows!r}x{cols!r} must be integers")
     rows, cols = int(rows), int(cols)
     if max_cells > MAX_CELLS:
-        parse_size((rows, cols), lo=1, hi=MAX_SIDE_ANY, min_cells=2, error=PuzzleInputError)
+        parse_size((rows, cols), lo=1, hi=MAX_SIDE_ANY, min_cells=2, max_cells=MAX_CELLS_ANY,
+                   error=PuzzleInputError)
         return
     hint = (" for optimal search; the algorithm reduce (or auto) solves boards up to "
             f"{MAX_SIDE_ANY}x{MAX_SIDE_ANY}" if rows * cols > MAX_CELLS and rows <= MAX_SIDE_ANY
