@@ -42,22 +42,11 @@ CLI_MAY_IMPORT = {
     "fastsnake.files",
 }
 # Known cycles (each a set of modules that import one another), to be removed as they are broken;
-# test_known_cycles_are_current keeps the list honest. Both are lazy (function-level) imports.
-KNOWN_CYCLES = {
-    # reduce.py `_final_block` imports solver.solve; solver.py `_solve_reduce` imports reduce.solve_reduce.
-    frozenset({"fastsnake.puzzle.reduce", "fastsnake.puzzle.solver"}),
-    # heuristics.py `_empty_wd` imports walking.WalkingTable; walking.py imports heuristics' _wd_code, _wd_index.
-    frozenset({"fastsnake.puzzle.heuristics", "fastsnake.puzzle.walking"}),
-}
+# test_known_cycles_are_current keeps the list honest. Empty: a new cycle fails the test.
+KNOWN_CYCLES: set[frozenset[str]] = set()
 # Known violations, to be removed as the CLI is moved onto the public API: (CLI module, module it
 # imports). Each entry must still occur (test_cli_allow_list_is_current), so the list only shrinks.
-CLI_KNOWN_VIOLATIONS = {
-    ("fastsnake.cli.puzzle", "fastsnake.puzzle.solver"),  # DEFAULT_MAX_NODES, solve_many, heuristic_context
-    ("fastsnake.cli.puzzle", "fastsnake.puzzle.board"),  # MAX_CELLS_ANY
-    ("fastsnake.cli.tour", "fastsnake.tour.io"),  # check_save_path, save_tour, save_reach
-    ("fastsnake.cli.tour", "fastsnake.tour.count"),  # count_tours
-    ("fastsnake.cli.tour", "fastsnake.tour.reach"),  # reach
-}
+CLI_KNOWN_VIOLATIONS: set[tuple[str, str]] = set()
 
 
 def _module_name(path: Path) -> str:

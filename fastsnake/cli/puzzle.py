@@ -80,7 +80,7 @@ def _limit_args(p, per: str = "") -> None:
 
 
 def _limits(args) -> dict:
-    from fastsnake.puzzle.solver import DEFAULT_MAX_NODES
+    from fastsnake.puzzle import DEFAULT_MAX_NODES
     from fastsnake.sizes import memory_budget
 
     budget = None if args.memory_budget is None else memory_budget(args.memory_budget)
@@ -90,7 +90,7 @@ def _limits(args) -> dict:
 
 def _cli_limit_error(exc) -> InputError:
     """The library's limit error, worded with the command-line options."""
-    from fastsnake.puzzle.solver import limit_message
+    from fastsnake.puzzle import limit_message
 
     return InputError(limit_message(exc.limit, exc.value, exc.result, cli=True))
 
@@ -160,10 +160,10 @@ def cmd_solve(args):
     if args.save:
         P.save_solution(args.save, result)
     out = result.as_dict()
-    out["moves_seed"] = (None if result.moves is None
-                         else [P.SEED_NAMES[m] for m in result.moves])
+    out["tile_moves"] = None if result.moves is None else [P.TILE_MOVE_NAMES[m] for m in result.moves]
+    out["moves_seed"] = out["tile_moves"]  # the old key, kept for scripts written against it
     if not args.json:
-        from fastsnake.puzzle.board import MAX_CELLS_ANY
+        from fastsnake.puzzle import MAX_CELLS_ANY
 
         start = P.parse_tiles(result.start, rows, cols, "start", MAX_CELLS_ANY)
         goal = P.parse_tiles(result.goal, rows, cols, "goal", MAX_CELLS_ANY)
@@ -219,8 +219,7 @@ def _batch_lines(path: str) -> list[tuple[int, str]]:
 def _solve_batch(args):
     import time
 
-    from fastsnake.puzzle.board import PuzzleLimitError
-    from fastsnake.puzzle.solver import limit_message, solve_many
+    from fastsnake.puzzle import PuzzleLimitError, limit_message, solve_many
 
     if args.save:
         raise InputError("--save takes one instance, not --batch")
@@ -279,7 +278,7 @@ def cmd_compare(args):
     import numpy as np
 
     from fastsnake import puzzle as P
-    from fastsnake.puzzle.solver import heuristic_context
+    from fastsnake.puzzle import heuristic_context
 
     if args.rows is None and args.cols is None and args.size is None:
         raise InputError("give the board size with --rows and --cols (or --size RxC)")
@@ -346,7 +345,7 @@ def cmd_random(args):
     if args.rows is None and args.cols is None and args.size is None:
         raise InputError("give the board size with --rows and --cols (or --size RxC)")
     rows, cols = _dims(args, None)
-    from fastsnake.puzzle.board import MAX_CELLS_ANY
+    from fastsnake.puzzle import MAX_CELLS_ANY
 
     goal = (P.parse_tiles(args.goal, rows, cols, "goal", MAX_CELLS_ANY) if args.goal
             else P.goal_default(rows, cols))

@@ -107,7 +107,7 @@ def run_tour(args):
     if args.count:
         return _run_count(args, piece, rows, cols, start)
     if args.save:
-        from fastsnake.tour.io import check_save_path
+        from fastsnake.tour import check_save_path
 
         check_save_path(args.save)  # a bad extension fails before a long search
     from fastsnake.tour import DEFAULT_TIME_LIMIT
@@ -118,7 +118,7 @@ def run_tour(args):
     if result.exists is None:  # stopped at a limit with no verdict: one line, exit 2
         raise result.limit_error(cli=True)
     if args.save:
-        from fastsnake.tour.io import save_tour
+        from fastsnake.tour import save_tour
 
         try:
             save_tour(args.save, result)
@@ -140,7 +140,7 @@ def run_tour(args):
 
 
 def _run_count(args, piece, rows, cols, start):
-    from fastsnake.tour.count import count_tours
+    from fastsnake.tour import count_tours
 
     if args.save:
         raise InputError("--save applies to a single tour, not to --count")
@@ -164,12 +164,12 @@ def _run_count(args, piece, rows, cols, start):
 
 
 def run_reach(args):
-    from fastsnake.tour.reach import reach
+    from fastsnake import tour as tours  # `fastsnake.tour.reach` names both a module and the function
 
     piece, rows, cols, start = _piece_board(args)
-    result = reach(piece, rows, cols, 0 if start is None else start, args.n, walk=args.walk)
+    result = tours.reach(piece, rows, cols, 0 if start is None else start, args.n, walk=args.walk)
     if args.save:
-        from fastsnake.tour.io import save_reach
+        from fastsnake.tour import save_reach
 
         try:
             save_reach(args.save, result)

@@ -9,8 +9,10 @@ optimal searches that reach their node, memory or time limit raise
 """
 
 from fastsnake.puzzle.board import (
+    MAX_CELLS_ANY,
     MOVES,
     SEED_NAMES,
+    TILE_MOVE_NAMES,
     PuzzleInputError,
     PuzzleLimitError,
     apply_moves,
@@ -20,12 +22,20 @@ from fastsnake.puzzle.board import (
     parse_tiles,
     random_solvable,
 )
-from fastsnake.puzzle.solver import SolveResult, solve, solve_many
+from fastsnake.puzzle.solver import (
+    DEFAULT_MAX_NODES,
+    SolveResult,
+    heuristic_context,
+    limit_message,
+    solve,
+    solve_many,
+)
 
 __all__ = [
-    "MOVES", "SEED_NAMES", "PuzzleInputError", "PuzzleLimitError", "SolveResult", "apply_moves", "format_board",
-    "goal_default", "is_solvable", "load_solution", "parse_tiles", "random_solvable",
-    "save_solution", "solve", "solve_many",
+    "DEFAULT_MAX_NODES", "MAX_CELLS_ANY", "MOVES", "SEED_NAMES", "TILE_MOVE_NAMES", "PuzzleInputError",
+    "PuzzleLimitError", "SolveResult", "apply_moves", "format_board", "goal_default", "heuristic_context",
+    "is_solvable", "limit_message", "load_solution", "parse_tiles", "random_solvable", "save_solution", "solve",
+    "solve_many",
 ]
 
 

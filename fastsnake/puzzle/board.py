@@ -22,8 +22,10 @@ MAX_SIDE_ANY = 100
 MOVES = "UDLR"
 # Blank offsets (drow, dcol) per move; a move's inverse is `m ^ 1`.
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
-# The seed names the direction the tile slides: the opposite of the blank's move.
-SEED_NAMES = {"U": "down", "D": "up", "L": "right", "R": "left"}
+# The direction the tile slides, the opposite of the blank's move (the notation of the
+# puzzle document the project grew from, which names the tile's move).
+TILE_MOVE_NAMES = {"U": "down", "D": "up", "L": "right", "R": "left"}
+SEED_NAMES = TILE_MOVE_NAMES  # the old name, kept for code written against it
 
 
 class PuzzleInputError(InputError):

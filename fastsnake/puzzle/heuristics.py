@@ -19,6 +19,8 @@ Context tuple `hc` (built by `build_context`; kernels read it through the HC_* s
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -53,9 +55,18 @@ def heuristic_code(name: str) -> int:
         ) from None
 
 
-def _empty_wd():
-    from fastsnake.puzzle.walking import WalkingTable
+class WalkingTable(NamedTuple):
+    """One direction's walking-distance table (`fastsnake.puzzle.walking` builds them).
 
+    BFS distance per state, successor ids, sorted state codes.
+    """
+
+    dist: np.ndarray  # uint8, per state id
+    next: np.ndarray  # int32, next[(id*2 + dir)*L + goal line], -1 where the move is impossible
+    codes: np.ndarray  # uint64, sorted: the id of a code is its position
+
+
+def _empty_wd():
     return WalkingTable(np.zeros(1, np.uint8), np.full(1, -1, np.int32), np.zeros(1, np.uint64))
 
 

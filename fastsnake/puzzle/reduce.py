@@ -559,10 +559,8 @@ def _line_walk(start, goal, rows, cols) -> str:
     return ("D" if bg > bs else "U") * abs(bg - bs)
 
 
-def _final_block(board, goal, rows, cols, r0, r1, c0, c1):
-    """Solve the region [r0..r1]x[c0..c1] optimally (A* + linear conflict) after relabelling."""
-    from fastsnake.puzzle.solver import solve
-
+def _final_block(board, goal, rows, cols, r0, r1, c0, c1, solve_block):
+    """Solve the region [r0..r1]x[c0..c1] optimally with `solve_block` after relabelling."""
     cells = np.array([r * cols + c for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)])
     sub_start = board[cells].astype(np.int64)
     sub_goal = goal[cells].astype(np.int64)
@@ -570,11 +568,15 @@ def _final_block(board, goal, rows, cols, r0, r1, c0, c1):
     h, w = r1 - r0 + 1, c1 - c0 + 1
     s = np.array([labels[int(t)] for t in sub_start], np.int8)
     g = np.array([labels[int(t)] for t in sub_goal], np.int8)
-    return solve(s, g, rows=h, cols=w, algorithm="astar", heuristic="linear-conflict")
+    return solve_block(s, g, h, w)
 
 
-def reduce_moves(start, goal, rows: int, cols: int, variant: int = 0):
-    """(moves as int8 codes, info dict) of the reduction + final block + post-pass."""
+def reduce_moves(start, goal, rows: int, cols: int, variant: int, solve_block):
+    """(moves as int8 codes, info dict) of the reduction + final block + post-pass.
+
+    `solve_block(start, goal, rows, cols)` solves the final block (at most 3x3) optimally and
+    returns a `SolveResult`; the solver passes it in, so this module stays below the solver.
+    """
     info = {"nodes_generated": 0, "nodes_expanded": 0}
     if rows == 1 or cols == 1:
         text = _line_walk(np.asarray(start), np.asarray(goal), rows, cols)
@@ -597,7 +599,7 @@ def reduce_moves(start, goal, rows: int, cols: int, variant: int = 0):
         raise AssertionError(f"reduce: no way found on a {rows}x{cols} board (a bug of ours)")
     nred = int(st[ST_NMOVES])
     r0, r1, c0, c1 = (int(res[k]) for k in (RES_R0, RES_R1, RES_C0, RES_C1))
-    final = _final_block(board, goal32, rows, cols, r0, r1, c0, c1)
+    final = _final_block(board, goal32, rows, cols, r0, r1, c0, c1, solve_block)
     if final.status != "solved":
         raise AssertionError(f"reduce: the final block was not solved ({final.status})")
     tail = np.array([B.MOVES.index(ch) for ch in final.moves], np.int8)
@@ -609,8 +611,10 @@ def reduce_moves(start, goal, rows: int, cols: int, variant: int = 0):
     return short, info
 
 
-def solve_reduce(start, goal, rows: int, cols: int, variants=None):
+def solve_reduce(start, goal, rows: int, cols: int, solve_block, variants=None):
     """(move string, info) for validated, solvable flat boards; the shortest over variants.
+
+    `solve_block`: see `reduce_moves`.
 
     Default variants: all four on boards up to 64 cells (cheap), one above."""
     if variants is None:
@@ -618,7 +622,7 @@ def solve_reduce(start, goal, rows: int, cols: int, variants=None):
     best = None
     t0 = time.perf_counter()
     for v in variants:
-        codes, info = reduce_moves(start, goal, rows, cols, v)
+        codes, info = reduce_moves(start, goal, rows, cols, v, solve_block)
         if best is None or len(codes) < len(best[0]):
             best = (codes, info, v)
     codes, info, v = best

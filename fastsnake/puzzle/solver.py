@@ -152,7 +152,7 @@ def load_kernels(algorithm: str, ncells: int = 9) -> float:
             side = 12 if key[1] else 4  # int16 tiles above 127 cells
             goal = B.goal_default(side, side)
             start = B.random_solvable(side, side, goal, np.random.default_rng(0))
-            solve_reduce(start, goal, side, side, variants=(0,))
+            solve_reduce(start, goal, side, side, _solve_final_block, variants=(0,))
         else:
             goal = B.goal_default(2, 2)
             start = np.array([1, 0, 2, 3], np.int8)
@@ -413,6 +413,11 @@ _STATUS = {"solved": "solved", "nodes": "node limit reached", "memory": "memory 
 _PROGRESS_EVERY = 5.0  # seconds between progress lines of a long search
 
 
+def _solve_final_block(start, goal, rows: int, cols: int) -> SolveResult:
+    """`reduce`'s last block (at most 3x3), solved optimally."""
+    return solve(start, goal, rows=rows, cols=cols, algorithm="astar", heuristic="linear-conflict")
+
+
 def _solve_reduce(start, goal, rows: int, cols: int) -> SolveResult:
     """`reduce` on validated boards (see `fastsnake.puzzle.reduce`)."""
     from fastsnake.puzzle.reduce import solve_reduce
@@ -423,7 +428,7 @@ def _solve_reduce(start, goal, rows: int, cols: int) -> SolveResult:
         return SolveResult(**base, heuristic="none", solvable=False, length=None, moves=None,
                            nodes_generated=0, nodes_expanded=0, seconds=time.perf_counter() - t0,
                            optimal=True, status="unsolvable")
-    text, info = solve_reduce(start, goal, rows, cols)
+    text, info = solve_reduce(start, goal, rows, cols, _solve_final_block)
     # Provably optimal only when nothing was reduced: a 1-wide board (the blank's walk is
     # the only way) or a board of at most 3x3 (the final block is the whole board).
     optimal = rows == 1 or cols == 1 or info["reduction_moves"] == 0 and rows <= 3 and cols <= 3

@@ -18,23 +18,21 @@ IDA* follows next[(id*2 + dir)*L + goal line] (dir 0: blank to line-1, 1: to lin
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
 from fastsnake.puzzle.board import PuzzleInputError
-from fastsnake.puzzle.heuristics import HC_COLS, HC_GOALPOS, HC_ROWS, HC_WDH_CODES, HC_WDV_CODES, _wd_code, _wd_index
-
-
-class WalkingTable(NamedTuple):
-    """One direction's table: BFS distance per state, successor ids, sorted state codes."""
-
-    dist: np.ndarray  # uint8, per state id
-    next: np.ndarray  # int32, next[(id*2 + dir)*L + goal line], -1 where the move is impossible
-    codes: np.ndarray  # uint64, sorted: the id of a code is its position
-
+from fastsnake.puzzle.heuristics import (  # WalkingTable lives there, so heuristics never imports us
+    HC_COLS,
+    HC_GOALPOS,
+    HC_ROWS,
+    HC_WDH_CODES,
+    HC_WDV_CODES,
+    WalkingTable,
+    _wd_code,
+    _wd_index,
+)
 
 # Above this many table states the build stops (4x4: 24,964; 4x6: 377,872; 5x5: more).
 MAX_STATES = 4_000_000
