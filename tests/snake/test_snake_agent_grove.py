@@ -1,8 +1,11 @@
-"""The `grove` agent (and its alias `strongest`): `cell`'s games with faster kernels.
+"""The `grove` agent (and its alias `strongest`): cell's search, a branch and bound over routes, faster kernels.
 
-Checked against `cell` game for game, against brute force (every spanning tree of the
-blocks: at every apple the body lies on a Hamiltonian outline), and its new kernels
-(row-mask outline test, by-distance cell order) against naive references.
+With the branch and bound off (``budget=0``) `grove` plays `cell`'s games, checked game for
+game (so its kernels give cell's answers). With it on (the default on boards of at most 63
+blocks) the games differ; they are checked against brute force (every spanning tree of the
+blocks: at every apple the body lies on a Hamiltonian outline) and replayed through the
+reference rules. The new kernels (row-mask outline test, by-distance cell order) are checked
+against naive references.
 """
 
 import itertools
@@ -21,9 +24,12 @@ from fastsnake.snake.engine import OUTCOME_NAMES, WON
 from fastsnake.snake.policies import get_policy, resolve_options
 from fastsnake.snake.policies.cell import O_DIST, O_END, block_tables, right_hand_table
 from fastsnake.snake.policies.grove import (
+    BUDGET,
     P_BITS,
+    P_BUDGET,
     P_ROWS,
     P_TABLE,
+    P_TIES,
     ROWS_SUFFIX,
     ROWS_WALKED,
     X_REACH,
@@ -85,16 +91,16 @@ def _queue_kernels(params):
 @given(even_up_to_ten, even_up_to_ten, st.sampled_from([1, 3]), tails, st.integers(0, 2**40),
        st.sampled_from([None, _rows_kernels, _suffix_kernels, _no_table, _queue_kernels]),
        st.sampled_from([None, 0, 2]))
-def test_grove_plays_cells_games(rows, cols, start_length, tail, seed, kernels, detours):
+def test_grove_without_branch_and_bound_plays_cells_games(rows, cols, start_length, tail, seed, kernels, detours):
     config = GameConfig(rows, cols, min(start_length, rows * cols - 1), tail)
     options = {"detours": detours}
     cell_edit = None
     if kernels in (_no_table, _queue_kernels):
         def cell_edit(params):
-            params[2] = 0
-            params[3] = 0
+            params[P_TABLE] = 0
+            params[P_BITS] = 0
     expected = _game("cell", config, cell_edit, options, seed)
-    got = _game("grove", config, kernels, options, seed)
+    got = _game("grove", config, kernels, dict(options, budget=0), seed)
     assert got == expected  # move for move
     assert got[0] == WON
 
@@ -126,18 +132,20 @@ def bodies_at_apples(body0, moves, apples, cols):
     return out
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.sampled_from([(2, 2), (2, 4), (4, 2), (2, 6), (4, 4), (2, 8), (4, 6), (6, 4)]), st.sampled_from([1, 3]),
        tails, st.integers(0, 2**40), st.sampled_from([None, 1, 4]),
-       st.sampled_from([None, _rows_kernels, _suffix_kernels]))
-def test_every_apple_leaves_the_body_on_a_hamiltonian_outline(shape, start_length, tail, seed, backoff, kernels):
+       st.sampled_from([None, _rows_kernels, _suffix_kernels, _queue_kernels]), st.sampled_from([None, 0, 30, 5000]),
+       st.sampled_from([None, 0]))
+def test_every_apple_leaves_the_body_on_a_hamiltonian_outline(shape, start_length, tail, seed, backoff, kernels,
+                                                              budget, ties):
     # The guarantee, checked by brute force: whenever an apple is eaten (a plan ends), the body is a
     # stretch of the outline of some spanning tree of the blocks (every tree tried) -- a Hamiltonian
     # cycle the snake can follow to the end; and every move is legal (reference rules) and the game won.
     rows, cols = shape
     start_length = min(start_length, rows * cols - 1)
-    outcome, body0, moves, apples, _ = play("grove", rows, cols, start_length, tail, seed, {"backoff": backoff},
-                                            kernels)
+    options = {"backoff": backoff, "budget": budget, "ties": ties}
+    outcome, body0, moves, apples, _ = play("grove", rows, cols, start_length, tail, seed, options, kernels)
     assert OUTCOME_NAMES[int(outcome)] == "won"
     assert naive.check_replay(rows, cols, body0.tolist(), moves.tolist(), apples.tolist(), "won", tail) is None
     assert len(moves) < (rows * cols) ** 2 / 2
@@ -149,12 +157,14 @@ def test_every_apple_leaves_the_body_on_a_hamiltonian_outline(shape, start_lengt
 
 @settings(max_examples=40, deadline=None)
 @given(even_up_to_ten, even_up_to_ten, st.sampled_from([1, 3]), tails, st.integers(0, 2**40),
-       st.sampled_from([None, 1, 2, 8]), st.sampled_from([None, 0, 3]))
-def test_games_with_backoff_are_legal_and_won(rows, cols, start_length, tail, seed, backoff, detours):
+       st.sampled_from([None, 1, 2, 8]), st.sampled_from([None, 0, 3]), st.sampled_from([None, 0, 50]),
+       st.sampled_from([None, _suffix_kernels, _no_table]))
+def test_games_with_options_are_legal_and_won(rows, cols, start_length, tail, seed, backoff, detours, budget,
+                                              kernels):
     n = rows * cols
     start_length = min(start_length, n - 1)
     outcome, body0, moves, apples, _ = play("grove", rows, cols, start_length, tail, seed,
-                                            {"backoff": backoff, "detours": detours})
+                                            {"backoff": backoff, "detours": detours, "budget": budget}, kernels)
     checked = naive.check_replay(rows, cols, body0.tolist(), moves.tolist(), apples.tolist(),
                                  OUTCOME_NAMES[int(outcome)], tail)
     assert int(outcome) == WON
@@ -230,10 +240,20 @@ def test_strongest_is_grove_and_guaranteed():
 
 def test_grove_uses_row_masks_and_suffix_tables_above_63_blocks():
     policy = get_policy("grove")
-    small = policy.make_params(GameConfig(14, 18, 1, "blocked"), {})
-    big = policy.make_params(GameConfig(30, 30, 1, "blocked"), {})
+    small = policy.make_params(GameConfig(14, 18, 1, "blocked"), resolve_options(policy, {}))
+    big = policy.make_params(GameConfig(30, 30, 1, "blocked"), resolve_options(policy, {}))
     assert small[P_BITS] == 1 and small[P_ROWS] == 0
     assert big[P_BITS] == 0 and big[P_ROWS] == ROWS_SUFFIX
+
+
+def test_branch_and_bound_on_small_boards_by_default():
+    policy = get_policy("grove")
+    small = policy.make_params(GameConfig(14, 18, 1, "blocked"), resolve_options(policy, {}))
+    big = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {}))
+    chosen = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {"budget": 7, "ties": 0}))
+    assert small[P_BUDGET] == BUDGET and small[P_TIES] == 1
+    assert big[P_BUDGET] == 0
+    assert chosen[P_BUDGET] == 7 and chosen[P_TIES] == 0
 
 
 def test_grove_refuses_odd_boards_and_bad_options():
@@ -264,18 +284,25 @@ def test_zero_losses_on_random_boards():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("size,games", [(10, 2000), (30, 40)])
-def test_same_games_as_cell_with_the_published_rules(size, games):
+def test_same_games_as_cell_without_branch_and_bound(size, games):
     config = GameConfig(size, size, 1, "blocked")
-    grove = run_sweep("grove", config, games, seed=0)
+    grove = run_sweep("grove", config, games, seed=0, options={"budget": 0})
     cell = run_sweep("cell", config, games, seed=0)
     assert np.array_equal(grove.moves, cell.moves)
     assert grove.moves.mean() <= {10: 1046, 30: 49_178}[size]  # the published suite's cell tree
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 16's mean targets are not reached: grove plays cell's games "
-                                       "(10x10 ~1022, 30x30 ~46,300)")
-@pytest.mark.parametrize("size,games,bound", [(10, 2000, 1000), (30, 40, 45_000)])
-def test_issue_mean_targets(size, games, bound):
-    result = run_sweep("grove", GameConfig(size, size, 1, "blocked"), games, seed=0)
-    assert result.moves.mean() <= bound
+def test_issue_mean_target_10x10():
+    # Issue 16: mean <= 1,000 moves over 2,000 10x10 games (measured 991.4; cell 1021.9).
+    result = run_sweep("grove", GameConfig(10, 10, 1, "blocked"), 2000, seed=0)
+    assert np.all(result.outcome == WON)
+    assert result.moves.mean() <= 1000
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="issue 16's 30x30 target (mean <= 45,000 over 40 games) is not reached: "
+                                       "grove 46,317 (the branch and bound is off there; on: 46,874-48,202)")
+def test_issue_mean_target_30x30():
+    result = run_sweep("grove", GameConfig(30, 30, 1, "blocked"), 40, seed=0)
+    assert result.moves.mean() <= 45_000

@@ -64,9 +64,16 @@ from fastsnake.snake.rng import POLICY_STREAM, mix64
 # of `on_some_outline_bits`; then parameters, RNG, A* generation, heap.
 (M_LEN, M_POS, M_APPLE, M_MOVES, M_GEN, M_RESEARCH, M_DIRECT, M_DETOUR, M_ROWS, M_COLS, M_TAIL, M_BASE, M_AVOID,
  M_STAMPED, M_UNDO_N, M_OBLK, M_OSIDE, M_OENT, M_OBENT, M_OEDGE, M_OUNDO, M_OPEN_H, M_OPEN_V, M_PARAMS) = range(24)
+# The parameters (int64 array, copied to L from M_PARAMS on): detour rounds, re-search interval, keep the
+# distance table, test outlines on single-word bit masks.
+P_ROUNDS, P_EVERY, P_TABLE, P_BITS = range(4)
 L_RNG = M_PARAMS + 4
 L_AGEN = L_RNG + 1
 L_HEAP = L_AGEN + 1
+# The workspace tuple: the int32 array I and the int64 array L.
+W_I, W_L = range(2)
+# A walk's first cell (index into the walk arrays of the outline tests).
+WALK_START = 0
 # Entry time of a cell nobody entered this game.
 NEVER = -(1 << 40)
 # I starts with a header: I[k] is where segment k starts.
@@ -164,7 +171,7 @@ def _alloc(cfg, nbr, params):
     n = rows * cols
     nb = (rows // 2) * (cols // 2)
     # params: detour rounds, re-search interval, keep the distance table, test outlines on bit masks.
-    o = _layout(n, nb, params[2] != 0)
+    o = _layout(n, nb, params[P_TABLE] != 0)
     I = np.zeros(o[O_END], np.int32)
     blk, side = block_tables(rows, cols)
     I[o[O_NBR2]:o[O_NBR2] + 4 * n] = right_hand_table(nbr, rows, cols)
@@ -172,7 +179,7 @@ def _alloc(cfg, nbr, params):
     I[o[O_SIDE]:o[O_SIDE] + n] = side
     I[o[O_LINKS]:o[O_LINKS] + 8 * nb] = block_links(rows, cols)
     I[:_HEADER] = o
-    if params[2] != 0:
+    if params[P_TABLE] != 0:
         distances_to_every_cell(I[o[O_NBR2]:o[O_NBR2] + 4 * n], I[o[O_DIST]:o[O_DIST] + n * n])
     at = L_HEAP + 4 * n + 4
     L = np.zeros(at + 3 * n + 3 * nb + 6 * (2 * n + 2), np.int64)
@@ -181,7 +188,7 @@ def _alloc(cfg, nbr, params):
         at += size
     L[L[M_OBLK]:L[M_OBLK] + n] = blk
     L[M_OPEN_H] = -1  # no masks: the queue BFS
-    if params[3] != 0:
+    if params[P_BITS] != 0:
         L[M_OPEN_H], L[M_OPEN_V] = block_edge_masks(rows, cols)
     L[L[M_OSIDE]:L[M_OSIDE] + n] = side
     L[M_ROWS] = rows
@@ -237,7 +244,7 @@ def on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m):
     """
     seen_blocks = 1
     crossed = 0
-    b = blk[win[0]]
+    b = blk[win[WALK_START]]
     stamp[b] = gen
     passed, crossing = 3 * nb, nb
     for i in range(1, m):
@@ -281,7 +288,7 @@ def on_some_outline_bits(blk, side, stamp, gen, nb, hc, open_right, open_down, w
     edge clears its bit, and the blocks reached from the last block grow by
     shifts until they stop changing. Crossed edges use the stamps `gen`.
     """
-    b = blk[win[0]]
+    b = blk[win[WALK_START]]
     seen = np.int64(1) << b
     seen_blocks = 1
     crossed = 0
@@ -558,7 +565,7 @@ def _chain(I, L, body, st, bound):
     tail_time = st.moves - st.length + 1
     head = st.head
     total = 0
-    rounds = L[M_PARAMS]
+    rounds = L[M_PARAMS + P_ROUNDS]
     for r in range(rounds + 1):
         L[M_DETOUR] = r
         # The tail has moved `total` cells along when this leg starts.
@@ -709,7 +716,7 @@ def _replan(I, L, body, st):
         L[M_POS] = 0
     left = L[M_LEN] - L[M_POS]
     steps = 0
-    if left == 0 or (L[M_POS] % L[M_PARAMS + 1] == 0 and L[M_DIRECT] < left):
+    if left == 0 or (L[M_POS] % L[M_PARAMS + P_EVERY] == 0 and L[M_DIRECT] < left):
         # A fresh plan may take as long as an outline walk could: N - L moves.
         steps = _search(I, L, body, st, left - 1 if left > 0 else n - st.length)
     if steps > 0 and (left == 0 or steps < left):
@@ -738,7 +745,7 @@ def _replan(I, L, body, st):
 
 @njit(cache=True, inline="always")
 def _decide(ws, g, st):
-    I, L, body = ws[0], ws[1], g[G_BODY]
+    I, L, body = ws[W_I], ws[W_L], g[G_BODY]
     _stamp_head(L, body, st)
     # Fast path: the committed shortest plan stands until the apple (re-planning
     # it only finds something shorter when the A* tie-breaks differ: rare).
@@ -752,7 +759,7 @@ def _decide(ws, g, st):
 
 @njit(cache=True)
 def _cells(ws):
-    I = ws[0]
+    I = ws[W_I]
     return I[I[O_CELLS]:I[O_CELLS + 1]]
 
 
