@@ -25,6 +25,7 @@ from fastsnake.snake.policies import get_policy, resolve_options
 from fastsnake.snake.policies.cell import O_DIST, O_END, block_tables, right_hand_table
 from fastsnake.snake.policies.grove import (
     BUDGET,
+    BUDGET_BIG,
     P_BITS,
     P_BUDGET,
     P_ROWS,
@@ -32,6 +33,8 @@ from fastsnake.snake.policies.grove import (
     P_TIES,
     ROWS_SUFFIX,
     ROWS_WALKED,
+    TIES_BOTH,
+    TIES_ONLY,
     X_REACH,
     _alloc,
     distance_order,
@@ -136,7 +139,7 @@ def bodies_at_apples(body0, moves, apples, cols):
 @given(st.sampled_from([(2, 2), (2, 4), (4, 2), (2, 6), (4, 4), (2, 8), (4, 6), (6, 4)]), st.sampled_from([1, 3]),
        tails, st.integers(0, 2**40), st.sampled_from([None, 1, 4]),
        st.sampled_from([None, _rows_kernels, _suffix_kernels, _queue_kernels]), st.sampled_from([None, 0, 30, 5000]),
-       st.sampled_from([None, 0]))
+       st.sampled_from([None, 0, 1, 2]))
 def test_every_apple_leaves_the_body_on_a_hamiltonian_outline(shape, start_length, tail, seed, backoff, kernels,
                                                               budget, ties):
     # The guarantee, checked by brute force: whenever an apple is eaten (a plan ends), the body is a
@@ -246,13 +249,13 @@ def test_grove_uses_row_masks_and_suffix_tables_above_63_blocks():
     assert big[P_BITS] == 0 and big[P_ROWS] == ROWS_SUFFIX
 
 
-def test_branch_and_bound_on_small_boards_by_default():
+def test_branch_and_bound_defaults_by_board_size():
     policy = get_policy("grove")
     small = policy.make_params(GameConfig(14, 18, 1, "blocked"), resolve_options(policy, {}))
     big = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {}))
     chosen = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {"budget": 7, "ties": 0}))
-    assert small[P_BUDGET] == BUDGET and small[P_TIES] == 1
-    assert big[P_BUDGET] == 0
+    assert small[P_BUDGET] == BUDGET and small[P_TIES] == TIES_BOTH
+    assert big[P_BUDGET] == BUDGET_BIG and big[P_TIES] == TIES_ONLY
     assert chosen[P_BUDGET] == 7 and chosen[P_TIES] == 0
 
 

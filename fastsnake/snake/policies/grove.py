@@ -1,28 +1,30 @@
-"""`grove`: the cell-tree agent (`cell`'s games, move for move) with kernels that scale to big boards.
+"""`grove`: the cell-tree agent with a branch and bound over routes, and kernels that scale to big boards.
 
-Same search and same guarantee as `cell` (right-hand paths in 2×2 blocks; a plan
-is committed only if the body it leaves when the apple is eaten lies on the
-outline of some spanning tree of the blocks, which is a Hamiltonian cycle; with
-no such plan the snake walks such an outline). What differs is the cost:
+`cell`'s search and guarantee (right-hand paths in 2×2 blocks; a plan is committed only
+if the body it leaves when the apple is eaten lies on the outline of some spanning tree
+of the blocks, which is a Hamiltonian cycle; with no such plan the snake walks such an
+outline), and then a bounded depth-first branch and bound over simple right-hand routes to
+the apple (`_enumerate`, ``budget`` nodes a search), each route legal against the moving
+tail and checked by the same outline test:
 
-- the outline test on boards of more than 63 blocks keeps one 64-bit mask per
-  row of blocks (any board up to 126 columns) and fills rows by shifts, instead
-  of a queue BFS over the blocks; and it no longer walks the whole body at the
-  apple for every try: one pass per search tabulates, for every cut of the
-  body's tail end, its distinct blocks and crossed edges and (as a list by last
-  position) the edges it passes along, so a try walks only its plan;
-- a detour's target (the free cell of a cut-off block nearest to the head) is
-  read from a per-cell list of all cells by right-hand distance, found through
-  the left-right mirror (distance a -> b equals mirror(b) -> mirror(a)), so the
-  scan stops at the first cut-off cell instead of visiting every cell.
+- when cell's plan detours, a shorter route that passes (boards of at most 63 blocks);
+- when the shortest path passes, the shortest route that lies most snugly against the
+  border, the body still there at the apple, and itself (`_hug`): such routes leave the
+  free cells in one piece and the next apples nearer (10×10: 1021.9 -> 991.4 moves).
 
-Both give exactly the answers of `cell`'s kernels, so `grove` plays `cell`'s
-games (tested game for game). Guarantee (both tail rules, any start length):
-`cell`'s: each committed plan is legal and ends on a Hamiltonian outline, so the
-game is won in fewer than N²/2 moves. Needs even rows and cols. Options:
-``detours``, ``research_every`` as for `cell`, and ``backoff`` (default 1: off):
-after a re-search that finds nothing shorter, wait twice as long for the next,
-up to ``research_every × backoff`` moves; faster, a few moves longer, other games.
+Kernels: the outline test on boards of more than 63 blocks keeps one 64-bit mask per row of
+blocks and reads the body's part from per-search suffix tables, so a try walks only its
+plan; a detour's target comes from a per-cell list of all cells by right-hand distance
+(through the left-right mirror: distance a -> b equals mirror(b) -> mirror(a)).
+
+With ``budget=0`` `grove` plays `cell`'s games move for move (tested). Guarantee (both tail
+rules, any start length): `cell`'s, since every route committed passed the outline test and
+is legal move by move; the game is won in fewer than N²/2 moves. Needs even rows and cols.
+Options: ``detours``, ``research_every`` as for `cell`; ``budget`` (nodes per search; default
+2,000 on boards of at most 63 blocks, else 10,000; 0: off), ``ties`` (0: only shorter than the
+detour chain, 1: that and the snuggest shortest path, 2: only the latter; default 1 on boards
+of at most 63 blocks, else 2); ``backoff`` (default 1: off): after a re-search that finds
+nothing shorter, wait twice as long, up to ``research_every × backoff`` moves.
 """
 
 import dataclasses
@@ -117,10 +119,15 @@ ROW_BLOCKS = 63
 # P_ROWS: 0 no row masks, 1 row masks over a walk of the window (as cell walks), 2 the body part from
 # per-search suffix tables (`_suffix_test`).
 ROWS_WALKED, ROWS_SUFFIX = 1, 2
-# Nodes of the branch and bound per search (`_enumerate`), on boards of at most BUDGET_BLOCKS blocks (on
-# bigger ones it is off by default: 20x20 -1.3 % moves at a fifth of the speed, 30x30 +1.5 %).
-BUDGET = 2000
-BUDGET_BLOCKS = BITS_BLOCKS
+# The branch and bound (`_enumerate`): nodes per search, and what it looks for (P_TIES). TIES_OFF: only
+# a plan shorter than the detour chain's; TIES_BOTH: that, and among shortest paths the snuggest
+# (`_hug`); TIES_ONLY: only the snuggest shortest path (the detour chain's plan is kept). Defaults:
+# boards of at most SMALL_BLOCKS blocks: BUDGET, TIES_BOTH (10x10, 2,000 games: 1021.9 -> 991.4);
+# bigger boards: BUDGET_BIG, TIES_ONLY (shorter-than-the-chain plans made 20x20 and 30x30 longer:
+# 30x30 40 games, budget 2,000: 48,202; TIES_ONLY: 45,406 against 46,317).
+BUDGET, BUDGET_BIG = 2000, 10_000
+SMALL_BLOCKS = BITS_BLOCKS
+TIES_OFF, TIES_BOTH, TIES_ONLY = range(3)
 
 
 @njit(cache=True)
@@ -533,18 +540,20 @@ def _chain(I, L, X, order, body, st, bound):
 
 @njit(cache=True)
 def _search(I, L, X, order, body, st, bound):
-    """cell's plan (shortest path, else the detour chain); when that is not the shortest path, a bounded
-    branch and bound over simple right-hand paths may find a shorter one that also ends on an outline."""
+    """cell's plan (shortest path, else the detour chain), then the branch and bound (`_enumerate`): when
+    the chain detoured, a shorter plan that also ends on an outline (not with TIES_ONLY); when the shortest
+    path passed, the snuggest shortest path that passes (TIES_BOTH, TIES_ONLY). A plan replaces the
+    chain's only if it passes the same outline test, so the guarantee is cell's."""
     steps = _chain(I, L, X, order, body, st, bound)
     _undo_virtual(L)
     if X[X_BUDGET] > 0 and L[M_DIRECT] > 0 and st.length + 1 < body.shape[0]:
-        if steps == 0 or L[M_DETOUR] > 0:
+        if (steps == 0 or L[M_DETOUR] > 0) and X[X_TIES] != TIES_ONLY:
             limit = steps - 1 if steps > 0 else bound
             found = _enumerate(I, L, X, body, st, limit)
             if found > 0:
                 steps = found
                 L[M_DETOUR] = 1  # may still be beaten once the tail has moved on
-        elif X[X_TIES] != 0:
+        elif X[X_TIES] != TIES_OFF and L[M_DETOUR] == 0:
             found = _enumerate(I, L, X, body, st, steps)
             if found > 0:
                 steps = found
@@ -553,9 +562,11 @@ def _search(I, L, X, order, body, st, bound):
 
 @njit(cache=True)
 def _enumerate(I, L, X, body, st, limit):
-    """Shortest simple right-hand path head -> apple of at most `limit` moves, legal against the moving tail,
-    whose body at the apple passes the outline test: depth first, nearer child first, bound = best so far - 1,
-    at most X[X_BUDGET] nodes. Moves into segment O_TRY; returns the length (0: none found)."""
+    """Shortest simple right-hand path head -> apple of at most `limit` moves, legal against the moving tail
+    (`_passable`, as the A* legs), whose body at the apple passes the outline test; with ties on, among
+    paths of that length the snuggest (`_hug`). Depth first, the child nearer the apple first, bound = best
+    so far - 1 (with ties: best so far), at most X[X_BUDGET] nodes. Moves into segment O_TRY; returns the
+    length (0: none found, O_TRY untouched)."""
     n = body.shape[0]
     cols = L[M_COLS]
     nb = n // 4
@@ -573,7 +584,7 @@ def _enumerate(I, L, X, body, st, limit):
     if _distance(I, n, cols, head, apple) > limit:
         return 0
     best, best_score = 0, 0
-    ties = X[X_TIES] != 0
+    ties = X[X_TIES] != TIES_OFF
     budget = X[X_BUDGET]
     dcell[0] = head
     onpath[head] = 1
@@ -754,8 +765,9 @@ def grove_params(config, options) -> np.ndarray:
     params[P_ROWS] = ROWS_SUFFIX if not params[P_BITS] and config.cols // 2 <= ROW_BLOCKS else 0
     params[P_BACKOFF] = _grove_option(options, "backoff", 1, 1, 1 << 20)
     budget = _grove_option(options, "budget", -1, -1, 1 << 30)
-    params[P_BUDGET] = (BUDGET if blocks <= BUDGET_BLOCKS else 0) if budget < 0 else budget
-    params[P_TIES] = _grove_option(options, "ties", 1, 0, 1)
+    params[P_BUDGET] = (BUDGET if blocks <= SMALL_BLOCKS else BUDGET_BIG) if budget < 0 else budget
+    ties = _grove_option(options, "ties", -1, -1, TIES_ONLY)
+    params[P_TIES] = (TIES_BOTH if blocks <= SMALL_BLOCKS else TIES_ONLY) if ties < 0 else ties
     return params
 
 
@@ -767,7 +779,7 @@ POLICY = EnginePolicy(
     make_params=grove_params,
     guaranteed=True,
     options={"detours": (DETOUR_ROUNDS, None), "research_every": (RESEARCH_EVERY, None), "backoff": (1, None),
-             "budget": (-1, None), "ties": (1, None)},
+             "budget": (-1, None), "ties": (-1, None)},
 )
 
 # The strongest guaranteed agent we have: `cell`'s games (the lowest mean moves of our agents), faster.
