@@ -44,13 +44,13 @@ BIG = GameConfig(30, 30, 1, "blocked")
 BIG_GAMES = 12
 
 
-def _cpu_rate(name, config, games, rounds=2):
+def _cpu_rate(name, config, games, rounds=2, options=None):
     """Best games per CPU-second over `rounds` one-thread sweeps (kernel compiled first)."""
-    run_sweep(name, GameConfig(4, 4, 1, "blocked"), 1, threads=1)
+    run_sweep(name, GameConfig(4, 4, 1, "blocked"), 1, threads=1, options=options)
     best = 0.0
     for _ in range(rounds):
         t0 = time.process_time()
-        result = run_sweep(name, config, games, seed=1, threads=1)
+        result = run_sweep(name, config, games, seed=1, threads=1, options=options)
         best = max(best, games / (time.process_time() - t0))
         assert np.all(result.outcome == WON)
     return best, result
@@ -58,8 +58,11 @@ def _cpu_rate(name, config, games, rounds=2):
 
 @pytest.mark.parametrize("config,games", [(BIG, BIG_GAMES), (CONFIG, 2_000)], ids=["30x30", "10x10"])
 def test_grove_against_cell_same_run(benchmark, config, games):
-    """grove (alias strongest) against cell on the same games, measured in the same run (ratio printed)."""
+    """grove (alias strongest) against cell in the same run: its default games and, with the branch and
+    bound off (budget=0, cell's games move for move), its kernels alone; ratios to cell printed."""
     cell_rate, cell = _cpu_rate("cell", config, games)
+    kernels_rate, kernels = _cpu_rate("grove", config, games, options={"budget": 0})
+    assert np.array_equal(kernels.moves, cell.moves)  # the same games
     rates = []
 
     def sweep():
@@ -68,10 +71,11 @@ def test_grove_against_cell_same_run(benchmark, config, games):
         return result
 
     grove = benchmark.pedantic(sweep, rounds=2, iterations=1)
-    assert np.array_equal(grove.moves, cell.moves)  # the same games
     rate = max(rates)
     benchmark.extra_info["games_per_cpu_second"] = rate
     benchmark.extra_info["cell_games_per_cpu_second"] = cell_rate
     benchmark.extra_info["ratio_to_cell"] = rate / cell_rate
-    print(f"\n{config.rows}x{config.cols}: grove {rate:,.1f} games per CPU-second, cell {cell_rate:,.1f} "
-          f"(ratio {rate / cell_rate:.2f}x), mean {grove.moves.mean():.1f} moves (same games)")
+    benchmark.extra_info["kernels_ratio_to_cell"] = kernels_rate / cell_rate
+    print(f"\n{config.rows}x{config.cols}: grove {rate:,.1f} games per CPU-second (mean {grove.moves.mean():.1f} "
+          f"moves), cell {cell_rate:,.1f} (mean {cell.moves.mean():.1f}): ratio {rate / cell_rate:.2f}x; "
+          f"grove budget=0 (cell's games) {kernels_rate:,.1f}: ratio {kernels_rate / cell_rate:.2f}x")
