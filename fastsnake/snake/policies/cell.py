@@ -45,7 +45,7 @@ from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW
 from fastsnake.snake.cycles import random_cells, tree_outline_next
 from fastsnake.snake.engine import G_BODY, G_CFG, G_RNG, lay_body_random, play_recorded, sweep_chunk
 from fastsnake.snake.policies import EnginePolicy, PolicyError
-from fastsnake.snake.rng import POLICY_STREAM, mix64
+from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
 
 # The workspace is two flat arrays, (I int32, L int64): every array argument
 # of a njit call costs an atomic incref and decref per call, and a tuple of
@@ -205,7 +205,7 @@ def _reset(ws, g):
     cfg = g[G_CFG]
     rows, cols = cfg[CFG_ROWS], cfg[CFG_COLS]
     rng = L[L_RNG:L_RNG + 1].view(np.uint64)
-    rng[0] = mix64(g[G_RNG][1] ^ POLICY_STREAM)
+    rng[RNG_STATE] = mix64(g[G_RNG][RNG_SEED] ^ POLICY_STREAM)
     cells = _seg(I, O_CELLS, rows * cols)
     random_cells(rows, cols, rng, cells)
     lay_body_random(g, cells, True)
