@@ -234,14 +234,7 @@ def test_shared_modules_know_no_problem():
 # through a bare number.
 CONTEXT_NAMES = {"g", "ws", "rec", "box", "buf", "ctx", "meta", "params", "best", "hc", "plan", "record", "rng"}
 # Known bare-number reads, to be named: (module, name read).
-KNOWN_BARE_SLOTS = {
-    ("fastsnake.snake.policies.cell", "params"),  # params[2], params[3]
-    ("fastsnake.snake.policies.cell", "ws"),  # ws[0], ws[1]
-    ("fastsnake.snake.policies.cell", "g"),  # g[G_RNG][1]: RNG_SEED
-    ("fastsnake.snake.policies.cell", "rng"),  # rng[0]: RNG_STATE
-    ("fastsnake.snake.policies.grove", "ws"),  # ws[0] .. ws[3]
-    ("fastsnake.puzzle.reduce", "best"),  # best[0]
-}
+KNOWN_BARE_SLOTS: set[tuple[str, str]] = set()
 
 
 def _bare_slots():

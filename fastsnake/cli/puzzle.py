@@ -19,7 +19,14 @@ def register(subparsers) -> None:
     sub = top.add_subparsers(dest="puzzle_verb", metavar="SUBVERB", parser_class=common.Parser)
     sub.required = True
 
-    p = sub.add_parser("solve", help="solve one instance (or a --batch file of them)")
+    p = sub.add_parser("solve", help="solve one instance (or a --batch file of them)",
+                       epilog=common.examples(
+                           "fastsnake puzzle solve --start '8 6 7 2 5 4 3 0 1'",
+                           "fastsnake puzzle solve --start '0 12 9 13 15 11 10 14 3 7 2 5 4 8 6 1' "
+                           "--algorithm idastar --heuristic pdb --json",
+                           "fastsnake puzzle random --size 20 | fastsnake puzzle solve --size 20 --batch - "
+                           "--algorithm reduce",
+                           "fastsnake puzzle solve --batch korf100.txt --threads 2 --json"))
     _board_args(p, need_start=True)
     p.add_argument("--batch", metavar="FILE", default=None,
                    help="one instance a line: tiles, optionally '; goal tiles' ('-' = stdin); "
@@ -41,7 +48,10 @@ def register(subparsers) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(handler=cmd_solve)
 
-    p = sub.add_parser("compare", help="solve random instances with several heuristics")
+    p = sub.add_parser("compare", help="solve random instances with several heuristics",
+                       epilog=common.examples("fastsnake puzzle compare --size 3 --count 20",
+                                              "fastsnake puzzle compare --size 4 --count 5 "
+                                              "--heuristics manhattan,linear-conflict,walking-distance --json"))
     _board_args(p, need_start=False)
     p.add_argument("--count", type=common.positive_int, default=10)
     p.add_argument("--seed", type=int, default=0)
@@ -53,14 +63,17 @@ def register(subparsers) -> None:
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(handler=cmd_compare)
 
-    p = sub.add_parser("random", help="random solvable instances (uniform over the solvable half)")
+    p = sub.add_parser("random", help="random solvable instances (uniform over the solvable half)",
+                       epilog=common.examples("fastsnake puzzle random --size 4 --count 3 --seed 1"))
     _board_args(p, need_start=False)
     p.add_argument("--count", type=common.positive_int, default=1)
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_random)
 
-    p = sub.add_parser("check", help="validate a solution file written by --save")
+    p = sub.add_parser("check", help="validate a solution file written by --save",
+                       epilog=common.examples("fastsnake puzzle solve --start '8 6 7 2 5 4 3 0 1' --save s.json",
+                                              "fastsnake puzzle check s.json"))
     p.add_argument("file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_check)

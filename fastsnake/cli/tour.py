@@ -7,8 +7,8 @@ import argparse
 from fastsnake.cli import common
 from fastsnake.errors import InputError
 
-_PIECE_HELP = ("symmetric (a,b)-leaper, e.g. 1,2 knight, 1,3 camel, 2,3 zebra, 1,4 giraffe, 0,1 wazir; "
-               "repeat for a compound piece")
+_PIECE_HELP = ("symmetric (a,b)-leaper, or its name: 1,2 knight, 1,3 camel, 2,3 zebra, 1,4 giraffe, "
+               "0,1 wazir, ...; repeat for a compound piece")
 _BOARD_PRINT_MAX = 26
 
 
@@ -18,6 +18,10 @@ def register(subparsers) -> None:
         help="a tour of a leaper over the board (Warnsdorff DFS, or construction for big knight boards)",
         description="Find an open or closed tour of any leaper, or count tours exactly (--count). "
         "Squares: 'R,C' 0-based with row 0 at the top, or chess notation (a1 = bottom-left) on boards at most 26 wide.",
+        epilog=common.examples("fastsnake tour --piece knight --size 8 --start a1",
+                               "fastsnake tour --piece 1,2 --size 6 --closed --count",
+                               "fastsnake tour --piece knight --size 50 --closed --save k50.npz --json",
+                               "fastsnake tour --moves '0,1;1,0;-1,-1' --asymmetric --size 4"),
     )
     _piece_args(tour, deprecated_jumps=True)
     tour.add_argument("--start", help="start square 'R,C' or e.g. 'a1' (default 0,0; with --count: every square)")
@@ -41,6 +45,8 @@ def register(subparsers) -> None:
         help="squares at exactly N jumps (shortest distance, or any walk with --walk)",
         description="Squares whose shortest jump distance from the start is exactly N, or with --walk "
         "those where some walk of exactly N jumps (revisits allowed) ends.",
+        epilog=common.examples("fastsnake reach --piece knight --size 8 --start a1 --jumps 2",
+                               "fastsnake reach --piece 1,2 --piece 0,1 --size 100x50 --jumps 7 --walk --json"),
     )
     _piece_args(reach, deprecated_jumps=False)
     reach.add_argument("--start", help="start square 'R,C' or e.g. 'a1' (default 0,0)")

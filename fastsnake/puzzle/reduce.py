@@ -619,13 +619,12 @@ def solve_reduce(start, goal, rows: int, cols: int, solve_block, variants=None):
     Default variants: all four on boards up to 64 cells (cheap), one above."""
     if variants is None:
         variants = range(4) if rows * cols <= 64 else (0,)
-    best = None
+    codes = info = v = None
     t0 = time.perf_counter()
-    for v in variants:
-        codes, info = reduce_moves(start, goal, rows, cols, v, solve_block)
-        if best is None or len(codes) < len(best[0]):
-            best = (codes, info, v)
-    codes, info, v = best
+    for variant in variants:
+        tried, tried_info = reduce_moves(start, goal, rows, cols, variant, solve_block)
+        if codes is None or len(tried) < len(codes):
+            codes, info, v = tried, tried_info, variant
     info["variant"] = v
     info["variants_tried"] = len(list(variants))
     info["reduce_seconds"] = time.perf_counter() - t0

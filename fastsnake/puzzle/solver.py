@@ -131,7 +131,7 @@ def board_size(start, rows=None, cols=None, size=None) -> tuple[int, int]:
 
 
 _WARM: set = set()
-_WARM_LOCK = threading.Lock()
+_WARM_LOCK = threading.RLock()  # re-entered: warming `reduce` solves its final block with A*
 
 
 def load_kernels(algorithm: str, ncells: int = 9) -> float:

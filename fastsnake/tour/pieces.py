@@ -20,7 +20,8 @@ class TourInputError(InputError):
     """Bad piece, board, square or option for a tour / reach query."""
 
 
-# Classic names, used only to label output (a compound piece is labelled by its parts).
+# Classic names: labels of output (a compound piece is labelled by its parts), and accepted
+# as input wherever a leaper "a,b" is.
 _NAMES = {
     (0, 1): "wazir",
     (1, 1): "ferz",
@@ -35,6 +36,7 @@ _NAMES = {
 }
 
 _PAIR = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
+_BY_NAME = {name: pair for pair, name in _NAMES.items()}
 
 
 def symmetric_closure(jumps) -> list[tuple[int, int]]:
@@ -140,8 +142,9 @@ def parse_piece(pieces=None, jumps: str | None = None, asymmetric: bool = False)
     Parameters
     ----------
     pieces : str, (int, int) or list of them, optional
-        One ``"a,b"`` (or ``(a, b)``) leaper, or several (a list, or ``"a,b;c,d"``: a compound
-        piece); every rotation and reflection is added.
+        One ``"a,b"`` (or ``(a, b)``, or a classic name such as ``"knight"``, ``"camel"``,
+        ``"zebra"``) leaper, or several (a list, or ``"a,b;c,d"``: a compound piece); every
+        rotation and reflection is added.
     jumps : str or list of (int, int), optional
         Explicit jumps ``"dr,dc;dr,dc;..."``, made symmetric unless `asymmetric`.
     asymmetric : bool, optional
@@ -163,6 +166,8 @@ def parse_piece(pieces=None, jumps: str | None = None, asymmetric: bool = False)
     'knight'
     >>> len(parse_piece(["1,2", "0,1"]).jump_list), parse_piece((2, 3)).name
     (12, 'zebra')
+    >>> parse_piece("camel").jump_list == parse_piece("1,3").jump_list
+    True
     """
     pairs: list[tuple[int, int]] = []
     if isinstance(pieces, str):  # one piece given as "a,b" (or "a,b;c,d"), not a list of them
@@ -173,7 +178,12 @@ def parse_piece(pieces=None, jumps: str | None = None, asymmetric: bool = False)
         if _is_int_pair(text):
             a, b = int(text[0]), int(text[1])
             text = f"{a},{b}"
+        elif isinstance(text, str) and text.strip().lower() in _BY_NAME:
+            a, b = _BY_NAME[text.strip().lower()]
         elif isinstance(text, str):
+            if not _PAIR.match(text):
+                raise TourInputError(f"piece {text!r} is neither two integers 'a,b' nor a leaper's name "
+                                     f"({', '.join(sorted(_BY_NAME))})")
             a, b = parse_pair(text, "piece")
         else:
             raise TourInputError(f"piece {text!r} is not 'a,b' or a pair of integers (e.g. '1,2' or (1, 2))")

@@ -182,3 +182,19 @@ def test_optimal_algorithms_refuse_big_boards_and_say_why():
         solve(start, goal, rows=7, cols=7, algorithm="idastar")
     with pytest.raises(Exception, match="rows=101 is outside 1..100"):
         solve(np.arange(101 * 2), rows=101, cols=2, algorithm="reduce")
+
+
+def test_reduce_first_in_a_fresh_process_does_not_deadlock():
+    """Loading `reduce`'s kernels solves a final block with A*, whose own first load re-enters
+    the kernel-loading lock: a fresh process whose first solve is `reduce` must finish.
+    (The timeout only turns a hang into a failure; it is minutes above the real time.)"""
+    import subprocess
+    import sys
+
+    start = "2 12 7 10 14 4 5 8 0 9 1 13 11 6 3 15"
+    code = ("import fastsnake.puzzle as P; "
+            f"r = P.solve([int(t) for t in '{start}'.split()], algorithm='reduce'); "
+            "print(r.status, r.length is not None)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["solved", "True"]
