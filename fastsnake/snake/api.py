@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fastsnake.errors import InputError
+from fastsnake.sizes import memory_budget as shared_memory_budget
 from fastsnake.sizes import parse_size
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, BoardError, GameConfig
 from fastsnake.snake.policies import (
@@ -200,16 +201,12 @@ def _is_folder_target(out) -> bool:
 # What one game costs in memory when its row is kept: the kernel row (4 x int64) and its Arrow
 # columns (game, seed, moves int64; apples, length int32; outcome index int32).
 BYTES_PER_KEPT_GAME = 32 + 8 * 3 + 4 * 3
-DEFAULT_MEMORY_BUDGET = 2 * 1024**3
 
 
 def memory_budget() -> int:
-    """Bytes the rows of an in-memory sweep may take: FASTSNAKE_MEMORY_BUDGET (bytes) or 2 GiB."""
-    text = os.environ.get("FASTSNAKE_MEMORY_BUDGET")
-    try:
-        return int(text) if text else DEFAULT_MEMORY_BUDGET
-    except ValueError:
-        raise InputError(f"FASTSNAKE_MEMORY_BUDGET={text!r} is not a number of bytes") from None
+    """Bytes the rows of an in-memory sweep may take: FASTSNAKE_MEMORY_BUDGET (bytes, or e.g.
+    512M / 4G) or 2 GiB; the one budget every problem uses (`fastsnake.sizes.memory_budget`)."""
+    return shared_memory_budget()
 
 
 def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
@@ -300,9 +297,10 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
         return SweepResult(summarize(result), None, None, result, file=str(out))
     if rows:
         need = int(games) * BYTES_PER_KEPT_GAME
-        if need > memory_budget():
-            raise SweepError(f"games={int(games):,}: their rows would take about {need / 2**30:,.1f} GiB, over the "
-                             f"memory budget of {memory_budget() / 2**30:,.1f} GiB; write them with "
+        budget = memory_budget()
+        if need > budget:
+            raise SweepError(f"games={int(games):,}: their rows would take about {need:,} bytes, over the "
+                             f"memory budget of {budget:,} bytes; write them with "
                              f"out='sweep.parquet' or out='folder/', or keep only the summary with rows=False")
     result = run_sweep(name, config, int(games), seed=seed, threads=threads, options=options,
                        progress=_progress(progress, name), keep_rows=bool(rows))
