@@ -81,6 +81,8 @@ def policy_name(policy) -> str:
     with _adhoc_lock:
         known = _adhoc.get(id(policy))
         if known is not None and known[0] is policy:
+            if known[1] not in available():  # unregistered since: register it again under its name
+                register_policy(known[1], policy)
             return known[1]
         fn = policy.decide if isinstance(policy, Policy) else policy
         if not callable(fn):

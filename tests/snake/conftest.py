@@ -43,3 +43,15 @@ def zigzag_installed(tmp_path, monkeypatch):
     yield project
     rediscover()
     sys.modules.pop("fastsnake_zigzag", None)
+
+
+@pytest.fixture(autouse=True)
+def _registry_left_as_found():
+    """A policy a test registers in-process is forgotten after it, so one test's policies
+    never show up in another's output (e.g. the list of names in an unknown-policy error)."""
+    from fastsnake.snake.policies import _registry, unregister_policy
+
+    before = set(_registry)
+    yield
+    for name in set(_registry) - before:
+        unregister_policy(name)

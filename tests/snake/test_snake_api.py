@@ -107,3 +107,29 @@ def test_bad_input_raises_a_value_error_in_library_words(call, needle):
 def test_the_other_problems_are_reachable_from_the_top():
     assert fastsnake.puzzle.__name__ == "fastsnake.puzzle" and fastsnake.tour.__name__ == "fastsnake.tour"
     assert {"sweep", "play", "compare", "policies", "register_policy", "Policy"} <= set(dir(fastsnake))
+
+
+def test_unknown_policy_error_suggests_close_names_and_stays_one_short_line(monkeypatch):
+    from fastsnake.snake import policies as registry
+
+    with pytest.raises(fastsnake.InputError, match=r"did you mean 'strongest'\?"):
+        fastsnake.sweep("stronges", 6, 10)
+    many = [f"policy-number-{i:02d}" for i in range(40)]
+    monkeypatch.setattr(registry, "available", lambda: many)
+    with pytest.raises(fastsnake.InputError) as raised:
+        fastsnake.sweep("zzz", 6, 10)
+    message = str(raised.value)
+    assert "and 24 more" in message and "policy-number-15" in message and "policy-number-16" not in message
+    assert len(message) < 400
+
+
+def test_a_policy_object_still_plays_after_its_name_was_unregistered():
+    from fastsnake.snake.policies import unregister_policy
+
+    def always_right(state, ws):
+        return 1
+
+    policy = fastsnake.Policy(always_right)
+    first = fastsnake.sweep(policy, 4, 3, rows=False).summary["games"]
+    unregister_policy(fastsnake.snake.api.policy_name(policy))
+    assert fastsnake.sweep(policy, 4, 3, rows=False).summary["games"] == first == 3

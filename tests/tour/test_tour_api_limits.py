@@ -44,7 +44,7 @@ def test_api_takes_the_cli_grammars():
     (lambda: find_tour(KNIGHT, "0x5"), "size '0x5': rows=0 is outside 1..4000"),
     (lambda: find_tour(KNIGHT, 0, 5), "size '0x5': rows=0 is outside 1..4000"),
     (lambda: find_tour(KNIGHT, "5x5", time_limit=0), "time_limit 0 must be a positive number"),
-    (lambda: find_tour("1", 5, 5), "piece '1' is not two integers"),
+    (lambda: find_tour("1", 5, 5), "piece '1' is neither two integers"),
     (lambda: find_tour(None, 5, 5), "no piece given"),
     (lambda: reach(KNIGHT, 8, 8, 0), "number of jumps None"),
 ])

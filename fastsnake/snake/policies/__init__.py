@@ -164,14 +164,32 @@ def available() -> list[str]:
         return sorted(set(_registry) | set(_discover()))
 
 
+# An unknown name lists this many choices at most, so the error stays one readable line.
+_LISTED_AT_MOST = 16
+
+
+def _unknown_policy_message(name: str) -> str:
+    import difflib
+
+    names = available()
+    if not _discover():
+        return f"unknown policy {name!r} (no policies installed: is fastsnake installed with pip?)"
+    close = difflib.get_close_matches(str(name), names, n=3)
+    if close:
+        return f"unknown policy {name!r}; did you mean {' or '.join(map(repr, close))}?"
+    listed = ", ".join(names[:_LISTED_AT_MOST])
+    more = f" and {len(names) - _LISTED_AT_MOST} more (fastsnake.policies() lists them)" \
+        if len(names) > _LISTED_AT_MOST else ""
+    return f"unknown policy {name!r}; available: {listed}{more}"
+
+
 def get_policy(name: str) -> EnginePolicy:
     with _lock:
         if name in _registry:
             return _registry[name]
         ep = _discover().get(name)
         if ep is None:
-            hint = "" if _discover() else " (no policies installed: is fastsnake installed with pip?)"
-            raise PolicyError(f"unknown policy {name!r}; available: {', '.join(available())}{hint}")
+            raise PolicyError(_unknown_policy_message(name))
         try:
             obj = ep.load()
         except Exception as exc:  # a broken third-party package must not take the tool down
