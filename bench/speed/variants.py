@@ -14,7 +14,20 @@ import numpy as np
 from numba import njit
 
 from fastsnake.snake.board import CFG_MAX_MOVES, GameConfig
-from fastsnake.snake.engine import DIED, RUNNING, STUCK, WON, ix, new_game, start_game
+from fastsnake.snake.engine import (
+    DIED,
+    G_BODY,
+    G_FREE,
+    G_FREEPOS,
+    G_OCC,
+    G_RNG,
+    RUNNING,
+    STUCK,
+    WON,
+    ix,
+    new_game,
+    start_game,
+)
 from fastsnake.snake.policies.cycle import W_CELLS, W_MOVE, _alloc, reset_cycle
 from fastsnake.snake.rng import below, game_seed
 from fastsnake.snake.sweep import prepare
@@ -25,7 +38,7 @@ def make(APPLE=True, RING=True, OCC=True, FREEL=True, DECIDE=True, STATS=True):
     def kern(cfg, nbr, params, base_seed, ngames, nxt, prv, out):
         g = new_game(cfg, nbr)
         ws = _alloc(cfg, nbr, params)
-        body, occ, free, freepos, rng = g[2], g[3], g[4], g[5], g[6]
+        body, occ, free, freepos, rng = g[G_BODY], g[G_OCC], g[G_FREE], g[G_FREEPOS], g[G_RNG]
         mv = ws[W_MOVE]
         n = body.shape[0]
         max_moves = cfg[CFG_MAX_MOVES]
