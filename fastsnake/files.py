@@ -1,4 +1,5 @@
-"""Output files that are either whole or absent: written beside their name, renamed when complete."""
+"""Files: outputs that are either whole or absent (written beside their name, renamed when
+complete), and `.npz` archives read without pickles and with one-line reasons."""
 
 from __future__ import annotations
 
@@ -21,3 +22,34 @@ def written_atomically(path):
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+class NotAnArchive(ValueError):
+    """A file that is no readable `.npz` archive; the message is the one-line reason."""
+
+
+def read_npz(path, keys=None) -> dict:
+    """The arrays of an `.npz` archive (only `keys`, where present, if given), read without
+    pickles. FileNotFoundError passes through; anything else unreadable (cut short, not a zip,
+    a bare `.npy` under an `.npz` name, pickled objects) raises `NotAnArchive` with one short
+    reason and none of numpy's advice."""
+    import zipfile
+
+    import numpy as np
+
+    from fastsnake.errors import read_error_reason
+
+    try:
+        loaded = np.load(os.fspath(path), allow_pickle=False)
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise NotAnArchive(read_error_reason(exc)) from None
+    if not isinstance(loaded, np.lib.npyio.NpzFile):
+        raise NotAnArchive("a single .npy array")
+    try:
+        with loaded as data:
+            wanted = data.files if keys is None else [k for k in keys if k in data.files]
+            return {k: data[k] for k in wanted}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise NotAnArchive(read_error_reason(exc)) from None

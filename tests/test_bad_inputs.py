@@ -347,6 +347,7 @@ LIB = [
     ("lib-tour-load-wrong", lambda f: _lib("fastsnake.tour.io.load_tour")(f.tour_wrong), "tour_wrong", None),
     ("lib-tour-load-foreign-npz", lambda f: _lib("fastsnake.tour.io.load_tour")(f.tour_npz_foreign),
      "tour_foreign", None),
+    ("lib-tour-load-npy-as-npz", lambda f: _lib("fastsnake.tour.io.load_tour")(f.npy_as_npz), "npy_as.npz", None),
     ("lib-tour-load-pickled-npz", lambda f: _lib("fastsnake.tour.io.load_tour")(f.pickled_npz), "pickled", None),
 ]
 

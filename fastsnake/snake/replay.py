@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import json
 import time
-import zipfile
 from dataclasses import dataclass
 from itertools import pairwise
 
 import numpy as np
 
 from fastsnake.errors import InputError
-from fastsnake.files import written_atomically
+from fastsnake.files import NotAnArchive, read_npz, written_atomically
 from fastsnake.snake.board import TAIL_RULES, GameConfig
 from fastsnake.snake.dataset import read_sweep
 from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, RUNNING, trace_moves
@@ -167,17 +166,11 @@ def load_replay(path, *, verify: bool = True) -> Replay:
     """Read and validate a replay; with `verify`, re-play it under the rules."""
     name = str(path)
     try:
-        loaded = np.load(name, allow_pickle=False)
-        if not isinstance(loaded, np.lib.npyio.NpzFile):  # a bare .npy array under an .npz name
-            raise ReplayError(f"cannot read replay {name!r}: not an .npz archive (a single .npy array)")
-        with loaded as data:
-            data = {k: data[k] for k in data.files}
+        data = read_npz(name)
     except FileNotFoundError:
         raise ReplayError(f"replay {name!r} does not exist") from None
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        from fastsnake.errors import read_error_reason
-
-        raise ReplayError(f"cannot read replay {name!r}: not an .npz archive ({read_error_reason(exc)})") from None
+    except NotAnArchive as exc:
+        raise ReplayError(f"cannot read replay {name!r}: not an .npz archive ({exc})") from None
     if not isinstance(data, dict) or "format" not in data:
         raise ReplayError(f"{name!r} is not a fastsnake replay (no 'format' field)")
     fmt = _scalar(data, "format", name, "str")

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from fastsnake.errors import read_error_reason
-from fastsnake.files import written_atomically
+from fastsnake.files import read_npz, written_atomically
 from fastsnake.tour.pieces import TourInputError
 from fastsnake.tour.verify import tour_problem
 
@@ -143,9 +143,9 @@ def _read(path, key: str, fmt: str) -> tuple[dict, np.ndarray | None]:
             raw = header.pop(key, None)
             squares = None if raw is None else np.asarray(raw, dtype=np.int64)
         else:
-            with np.load(path, allow_pickle=False) as data:
-                header = json.loads(str(data["meta"]))
-                squares = data[key] if key in data.files else None
+            data = read_npz(path, keys=("meta", key))  # NotAnArchive is a ValueError
+            header = json.loads(str(data["meta"]))
+            squares = data.get(key)
     except SaveFileError:
         raise
     except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:

@@ -11,9 +11,8 @@ import json
 import zipfile
 from pathlib import Path
 
-import numpy as np
-
 from fastsnake.errors import InputError, read_error_reason
+from fastsnake.files import read_npz
 from fastsnake.viewer.backend import ViewerError
 
 KNOWN = "fastsnake-replay, fastsnake-puzzle, fastsnake-tour and fastsnake-reach"
@@ -26,13 +25,13 @@ def sniff(path: Path) -> str:
     with open(path, "rb") as fh:
         magic = fh.read(4)
     if magic.startswith(b"PK"):
-        with np.load(path, allow_pickle=False) as data:
-            if "format" in data.files:
-                tag = data["format"]
-                return str(tag) if tag.shape == () and tag.dtype.kind == "U" else ""
-            if "meta" in data.files:
-                header = json.loads(str(data["meta"]))
-                return str(header.get("format", "")) if isinstance(header, dict) else ""
+        data = read_npz(path, keys=("format", "meta"))  # NotAnArchive is a ValueError
+        if "format" in data:
+            tag = data["format"]
+            return str(tag) if tag.shape == () and tag.dtype.kind == "U" else ""
+        if "meta" in data:
+            header = json.loads(str(data["meta"]))
+            return str(header.get("format", "")) if isinstance(header, dict) else ""
         return ""
     if magic.lstrip()[:1] in (b"{", b""):
         doc = json.loads(path.read_text(encoding="utf-8"))
