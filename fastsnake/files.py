@@ -7,6 +7,16 @@ import contextlib
 import os
 
 
+def file_in_the_way(path) -> str | None:
+    """The regular file that stands where a folder on the way to `path` should be (so nothing
+    can be written there), or None: the nearest existing ancestor of `path`, if it is no folder,
+    spelled as `path` spells it (relative stays relative)."""
+    probe = os.path.dirname(os.path.normpath(os.fspath(path)))
+    while probe and not os.path.lexists(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    return probe if probe and os.path.exists(probe) and not os.path.isdir(probe) else None
+
+
 @contextlib.contextmanager
 def written_atomically(path):
     """Yield a temporary dot-name beside `path` to write to; rename it to `path` when the block

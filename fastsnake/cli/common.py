@@ -22,6 +22,7 @@ import re
 import sys
 
 from fastsnake.errors import InputError
+from fastsnake.files import file_in_the_way
 from fastsnake.sizes import parse_size  # noqa: F401 - verbs use common.parse_size
 
 # Set by `fastsnake.cli.main` for one run: whether errors also go to stdout as JSON, and
@@ -149,11 +150,9 @@ def check_output(flag: str, path, *, folder_target: bool = False) -> None:
     with its parents) when the folder to write into does not exist."""
     text = os.fspath(path)
     parent = os.path.dirname(os.path.normpath(text))
-    probe = parent
-    while probe and not os.path.lexists(probe):
-        probe = os.path.dirname(probe)
-    if probe and os.path.exists(probe) and not os.path.isdir(probe):
-        raise InputError(f"{flag} {text!r}: {probe!r} is a file, not a folder")
+    blocker = file_in_the_way(text)
+    if blocker is not None:
+        raise InputError(f"{flag} {text!r}: {blocker!r} is a file, not a folder")
     if not folder_target and parent and not os.path.isdir(parent):
         raise InputError(f"{flag} {text!r}: folder {os.path.abspath(parent)!r} does not exist")
 

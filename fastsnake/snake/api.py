@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fastsnake.errors import InputError
+from fastsnake.files import file_in_the_way
 from fastsnake.sizes import memory_budget as shared_memory_budget
 from fastsnake.sizes import parse_size
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, BoardError, GameConfig
@@ -188,11 +189,9 @@ def _flat(summary: dict) -> dict:
 def _check_output(path, what="out") -> None:
     folder = os.path.dirname(os.path.abspath(str(path)))
     if not os.path.isdir(folder):
-        probe = folder
-        while not os.path.lexists(probe) and os.path.dirname(probe) != probe:
-            probe = os.path.dirname(probe)
-        if os.path.exists(probe) and not os.path.isdir(probe):
-            raise SweepError(f"{what}={str(path)!r}: {probe!r} is a file, not a folder")
+        blocker = file_in_the_way(path)
+        if blocker is not None:
+            raise SweepError(f"{what}={str(path)!r}: {blocker!r} is a file, not a folder")
         raise SweepError(f"{what}={str(path)!r}: folder {folder!r} does not exist")
 
 

@@ -26,6 +26,7 @@ import numba
 import numpy as np
 
 from fastsnake import __version__
+from fastsnake.files import file_in_the_way
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME
 from fastsnake.snake.stats import SummaryAccumulator
@@ -130,7 +131,7 @@ class SweepDataset:
                     "code": _code_fingerprint(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
             _atomic_write(path / MANIFEST, json.dumps(data, indent=2).encode())
         except OSError as exc:
-            blocker = next((p for p in [path, *path.parents] if p.exists() and not p.is_dir()), None)
+            blocker = file_in_the_way(path / MANIFEST)
             if blocker is not None:
                 raise SweepError(f"cannot create sweep folder {str(path)!r}: {str(blocker)!r} is a file, "
                                  "not a folder") from None
