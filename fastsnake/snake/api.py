@@ -19,8 +19,7 @@ import numpy as np
 
 from fastsnake.errors import InputError
 from fastsnake.files import file_in_the_way
-from fastsnake.sizes import memory_budget as shared_memory_budget
-from fastsnake.sizes import parse_size
+from fastsnake.sizes import memory_budget, parse_size
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, BoardError, GameConfig
 from fastsnake.snake.policies import (
     EnginePolicy,
@@ -202,12 +201,6 @@ def _is_folder_target(out) -> bool:
 # What one game costs in memory when its row is kept: the kernel row (4 x int64) and its Arrow
 # columns (game, seed, moves int64; apples, length int32; outcome index int32).
 BYTES_PER_KEPT_GAME = 32 + 8 * 3 + 4 * 3
-
-
-def memory_budget() -> int:
-    """Bytes the rows of an in-memory sweep may take: FASTSNAKE_MEMORY_BUDGET (bytes, or e.g.
-    512M / 4G) or 2 GiB; the one budget every problem uses (`fastsnake.sizes.memory_budget`)."""
-    return shared_memory_budget()
 
 
 def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
