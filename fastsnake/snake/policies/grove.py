@@ -32,6 +32,7 @@ import dataclasses
 import numpy as np
 from numba import njit
 
+from fastsnake.search.heap import heap_pop, heap_push
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, TAIL_FOLLOW, BoardError
 from fastsnake.snake.engine import G_BODY, play_recorded, sweep_chunk
 from fastsnake.snake.policies import EnginePolicy, PolicyError
@@ -52,8 +53,15 @@ from fastsnake.snake.policies.cell import (
     M_OPEN_V,
     M_PARAMS,
     M_POS,
+    M_ROWS,
     M_RESEARCH,
     M_TAIL,
+    L_AGEN,
+    L_HEAP,
+    O_ACLOSED,
+    O_AG,
+    O_AOPEN,
+    O_APARENT,
     O_APATH,
     O_BLK,
     O_DIST,
@@ -77,6 +85,7 @@ from fastsnake.snake.policies.cell import (
     WALK_START,
     _count_option,
     _distance,
+    _distances_to,
     _leg,
     _next_gen,
     _outline_plan,
@@ -102,15 +111,15 @@ from fastsnake.snake.policies.cell import (
 
 # Parameters (int64 array): cell's four (detour rounds, re-search interval, distance table,
 # single-word bit masks), then the outline test on row masks for bigger boards.
-P_ROWS, P_BACKOFF, P_BUDGET, P_TIES = range(P_BITS + 1, P_BITS + 5)
-P_COUNT = P_TIES + 1
+P_ROWS, P_BACKOFF, P_BUDGET, P_TIES, P_SNUG = range(P_BITS + 1, P_BITS + 6)
+P_COUNT = P_SNUG + 1
 # The workspace tuple: cell's I and L, then X and the by-distance order.
 W_X, W_ORDER = W_L + 1, W_L + 2
 # The third workspace array X (int64): header, then per row of blocks the masks of blocks with a
 # right / lower neighbour, their copies with the passed-along edges cleared, and the reached blocks.
 (X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT,
  X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_BUDGET, X_ONPATH, X_DCELL,
- X_DCH, X_TIES, X_END) = range(30)
+ X_DCH, X_TIES, X_SNUG, X_MV, X_END) = range(32)
 # Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
 POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
@@ -128,6 +137,11 @@ ROWS_WALKED, ROWS_SUFFIX = 1, 2
 BUDGET, BUDGET_BIG = 2000, 10_000
 SMALL_BLOCKS = BITS_BLOCKS
 TIES_OFF, TIES_BOTH, TIES_ONLY = range(3)
+# How the snuggest shortest path is looked for (P_SNUG): SNUG_ENUMERATE, the branch and bound; SNUG_ASTAR,
+# one A* on the cost 5 - sides per cell (`_snug`).
+SNUG_ENUMERATE, SNUG_ASTAR = range(2)
+SNUG_CELL_BITS = 21
+SNUG_CELL_MASK = (1 << SNUG_CELL_BITS) - 1
 
 
 @njit(cache=True)
@@ -136,18 +150,19 @@ def _alloc(cfg, nbr, params):
     hr, hc = cfg[CFG_ROWS] // 2, cfg[CFG_COLS] // 2
     n = cfg[CFG_ROWS] * cfg[CFG_COLS]
     nb = hr * hc
-    X = np.zeros(_X_HEADER + 7 * hr + 8 * n + 9 * nb + 8, np.int64)
+    X = np.zeros(_X_HEADER + 7 * hr + 9 * n + 9 * nb + 8, np.int64)
     X[X_ROWS] = params[P_ROWS]
     X[X_BACKOFF] = params[P_BACKOFF]
     X[X_BUDGET] = params[P_BUDGET]
     X[X_TIES] = params[P_TIES]
+    X[X_SNUG] = params[P_SNUG]
     X[X_HR] = hr
     X[X_HC] = hc
     at = _X_HEADER
     for k, size in ((X_RIGHT, hr), (X_DOWN, hr), (X_OPENR, hr), (X_OPEND, hr), (X_REACH, hr), (X_PWORD, n),
                     (X_PBIT, n), (X_LASTB, nb), (X_LASTX, 2 * nb), (X_LASTP, 2 * nb), (X_LISTE, 2 * nb),
                     (X_LISTP, 2 * nb), (X_DB, n), (X_DX, n), (X_SUFR, 2 * hr), (X_ONPATH, n), (X_DCELL, n + 2),
-                    (X_DCH, 2 * n + 4)):
+                    (X_DCH, 2 * n + 4), (X_MV, n)):
         X[k] = at
         at += size
     X[X_END] = at
@@ -554,7 +569,10 @@ def _search(I, L, X, order, body, st, bound):
                 steps = found
                 L[M_DETOUR] = 1  # may still be beaten once the tail has moved on
         elif X[X_TIES] != TIES_OFF and L[M_DETOUR] == 0:
-            found = _enumerate(I, L, X, body, st, steps)
+            if X[X_SNUG] == SNUG_ASTAR:
+                found = _snug(I, L, X, body, st, steps)
+            else:
+                found = _enumerate(I, L, X, body, st, steps)
             if found > 0:
                 steps = found
     return steps
@@ -631,6 +649,91 @@ def _enumerate(I, L, X, body, st, limit):
     for j in range(d + 1):
         onpath[dcell[j]] = 0
     return best
+
+
+@njit(cache=True)
+def _snug(I, L, X, body, st, limit):
+    """The snuggest right-hand path head -> apple of at most `limit` moves (`limit`: the shortest path's
+    length), legal against the moving tail (`_passable`, as the A* legs), whose body at the apple passes
+    the outline test. A* on the cost 5 - sides per cell entered (sides against the border or the body
+    still there when the apple is eaten, as `_hug` counts them without the route itself), over moves
+    that can still reach the apple within the limit. Moves into segment O_TRY; returns the length (0:
+    none, or it fails the outline test; O_TRY untouched)."""
+    n = body.shape[0]
+    cols = L[M_COLS]
+    rows = n // cols
+    nb = n // 4
+    nbr2, stamp = _seg(I, O_NBR2, 4 * n), _seg(I, O_STAMP, 5 * nb)
+    blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
+    win, trial, vpath, path = _seg(I, O_WIN, 2 * n + 2), _seg(I, O_TRY, 2 * n + 2), _seg(I, O_VPATH, 2 * n + 2), \
+        _seg(I, O_APATH, n)
+    cost, parent, opened, closed = _seg(I, O_AG, n), _seg(I, O_APARENT, n), _seg(I, O_AOPEN, n), _seg(I, O_ACLOSED, n)
+    moves = X[X[X_MV]:X[X_MV] + n]
+    heap = L[L_HEAP:L_HEAP + 4 * n + 4]
+    slack = 1 if L[M_TAIL] == TAIL_FOLLOW else 2
+    L[M_BASE] = st.moves - st.length + 1 - slack
+    L[M_AVOID] = -1
+    until = L[M_BASE] + limit
+    oent = L[M_OENT]
+    head, apple = st.head, st.apple
+    dist = _distances_to(I, n, cols, apple)
+    L[L_AGEN] += 1
+    if L[L_AGEN] >= 2**31 - 1:
+        opened[:] = 0
+        closed[:] = 0
+        L[L_AGEN] = 1
+    gen = np.int32(L[L_AGEN])
+    cost[head] = 0
+    moves[head] = 0
+    opened[head] = gen
+    parent[head] = -1
+    size = heap_push(heap, 0, (np.int64(dist[head]) << SNUG_CELL_BITS) | head)
+    steps = 0
+    while size > 0:
+        key, size = heap_pop(heap, size)
+        u = np.int32(key & SNUG_CELL_MASK)
+        if closed[u] == gen:
+            continue
+        closed[u] = gen
+        if u == apple:
+            steps = moves[u]
+            break
+        t = moves[u] + 1
+        for k in range(4):
+            v = nbr2[u * 4 + k]
+            if v < 0 or closed[v] == gen or t + dist[v] > limit:
+                continue
+            r, q = v // cols, v - (v // cols) * cols
+            sides = 0
+            for dr, dq in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+                rr, qq = r + dr, q + dq
+                if rr < 0 or rr >= rows or qq < 0 or qq >= cols or L[oent + rr * cols + qq] > until:
+                    sides += 1
+            c = cost[u] + 5 - sides
+            if opened[v] == gen and cost[v] <= c:
+                continue
+            if not _passable(L, u, v, t):
+                continue
+            opened[v] = gen
+            cost[v] = c
+            moves[v] = t
+            parent[v] = u
+            size = heap_push(heap, size, (np.int64(c + dist[v]) << SNUG_CELL_BITS) | v)
+    if steps == 0:
+        return 0
+    v = apple
+    for k in range(steps - 1, -1, -1):
+        path[k] = v
+        v = parent[v]
+    if X[X_ROWS] == ROWS_SUFFIX:
+        gen2 = _next_gen(L, stamp)
+        ok = _suffix_test(X, blk, side, stamp, gen2, nb, body, st, vpath, 0, path, steps)
+    else:
+        ok, _reached, _gen = _walk_test(I, L, X, body, st, vpath, 0, path, steps, win)
+    if not ok:
+        return 0
+    _to_moves(nbr2, head, path, steps, trial, 0)
+    return steps
 
 
 @njit(cache=True, inline="always")
@@ -768,6 +871,8 @@ def grove_params(config, options) -> np.ndarray:
     params[P_BUDGET] = (BUDGET if blocks <= SMALL_BLOCKS else BUDGET_BIG) if budget < 0 else budget
     ties = _grove_option(options, "ties", -1, -1, TIES_ONLY)
     params[P_TIES] = (TIES_BOTH if blocks <= SMALL_BLOCKS else TIES_ONLY) if ties < 0 else ties
+    snug = _grove_option(options, "snug", -1, -1, SNUG_ASTAR)
+    params[P_SNUG] = (SNUG_ENUMERATE if blocks <= SMALL_BLOCKS else SNUG_ASTAR) if snug < 0 else snug
     return params
 
 
@@ -779,7 +884,7 @@ POLICY = EnginePolicy(
     make_params=grove_params,
     guaranteed=True,
     options={"detours": (DETOUR_ROUNDS, None), "research_every": (RESEARCH_EVERY, None), "backoff": (1, None),
-             "budget": (-1, None), "ties": (-1, None)},
+             "budget": (-1, None), "ties": (-1, None), "snug": (-1, None)},
 )
 
 # The strongest guaranteed agent we have: `cell`'s games (the lowest mean moves of our agents), faster.
