@@ -111,15 +111,15 @@ from fastsnake.snake.policies.cell import (
 
 # Parameters (int64 array): cell's four (detour rounds, re-search interval, distance table,
 # single-word bit masks), then the outline test on row masks for bigger boards.
-P_ROWS, P_BACKOFF, P_BUDGET, P_TIES, P_SNUG = range(P_BITS + 1, P_BITS + 6)
-P_COUNT = P_SNUG + 1
+P_ROWS, P_BACKOFF, P_BUDGET, P_TIES, P_SNUG, P_CHAIN, P_FUTILE = range(P_BITS + 1, P_BITS + 8)
+P_COUNT = P_FUTILE + 1
 # The workspace tuple: cell's I and L, then X and the by-distance order.
 W_X, W_ORDER = W_L + 1, W_L + 2
 # The third workspace array X (int64): header, then per row of blocks the masks of blocks with a
 # right / lower neighbour, their copies with the passed-along edges cleared, and the reached blocks.
 (X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT,
  X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_BUDGET, X_ONPATH, X_DCELL,
- X_DCH, X_TIES, X_SNUG, X_MV, X_END) = range(32)
+ X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_END) = range(34)
 # Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
 POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
@@ -140,6 +140,8 @@ TIES_OFF, TIES_BOTH, TIES_ONLY = range(3)
 # How the snuggest shortest path is looked for (P_SNUG): SNUG_ENUMERATE, the branch and bound; SNUG_ASTAR,
 # one A* on the cost 5 - sides per cell (`_snug`).
 SNUG_ENUMERATE, SNUG_ASTAR = range(2)
+# M_RESEARCH of an outline walk (a detour chain's plan has 1, a shortest path 0).
+RESEARCH_WALK = 2
 SNUG_CELL_BITS = 21
 SNUG_CELL_MASK = (1 << SNUG_CELL_BITS) - 1
 
@@ -156,6 +158,8 @@ def _alloc(cfg, nbr, params):
     X[X_BUDGET] = params[P_BUDGET]
     X[X_TIES] = params[P_TIES]
     X[X_SNUG] = params[P_SNUG]
+    X[X_CHAIN] = params[P_CHAIN]
+    X[X_FUTILE] = params[P_FUTILE]
     X[X_HR] = hr
     X[X_HC] = hc
     at = _X_HEADER
@@ -521,6 +525,10 @@ def _chain(I, L, X, order, body, st, bound):
         steps = _leg(I, L, head, st.apple, bound - total)
         if r == 0:
             L[M_DIRECT] = steps
+            if steps == 0 and X[X_FUTILE] != 0:
+                # No path shorter than the plan: none will appear further along it (the tail's
+                # times are the same), so re-searching it is futile.
+                L[M_DIRECT] = bound + 1
         if steps == 0:
             return 0
         _to_moves(nbr2, head, path, steps, trial, total)
@@ -774,6 +782,12 @@ def _children(I, nbr2, n, cols, u, apple, dch, d):
     dch[2 * d + 1] = b
 
 
+@njit(cache=True, inline="always")
+def _every(L, X):
+    """Moves between re-searches of the committed plan: an outline walk's, or a detour chain's."""
+    return L[M_PARAMS + P_EVERY] if L[M_RESEARCH] == RESEARCH_WALK else X[X_CHAIN]
+
+
 @njit(cache=True)
 def _replan(I, L, X, order, body, st):
     """cell's `_replan` over this module's search."""
@@ -784,7 +798,7 @@ def _replan(I, L, X, order, body, st):
         L[M_POS] = 0
     left = L[M_LEN] - L[M_POS]
     steps = 0
-    every = L[M_PARAMS + P_EVERY]
+    every = _every(L, X)
     due = L[M_POS] % every == 0 if X[X_BACKOFF] <= 1 else L[M_POS] >= X[X_NEXT]
     searched = left == 0 or (due and L[M_DIRECT] < left)
     if searched:
@@ -803,7 +817,7 @@ def _replan(I, L, X, order, body, st):
     elif left == 0:
         L[M_LEN] = _outline_plan(I, L, body, st)
         L[M_POS] = 0
-        L[M_RESEARCH] = 1
+        L[M_RESEARCH] = RESEARCH_WALK
         if L[M_DIRECT] == 0:
             L[M_DIRECT] = -1
     if L[M_DIRECT] > 0:
@@ -826,7 +840,7 @@ def _decide(ws, g, st):
             L[M_MOVES] = st.moves + 1
             return I[I[O_PLAN] + pos]
         # A plan that may be re-searched, between re-searches: what `_replan` does then, without the call.
-        every = L[M_PARAMS + P_EVERY]
+        every = _every(L, X)
         due = pos % every == 0 if X[X_BACKOFF] <= 1 else pos >= X[X_NEXT]
         if not (due and L[M_DIRECT] < L[M_LEN] - pos):
             if L[M_DIRECT] > 0:
@@ -867,6 +881,8 @@ def grove_params(config, options) -> np.ndarray:
     params[P_BITS] = blocks <= BITS_BLOCKS
     params[P_ROWS] = ROWS_SUFFIX if not params[P_BITS] and config.cols // 2 <= ROW_BLOCKS else 0
     params[P_BACKOFF] = _grove_option(options, "backoff", 1, 1, 1 << 20)
+    params[P_CHAIN] = _grove_option(options, "research_detours", params[P_EVERY], 1, 1 << 30)
+    params[P_FUTILE] = _grove_option(options, "futile", 0, 0, 1)
     budget = _grove_option(options, "budget", -1, -1, 1 << 30)
     params[P_BUDGET] = (BUDGET if blocks <= SMALL_BLOCKS else BUDGET_BIG) if budget < 0 else budget
     ties = _grove_option(options, "ties", -1, -1, TIES_ONLY)
@@ -884,7 +900,8 @@ POLICY = EnginePolicy(
     make_params=grove_params,
     guaranteed=True,
     options={"detours": (DETOUR_ROUNDS, None), "research_every": (RESEARCH_EVERY, None), "backoff": (1, None),
-             "budget": (-1, None), "ties": (-1, None), "snug": (-1, None)},
+             "budget": (-1, None), "ties": (-1, None), "snug": (-1, None),
+             "research_detours": (RESEARCH_EVERY, None), "futile": (0, None)},
 )
 
 # The strongest guaranteed agent we have: `cell`'s games (the lowest mean moves of our agents), faster.
