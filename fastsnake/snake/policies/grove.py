@@ -24,7 +24,10 @@ Options: ``detours``, ``research_every`` as for `cell`; ``budget`` (nodes per se
 2,000 on boards of at most 63 blocks, else 10,000; 0: off), ``ties`` (0: only shorter than the
 detour chain, 1: that and the snuggest shortest path, 2: only the latter; default 1 on boards
 of at most 63 blocks, else 2); ``backoff`` (default 1: off): after a re-search that finds
-nothing shorter, wait twice as long, up to ``research_every × backoff`` moves.
+nothing shorter, wait twice as long, up to ``research_every × backoff`` moves; ``outline`` (the
+fallback walk's tree, see OUTLINE_BIG; default 2 on boards of more than 63 blocks, else cell's tree);
+``detours`` defaults to 32 on boards of more than 63 blocks; ``targets`` (bit mask of detour-target
+rules tried, keeping the shortest plan; default 1: the nearest cut-off cell only).
 """
 
 import dataclasses
