@@ -161,13 +161,15 @@ def test_every_apple_leaves_the_body_on_a_hamiltonian_outline(shape, start_lengt
 @settings(max_examples=40, deadline=None)
 @given(even_up_to_ten, even_up_to_ten, st.sampled_from([1, 3]), tails, st.integers(0, 2**40),
        st.sampled_from([None, 1, 2, 8]), st.sampled_from([None, 0, 3]), st.sampled_from([None, 0, 50]),
-       st.sampled_from([None, _suffix_kernels, _no_table]))
+       st.sampled_from([None, _suffix_kernels, _no_table]), st.sampled_from([None, 0, 2, 1000, 1001]),
+       st.sampled_from([None, 3, 15]))
 def test_games_with_options_are_legal_and_won(rows, cols, start_length, tail, seed, backoff, detours, budget,
-                                              kernels):
+                                              kernels, outline, targets):
     n = rows * cols
     start_length = min(start_length, n - 1)
     outcome, body0, moves, apples, _ = play("grove", rows, cols, start_length, tail, seed,
-                                            {"backoff": backoff, "detours": detours, "budget": budget}, kernels)
+                                            {"backoff": backoff, "detours": detours, "budget": budget,
+                                             "outline": outline, "targets": targets}, kernels)
     checked = naive.check_replay(rows, cols, body0.tolist(), moves.tolist(), apples.tolist(),
                                  OUTCOME_NAMES[int(outcome)], tail)
     assert int(outcome) == WON

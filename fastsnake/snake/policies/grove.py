@@ -24,7 +24,10 @@ Options: ``detours``, ``research_every`` as for `cell`; ``budget`` (nodes per se
 2,000 on boards of at most 63 blocks, else 10,000; 0: off), ``ties`` (0: only shorter than the
 detour chain, 1: that and the snuggest shortest path, 2: only the latter; default 1 on boards
 of at most 63 blocks, else 2); ``backoff`` (default 1: off): after a re-search that finds
-nothing shorter, wait twice as long, up to ``research_every × backoff`` moves.
+nothing shorter, wait twice as long, up to ``research_every × backoff`` moves; ``outline`` (the
+fallback walk's tree, see OUTLINE_BIG; default 2 on boards of more than 63 blocks, else cell's tree);
+``detours`` defaults to 32 on boards of more than 63 blocks; ``targets`` (bit mask of detour-target
+rules tried, keeping the shortest plan; default 1: the nearest cut-off cell only).
 """
 
 import dataclasses
@@ -63,6 +66,7 @@ from fastsnake.snake.policies.cell import (
     O_AOPEN,
     O_APARENT,
     O_APATH,
+    O_BITS,
     O_BLK,
     O_DIST,
     O_END,
@@ -91,6 +95,7 @@ from fastsnake.snake.policies.cell import (
     _outline_plan,
     _passable,
     _seg,
+    _set_edge,
     _stamp_head,
     _stamp_virtual,
     _to_moves,
@@ -111,15 +116,15 @@ from fastsnake.snake.policies.cell import (
 
 # Parameters (int64 array): cell's four (detour rounds, re-search interval, distance table,
 # single-word bit masks), then the outline test on row masks for bigger boards.
-P_ROWS, P_BACKOFF, P_BUDGET, P_TIES, P_SNUG, P_CHAIN, P_FUTILE = range(P_BITS + 1, P_BITS + 8)
-P_COUNT = P_FUTILE + 1
+P_ROWS, P_BACKOFF, P_BUDGET, P_TIES, P_SNUG, P_CHAIN, P_FUTILE, P_OUTLINE, P_TARGETS = range(P_BITS + 1, P_BITS + 10)
+P_COUNT = P_TARGETS + 1
 # The workspace tuple: cell's I and L, then X and the by-distance order.
 W_X, W_ORDER = W_L + 1, W_L + 2
 # The third workspace array X (int64): header, then per row of blocks the masks of blocks with a
 # right / lower neighbour, their copies with the passed-along edges cleared, and the reached blocks.
 (X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT,
  X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_BUDGET, X_ONPATH, X_DCELL,
- X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_END) = range(34)
+ X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_OUTLINE, X_PAR, X_Q2, X_TARGETS, X_RULE, X_SAVE, X_END) = range(40)
 # Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
 POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
@@ -144,6 +149,17 @@ SNUG_ENUMERATE, SNUG_ASTAR = range(2)
 RESEARCH_WALK = 2
 SNUG_CELL_BITS = 21
 SNUG_CELL_MASK = (1 << SNUG_CELL_BITS) - 1
+# Detour rounds per search on boards of more than SMALL_BLOCKS blocks (smaller: cell's DETOUR_ROUNDS).
+# 30x30, budget 10,000, seeds 0 / 1 (100 games): 8 rounds 45,769 / 46,162, 32 rounds 45,308 / 45,726
+# (games per CPU-s 5.3 -> 4.0); 16: 45,564 (seed 0); 64: 45,652 (seed 0).
+DETOUR_ROUNDS_BIG = 32
+# The outline-walk fallback (P_OUTLINE, option ``outline``): OUTLINE_CELL cell's tree (`_outline_plan`);
+# k >= 1: the shortest walk to the apple over 4(k+1) breadth-first trees (`_tree`: 4 direction orders, each
+# also with a shortest path of free blocks to the apple's block from the 1st..k-th body block) and the
+# tree grown while walking (`_tree_greedy`); 1000 + k: the first k of those and the greedy one.
+# 30x30 (budget 10,000, 32 detour rounds): seeds 0 / 1 (100 games) / 2 (200 games): cell's tree
+# 45,308 / 45,726 / -; 2: 45,303 / 45,309 / 45,165 (base, 8 rounds and cell's tree: 45,769 / 46,162 / 45,966).
+OUTLINE_CELL, OUTLINE_BIG = 0, 2
 
 
 @njit(cache=True)
@@ -152,7 +168,9 @@ def _alloc(cfg, nbr, params):
     hr, hc = cfg[CFG_ROWS] // 2, cfg[CFG_COLS] // 2
     n = cfg[CFG_ROWS] * cfg[CFG_COLS]
     nb = hr * hc
-    X = np.zeros(_X_HEADER + 7 * hr + 9 * n + 9 * nb + 8, np.int64)
+    X = np.zeros(_X_HEADER + 7 * hr + 11 * n + 11 * nb + 10, np.int64)
+    X[X_TARGETS] = params[P_TARGETS]
+    X[X_OUTLINE] = params[P_OUTLINE]
     X[X_ROWS] = params[P_ROWS]
     X[X_BACKOFF] = params[P_BACKOFF]
     X[X_BUDGET] = params[P_BUDGET]
@@ -166,7 +184,7 @@ def _alloc(cfg, nbr, params):
     for k, size in ((X_RIGHT, hr), (X_DOWN, hr), (X_OPENR, hr), (X_OPEND, hr), (X_REACH, hr), (X_PWORD, n),
                     (X_PBIT, n), (X_LASTB, nb), (X_LASTX, 2 * nb), (X_LASTP, 2 * nb), (X_LISTE, 2 * nb),
                     (X_LISTP, 2 * nb), (X_DB, n), (X_DX, n), (X_SUFR, 2 * hr), (X_ONPATH, n), (X_DCELL, n + 2),
-                    (X_DCH, 2 * n + 4), (X_MV, n)):
+                    (X_DCH, 2 * n + 4), (X_MV, n), (X_PAR, nb), (X_Q2, nb), (X_SAVE, 2 * n + 2)):
         X[k] = at
         at += size
     X[X_END] = at
@@ -336,6 +354,33 @@ def _nearest_cut_off(order, L, X, stamp, gen, hc, n, cols, head, apple, reached)
                 d = abs(head // cols - cell // cols) + abs(head % cols - cell % cols)
                 if d > 0 and (d < best_d or (d == best_d and cell < best)):
                     best, best_d = cell, d
+    return best
+
+
+@njit(cache=True)
+def _pick_target(I, L, X, stamp, gen, hc, n, cols, head, apple, reached, rule):
+    """A detour target among the cells (not the apple, not the head) of cut-off blocks: rule 1 the one with
+    the least distance head -> c -> apple, rule 2 the one nearest the apple, rule 3 the farthest from the
+    apple; ties to the one nearer the head, then the smaller cell (-1: none)."""
+    cols2 = 2 * cols
+    best, best_k, best_d = -1, 1 << 40, 1 << 30
+    for b in range(n // 4):
+        if not _cut_off(X, L, stamp, gen, hc, b, reached):
+            continue
+        top = (b // hc) * cols2 + (b % hc) * 2
+        for cell in (top, top + 1, top + cols, top + cols + 1):
+            if cell == apple or cell == head:
+                continue
+            d = _distance(I, n, cols, head, cell)
+            da = _distance(I, n, cols, cell, apple)
+            if rule == 1:
+                k = d + da
+            elif rule == 2:
+                k = da
+            else:
+                k = -da
+            if k < best_k or (k == best_k and (d < best_d or (d == best_d and cell < best))):
+                best, best_k, best_d = cell, k, d
     return best
 
 
@@ -546,7 +591,10 @@ def _chain(I, L, X, order, body, st, bound):
             return 0
         # Detour: the free cell of a cut-off block nearest to the head (right-hand distance; ties to the
         # smaller cell, as a scan over all cells would find).
-        best = _nearest_cut_off(order, L, X, stamp, gen, hc, n, cols, head, st.apple, reached)
+        if X[X_RULE] == 0:
+            best = _nearest_cut_off(order, L, X, stamp, gen, hc, n, cols, head, st.apple, reached)
+        else:
+            best = _pick_target(I, L, X, stamp, gen, hc, n, cols, head, st.apple, reached, X[X_RULE])
         if best < 0:
             return 0
         L[M_AVOID] = st.apple
@@ -567,8 +615,31 @@ def _search(I, L, X, order, body, st, bound):
     the chain detoured, a shorter plan that also ends on an outline (not with TIES_ONLY); when the shortest
     path passed, the snuggest shortest path that passes (TIES_BOTH, TIES_ONLY). A plan replaces the
     chain's only if it passes the same outline test, so the guarantee is cell's."""
-    steps = _chain(I, L, X, order, body, st, bound)
-    _undo_virtual(L)
+    X[X_RULE] = 0
+    steps = 0
+    detour = 0
+    mask = X[X_TARGETS]
+    save = X[X_SAVE]
+    trial = _seg(I, O_TRY, 2 * body.shape[0] + 2)
+    first = True
+    for rule in range(20):
+        if (mask >> rule) & 1 == 0:
+            continue
+        X[X_RULE] = rule
+        got = _chain(I, L, X, order, body, st, bound if steps == 0 else steps - 1)
+        _undo_virtual(L)
+        if first:
+            direct = L[M_DIRECT]
+            first = False
+        if got > 0 and (steps == 0 or got < steps):
+            steps = got
+            detour = L[M_DETOUR]
+            X[save:save + got] = trial[:got]
+        if L[M_DIRECT] == 0 or detour == 0 and steps > 0:
+            break
+    L[M_DIRECT] = direct
+    L[M_DETOUR] = detour
+    trial[:steps] = X[save:save + steps]
     if X[X_BUDGET] > 0 and L[M_DIRECT] > 0 and st.length + 1 < body.shape[0]:
         if (steps == 0 or L[M_DETOUR] > 0) and X[X_TIES] != TIES_ONLY:
             limit = steps - 1 if steps > 0 else bound
@@ -788,6 +859,277 @@ def _every(L, X):
     return L[M_PARAMS + P_EVERY] if L[M_RESEARCH] == RESEARCH_WALK else X[X_CHAIN]
 
 
+@njit(cache=True, inline="always")
+def _nbr_block(b, d, hc, nb):
+    """The block next to b in direction d (0 up, 1 right, 2 down, 3 left) and their edge; (-1, -1): none."""
+    if d == 0:
+        if b < hc:
+            return -1, -1
+        return b - hc, 2 * (b - hc) + 1
+    if d == 1:
+        if (b % hc) + 1 >= hc:
+            return -1, -1
+        return b + 1, 2 * b
+    if d == 2:
+        if b + hc >= nb:
+            return -1, -1
+        return b + hc, 2 * b + 1
+    if b % hc == 0:
+        return -1, -1
+    return b - 1, 2 * (b - 1)
+
+
+@njit(cache=True, inline="always")
+def _outline_step(cols, hc, bits, cell):
+    """The successor of `cell` on the outline of the tree `bits` (as `tree_outline_next`)."""
+    r, c = cell // cols, cell % cols
+    b = bits[(r // 2) * hc + c // 2]
+    pr, pc = r % 2, c % 2
+    if pr == 0 and pc == 0:
+        return cell - 1 if b & 8 else cell + cols
+    if pr == 1 and pc == 0:
+        return cell + cols if b & 4 else cell + 1
+    if pr == 1 and pc == 1:
+        return cell + 1 if b & 2 else cell - cols
+    return cell - cols if b & 1 else cell - 1
+
+
+@njit(cache=True)
+def _tree(I, L, X, body, st, variant):
+    """A spanning tree of blocks through the body's crossings into O_BITS (as cell's `_outline_plan`).
+
+    variant & 3 rotates the order of directions of the breadth-first growth; variant >> 2 = k > 0
+    first joins the apple's block by a shortest path of blocks without body from the k-th block
+    of the body (head first), if there is one.
+    """
+    cols = L[M_COLS]
+    hc = cols // 2
+    n = body.shape[0]
+    nb = n // 4
+    blk, side, stamp, queue = _seg(I, O_BLK, n), _seg(I, O_SIDE, n), _seg(I, O_STAMP, 5 * nb), _seg(I, O_QUEUE, nb)
+    bits = _seg(I, O_BITS, nb)
+    par = X[X[X_PAR]:X[X_PAR] + nb]
+    gen = _next_gen(L, stamp)
+    bits[:] = 0
+    forb = 3 * nb
+    tail = 0
+    rot = variant & 3
+    which = variant >> 2
+    src = -1
+    i = st.head_i
+    prev = -1
+    for _ in range(st.length):
+        cell = body[i]
+        i -= 1
+        if i < 0:
+            i = n - 1
+        b = blk[cell]
+        if stamp[b] != gen:
+            stamp[b] = gen
+            queue[tail] = b
+            tail += 1
+            if tail == which:
+                src = b
+        if prev >= 0:
+            e = side[cell]
+            if e >= 0:
+                if blk[prev] == b:
+                    stamp[forb + e] = gen
+                else:
+                    _set_edge(bits, e, hc)
+        prev = cell
+    ab = blk[st.apple]
+    if src >= 0 and stamp[ab] != gen:
+        # Breadth first from src over blocks without body (stamp gen + 1 marks them seen).
+        mark = gen + 1
+        par[ab] = -1
+        q0 = tail
+        qt = tail
+        queue[qt] = src
+        qt += 1
+        found = False
+        while q0 < qt and not found:
+            b = queue[q0]
+            q0 += 1
+            for dd in range(4):
+                o, e = _nbr_block(b, (dd + rot) & 3, hc, nb)
+                if o < 0 or stamp[o] == gen or stamp[o] == mark or stamp[forb + e] == gen:
+                    continue
+                stamp[o] = mark
+                par[o] = e
+                queue[qt] = o
+                qt += 1
+                if o == ab:
+                    found = True
+                    break
+        # Undo the marks, then join the path.
+        for k in range(tail, qt):
+            if stamp[queue[k]] == mark:
+                stamp[queue[k]] = 0
+        if found:
+            b = ab
+            while b != src:
+                e = par[b]
+                _set_edge(bits, e, hc)
+                stamp[b] = gen
+                queue[tail] = b
+                tail += 1
+                o1 = e >> 1
+                o2 = o1 + (hc if e & 1 else 1)
+                b = o1 if b == o2 else o2
+    head = 0
+    while head < tail:
+        b = queue[head]
+        head += 1
+        for dd in range(4):
+            o, e = _nbr_block(b, (dd + rot) & 3, hc, nb)
+            if o < 0 or stamp[o] == gen or stamp[forb + e] == gen:
+                continue
+            stamp[o] = gen
+            queue[tail] = o
+            tail += 1
+            _set_edge(bits, e, hc)
+
+
+@njit(cache=True)
+def _tree_greedy(I, L, X, body, st):
+    """A spanning tree through the body's crossings built while walking its outline from the head: a free
+    block is joined across the side the walk passes when it is nearer the apple's block (block distance over
+    edges the body does not pass along), else that side stays closed; once at the apple the tree is
+    completed breadth first (the closed sides last). Into O_BITS."""
+    cols = L[M_COLS]
+    hc = cols // 2
+    n = body.shape[0]
+    nb = n // 4
+    blk, side, stamp, queue = _seg(I, O_BLK, n), _seg(I, O_SIDE, n), _seg(I, O_STAMP, 5 * nb), _seg(I, O_QUEUE, nb)
+    bits = _seg(I, O_BITS, nb)
+    dist = X[X[X_PAR]:X[X_PAR] + nb]
+    gen = _next_gen(L, stamp)
+    bits[:] = 0
+    forb = 3 * nb
+    decl = nb
+    tail = 0
+    i = st.head_i
+    prev = -1
+    for _ in range(st.length):
+        cell = body[i]
+        i -= 1
+        if i < 0:
+            i = n - 1
+        b = blk[cell]
+        if stamp[b] != gen:
+            stamp[b] = gen
+            queue[tail] = b
+            tail += 1
+        if prev >= 0:
+            e = side[cell]
+            if e >= 0:
+                if blk[prev] == b:
+                    stamp[forb + e] = gen
+                else:
+                    _set_edge(bits, e, hc)
+        prev = cell
+    # Block distances to the apple's block over edges not passed along (queue after the body's blocks).
+    q2 = X[X[X_Q2]:X[X_Q2] + nb]
+    dist[:] = nb + 1
+    ab = blk[st.apple]
+    dist[ab] = 0
+    q0 = 0
+    qt = 0
+    q2[qt] = ab
+    qt += 1
+    while q0 < qt:
+        b = q2[q0]
+        q0 += 1
+        for dd in range(4):
+            o, e = _nbr_block(b, dd, hc, nb)
+            if o < 0 or dist[o] <= nb or stamp[forb + e] == gen:
+                continue
+            dist[o] = dist[b] + 1
+            q2[qt] = o
+            qt += 1
+    # Walk from the head, joining blocks nearer the apple.
+    cell = st.head
+    steps = 0
+    while cell != st.apple and steps < n:
+        e = side[cell]
+        if e >= 0 and stamp[forb + e] != gen and stamp[decl + e] != gen:
+            b = blk[cell]
+            o1 = e >> 1
+            o = o1 + (hc if e & 1 else 1)
+            if o == b:
+                o = o1
+            if stamp[o] != gen:
+                if dist[o] < dist[b]:
+                    stamp[o] = gen
+                    queue[tail] = o
+                    tail += 1
+                    _set_edge(bits, e, hc)
+                else:
+                    stamp[decl + e] = gen
+        cell = _outline_step(cols, hc, bits, cell)
+        steps += 1
+    # Complete: breadth first without the closed sides, then with them.
+    for rnd in range(2):
+        head = 0
+        while head < tail:
+            b = queue[head]
+            head += 1
+            for dd in range(4):
+                o, e = _nbr_block(b, dd, hc, nb)
+                if o < 0 or stamp[o] == gen or stamp[forb + e] == gen or (rnd == 0 and stamp[decl + e] == gen):
+                    continue
+                stamp[o] = gen
+                queue[tail] = o
+                tail += 1
+                _set_edge(bits, e, hc)
+        if tail == nb:
+            break
+
+
+@njit(cache=True)
+def _outline_best(I, L, X, body, st):
+    """cell's outline walk over the best of a few spanning trees (`_tree` variants): the shortest walk to the apple."""
+    cols = L[M_COLS]
+    hc = cols // 2
+    n = body.shape[0]
+    nb = n // 4
+    bits = _seg(I, O_BITS, nb)
+    mode = X[X_OUTLINE]
+    nvar = 4 * (mode + 1) if mode < 100 else mode - 100
+    if mode >= 1000:
+        nvar = mode - 1000
+    best, best_len = 0, n + 1
+    for v in range(nvar + 1):
+        if v == nvar:
+            _tree_greedy(I, L, X, body, st)
+        else:
+            _tree(I, L, X, body, st, v)
+        cell = st.head
+        steps = 0
+        while cell != st.apple and steps < best_len:
+            cell = _outline_step(cols, hc, bits, cell)
+            steps += 1
+        if steps < best_len:
+            best, best_len = v, steps
+    if best == nvar:
+        _tree_greedy(I, L, X, body, st)
+    else:
+        _tree(I, L, X, body, st, best)
+    plan = _seg(I, O_PLAN, 2 * n + 2)
+    nbr2 = _seg(I, O_NBR2, 4 * n)
+    cell = st.head
+    steps = 0
+    while cell != st.apple and steps < n:
+        to = _outline_step(cols, hc, bits, cell)
+        for move in range(4):
+            if nbr2[cell * 4 + move] == to:
+                plan[steps] = move
+        steps += 1
+        cell = to
+    return steps
+
+
 @njit(cache=True)
 def _replan(I, L, X, order, body, st):
     """cell's `_replan` over this module's search."""
@@ -815,7 +1157,7 @@ def _replan(I, L, X, order, body, st):
         L[M_POS] = 0
         L[M_RESEARCH] = 0 if L[M_DETOUR] == 0 else 1
     elif left == 0:
-        L[M_LEN] = _outline_plan(I, L, body, st)
+        L[M_LEN] = _outline_plan(I, L, body, st) if X[X_OUTLINE] == 0 else _outline_best(I, L, X, body, st)
         L[M_POS] = 0
         L[M_RESEARCH] = RESEARCH_WALK
         if L[M_DIRECT] == 0:
@@ -874,10 +1216,12 @@ def grove_params(config, options) -> np.ndarray:
             f"policy 'grove' needs even rows and cols (2x2 blocks); board {config.rows}x{config.cols} has an odd side"
         )
     params = np.zeros(P_COUNT, np.int64)
-    params[P_ROUNDS] = _grove_option(options, "detours", DETOUR_ROUNDS, 0, 64)
+    blocks = (config.rows // 2) * (config.cols // 2)
+    big = blocks > SMALL_BLOCKS
+    rounds = _grove_option(options, "detours", -1, -1, 64)
+    params[P_ROUNDS] = (DETOUR_ROUNDS_BIG if big else DETOUR_ROUNDS) if rounds < 0 else rounds
     params[P_EVERY] = _grove_option(options, "research_every", RESEARCH_EVERY, 1, 1 << 30)
     params[P_TABLE] = config.cells <= DIST_TABLE_CELLS
-    blocks = (config.rows // 2) * (config.cols // 2)
     params[P_BITS] = blocks <= BITS_BLOCKS
     params[P_ROWS] = ROWS_SUFFIX if not params[P_BITS] and config.cols // 2 <= ROW_BLOCKS else 0
     params[P_BACKOFF] = _grove_option(options, "backoff", 1, 1, 1 << 20)
@@ -889,6 +1233,9 @@ def grove_params(config, options) -> np.ndarray:
     params[P_TIES] = (TIES_BOTH if blocks <= SMALL_BLOCKS else TIES_ONLY) if ties < 0 else ties
     snug = _grove_option(options, "snug", -1, -1, SNUG_ASTAR)
     params[P_SNUG] = (SNUG_ENUMERATE if blocks <= SMALL_BLOCKS else SNUG_ASTAR) if snug < 0 else snug
+    outline = _grove_option(options, "outline", -1, -1, 1 << 20)
+    params[P_OUTLINE] = (OUTLINE_BIG if big else OUTLINE_CELL) if outline < 0 else outline
+    params[P_TARGETS] = _grove_option(options, "targets", 1, 1, 1 << 20)
     return params
 
 
@@ -899,9 +1246,10 @@ POLICY = EnginePolicy(
     play_kernel=_play,
     make_params=grove_params,
     guaranteed=True,
-    options={"detours": (DETOUR_ROUNDS, None), "research_every": (RESEARCH_EVERY, None), "backoff": (1, None),
+    options={"detours": (-1, None), "research_every": (RESEARCH_EVERY, None), "backoff": (1, None),
              "budget": (-1, None), "ties": (-1, None), "snug": (-1, None),
-             "research_detours": (RESEARCH_EVERY, None), "futile": (0, None)},
+             "research_detours": (RESEARCH_EVERY, None), "futile": (0, None), "outline": (-1, None),
+             "targets": (1, None)},
 )
 
 # The strongest guaranteed agent we have: `cell`'s games (the lowest mean moves of our agents), faster.
