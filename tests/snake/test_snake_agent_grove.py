@@ -8,13 +8,14 @@ reference rules. The new kernels (row-mask outline test, by-distance cell order)
 against naive references.
 """
 
+import functools
 import itertools
 
 import agent_naive
 import numpy as np
 import pytest
 import snake_naive as naive
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from fastsnake.errors import InputError
@@ -139,15 +140,17 @@ def bodies_at_apples(body0, moves, apples, cols):
 @given(st.sampled_from([(2, 2), (2, 4), (4, 2), (2, 6), (4, 4), (2, 8), (4, 6), (6, 4)]), st.sampled_from([1, 3]),
        tails, st.integers(0, 2**40), st.sampled_from([None, 1, 4]),
        st.sampled_from([None, _rows_kernels, _suffix_kernels, _queue_kernels]), st.sampled_from([None, 0, 30, 5000]),
-       st.sampled_from([None, 0, 1, 2]))
+       st.sampled_from([None, 0, 1, 2]), st.sampled_from([None, 1]), st.sampled_from([None, 0, 2, 1001]),
+       st.sampled_from([None, 32]))
 def test_every_apple_leaves_the_body_on_a_hamiltonian_outline(shape, start_length, tail, seed, backoff, kernels,
-                                                              budget, ties):
+                                                              budget, ties, snug, outline, detours):
     # The guarantee, checked by brute force: whenever an apple is eaten (a plan ends), the body is a
     # stretch of the outline of some spanning tree of the blocks (every tree tried) -- a Hamiltonian
     # cycle the snake can follow to the end; and every move is legal (reference rules) and the game won.
     rows, cols = shape
     start_length = min(start_length, rows * cols - 1)
-    options = {"backoff": backoff, "budget": budget, "ties": ties}
+    options = {"backoff": backoff, "budget": budget, "ties": ties, "snug": snug, "outline": outline,
+               "detours": detours}
     outcome, body0, moves, apples, _ = play("grove", rows, cols, start_length, tail, seed, options, kernels)
     assert OUTCOME_NAMES[int(outcome)] == "won"
     assert naive.check_replay(rows, cols, body0.tolist(), moves.tolist(), apples.tolist(), "won", tail) is None
@@ -236,6 +239,57 @@ def test_right_hand_distance_is_mirror_symmetric():
     assert np.array_equal(dist, dist[np.ix_(mirror, mirror)].T)
 
 
+def _border_sides(rows, cols, cell):
+    r, c = divmod(cell, cols)
+    return (r == 0) + (r == rows - 1) + (c == 0) + (c == cols - 1)
+
+
+def _snuggest_shortest(rows, cols, start, goal):
+    """(length, most border sides) over the shortest right-hand paths start -> goal, by plain recursion."""
+    dist = {goal: 0}
+    frontier = [goal]
+    while frontier:  # distances to goal, by BFS over reversed right-hand moves
+        later = []
+        for v in frontier:
+            for u in range(rows * cols):
+                if u not in dist and v in agent_naive.right_hand_moves(rows, cols, u):
+                    dist[u] = dist[v] + 1
+                    later.append(u)
+        frontier = later
+
+    @functools.cache
+    def best(cell):  # most border sides of a shortest path from cell to goal (cells entered)
+        if cell == goal:
+            return 0
+        return max(_border_sides(rows, cols, v) + best(v) for v in agent_naive.right_hand_moves(rows, cols, cell)
+                   if dist.get(v, -1) == dist[cell] - 1)
+
+    return dist[start], best(start)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([(6, 6), (6, 8), (8, 8), (4, 10)]), tails, st.integers(0, 2**40))
+def test_snug_astar_finds_the_snuggest_shortest_path(shape, tail, seed):
+    # Start length 1: the first plan is the direct shortest path, then `_snug` (snug=1) replaces it by the
+    # shortest path with the most sides against the border (no body is left when the apple is eaten).
+    rows, cols = shape
+    outcome, body0, moves, apples, _ = play("grove", rows, cols, 1, tail, seed, {"snug": 1})
+    assert OUTCOME_NAMES[int(outcome)] == "won"
+    drow, dcol = (-1, 0, 1, 0), (0, 1, 0, -1)
+    cell, path = int(body0[0]), []
+    for move in moves.tolist():
+        r, c = divmod(cell, cols)
+        cell = (r + drow[move]) * cols + c + dcol[move]
+        path.append(cell)
+        if cell == apples[0]:
+            break
+    length, most = _snuggest_shortest(rows, cols, int(body0[0]), int(apples[0]))
+    slack = 1 if tail == "follow" else 2
+    assume(length >= slack)  # shorter: the start cell still counts as body at the apple
+    assert len(path) == length
+    assert sum(_border_sides(rows, cols, c) for c in path) == most
+
+
 def test_strongest_is_grove_and_guaranteed():
     strongest, grove = get_policy("strongest"), get_policy("grove")
     assert strongest.guaranteed and grove.guaranteed
@@ -291,7 +345,8 @@ def test_zero_losses_on_random_boards():
 @pytest.mark.parametrize("size,games", [(10, 2000), (30, 40)])
 def test_same_games_as_cell_without_branch_and_bound(size, games):
     config = GameConfig(size, size, 1, "blocked")
-    grove = run_sweep("grove", config, games, seed=0, options={"budget": 0})
+    # cell's search on every board: 8 detour rounds and cell's outline tree (bigger boards default to more)
+    grove = run_sweep("grove", config, games, seed=0, options={"budget": 0, "detours": 8, "outline": 0})
     cell = run_sweep("cell", config, games, seed=0)
     assert np.array_equal(grove.moves, cell.moves)
     assert grove.moves.mean() <= {10: 1046, 30: 49_178}[size]  # the published suite's cell tree
