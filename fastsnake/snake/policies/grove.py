@@ -116,15 +116,16 @@ from fastsnake.snake.policies.cell import (
 
 # Parameters (int64 array): cell's four (detour rounds, re-search interval, distance table,
 # single-word bit masks), then the outline test on row masks for bigger boards.
-P_ROWS, P_BACKOFF, P_BUDGET, P_TIES, P_SNUG, P_CHAIN, P_FUTILE, P_OUTLINE, P_TARGETS = range(P_BITS + 1, P_BITS + 10)
-P_COUNT = P_TARGETS + 1
+P_ROWS, P_BACKOFF, P_BUDGET, P_TIES, P_SNUG, P_CHAIN, P_FUTILE, P_OUTLINE, P_TARGETS, P_SFIRST = range(P_BITS + 1, P_BITS + 11)
+P_COUNT = P_SFIRST + 1
 # The workspace tuple: cell's I and L, then X and the by-distance order.
 W_X, W_ORDER = W_L + 1, W_L + 2
 # The third workspace array X (int64): header, then per row of blocks the masks of blocks with a
 # right / lower neighbour, their copies with the passed-along edges cleared, and the reached blocks.
 (X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT,
  X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_BUDGET, X_ONPATH, X_DCELL,
- X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_OUTLINE, X_PAR, X_Q2, X_TARGETS, X_RULE, X_SAVE, X_END) = range(40)
+ X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_OUTLINE, X_PAR, X_Q2, X_TARGETS, X_RULE, X_SAVE, X_SFIRST,
+ X_END) = range(41)
 # Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
 POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
@@ -178,6 +179,7 @@ def _alloc(cfg, nbr, params):
     X[X_SNUG] = params[P_SNUG]
     X[X_CHAIN] = params[P_CHAIN]
     X[X_FUTILE] = params[P_FUTILE]
+    X[X_SFIRST] = params[P_SFIRST]
     X[X_HR] = hr
     X[X_HC] = hc
     at = _X_HEADER
@@ -640,6 +642,12 @@ def _search(I, L, X, order, body, st, bound):
     L[M_DIRECT] = direct
     L[M_DETOUR] = detour
     trial[:steps] = X[save:save + steps]
+    if X[X_SFIRST] != 0 and (steps == 0 or detour > 0) and 0 < direct <= bound and st.length + 1 < body.shape[0]:
+        # The shortest path cut blocks off; the snuggest one may not.
+        found = _snug(I, L, X, body, st, direct)
+        if found > 0:
+            L[M_DETOUR] = 0
+            return found
     if X[X_BUDGET] > 0 and L[M_DIRECT] > 0 and st.length + 1 < body.shape[0]:
         if (steps == 0 or L[M_DETOUR] > 0) and X[X_TIES] != TIES_ONLY:
             limit = steps - 1 if steps > 0 else bound
@@ -1236,6 +1244,7 @@ def grove_params(config, options) -> np.ndarray:
     outline = _grove_option(options, "outline", -1, -1, 1 << 20)
     params[P_OUTLINE] = (OUTLINE_BIG if big else OUTLINE_CELL) if outline < 0 else outline
     params[P_TARGETS] = _grove_option(options, "targets", 1, 1, 1 << 20)
+    params[P_SFIRST] = _grove_option(options, "snug_first", 0, 0, 1)
     return params
 
 
@@ -1249,7 +1258,7 @@ POLICY = EnginePolicy(
     options={"detours": (-1, None), "research_every": (RESEARCH_EVERY, None), "backoff": (1, None),
              "budget": (-1, None), "ties": (-1, None), "snug": (-1, None),
              "research_detours": (RESEARCH_EVERY, None), "futile": (0, None), "outline": (-1, None),
-             "targets": (1, None)},
+             "targets": (1, None), "snug_first": (0, None)},
 )
 
 # The strongest guaranteed agent we have: `cell`'s games (the lowest mean moves of our agents), faster.
