@@ -15,7 +15,8 @@ tail and checked by the same outline test:
 Kernels: the outline test on boards of more than 63 blocks keeps one 64-bit mask per row of
 blocks and reads the body's part from per-search suffix tables, so a try walks only its
 plan; a detour's target comes from a per-cell list of all cells by right-hand distance
-(through the left-right mirror: distance a -> b equals mirror(b) -> mirror(a)).
+(through the left-right mirror: distance a -> b equals mirror(b) -> mirror(a)). The A* legs of the
+detour chain run a copy of cell's A* specialised to right-hand moves (`_fast_leg`: the same paths).
 
 With ``budget=0`` `grove` plays `cell`'s games move for move (tested). Guarantee (both tail
 rules, any start length): `cell`'s, since every route committed passed the outline test and
@@ -43,6 +44,8 @@ from fastsnake.snake.policies.cell import (
     BITS_BLOCKS,
     DETOUR_ROUNDS,
     DIST_TABLE_CELLS,
+    L_AGEN,
+    L_HEAP,
     M_APPLE,
     M_AVOID,
     M_BASE,
@@ -51,16 +54,16 @@ from fastsnake.snake.policies.cell import (
     M_DIRECT,
     M_LEN,
     M_MOVES,
+    M_OBENT,
+    M_OEDGE,
     M_OENT,
     M_OPEN_H,
     M_OPEN_V,
     M_PARAMS,
     M_POS,
-    M_ROWS,
     M_RESEARCH,
+    M_ROWS,
     M_TAIL,
-    L_AGEN,
-    L_HEAP,
     O_ACLOSED,
     O_AG,
     O_AOPEN,
@@ -90,7 +93,7 @@ from fastsnake.snake.policies.cell import (
     _count_option,
     _distance,
     _distances_to,
-    _leg,
+    _has_table,
     _next_gen,
     _outline_plan,
     _passable,
@@ -125,7 +128,7 @@ W_X, W_ORDER = W_L + 1, W_L + 2
 (X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT,
  X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_BUDGET, X_ONPATH, X_DCELL,
  X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_OUTLINE, X_PAR, X_Q2, X_TARGETS, X_RULE, X_SAVE, X_SFIRST,
- X_END) = range(41)
+ X_LEG, X_LBASE, X_LHEAP, X_END) = range(44)
 # Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
 POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
@@ -146,6 +149,14 @@ TIES_OFF, TIES_BOTH, TIES_ONLY = range(3)
 # How the snuggest shortest path is looked for (P_SNUG): SNUG_ENUMERATE, the branch and bound; SNUG_ASTAR,
 # one A* on the cost 5 - sides per cell (`_snug`).
 SNUG_ENUMERATE, SNUG_ASTAR = range(2)
+# The leg table (`_leg_table`, LEG_SLOTS a cell): the cell's move within its block, its move across its
+# side (-1: the border), the block that move enters and the block edge it crosses.
+LEG_IN, LEG_OUT, LEG_OUTBLK, LEG_EDGE = range(4)
+LEG_SLOTS = LEG_EDGE + 1
+# The legs' heap keys: (f, h, cell) packed as cell's A* packs them.
+KEY_CELL_BITS = 21
+KEY_CELL_MASK = (1 << KEY_CELL_BITS) - 1
+KEY_F_SHIFT = 2 * KEY_CELL_BITS
 # M_RESEARCH of an outline walk (a detour chain's plan has 1, a shortest path 0).
 RESEARCH_WALK = 2
 SNUG_CELL_BITS = 21
@@ -165,11 +176,16 @@ OUTLINE_CELL, OUTLINE_BIG = 0, 2
 
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
-    I, L = _cell_alloc(cfg, nbr, params[:P_ROWS])
+    I0, L = _cell_alloc(cfg, nbr, params[:P_ROWS])
     hr, hc = cfg[CFG_ROWS] // 2, cfg[CFG_COLS] // 2
     n = cfg[CFG_ROWS] * cfg[CFG_COLS]
     nb = hr * hc
-    X = np.zeros(_X_HEADER + 7 * hr + 11 * n + 11 * nb + 10, np.int64)
+    # cell's I, then the legs' part (`_fast_leg`): the leg table, stamps and parents.
+    I = np.zeros(I0.shape[0] + LEG_SLOTS * n + 2 * n, np.int32)
+    I[:I0.shape[0]] = I0
+    X = np.zeros(_X_HEADER + 7 * hr + 15 * n + 11 * nb + 14, np.int64)
+    X[X_LEG] = I0.shape[0]
+    _leg_table(I, n, I[X[X_LEG]:X[X_LEG] + LEG_SLOTS * n])
     X[X_TARGETS] = params[P_TARGETS]
     X[X_OUTLINE] = params[P_OUTLINE]
     X[X_ROWS] = params[P_ROWS]
@@ -186,7 +202,8 @@ def _alloc(cfg, nbr, params):
     for k, size in ((X_RIGHT, hr), (X_DOWN, hr), (X_OPENR, hr), (X_OPEND, hr), (X_REACH, hr), (X_PWORD, n),
                     (X_PBIT, n), (X_LASTB, nb), (X_LASTX, 2 * nb), (X_LASTP, 2 * nb), (X_LISTE, 2 * nb),
                     (X_LISTP, 2 * nb), (X_DB, n), (X_DX, n), (X_SUFR, 2 * hr), (X_ONPATH, n), (X_DCELL, n + 2),
-                    (X_DCH, 2 * n + 4), (X_MV, n), (X_PAR, nb), (X_Q2, nb), (X_SAVE, 2 * n + 2)):
+                    (X_DCH, 2 * n + 4), (X_MV, n), (X_PAR, nb), (X_Q2, nb), (X_SAVE, 2 * n + 2),
+                    (X_LHEAP, 4 * n + 4)):
         X[k] = at
         at += size
     X[X_END] = at
@@ -548,6 +565,122 @@ def _walk_test(I, L, X, body, st, vpath, total, path, steps, win):
 
 
 @njit(cache=True)
+def _leg_table(I, n, out):
+    """The two right-hand moves of every cell, with what `_passable` reads of a move across a side."""
+    nbr2, blk, side = _seg(I, O_NBR2, 4 * n), _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
+    for u in range(n):
+        at = LEG_SLOTS * u
+        out[at + LEG_IN] = -1
+        out[at + LEG_OUT] = -1
+        out[at + LEG_OUTBLK] = -1
+        out[at + LEG_EDGE] = -1
+        for move in range(4):
+            v = nbr2[4 * u + move]
+            if v < 0:
+                continue
+            if blk[v] == blk[u]:
+                out[at + LEG_IN] = v
+            else:
+                out[at + LEG_OUT] = v
+                out[at + LEG_OUTBLK] = blk[v]
+                out[at + LEG_EDGE] = side[u]
+
+
+@njit(cache=True)
+def _fast_leg(I, L, X, start, goal, limit):
+    """cell's `_leg` (the same length, 0: none, and the same path in segment O_APATH), specialised.
+
+    The same A* (keys (f, h, cell), a cell closed when first popped, a queued cell improved only by a
+    smaller g, `_passable` at the move it is entered, nothing queued with f > limit, the heuristic the
+    right-hand distance, Manhattan without the table), so the same cells are expanded in the same order.
+    Faster: the two moves of a cell and what `_passable` reads of them come from the leg table, the L
+    offsets, time base and cell to avoid are read once; one stamp per cell (stamp - base: g of a queued
+    cell, 0 once closed; only the start has g = 0 and it is expanded before anything is queued); the
+    heap in X; and the smallest queued key is held out of the heap (`top`) while it is the smallest, so
+    a search running down one line of ties pushes and pops nothing.
+    """
+    cols = L[M_COLS]
+    n = L[M_ROWS] * cols
+    if start == goal:
+        return 0
+    legs = I[X[X_LEG]:X[X_LEG] + LEG_SLOTS * n + 2 * n]
+    succ = legs[:LEG_SLOTS * n]
+    stamp = legs[LEG_SLOTS * n:LEG_SLOTS * n + n]
+    parent = legs[LEG_SLOTS * n + n:]
+    heap = X[X[X_LHEAP]:X[X_LHEAP] + 4 * n + 4]
+    table = _has_table(I)
+    dist = I[I[O_DIST] + goal * n:I[O_DIST] + (goal + 1) * n] if table else I[0:0]
+    gr, gc = goal // cols, goal % cols
+    # Every g is below n, so the stamps of earlier searches are all below base.
+    base = X[X_LBASE] + n + 1
+    if base >= 2**31 - 2 * n - 2:
+        stamp[:] = 0
+        base = n + 1
+    X[X_LBASE] = base
+    tbase, avoid = L[M_BASE], L[M_AVOID]
+    oent, obent, oedge = L[M_OENT], L[M_OBENT], L[M_OEDGE]
+    h0 = dist[start] if table else abs(start // cols - gr) + abs(start % cols - gc)
+    if h0 > limit:
+        return 0
+    stamp[start] = base
+    parent[start] = -1
+    size = 0
+    top = np.int64(-1)  # the smallest queued key while it is not in the heap (-1: none)
+    u = start
+    gu = 1
+    while True:
+        # Expand u: its moves enter at move gu (`_passable` with times after tbase + gu).
+        t = tbase + gu
+        at = LEG_SLOTS * u
+        for k in range(2):
+            v = succ[at + k]
+            if v < 0:
+                continue
+            x = stamp[v] - base
+            if 0 <= x <= gu:  # closed, or queued with g no greater
+                continue
+            if L[oent + v] > t or v == avoid:
+                continue
+            if k == LEG_OUT and L[obent + succ[at + LEG_OUTBLK]] > t and L[oedge + succ[at + LEG_EDGE]] <= t:
+                continue
+            h = dist[v] if table else abs(v // cols - gr) + abs(v % cols - gc)
+            if gu + h > limit:
+                continue
+            stamp[v] = base + gu
+            parent[v] = u
+            key = (np.int64(gu + h) << KEY_F_SHIFT) | (np.int64(h) << KEY_CELL_BITS) | v
+            if top < 0:
+                top = key
+            elif key < top:
+                size = heap_push(heap, size, top)
+                top = key
+            else:
+                size = heap_push(heap, size, key)
+        # Pop the smallest key whose g is still the cell's (a cell improved or closed since is skipped).
+        while True:
+            if top >= 0 and (size == 0 or top < heap[0]):
+                key = top
+                top = -1
+            elif size > 0:
+                key, size = heap_pop(heap, size)
+            else:
+                return 0
+            u = np.int64(key & KEY_CELL_MASK)
+            g = (key >> KEY_F_SHIFT) - ((key >> KEY_CELL_BITS) & KEY_CELL_MASK)
+            if stamp[u] - base == g:
+                break
+        stamp[u] = base
+        if u == goal:
+            path = _seg(I, O_APATH, n)
+            v = u
+            for j in range(g - 1, -1, -1):
+                path[j] = v
+                v = parent[v]
+            return g
+        gu = g + 1
+
+
+@njit(cache=True)
 def _chain(I, L, X, order, body, st, bound):
     """cell's `_chain`: the same plan, with the row-mask outline test and the detour scan over cut-off blocks."""
     n = body.shape[0]
@@ -569,7 +702,7 @@ def _chain(I, L, X, order, body, st, bound):
         # The tail has moved `total` cells along when this leg starts.
         L[M_BASE] = tail_time + total - slack
         L[M_AVOID] = -1
-        steps = _leg(I, L, head, st.apple, bound - total)
+        steps = _fast_leg(I, L, X, head, st.apple, bound - total)
         if r == 0:
             L[M_DIRECT] = steps
             if steps == 0 and X[X_FUTILE] != 0:
@@ -600,7 +733,7 @@ def _chain(I, L, X, order, body, st, bound):
         if best < 0:
             return 0
         L[M_AVOID] = st.apple
-        steps1 = _leg(I, L, head, best, bound - total - _distance(I, n, cols, best, st.apple))
+        steps1 = _fast_leg(I, L, X, head, best, bound - total - _distance(I, n, cols, best, st.apple))
         if steps1 == 0:
             return 0
         _to_moves(nbr2, head, path, steps1, trial, total)
