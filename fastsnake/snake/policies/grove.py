@@ -165,7 +165,7 @@ OUTLINE_CELL, OUTLINE_BIG = 0, 2
 # still there when the apple is eaten), if it passes the outline test (else the plain leg); SNUG_CHAIN_DETOUR
 # the legs to the detour targets are the snuggest shortest ones (sides against the body still there at the
 # estimated apple time: the leg's end + right-hand distance to the apple).
-# Default on boards of more than 63 blocks: both (smaller boards: off). 30x30 (budget 10,000), 100 games,
+# Default on boards of more than 63 blocks: both (smaller boards, or budget 0: off). 30x30 (budget 10,000), 100 games,
 # seeds 0 / 1 / 2 / 3: off 45,094 / 45,639 / 45,442 / 45,423; 1: 45,020 / 45,423; 2: 45,211 / 45,406;
 # 3: 44,931 / 45,172 / 44,916 / 45,172 (games per CPU-s 5.7 -> 5.4).
 SNUG_CHAIN_APPLE, SNUG_CHAIN_DETOUR = 1, 2
@@ -1295,7 +1295,7 @@ def grove_params(config, options) -> np.ndarray:
     params[P_OUTLINE] = (OUTLINE_BIG if big else OUTLINE_CELL) if outline < 0 else outline
     params[P_TARGETS] = _grove_option(options, "targets", 1, 1, 1 << 20)
     snug_chain = _grove_option(options, "snug_chain", -1, -1, 3)
-    params[P_SNUGCHAIN] = (SNUG_CHAIN_BIG if big else 0) if snug_chain < 0 else snug_chain
+    params[P_SNUGCHAIN] = (SNUG_CHAIN_BIG if big and params[P_BUDGET] > 0 else 0) if snug_chain < 0 else snug_chain
     params[P_SELFK] = _grove_option(options, "snug_self", SNUG_SELF_DEFAULT, 0, 1 << 20)
     return params
 
