@@ -168,7 +168,8 @@ OUTLINE_CELL, OUTLINE_BIG = 0, 2
 # Default on boards of more than 63 blocks: both (smaller boards, or budget 0: off). 30x30 (budget 10,000), 100 games,
 # seeds 0 / 1 / 2 / 3: off 45,094 / 45,639 / 45,442 / 45,423; 1: 45,020 / 45,423; 2: 45,211 / 45,406;
 # 3: 44,931 / 45,172 / 44,916 / 45,172 (games per CPU-s 5.7 -> 5.4).
-SNUG_CHAIN_APPLE, SNUG_CHAIN_DETOUR = 1, 2
+# SNUG_CHAIN_LEG_END (with SNUG_CHAIN_DETOUR): the body still there at the detour leg's end instead.
+SNUG_CHAIN_APPLE, SNUG_CHAIN_DETOUR, SNUG_CHAIN_LEG_END = 1, 2, 4
 SNUG_CHAIN_BIG = 3
 # Self contact in `_snug_astar` (P_SELFK, option ``snug_self``): sides against the route's own cells up to
 # this many parent links back (0: off).
@@ -629,8 +630,8 @@ def _chain(I, L, X, order, body, st, bound):
         if steps1 == 0:
             return 0
         if X[X_SNUGCHAIN] & SNUG_CHAIN_DETOUR:
-            s1 = _snug_astar(I, L, X, head, best, steps1,
-                             L[M_BASE] + steps1 + _distance(I, n, cols, best, st.apple), X[X_SELFK])
+            ahead = 0 if X[X_SNUGCHAIN] & SNUG_CHAIN_LEG_END else _distance(I, n, cols, best, st.apple)
+            s1 = _snug_astar(I, L, X, head, best, steps1, L[M_BASE] + steps1 + ahead, X[X_SELFK])
             if s1 > 0:
                 steps1 = s1
             else:
@@ -1294,7 +1295,7 @@ def grove_params(config, options) -> np.ndarray:
     outline = _grove_option(options, "outline", -1, -1, 1 << 20)
     params[P_OUTLINE] = (OUTLINE_BIG if big else OUTLINE_CELL) if outline < 0 else outline
     params[P_TARGETS] = _grove_option(options, "targets", 1, 1, 1 << 20)
-    snug_chain = _grove_option(options, "snug_chain", -1, -1, 3)
+    snug_chain = _grove_option(options, "snug_chain", -1, -1, 7)
     params[P_SNUGCHAIN] = (SNUG_CHAIN_BIG if big and params[P_BUDGET] > 0 else 0) if snug_chain < 0 else snug_chain
     params[P_SELFK] = _grove_option(options, "snug_self", SNUG_SELF_DEFAULT, 0, 1 << 20)
     return params
