@@ -27,7 +27,9 @@ of at most 63 blocks, else 2); ``backoff`` (default 1: off): after a re-search t
 nothing shorter, wait twice as long, up to ``research_every × backoff`` moves; ``outline`` (the
 fallback walk's tree, see OUTLINE_BIG; default 2 on boards of more than 63 blocks, else cell's tree);
 ``detours`` defaults to 32 on boards of more than 63 blocks; ``targets`` (bit mask of detour-target
-rules tried, keeping the shortest plan; default 1: the nearest cut-off cell only).
+rules tried, keeping the shortest plan; default 1: the nearest cut-off cell only); ``snug_chain`` (bits, see
+SNUG_CHAIN_APPLE: snug legs in detour chains; default 3 on boards of more than 63 blocks with budget > 0, else 0);
+``snug_self`` (self-contact term of the snug A*; default 0).
 """
 
 import dataclasses
@@ -166,13 +168,16 @@ OUTLINE_CELL, OUTLINE_BIG = 0, 2
 # the legs to the detour targets are the snuggest shortest ones (sides against the body still there at the
 # estimated apple time: the leg's end + right-hand distance to the apple).
 # Default on boards of more than 63 blocks: both (smaller boards, or budget 0: off). 30x30 (budget 10,000), 100 games,
-# seeds 0 / 1 / 2 / 3: off 45,094 / 45,639 / 45,442 / 45,423; 1: 45,020 / 45,423; 2: 45,211 / 45,406;
-# 3: 44,931 / 45,172 / 44,916 / 45,172 (games per CPU-s 5.7 -> 5.4).
+# seeds 0 / 1 / 2 / 3 / 4 / 5: off 45,094 / 45,639 / 45,442 / 45,423 / 45,153 / 45,396 (mean 45,358); 1: 45,020 /
+# 45,423; 2: 45,211 / 45,406; 3: 44,931 / 45,172 / 44,916 / 45,172 / 44,737 / 44,993 (mean 44,987; games per
+# CPU-s 5.8 -> 5.5); 7: 44,826 / 45,101 / 45,300 / 45,169. 10x10 (2,000 games, seed 0) with 3: 990.8 (off: 991.4).
 # SNUG_CHAIN_LEG_END (with SNUG_CHAIN_DETOUR): the body still there at the detour leg's end instead.
 SNUG_CHAIN_APPLE, SNUG_CHAIN_DETOUR, SNUG_CHAIN_LEG_END = 1, 2, 4
 SNUG_CHAIN_BIG = 3
 # Self contact in `_snug_astar` (P_SELFK, option ``snug_self``): sides against the route's own cells up to
-# this many parent links back (0: off).
+# this many parent links back (0: off). 30x30 with snug_chain 3, seeds 0-5: 20: 45,083 / 44,716 / 44,954 / 45,200 /
+# 44,957 / 44,547 (mean 44,910, 5.0 games per CPU-s); 4: 44,910 / 44,928 / 45,529 / 45,281 / 44,818 / 44,797 (mean
+# 45,044); without snug_chain, 20: 45,294 / 45,278 (seeds 0 / 1). Within the noise: off.
 SNUG_SELF_DEFAULT = 0
 
 
