@@ -28,7 +28,9 @@ of at most 63 blocks, else 2); ``backoff`` (default 1: off): after a re-search t
 nothing shorter, wait twice as long, up to ``research_every × backoff`` moves; ``outline`` (the
 fallback walk's tree, see OUTLINE_BIG; default 2 on boards of more than 63 blocks, else cell's tree);
 ``detours`` defaults to 32 on boards of more than 63 blocks; ``targets`` (bit mask of detour-target
-rules tried, keeping the shortest plan; default 1: the nearest cut-off cell only).
+rules tried, keeping the shortest plan; default 1: the nearest cut-off cell only); ``snug_chain`` (bits, see
+SNUG_CHAIN_APPLE: snug legs in detour chains; default 3 on boards of more than 63 blocks with budget > 0, else 0);
+``snug_self`` (self-contact term of the snug A*; default 0).
 """
 
 import dataclasses
@@ -120,8 +122,8 @@ from fastsnake.snake.policies.cell import (
 # Parameters (int64 array): cell's four (detour rounds, re-search interval, distance table,
 # single-word bit masks), then the outline test on row masks for bigger boards.
 (P_ROWS, P_BACKOFF, P_BUDGET, P_TIES, P_SNUG, P_CHAIN, P_FUTILE, P_OUTLINE, P_TARGETS,
- P_SFIRST) = range(P_BITS + 1, P_BITS + 11)
-P_COUNT = P_SFIRST + 1
+ P_SFIRST, P_SNUGCHAIN, P_SELFK) = range(P_BITS + 1, P_BITS + 13)
+P_COUNT = P_SELFK + 1
 # The workspace tuple: cell's I and L, then X and the by-distance order.
 W_X, W_ORDER = W_L + 1, W_L + 2
 # The third workspace array X (int64): header, then per row of blocks the masks of blocks with a
@@ -129,7 +131,7 @@ W_X, W_ORDER = W_L + 1, W_L + 2
 (X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT,
  X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_BUDGET, X_ONPATH, X_DCELL,
  X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_OUTLINE, X_PAR, X_Q2, X_TARGETS, X_RULE, X_SAVE, X_SFIRST,
- X_LEG, X_LBASE, X_LHEAP, X_END) = range(44)
+ X_LEG, X_LBASE, X_LHEAP, X_SNUGCHAIN, X_SELFK, X_END) = range(46)
 # Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
 POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
@@ -173,6 +175,23 @@ DETOUR_ROUNDS_BIG = 32
 # 30x30 (budget 10,000, 32 detour rounds): seeds 0 / 1 (100 games) / 2 (200 games): cell's tree
 # 45,308 / 45,726 / -; 2: 45,303 / 45,309 / 45,165 (base, 8 rounds and cell's tree: 45,769 / 46,162 / 45,966).
 OUTLINE_CELL, OUTLINE_BIG = 0, 2
+# Snug legs in the detour chain (P_SNUGCHAIN, option ``snug_chain``, bits): SNUG_CHAIN_APPLE the final leg to
+# the apple is the snuggest shortest one from the last detour target (`_snug_astar`, sides against the body
+# still there when the apple is eaten), if it passes the outline test (else the plain leg); SNUG_CHAIN_DETOUR
+# the legs to the detour targets are the snuggest shortest ones (sides against the body still there at the
+# estimated apple time: the leg's end + right-hand distance to the apple).
+# Default on boards of more than 63 blocks: both (smaller boards, or budget 0: off). 30x30 (budget 10,000), 100 games,
+# seeds 0 / 1 / 2 / 3 / 4 / 5: off 45,094 / 45,639 / 45,442 / 45,423 / 45,153 / 45,396 (mean 45,358); 1: 45,020 /
+# 45,423; 2: 45,211 / 45,406; 3: 44,931 / 45,172 / 44,916 / 45,172 / 44,737 / 44,993 (mean 44,987; games per
+# CPU-s 5.8 -> 5.5); 7: 44,826 / 45,101 / 45,300 / 45,169. 10x10 (2,000 games, seed 0) with 3: 990.8 (off: 991.4).
+# SNUG_CHAIN_LEG_END (with SNUG_CHAIN_DETOUR): the body still there at the detour leg's end instead.
+SNUG_CHAIN_APPLE, SNUG_CHAIN_DETOUR, SNUG_CHAIN_LEG_END = 1, 2, 4
+SNUG_CHAIN_BIG = 3
+# Self contact in `_snug_astar` (P_SELFK, option ``snug_self``): sides against the route's own cells up to
+# this many parent links back (0: off). 30x30 with snug_chain 3, seeds 0-5: 20: 45,083 / 44,716 / 44,954 / 45,200 /
+# 44,957 / 44,547 (mean 44,910, 5.0 games per CPU-s); 4: 44,910 / 44,928 / 45,529 / 45,281 / 44,818 / 44,797 (mean
+# 45,044); without snug_chain, 20: 45,294 / 45,278 (seeds 0 / 1). Within the noise: off.
+SNUG_SELF_DEFAULT = 0
 
 
 @njit(cache=True)
@@ -188,6 +207,8 @@ def _alloc(cfg, nbr, params):
     X[X_LEG] = I0.shape[0]
     _leg_table(I, n, I[X[X_LEG]:X[X_LEG] + LEG_SLOTS * n])
     X[X_TARGETS] = params[P_TARGETS]
+    X[X_SNUGCHAIN] = params[P_SNUGCHAIN]
+    X[X_SELFK] = params[P_SELFK]
     X[X_OUTLINE] = params[P_OUTLINE]
     X[X_ROWS] = params[P_ROWS]
     X[X_BACKOFF] = params[P_BACKOFF]
@@ -722,6 +743,18 @@ def _chain(I, L, X, order, body, st, bound):
         else:
             ok, reached, gen = _walk_test(I, L, X, body, st, vpath, total, path, steps, win)
         if ok:
+            if r > 0 and X[X_SNUGCHAIN] & SNUG_CHAIN_APPLE:
+                # The snuggest of the shortest legs from the last detour target, if it passes too.
+                s2 = _snug_astar(I, L, X, head, st.apple, steps, L[M_BASE] + steps, X[X_SELFK])
+                if s2 > 0:
+                    if X[X_ROWS] == ROWS_SUFFIX:
+                        gen = _next_gen(L, stamp)
+                        ok2 = _suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, s2)
+                    else:
+                        ok2, _r2, _g2 = _walk_test(I, L, X, body, st, vpath, total, path, s2, win)
+                    if ok2:
+                        _to_moves(nbr2, head, path, s2, trial, total)
+                        return total + s2
             return total + steps
         if r == rounds:
             return 0
@@ -737,6 +770,13 @@ def _chain(I, L, X, order, body, st, bound):
         steps1 = _fast_leg(I, L, X, head, best, bound - total - _distance(I, n, cols, best, st.apple))
         if steps1 == 0:
             return 0
+        if X[X_SNUGCHAIN] & SNUG_CHAIN_DETOUR:
+            ahead = 0 if X[X_SNUGCHAIN] & SNUG_CHAIN_LEG_END else _distance(I, n, cols, best, st.apple)
+            s1 = _snug_astar(I, L, X, head, best, steps1, L[M_BASE] + steps1 + ahead, X[X_SELFK])
+            if s1 > 0:
+                steps1 = s1
+            else:
+                steps1 = _fast_leg(I, L, X, head, best, steps1)
         _to_moves(nbr2, head, path, steps1, trial, total)
         _stamp_virtual(L, path, steps1, head, st.moves + total)
         vpath[total:total + steps1] = path[:steps1]
@@ -873,42 +913,32 @@ def _enumerate(I, L, X, body, st, limit):
 
 
 @njit(cache=True)
-def _snug(I, L, X, body, st, limit):
-    """The snuggest right-hand path head -> apple of at most `limit` moves (`limit`: the shortest path's
-    length), legal against the moving tail (`_passable`, as the A* legs), whose body at the apple passes
-    the outline test. A* on the cost 5 - sides per cell entered (sides against the border or the body
-    still there when the apple is eaten, as `_hug` counts them without the route itself), over moves
-    that can still reach the apple within the limit. Moves into segment O_TRY; returns the length (0:
-    none, or it fails the outline test; O_TRY untouched)."""
-    n = body.shape[0]
+def _snug_astar(I, L, X, start, goal, limit, until, selfk):
+    """The snuggest time-aware right-hand path start -> goal of at most `limit` moves, with the times set in
+    L (M_BASE, M_AVOID, virtual stamps): A* on the cost 5 - sides per cell entered, sides against the border
+    or cells still occupied at move L[M_BASE]-relative `until` (entry time > until), and, with selfk > 0,
+    against the route's own cells 3..selfk+1 moves back (its parent chain). Returns the number of moves (0:
+    none); the cells entered are in segment O_APATH."""
     cols = L[M_COLS]
+    n = L[M_ROWS] * cols
     rows = n // cols
-    nb = n // 4
-    nbr2, stamp = _seg(I, O_NBR2, 4 * n), _seg(I, O_STAMP, 5 * nb)
-    blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
-    win, trial, vpath, path = _seg(I, O_WIN, 2 * n + 2), _seg(I, O_TRY, 2 * n + 2), _seg(I, O_VPATH, 2 * n + 2), \
-        _seg(I, O_APATH, n)
+    nbr2, path = _seg(I, O_NBR2, 4 * n), _seg(I, O_APATH, n)
     cost, parent, opened, closed = _seg(I, O_AG, n), _seg(I, O_APARENT, n), _seg(I, O_AOPEN, n), _seg(I, O_ACLOSED, n)
     moves = X[X[X_MV]:X[X_MV] + n]
     heap = L[L_HEAP:L_HEAP + 4 * n + 4]
-    slack = 1 if L[M_TAIL] == TAIL_FOLLOW else 2
-    L[M_BASE] = st.moves - st.length + 1 - slack
-    L[M_AVOID] = -1
-    until = L[M_BASE] + limit
     oent = L[M_OENT]
-    head, apple = st.head, st.apple
-    dist = _distances_to(I, n, cols, apple)
+    dist = _distances_to(I, n, cols, goal)
     L[L_AGEN] += 1
     if L[L_AGEN] >= 2**31 - 1:
         opened[:] = 0
         closed[:] = 0
         L[L_AGEN] = 1
     gen = np.int32(L[L_AGEN])
-    cost[head] = 0
-    moves[head] = 0
-    opened[head] = gen
-    parent[head] = -1
-    size = heap_push(heap, 0, (np.int64(dist[head]) << SNUG_CELL_BITS) | head)
+    cost[start] = 0
+    moves[start] = 0
+    opened[start] = gen
+    parent[start] = -1
+    size = heap_push(heap, 0, (np.int64(dist[start]) << SNUG_CELL_BITS) | start)
     steps = 0
     while size > 0:
         key, size = heap_pop(heap, size)
@@ -916,7 +946,7 @@ def _snug(I, L, X, body, st, limit):
         if closed[u] == gen:
             continue
         closed[u] = gen
-        if u == apple:
+        if u == goal:
             steps = moves[u]
             break
         t = moves[u] + 1
@@ -930,7 +960,16 @@ def _snug(I, L, X, body, st, limit):
                 rr, qq = r + dr, q + dq
                 if rr < 0 or rr >= rows or qq < 0 or qq >= cols or L[oent + rr * cols + qq] > until:
                     sides += 1
-            c = cost[u] + 5 - sides
+            if selfk > 0:
+                a = parent[u]
+                j = 0
+                while a >= 0 and j < selfk:
+                    ar, aq = a // cols, a - (a // cols) * cols
+                    if abs(ar - r) + abs(aq - q) == 1:
+                        sides += 1
+                    a = parent[a]
+                    j += 1
+            c = cost[u] + 5 - min(sides, 4)
             if opened[v] == gen and cost[v] <= c:
                 continue
             if not _passable(L, u, v, t):
@@ -942,10 +981,34 @@ def _snug(I, L, X, body, st, limit):
             size = heap_push(heap, size, (np.int64(c + dist[v]) << SNUG_CELL_BITS) | v)
     if steps == 0:
         return 0
-    v = apple
+    v = goal
     for k in range(steps - 1, -1, -1):
         path[k] = v
         v = parent[v]
+    return steps
+
+
+@njit(cache=True)
+def _snug(I, L, X, body, st, limit):
+    """The snuggest right-hand path head -> apple of at most `limit` moves (`limit`: the shortest path's
+    length), legal against the moving tail (`_passable`, as the A* legs), whose body at the apple passes
+    the outline test. A* on the cost 5 - sides per cell entered (sides against the border or the body
+    still there when the apple is eaten, as `_hug` counts them without the route itself), over moves
+    that can still reach the apple within the limit (`_snug_astar`). Moves into segment O_TRY; returns the
+    length (0: none, or it fails the outline test; O_TRY untouched)."""
+    n = body.shape[0]
+    nb = n // 4
+    nbr2, stamp = _seg(I, O_NBR2, 4 * n), _seg(I, O_STAMP, 5 * nb)
+    blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
+    win, trial, vpath, path = _seg(I, O_WIN, 2 * n + 2), _seg(I, O_TRY, 2 * n + 2), _seg(I, O_VPATH, 2 * n + 2), \
+        _seg(I, O_APATH, n)
+    slack = 1 if L[M_TAIL] == TAIL_FOLLOW else 2
+    L[M_BASE] = st.moves - st.length + 1 - slack
+    L[M_AVOID] = -1
+    head = st.head
+    steps = _snug_astar(I, L, X, head, st.apple, limit, L[M_BASE] + limit, X[X_SELFK])
+    if steps == 0:
+        return 0
     if X[X_ROWS] == ROWS_SUFFIX:
         gen2 = _next_gen(L, stamp)
         ok = _suffix_test(X, blk, side, stamp, gen2, nb, body, st, vpath, 0, path, steps)
@@ -1379,6 +1442,9 @@ def grove_params(config, options) -> np.ndarray:
     params[P_OUTLINE] = (OUTLINE_BIG if big else OUTLINE_CELL) if outline < 0 else outline
     params[P_TARGETS] = _grove_option(options, "targets", 1, 1, 1 << 20)
     params[P_SFIRST] = _grove_option(options, "snug_first", 0, 0, 1)
+    snug_chain = _grove_option(options, "snug_chain", -1, -1, 7)
+    params[P_SNUGCHAIN] = (SNUG_CHAIN_BIG if big and params[P_BUDGET] > 0 else 0) if snug_chain < 0 else snug_chain
+    params[P_SELFK] = _grove_option(options, "snug_self", SNUG_SELF_DEFAULT, 0, 1 << 20)
     return params
 
 
@@ -1392,7 +1458,8 @@ POLICY = EnginePolicy(
     options={"detours": (-1, None), "research_every": (RESEARCH_EVERY, None), "backoff": (1, None),
              "budget": (-1, None), "ties": (-1, None), "snug": (-1, None),
              "research_detours": (RESEARCH_EVERY, None), "futile": (0, None), "outline": (-1, None),
-             "targets": (1, None), "snug_first": (0, None)},
+             "targets": (1, None), "snug_first": (0, None), "snug_chain": (-1, None),
+             "snug_self": (SNUG_SELF_DEFAULT, None)},
 )
 
 # The strongest guaranteed agent we have: `cell`'s games (the lowest mean moves of our agents), faster.
