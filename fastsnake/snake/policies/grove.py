@@ -116,15 +116,17 @@ from fastsnake.snake.policies.cell import (
 
 # Parameters (int64 array): cell's four (detour rounds, re-search interval, distance table,
 # single-word bit masks), then the outline test on row masks for bigger boards.
-P_ROWS, P_BACKOFF, P_BUDGET, P_TIES, P_SNUG, P_CHAIN, P_FUTILE, P_OUTLINE, P_TARGETS = range(P_BITS + 1, P_BITS + 10)
-P_COUNT = P_TARGETS + 1
+(P_ROWS, P_BACKOFF, P_BUDGET, P_TIES, P_SNUG, P_CHAIN, P_FUTILE, P_OUTLINE, P_TARGETS, P_RROUNDS, P_WROUNDS, P_STOP,
+ P_BOWHICH) = range(P_BITS + 1, P_BITS + 14)
+P_COUNT = P_BOWHICH + 1
 # The workspace tuple: cell's I and L, then X and the by-distance order.
 W_X, W_ORDER = W_L + 1, W_L + 2
 # The third workspace array X (int64): header, then per row of blocks the masks of blocks with a
 # right / lower neighbour, their copies with the passed-along edges cleared, and the reached blocks.
 (X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT,
  X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_BUDGET, X_ONPATH, X_DCELL,
- X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_OUTLINE, X_PAR, X_Q2, X_TARGETS, X_RULE, X_SAVE, X_END) = range(40)
+ X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_OUTLINE, X_PAR, X_Q2, X_TARGETS, X_RULE, X_SAVE,
+ X_RROUNDS, X_WROUNDS, X_STOP, X_BOWHICH, X_RCUR, X_FAIL, X_END) = range(46)
 # Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
 POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
@@ -160,6 +162,13 @@ DETOUR_ROUNDS_BIG = 32
 # 30x30 (budget 10,000, 32 detour rounds): seeds 0 / 1 (100 games) / 2 (200 games): cell's tree
 # 45,308 / 45,726 / -; 2: 45,303 / 45,309 / 45,165 (base, 8 rounds and cell's tree: 45,769 / 46,162 / 45,966).
 OUTLINE_CELL, OUTLINE_BIG = 0, 2
+# How a detour chain search ended (X_FAIL): passed; the direct leg found no path within the bound; a later
+# apple leg found none; all rounds used; no detour target; a detour leg found no path.
+FAIL_NONE, FAIL_DIRECT, FAIL_APPLE, FAIL_ROUNDS, FAIL_TARGET, FAIL_DETOUR = range(6)
+# Option ``stop`` (bits; the low three for re-searches of a detour chain's plan, the same shifted by STOP_WALK
+# for outline walks): after a re-search that failed with an apple leg finding no path (STOP_APPLE), that used
+# all its rounds (STOP_ROUNDS), or any failed re-search (STOP_ANY), no more re-searches of that plan.
+STOP_APPLE, STOP_ROUNDS, STOP_ANY, STOP_WALK = 1, 2, 4, 3
 
 
 @njit(cache=True)
@@ -178,6 +187,11 @@ def _alloc(cfg, nbr, params):
     X[X_SNUG] = params[P_SNUG]
     X[X_CHAIN] = params[P_CHAIN]
     X[X_FUTILE] = params[P_FUTILE]
+    X[X_RROUNDS] = params[P_RROUNDS]
+    X[X_WROUNDS] = params[P_WROUNDS]
+    X[X_STOP] = params[P_STOP]
+    X[X_BOWHICH] = params[P_BOWHICH]
+    X[X_RCUR] = -1
     X[X_HR] = hr
     X[X_HC] = hc
     at = _X_HEADER
@@ -558,8 +572,9 @@ def _chain(I, L, X, order, body, st, bound):
     tail_time = st.moves - st.length + 1
     head = st.head
     total = 0
-    rounds = L[M_PARAMS + P_ROUNDS]
+    rounds = L[M_PARAMS + P_ROUNDS] if X[X_RCUR] < 0 else X[X_RCUR]
     blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
+    X[X_FAIL] = FAIL_NONE
     if X[X_ROWS] == ROWS_SUFFIX and st.length + 1 < n:
         _suffix_tables(X, blk, side, body, st)
     for r in range(rounds + 1):
@@ -575,6 +590,7 @@ def _chain(I, L, X, order, body, st, bound):
                 # times are the same), so re-searching it is futile.
                 L[M_DIRECT] = bound + 1
         if steps == 0:
+            X[X_FAIL] = FAIL_DIRECT if r == 0 else FAIL_APPLE
             return 0
         _to_moves(nbr2, head, path, steps, trial, total)
         if st.length + 1 == n:
@@ -588,6 +604,7 @@ def _chain(I, L, X, order, body, st, bound):
         if ok:
             return total + steps
         if r == rounds:
+            X[X_FAIL] = FAIL_ROUNDS
             return 0
         # Detour: the free cell of a cut-off block nearest to the head (right-hand distance; ties to the
         # smaller cell, as a scan over all cells would find).
@@ -596,10 +613,12 @@ def _chain(I, L, X, order, body, st, bound):
         else:
             best = _pick_target(I, L, X, stamp, gen, hc, n, cols, head, st.apple, reached, X[X_RULE])
         if best < 0:
+            X[X_FAIL] = FAIL_TARGET
             return 0
         L[M_AVOID] = st.apple
         steps1 = _leg(I, L, head, best, bound - total - _distance(I, n, cols, best, st.apple))
         if steps1 == 0:
+            X[X_FAIL] = FAIL_DETOUR
             return 0
         _to_moves(nbr2, head, path, steps1, trial, total)
         _stamp_virtual(L, path, steps1, head, st.moves + total)
@@ -1141,16 +1160,28 @@ def _replan(I, L, X, order, body, st):
     left = L[M_LEN] - L[M_POS]
     steps = 0
     every = _every(L, X)
-    due = L[M_POS] % every == 0 if X[X_BACKOFF] <= 1 else L[M_POS] >= X[X_NEXT]
+    walk = L[M_RESEARCH] == RESEARCH_WALK
+    backoff = X[X_BACKOFF] > 1 and (X[X_BOWHICH] >> (1 if walk else 0)) & 1 != 0
+    due = L[M_POS] >= X[X_NEXT] if backoff else L[M_POS] % every == 0
     searched = left == 0 or (due and L[M_DIRECT] < left)
     if searched:
+        # Re-searches may use fewer (or more) detour rounds: RROUNDS for a chain's plan, WROUNDS for a walk.
+        X[X_RCUR] = -1 if left == 0 else (X[X_WROUNDS] if walk else X[X_RROUNDS])
         steps = _search(I, L, X, order, body, st, left - 1 if left > 0 else n - st.length)
+        X[X_RCUR] = -1
     if left == 0 or (searched and 0 < steps < left):
         X[X_GAP] = every
         X[X_NEXT] = every
     elif searched:  # a re-search found nothing shorter: wait longer for the next one
         X[X_GAP] = min(2 * X[X_GAP], every * X[X_BACKOFF])
         X[X_NEXT] = L[M_POS] + X[X_GAP]
+        # STOP: no more re-searches of this plan after this kind of failure (bits by plan kind).
+        kind = X[X_FAIL]
+        shift = STOP_WALK if walk else 0
+        if ((X[X_STOP] >> shift) & STOP_APPLE != 0 and kind == FAIL_APPLE
+                or (X[X_STOP] >> shift) & STOP_ANY != 0
+                or (X[X_STOP] >> shift) & STOP_ROUNDS != 0 and kind == FAIL_ROUNDS):
+            L[M_DIRECT] = left
     if steps > 0 and (left == 0 or steps < left):
         plan[:steps] = _seg(I, O_TRY, steps)
         L[M_LEN] = steps
@@ -1183,7 +1214,8 @@ def _decide(ws, g, st):
             return I[I[O_PLAN] + pos]
         # A plan that may be re-searched, between re-searches: what `_replan` does then, without the call.
         every = _every(L, X)
-        due = pos % every == 0 if X[X_BACKOFF] <= 1 else pos >= X[X_NEXT]
+        backoff = X[X_BACKOFF] > 1 and (X[X_BOWHICH] >> (1 if L[M_RESEARCH] == RESEARCH_WALK else 0)) & 1 != 0
+        due = pos >= X[X_NEXT] if backoff else pos % every == 0
         if not (due and L[M_DIRECT] < L[M_LEN] - pos):
             if L[M_DIRECT] > 0:
                 L[M_DIRECT] -= 1
@@ -1236,6 +1268,10 @@ def grove_params(config, options) -> np.ndarray:
     outline = _grove_option(options, "outline", -1, -1, 1 << 20)
     params[P_OUTLINE] = (OUTLINE_BIG if big else OUTLINE_CELL) if outline < 0 else outline
     params[P_TARGETS] = _grove_option(options, "targets", 1, 1, 1 << 20)
+    params[P_RROUNDS] = _grove_option(options, "research_rounds", -1, -1, 64)
+    params[P_WROUNDS] = _grove_option(options, "walk_rounds", -1, -1, 64)
+    params[P_STOP] = _grove_option(options, "stop", 0, 0, 63)
+    params[P_BOWHICH] = _grove_option(options, "backoff_on", 3, 0, 3)
     return params
 
 
@@ -1249,7 +1285,8 @@ POLICY = EnginePolicy(
     options={"detours": (-1, None), "research_every": (RESEARCH_EVERY, None), "backoff": (1, None),
              "budget": (-1, None), "ties": (-1, None), "snug": (-1, None),
              "research_detours": (RESEARCH_EVERY, None), "futile": (0, None), "outline": (-1, None),
-             "targets": (1, None)},
+             "targets": (1, None), "research_rounds": (-1, None), "walk_rounds": (-1, None), "stop": (0, None),
+             "backoff_on": (3, None)},
 )
 
 # The strongest guaranteed agent we have: `cell`'s games (the lowest mean moves of our agents), faster.
