@@ -23,11 +23,16 @@ is legal move by move; the game is won in fewer than N²/2 moves. Needs even row
 Options: ``detours``, ``research_every`` as for `cell`; ``budget`` (nodes per search; default
 2,000 on boards of at most 63 blocks, else 10,000; 0: off), ``ties`` (0: only shorter than the
 detour chain, 1: that and the snuggest shortest path, 2: only the latter; default 1 on boards
-of at most 63 blocks, else 2); ``backoff`` (default 1: off): after a re-search that finds
-nothing shorter, wait twice as long, up to ``research_every × backoff`` moves; ``outline`` (the
-fallback walk's tree, see OUTLINE_BIG; default 2 on boards of more than 63 blocks, else cell's tree);
-``detours`` defaults to 32 on boards of more than 63 blocks; ``targets`` (bit mask of detour-target
-rules tried, keeping the shortest plan; default 1: the nearest cut-off cell only).
+of at most 63 blocks, else 2); ``backoff`` (default 1: off; 4 on boards of more than 63 blocks):
+after a re-search that finds nothing shorter, wait twice as long, up to ``research_every × backoff``
+moves; ``outline`` (the fallback walk's tree, see OUTLINE_BIG; default 2 on boards of more than 63
+blocks, else cell's tree); ``detours`` defaults to 32 on boards of more than 63 blocks; ``targets``
+(bit mask of detour-target rules tried, keeping the shortest plan; default 1: the nearest cut-off
+cell only). Re-search policy: ``research_detours`` (moves between re-searches of a detour chain's plan;
+default ``research_every``); ``backoff_on`` (1: chain plans, 2: outline
+walks; default 3); ``walk_rounds`` / ``research_rounds`` (detour rounds when re-searching an outline walk /
+a detour chain's plan; defaults 16 / -1 (as ``detours``) on boards of more than 63 blocks); ``stop`` (bits,
+see STOP_APPLE: no more re-searches of a plan after some failures; default 0).
 """
 
 import dataclasses
@@ -169,6 +174,19 @@ FAIL_NONE, FAIL_DIRECT, FAIL_APPLE, FAIL_ROUNDS, FAIL_TARGET, FAIL_DETOUR = rang
 # for outline walks): after a re-search that failed with an apple leg finding no path (STOP_APPLE), that used
 # all its rounds (STOP_ROUNDS), or any failed re-search (STOP_ANY), no more re-searches of that plan.
 STOP_APPLE, STOP_ROUNDS, STOP_ANY, STOP_WALK = 1, 2, 4, 3
+# Re-search defaults on boards of more than SMALL_BLOCKS blocks: backoff (option ``backoff``; after a failed
+# re-search wait 8, 16, 32 moves) and the detour rounds of re-searches of an outline walk (``walk_rounds``;
+# -1: DETOUR_ROUNDS_BIG) and of a detour chain's plan (``research_rounds``). Most of the time went into
+# re-searching outline walks. 30x30 budget 10,000, seeds 0-4, 100 games each (mean; games per CPU-s):
+# before 45,094 45,639 45,442 45,423 45,153 (avg 45,350; 5.6); backoff 4: avg 45,453 (9.7);
+# backoff 4, walk_rounds 16: 45,251 45,461 45,226 45,032 45,411 (avg 45,276; 10.9); also research_rounds 16:
+# avg 45,292 (11.1). 20x20 300 games seed 0: 10,907.6 (72 g/s) -> 10,886.4 (95 g/s).
+# No gain, or losses (seeds 0 / 1): backoff 8: 45,388 / 45,716; stop after an apple-leg failure of a chain's
+# plan (stop=1): 45,612 (seed 0); for walks too (stop=9): 46,079; chain plans never re-searched: 46,154.
+BACKOFF_BIG, WALK_ROUNDS_BIG, RESEARCH_ROUNDS_BIG = 4, 16, -1
+# Also no gain with backoff 4 and walk_rounds 16 (seeds 0-4): research_detours 4: 44,807 44,977 45,444 45,290
+# 45,814 (avg 45,266; 9.3 g/s); 2: 45,085 / 45,064 (seeds 0 / 1; 7.5 g/s); 1: 45,703 (seed 0; 5.4 g/s);
+# walk_rounds 8: 45,172 / 45,672 (12.4 g/s); backoff only on chain plans (backoff 8): 45,414 (seed 0; 6.8 g/s).
 
 
 @njit(cache=True)
@@ -1256,7 +1274,10 @@ def grove_params(config, options) -> np.ndarray:
     params[P_TABLE] = config.cells <= DIST_TABLE_CELLS
     params[P_BITS] = blocks <= BITS_BLOCKS
     params[P_ROWS] = ROWS_SUFFIX if not params[P_BITS] and config.cols // 2 <= ROW_BLOCKS else 0
-    params[P_BACKOFF] = _grove_option(options, "backoff", 1, 1, 1 << 20)
+    backoff = _grove_option(options, "backoff", -1, -1, 1 << 20)
+    if backoff == 0:
+        raise PolicyError("policy 'grove': backoff=0 is not a count in 1..1048576 (or -1: the board's default)")
+    params[P_BACKOFF] = (BACKOFF_BIG if big else 1) if backoff < 0 else backoff
     params[P_CHAIN] = _grove_option(options, "research_detours", params[P_EVERY], 1, 1 << 30)
     params[P_FUTILE] = _grove_option(options, "futile", 0, 0, 1)
     budget = _grove_option(options, "budget", -1, -1, 1 << 30)
@@ -1268,8 +1289,10 @@ def grove_params(config, options) -> np.ndarray:
     outline = _grove_option(options, "outline", -1, -1, 1 << 20)
     params[P_OUTLINE] = (OUTLINE_BIG if big else OUTLINE_CELL) if outline < 0 else outline
     params[P_TARGETS] = _grove_option(options, "targets", 1, 1, 1 << 20)
-    params[P_RROUNDS] = _grove_option(options, "research_rounds", -1, -1, 64)
-    params[P_WROUNDS] = _grove_option(options, "walk_rounds", -1, -1, 64)
+    rrounds = _grove_option(options, "research_rounds", -1, -1, 64)
+    params[P_RROUNDS] = (RESEARCH_ROUNDS_BIG if big else -1) if rrounds < 0 else rrounds
+    wrounds = _grove_option(options, "walk_rounds", -1, -1, 64)
+    params[P_WROUNDS] = (WALK_ROUNDS_BIG if big else -1) if wrounds < 0 else wrounds
     params[P_STOP] = _grove_option(options, "stop", 0, 0, 63)
     params[P_BOWHICH] = _grove_option(options, "backoff_on", 3, 0, 3)
     return params
@@ -1282,7 +1305,7 @@ POLICY = EnginePolicy(
     play_kernel=_play,
     make_params=grove_params,
     guaranteed=True,
-    options={"detours": (-1, None), "research_every": (RESEARCH_EVERY, None), "backoff": (1, None),
+    options={"detours": (-1, None), "research_every": (RESEARCH_EVERY, None), "backoff": (-1, None),
              "budget": (-1, None), "ties": (-1, None), "snug": (-1, None),
              "research_detours": (RESEARCH_EVERY, None), "futile": (0, None), "outline": (-1, None),
              "targets": (1, None), "research_rounds": (-1, None), "walk_rounds": (-1, None), "stop": (0, None),
