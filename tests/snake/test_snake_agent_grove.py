@@ -165,6 +165,25 @@ def test_every_apple_leaves_the_body_on_a_hamiltonian_outline(shape, start_lengt
         assert agent_naive.walk_on_some_outline(rows, cols, body)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([(2, 4), (4, 4), (4, 6), (6, 6), (8, 8)]), st.sampled_from([1, 3]), tails,
+       st.integers(0, 2**40), st.sampled_from([None, 1, 4]), st.sampled_from([None, 1, 2, 3]),
+       st.sampled_from([None, 0, 2]), st.sampled_from([None, 0, 3]), st.sampled_from([None, 0, 1, 9, 63]))
+def test_research_policies_keep_the_guarantee(shape, start_length, tail, seed, backoff, backoff_on, research_rounds,
+                                              walk_rounds, stop):
+    # The re-search knobs only decide when (and how deep) to re-search; every plan committed still passed.
+    rows, cols = shape
+    options = {"backoff": backoff, "backoff_on": backoff_on, "research_rounds": research_rounds,
+               "walk_rounds": walk_rounds, "stop": stop, "research_every": 2}
+    outcome, body0, moves, apples, _ = play("grove", rows, cols, start_length, tail, seed, options, None)
+    assert OUTCOME_NAMES[int(outcome)] == "won"
+    assert naive.check_replay(rows, cols, body0.tolist(), moves.tolist(), apples.tolist(), "won", tail) is None
+    eaten = bodies_at_apples(body0.tolist(), moves.tolist(), apples.tolist(), cols)
+    assert len(eaten) == rows * cols - start_length
+    for body in eaten[:-1]:
+        assert agent_naive.walk_on_some_outline(rows, cols, body)
+
+
 @settings(max_examples=40, deadline=None)
 @given(even_up_to_ten, even_up_to_ten, st.sampled_from([1, 3]), tails, st.integers(0, 2**40),
        st.sampled_from([None, 1, 2, 8]), st.sampled_from([None, 0, 3]), st.sampled_from([None, 0, 50]),

@@ -24,11 +24,16 @@ is legal move by move; the game is won in fewer than N²/2 moves. Needs even row
 Options: ``detours``, ``research_every`` as for `cell`; ``budget`` (nodes per search; default
 2,000 on boards of at most 63 blocks, else 10,000; 0: off), ``ties`` (0: only shorter than the
 detour chain, 1: that and the snuggest shortest path, 2: only the latter; default 1 on boards
-of at most 63 blocks, else 2); ``backoff`` (default 1: off): after a re-search that finds
-nothing shorter, wait twice as long, up to ``research_every × backoff`` moves; ``outline`` (the
-fallback walk's tree, see OUTLINE_BIG; default 2 on boards of more than 63 blocks, else cell's tree);
-``detours`` defaults to 32 on boards of more than 63 blocks; ``targets`` (bit mask of detour-target
-rules tried, keeping the shortest plan; default 1: the nearest cut-off cell only); ``snug_chain`` (bits, see
+of at most 63 blocks, else 2); ``backoff`` (default 1: off; 4 on boards of more than 63 blocks):
+after a re-search that finds nothing shorter, wait twice as long, up to ``research_every × backoff``
+moves; ``outline`` (the fallback walk's tree, see OUTLINE_BIG; default 2 on boards of more than 63
+blocks, else cell's tree); ``detours`` defaults to 32 on boards of more than 63 blocks; ``targets``
+(bit mask of detour-target rules tried, keeping the shortest plan; default 1: the nearest cut-off
+cell only). Re-search policy: ``research_detours`` (moves between re-searches of a detour chain's plan;
+default ``research_every``); ``backoff_on`` (1: chain plans, 2: outline
+walks; default 3); ``walk_rounds`` / ``research_rounds`` (detour rounds when re-searching an outline walk /
+a detour chain's plan; defaults 16 / -1 (as ``detours``) on boards of more than 63 blocks); ``stop`` (bits,
+see STOP_APPLE: no more re-searches of a plan after some failures; default 0). ``snug_chain`` (bits, see
 SNUG_CHAIN_APPLE: snug legs in detour chains; default 3 on boards of more than 63 blocks with budget > 0, else 0);
 ``snug_self`` (self-contact term of the snug A*; default 0).
 """
@@ -122,8 +127,8 @@ from fastsnake.snake.policies.cell import (
 # Parameters (int64 array): cell's four (detour rounds, re-search interval, distance table,
 # single-word bit masks), then the outline test on row masks for bigger boards.
 (P_ROWS, P_BACKOFF, P_BUDGET, P_TIES, P_SNUG, P_CHAIN, P_FUTILE, P_OUTLINE, P_TARGETS,
- P_SFIRST, P_SNUGCHAIN, P_SELFK) = range(P_BITS + 1, P_BITS + 13)
-P_COUNT = P_SELFK + 1
+ P_SFIRST, P_SNUGCHAIN, P_SELFK, P_RROUNDS, P_WROUNDS, P_STOP, P_BOWHICH) = range(P_BITS + 1, P_BITS + 17)
+P_COUNT = P_BOWHICH + 1
 # The workspace tuple: cell's I and L, then X and the by-distance order.
 W_X, W_ORDER = W_L + 1, W_L + 2
 # The third workspace array X (int64): header, then per row of blocks the masks of blocks with a
@@ -131,7 +136,8 @@ W_X, W_ORDER = W_L + 1, W_L + 2
 (X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT,
  X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_BUDGET, X_ONPATH, X_DCELL,
  X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_OUTLINE, X_PAR, X_Q2, X_TARGETS, X_RULE, X_SAVE, X_SFIRST,
- X_LEG, X_LBASE, X_LHEAP, X_SNUGCHAIN, X_SELFK, X_END) = range(46)
+ X_LEG, X_LBASE, X_LHEAP, X_SNUGCHAIN, X_SELFK, X_RROUNDS, X_WROUNDS, X_STOP, X_BOWHICH, X_RCUR, X_FAIL,
+ X_END) = range(52)
 # Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
 POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
@@ -192,6 +198,26 @@ SNUG_CHAIN_BIG = 3
 # 44,957 / 44,547 (mean 44,910, 5.0 games per CPU-s); 4: 44,910 / 44,928 / 45,529 / 45,281 / 44,818 / 44,797 (mean
 # 45,044); without snug_chain, 20: 45,294 / 45,278 (seeds 0 / 1). Within the noise: off.
 SNUG_SELF_DEFAULT = 0
+# How a detour chain search ended (X_FAIL): passed; the direct leg found no path within the bound; a later
+# apple leg found none; all rounds used; no detour target; a detour leg found no path.
+FAIL_NONE, FAIL_DIRECT, FAIL_APPLE, FAIL_ROUNDS, FAIL_TARGET, FAIL_DETOUR = range(6)
+# Option ``stop`` (bits; the low three for re-searches of a detour chain's plan, the same shifted by STOP_WALK
+# for outline walks): after a re-search that failed with an apple leg finding no path (STOP_APPLE), that used
+# all its rounds (STOP_ROUNDS), or any failed re-search (STOP_ANY), no more re-searches of that plan.
+STOP_APPLE, STOP_ROUNDS, STOP_ANY, STOP_WALK = 1, 2, 4, 3
+# Re-search defaults on boards of more than SMALL_BLOCKS blocks: backoff (option ``backoff``; after a failed
+# re-search wait 8, 16, 32 moves) and the detour rounds of re-searches of an outline walk (``walk_rounds``;
+# -1: DETOUR_ROUNDS_BIG) and of a detour chain's plan (``research_rounds``). Most of the time went into
+# re-searching outline walks. 30x30 budget 10,000, seeds 0-4, 100 games each (mean; games per CPU-s):
+# before 45,094 45,639 45,442 45,423 45,153 (avg 45,350; 5.6); backoff 4: avg 45,453 (9.7);
+# backoff 4, walk_rounds 16: 45,251 45,461 45,226 45,032 45,411 (avg 45,276; 10.9); also research_rounds 16:
+# avg 45,292 (11.1). 20x20 300 games seed 0: 10,907.6 (72 g/s) -> 10,886.4 (95 g/s).
+# No gain, or losses (seeds 0 / 1): backoff 8: 45,388 / 45,716; stop after an apple-leg failure of a chain's
+# plan (stop=1): 45,612 (seed 0); for walks too (stop=9): 46,079; chain plans never re-searched: 46,154.
+BACKOFF_BIG, WALK_ROUNDS_BIG, RESEARCH_ROUNDS_BIG = 4, 16, -1
+# Also no gain with backoff 4 and walk_rounds 16 (seeds 0-4): research_detours 4: 44,807 44,977 45,444 45,290
+# 45,814 (avg 45,266; 9.3 g/s); 2: 45,085 / 45,064 (seeds 0 / 1; 7.5 g/s); 1: 45,703 (seed 0; 5.4 g/s);
+# walk_rounds 8: 45,172 / 45,672 (12.4 g/s); backoff only on chain plans (backoff 8): 45,414 (seed 0; 6.8 g/s).
 
 
 @njit(cache=True)
@@ -218,6 +244,11 @@ def _alloc(cfg, nbr, params):
     X[X_CHAIN] = params[P_CHAIN]
     X[X_FUTILE] = params[P_FUTILE]
     X[X_SFIRST] = params[P_SFIRST]
+    X[X_RROUNDS] = params[P_RROUNDS]
+    X[X_WROUNDS] = params[P_WROUNDS]
+    X[X_STOP] = params[P_STOP]
+    X[X_BOWHICH] = params[P_BOWHICH]
+    X[X_RCUR] = -1
     X[X_HR] = hr
     X[X_HC] = hc
     at = _X_HEADER
@@ -715,8 +746,9 @@ def _chain(I, L, X, order, body, st, bound):
     tail_time = st.moves - st.length + 1
     head = st.head
     total = 0
-    rounds = L[M_PARAMS + P_ROUNDS]
+    rounds = L[M_PARAMS + P_ROUNDS] if X[X_RCUR] < 0 else X[X_RCUR]
     blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
+    X[X_FAIL] = FAIL_NONE
     if X[X_ROWS] == ROWS_SUFFIX and st.length + 1 < n:
         _suffix_tables(X, blk, side, body, st)
     for r in range(rounds + 1):
@@ -732,6 +764,7 @@ def _chain(I, L, X, order, body, st, bound):
                 # times are the same), so re-searching it is futile.
                 L[M_DIRECT] = bound + 1
         if steps == 0:
+            X[X_FAIL] = FAIL_DIRECT if r == 0 else FAIL_APPLE
             return 0
         _to_moves(nbr2, head, path, steps, trial, total)
         if st.length + 1 == n:
@@ -757,6 +790,7 @@ def _chain(I, L, X, order, body, st, bound):
                         return total + s2
             return total + steps
         if r == rounds:
+            X[X_FAIL] = FAIL_ROUNDS
             return 0
         # Detour: the free cell of a cut-off block nearest to the head (right-hand distance; ties to the
         # smaller cell, as a scan over all cells would find).
@@ -765,10 +799,12 @@ def _chain(I, L, X, order, body, st, bound):
         else:
             best = _pick_target(I, L, X, stamp, gen, hc, n, cols, head, st.apple, reached, X[X_RULE])
         if best < 0:
+            X[X_FAIL] = FAIL_TARGET
             return 0
         L[M_AVOID] = st.apple
         steps1 = _fast_leg(I, L, X, head, best, bound - total - _distance(I, n, cols, best, st.apple))
         if steps1 == 0:
+            X[X_FAIL] = FAIL_DETOUR
             return 0
         if X[X_SNUGCHAIN] & SNUG_CHAIN_DETOUR:
             ahead = 0 if X[X_SNUGCHAIN] & SNUG_CHAIN_LEG_END else _distance(I, n, cols, best, st.apple)
@@ -1346,16 +1382,28 @@ def _replan(I, L, X, order, body, st):
     left = L[M_LEN] - L[M_POS]
     steps = 0
     every = _every(L, X)
-    due = L[M_POS] % every == 0 if X[X_BACKOFF] <= 1 else L[M_POS] >= X[X_NEXT]
+    walk = L[M_RESEARCH] == RESEARCH_WALK
+    backoff = X[X_BACKOFF] > 1 and (X[X_BOWHICH] >> (1 if walk else 0)) & 1 != 0
+    due = L[M_POS] >= X[X_NEXT] if backoff else L[M_POS] % every == 0
     searched = left == 0 or (due and L[M_DIRECT] < left)
     if searched:
+        # Re-searches may use fewer (or more) detour rounds: RROUNDS for a chain's plan, WROUNDS for a walk.
+        X[X_RCUR] = -1 if left == 0 else (X[X_WROUNDS] if walk else X[X_RROUNDS])
         steps = _search(I, L, X, order, body, st, left - 1 if left > 0 else n - st.length)
+        X[X_RCUR] = -1
     if left == 0 or (searched and 0 < steps < left):
         X[X_GAP] = every
         X[X_NEXT] = every
     elif searched:  # a re-search found nothing shorter: wait longer for the next one
         X[X_GAP] = min(2 * X[X_GAP], every * X[X_BACKOFF])
         X[X_NEXT] = L[M_POS] + X[X_GAP]
+        # STOP: no more re-searches of this plan after this kind of failure (bits by plan kind).
+        kind = X[X_FAIL]
+        shift = STOP_WALK if walk else 0
+        if ((X[X_STOP] >> shift) & STOP_APPLE != 0 and kind == FAIL_APPLE
+                or (X[X_STOP] >> shift) & STOP_ANY != 0
+                or (X[X_STOP] >> shift) & STOP_ROUNDS != 0 and kind == FAIL_ROUNDS):
+            L[M_DIRECT] = left
     if steps > 0 and (left == 0 or steps < left):
         plan[:steps] = _seg(I, O_TRY, steps)
         L[M_LEN] = steps
@@ -1388,7 +1436,8 @@ def _decide(ws, g, st):
             return I[I[O_PLAN] + pos]
         # A plan that may be re-searched, between re-searches: what `_replan` does then, without the call.
         every = _every(L, X)
-        due = pos % every == 0 if X[X_BACKOFF] <= 1 else pos >= X[X_NEXT]
+        backoff = X[X_BACKOFF] > 1 and (X[X_BOWHICH] >> (1 if L[M_RESEARCH] == RESEARCH_WALK else 0)) & 1 != 0
+        due = pos >= X[X_NEXT] if backoff else pos % every == 0
         if not (due and L[M_DIRECT] < L[M_LEN] - pos):
             if L[M_DIRECT] > 0:
                 L[M_DIRECT] -= 1
@@ -1429,7 +1478,10 @@ def grove_params(config, options) -> np.ndarray:
     params[P_TABLE] = config.cells <= DIST_TABLE_CELLS
     params[P_BITS] = blocks <= BITS_BLOCKS
     params[P_ROWS] = ROWS_SUFFIX if not params[P_BITS] and config.cols // 2 <= ROW_BLOCKS else 0
-    params[P_BACKOFF] = _grove_option(options, "backoff", 1, 1, 1 << 20)
+    backoff = _grove_option(options, "backoff", -1, -1, 1 << 20)
+    if backoff == 0:
+        raise PolicyError("policy 'grove': backoff=0 is not a count in 1..1048576 (or -1: the board's default)")
+    params[P_BACKOFF] = (BACKOFF_BIG if big else 1) if backoff < 0 else backoff
     params[P_CHAIN] = _grove_option(options, "research_detours", params[P_EVERY], 1, 1 << 30)
     params[P_FUTILE] = _grove_option(options, "futile", 0, 0, 1)
     budget = _grove_option(options, "budget", -1, -1, 1 << 30)
@@ -1445,6 +1497,12 @@ def grove_params(config, options) -> np.ndarray:
     snug_chain = _grove_option(options, "snug_chain", -1, -1, 7)
     params[P_SNUGCHAIN] = (SNUG_CHAIN_BIG if big and params[P_BUDGET] > 0 else 0) if snug_chain < 0 else snug_chain
     params[P_SELFK] = _grove_option(options, "snug_self", SNUG_SELF_DEFAULT, 0, 1 << 20)
+    rrounds = _grove_option(options, "research_rounds", -1, -1, 64)
+    params[P_RROUNDS] = (RESEARCH_ROUNDS_BIG if big else -1) if rrounds < 0 else rrounds
+    wrounds = _grove_option(options, "walk_rounds", -1, -1, 64)
+    params[P_WROUNDS] = (WALK_ROUNDS_BIG if big else -1) if wrounds < 0 else wrounds
+    params[P_STOP] = _grove_option(options, "stop", 0, 0, 63)
+    params[P_BOWHICH] = _grove_option(options, "backoff_on", 3, 0, 3)
     return params
 
 
@@ -1455,11 +1513,12 @@ POLICY = EnginePolicy(
     play_kernel=_play,
     make_params=grove_params,
     guaranteed=True,
-    options={"detours": (-1, None), "research_every": (RESEARCH_EVERY, None), "backoff": (1, None),
+    options={"detours": (-1, None), "research_every": (RESEARCH_EVERY, None), "backoff": (-1, None),
              "budget": (-1, None), "ties": (-1, None), "snug": (-1, None),
              "research_detours": (RESEARCH_EVERY, None), "futile": (0, None), "outline": (-1, None),
              "targets": (1, None), "snug_first": (0, None), "snug_chain": (-1, None),
-             "snug_self": (SNUG_SELF_DEFAULT, None)},
+             "snug_self": (SNUG_SELF_DEFAULT, None), "research_rounds": (-1, None), "walk_rounds": (-1, None),
+             "stop": (0, None), "backoff_on": (3, None)},
 )
 
 # The strongest guaranteed agent we have: `cell`'s games (the lowest mean moves of our agents), faster.
