@@ -129,7 +129,7 @@ W_X, W_ORDER = W_L + 1, W_L + 2
 (X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT,
  X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_BUDGET, X_ONPATH, X_DCELL,
  X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_OUTLINE, X_PAR, X_Q2, X_TARGETS, X_RULE, X_SAVE, X_SFIRST,
- X_LEG, X_LBASE, X_LHEAP, X_END) = range(44)
+ X_LEG, X_LBASE, X_LHEAP, X_CROW, X_CBIT, X_END) = range(46)
 # Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
 POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
@@ -184,7 +184,7 @@ def _alloc(cfg, nbr, params):
     # cell's I, then the legs' part (`_fast_leg`): the leg table, stamps and parents.
     I = np.zeros(I0.shape[0] + LEG_SLOTS * n + 2 * n, np.int32)
     I[:I0.shape[0]] = I0
-    X = np.zeros(_X_HEADER + 7 * hr + 15 * n + 11 * nb + 14, np.int64)
+    X = np.zeros(_X_HEADER + 7 * hr + 17 * n + 11 * nb + 14, np.int64)
     X[X_LEG] = I0.shape[0]
     _leg_table(I, n, I[X[X_LEG]:X[X_LEG] + LEG_SLOTS * n])
     X[X_TARGETS] = params[P_TARGETS]
@@ -204,7 +204,7 @@ def _alloc(cfg, nbr, params):
                     (X_PBIT, n), (X_LASTB, nb), (X_LASTX, 2 * nb), (X_LASTP, 2 * nb), (X_LISTE, 2 * nb),
                     (X_LISTP, 2 * nb), (X_DB, n), (X_DX, n), (X_SUFR, 2 * hr), (X_ONPATH, n), (X_DCELL, n + 2),
                     (X_DCH, 2 * n + 4), (X_MV, n), (X_PAR, nb), (X_Q2, nb), (X_SAVE, 2 * n + 2),
-                    (X_LHEAP, 4 * n + 4)):
+                    (X_LHEAP, 4 * n + 4), (X_CROW, n), (X_CBIT, n)):
         X[k] = at
         at += size
     X[X_END] = at
@@ -219,7 +219,11 @@ def _alloc(cfg, nbr, params):
             X[X[X_DOWN] + r] = full if r + 1 < hr else 0
         # A move along the side of cell c closes one bit of the open rows (right edges, then down edges).
         side = I[I[O_SIDE]:I[O_SIDE] + n]
+        blk = I[I[O_BLK]:I[O_BLK] + n]
         for c in range(n):
+            # The row of blocks of cell c and its block's bit there (the detour scan reads REACH by them).
+            X[X[X_CROW] + c] = blk[c] // hc
+            X[X[X_CBIT] + c] = np.int64(1) << (blk[c] % hc)
             e = side[c]
             if e >= 0:
                 eb = e >> 1
@@ -355,6 +359,16 @@ def _nearest_cut_off(order, L, X, stamp, gen, hc, n, cols, head, apple, reached)
     mirror: the row of mirror(head)), so the scan stops at the first cut-off cell.
     """
     cols2 = 2 * cols
+    if order.shape[0] > 0 and X[X_ROWS] != 0 and L[M_OPEN_H] < 0:
+        # Row masks: a cell's block is cut off when its bit is clear in its REACH row (per-cell row and bit,
+        # no divisions).
+        at = _mirror(cols, head) * n
+        reach, crow, cbit = X[X_REACH], X[X_CROW], X[X_CBIT]
+        for k in range(1, n):
+            cell = np.int64(order[at + k])
+            if X[reach + X[crow + cell]] & X[cbit + cell] == 0 and cell != apple:
+                return cell
+        return -1
     if order.shape[0] > 0:
         at = _mirror(cols, head) * n
         for k in range(1, n):  # k = 0: the head itself
@@ -681,9 +695,19 @@ def _fast_leg(I, L, X, start, goal, limit):
         gu = g + 1
 
 
+@njit(cache=True, inline="always")
+def _chain_moves(nbr2, start, vpath, total, head, path, steps, trial):
+    """The moves of a chain's plan into trial: the detour legs start -> vpath[:total], then head -> path[:steps]."""
+    _to_moves(nbr2, start, vpath, total, trial, 0)
+    _to_moves(nbr2, head, path, steps, trial, total)
+
+
 @njit(cache=True)
 def _chain(I, L, X, order, body, st, bound):
-    """cell's `_chain`: the same plan, with the row-mask outline test and the detour scan over cut-off blocks."""
+    """cell's `_chain`: the same plan, with the row-mask outline test and the detour scan over cut-off blocks.
+
+    Moves are made only for the plan returned (`_chain_moves`, from the cells in vpath and path).
+    """
     n = body.shape[0]
     cols = L[M_COLS]
     hc = cols // 2
@@ -712,8 +736,8 @@ def _chain(I, L, X, order, body, st, bound):
                 L[M_DIRECT] = bound + 1
         if steps == 0:
             return 0
-        _to_moves(nbr2, head, path, steps, trial, total)
         if st.length + 1 == n:
+            _chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             return total + steps
         if X[X_ROWS] == ROWS_SUFFIX:
             gen = _next_gen(L, stamp)
@@ -722,6 +746,7 @@ def _chain(I, L, X, order, body, st, bound):
         else:
             ok, reached, gen = _walk_test(I, L, X, body, st, vpath, total, path, steps, win)
         if ok:
+            _chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             return total + steps
         if r == rounds:
             return 0
@@ -737,7 +762,6 @@ def _chain(I, L, X, order, body, st, bound):
         steps1 = _fast_leg(I, L, X, head, best, bound - total - _distance(I, n, cols, best, st.apple))
         if steps1 == 0:
             return 0
-        _to_moves(nbr2, head, path, steps1, trial, total)
         _stamp_virtual(L, path, steps1, head, st.moves + total)
         vpath[total:total + steps1] = path[:steps1]
         total += steps1
