@@ -35,6 +35,7 @@ import dataclasses
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from fastsnake.search.heap import heap_pop, heap_push
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, TAIL_FOLLOW, BoardError
@@ -245,12 +246,11 @@ def _cells(ws):
 @njit(cache=True, inline="always")
 def _row_fill(x, o, hc):
     """Blocks of one row reached from x (bit mask) over open right edges o (bit c: c joins c + 1)."""
-    g, p = x, o << 1  # p: bit c may be entered from c - 1
-    s = 1
-    while s < hc:
-        g |= p & (g << s)
-        p &= p << s
-        s <<= 1
+    # Up (to higher bits) by one addition: a carry started at each bit of x runs through the bits of
+    # m = x | (may be entered from c - 1); the bits it flips that may be entered are reached.
+    m = o << 1
+    a = x | m
+    g = x | ((a ^ (a + x)) & m)
     p = o  # bit c may be entered from c + 1
     s = 1
     while s < hc:
@@ -264,35 +264,35 @@ def _row_fill(x, o, hc):
 def _reach_all(X, b):
     """Blocks reached from block b over the open edges of the OPENR/OPEND rows (into REACH): all of them?
 
-    Rows fill by shifts within a row; the open down edges carry the set on, sweeping
-    down and up until no row grows (a row is filled again only when it gains blocks).
+    Rows fill by a carry and shifts within a row; the open down edges carry the set on to the rows
+    above and below. Rows that grew wait in a bit mask (lowest first) until their neighbours are
+    looked at, so a row is filled again only when it gains blocks and the fill stops at the fixpoint.
     """
     hr, hc = X[X_HR], X[X_HC]
     openr, opend, reach = X[X_OPENR], X[X_OPEND], X[X_REACH]
     X[reach:reach + hr] = 0
     r0 = b // hc
     X[reach + r0] = _row_fill(np.int64(1) << (b - r0 * hc), X[openr + r0], hc)
-    # Sweep down, then up, until no row grows (a row is filled again only when it gains blocks).
+    pending = np.int64(1) << r0
+    while pending != 0:
+        r = trailing_zeros(pending)
+        pending &= pending - 1
+        g = X[reach + r]
+        if r + 1 < hr:
+            gain = g & X[opend + r] & ~X[reach + r + 1]
+            if gain != 0:
+                X[reach + r + 1] = _row_fill(X[reach + r + 1] | gain, X[openr + r + 1], hc)
+                pending |= np.int64(1) << (r + 1)
+        if r > 0:
+            gain = g & X[opend + r - 1] & ~X[reach + r - 1]
+            if gain != 0:
+                X[reach + r - 1] = _row_fill(X[reach + r - 1] | gain, X[openr + r - 1], hc)
+                pending |= np.int64(1) << (r - 1)
     full = (np.int64(1) << hc) - 1
-    filled = 1 if X[reach + r0] == full else 0  # rows with every block reached: they cannot grow
-    lo = r0 + 1
-    changed = True
-    while changed and filled < hr:
-        changed = False
-        for r in range(lo, hr):
-            gain = X[reach + r - 1] & X[opend + r - 1] & ~X[reach + r]
-            if gain != 0:
-                X[reach + r] = _row_fill(X[reach + r] | gain, X[openr + r], hc)
-                filled += X[reach + r] == full
-                changed = True
-        for r in range(hr - 2, -1, -1):
-            gain = X[reach + r + 1] & X[opend + r] & ~X[reach + r]
-            if gain != 0:
-                X[reach + r] = _row_fill(X[reach + r] | gain, X[openr + r], hc)
-                filled += X[reach + r] == full
-                changed = True
-        lo = 1
-    return filled == hr
+    for r in range(hr):
+        if X[reach + r] != full:
+            return False
+    return True
 
 
 @njit(cache=True, inline="always")
