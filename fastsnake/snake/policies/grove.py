@@ -130,7 +130,7 @@ W_X, W_ORDER = W_L + 1, W_L + 2
 (X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT,
  X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_BUDGET, X_ONPATH, X_DCELL,
  X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_OUTLINE, X_PAR, X_Q2, X_TARGETS, X_RULE, X_SAVE, X_SFIRST,
- X_LEG, X_LBASE, X_LHEAP, X_CROW, X_CBIT, X_END) = range(46)
+ X_LEG, X_LBASE, X_LHEAP, X_CROW, X_CBIT, X_TABLED, X_END) = range(47)
 # Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
 POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
@@ -438,7 +438,7 @@ def distance_order(I, n, cols, out):
 
 @njit(cache=True)
 def _suffix_tables(X, blk, side, body, st):
-    """Once per search: what every tail-end cut of the body holds, for `_suffix_test`.
+    """Once per search, at its first test: what every tail-end cut of the body holds, for `_suffix_test`.
 
     Walking the body from the head back, position p (0 = tail): DB[p] distinct
     blocks and DX[p] distinct crossed edges of body[p:]; LASTB / LASTX the last
@@ -506,8 +506,12 @@ def _suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, ste
 
     The window is body[f:] ++ vpath[:total] ++ path[:steps] cut to its last length+1
     cells (f = total + steps - 1). The body part comes from the tables (O(1), and
-    O(change of f) for its open rows); only the plan part is walked.
+    O(change of f) for its open rows); only the plan part is walked. The tables are made at the
+    search's first test (X_TABLED; many searches test nothing: their first leg finds no path).
     """
+    if X[X_TABLED] == 0:
+        _suffix_tables(X, blk, side, body, st)
+        X[X_TABLED] = 1
     n = body.shape[0]
     hr = X[X_HR]
     length = st.length
@@ -720,8 +724,6 @@ def _chain(I, L, X, order, body, st, bound):
     total = 0
     rounds = L[M_PARAMS + P_ROUNDS]
     blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
-    if X[X_ROWS] == ROWS_SUFFIX and st.length + 1 < n:
-        _suffix_tables(X, blk, side, body, st)
     for r in range(rounds + 1):
         L[M_DETOUR] = r
         # The tail has moved `total` cells along when this leg starts.
@@ -775,6 +777,7 @@ def _search(I, L, X, order, body, st, bound):
     the chain detoured, a shorter plan that also ends on an outline (not with TIES_ONLY); when the shortest
     path passed, the snuggest shortest path that passes (TIES_BOTH, TIES_ONLY). A plan replaces the
     chain's only if it passes the same outline test, so the guarantee is cell's."""
+    X[X_TABLED] = 0  # the suffix tables are made at the first `_suffix_test`
     X[X_RULE] = 0
     steps = 0
     detour = 0
