@@ -42,6 +42,7 @@ import dataclasses
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from fastsnake.search.heap import heap_pop, heap_push
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, TAIL_FOLLOW, BoardError
@@ -137,7 +138,7 @@ W_X, W_ORDER = W_L + 1, W_L + 2
  X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_BUDGET, X_ONPATH, X_DCELL,
  X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_OUTLINE, X_PAR, X_Q2, X_TARGETS, X_RULE, X_SAVE, X_SFIRST,
  X_LEG, X_LBASE, X_LHEAP, X_SNUGCHAIN, X_SELFK, X_RROUNDS, X_WROUNDS, X_STOP, X_BOWHICH, X_RCUR, X_FAIL,
- X_END) = range(52)
+ X_CROW, X_CBIT, X_TABLED, X_END) = range(55)
 # Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
 POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
@@ -229,7 +230,7 @@ def _alloc(cfg, nbr, params):
     # cell's I, then the legs' part (`_fast_leg`): the leg table, stamps and parents.
     I = np.zeros(I0.shape[0] + LEG_SLOTS * n + 2 * n, np.int32)
     I[:I0.shape[0]] = I0
-    X = np.zeros(_X_HEADER + 7 * hr + 15 * n + 11 * nb + 14, np.int64)
+    X = np.zeros(_X_HEADER + 7 * hr + 17 * n + 11 * nb + 14, np.int64)
     X[X_LEG] = I0.shape[0]
     _leg_table(I, n, I[X[X_LEG]:X[X_LEG] + LEG_SLOTS * n])
     X[X_TARGETS] = params[P_TARGETS]
@@ -256,7 +257,7 @@ def _alloc(cfg, nbr, params):
                     (X_PBIT, n), (X_LASTB, nb), (X_LASTX, 2 * nb), (X_LASTP, 2 * nb), (X_LISTE, 2 * nb),
                     (X_LISTP, 2 * nb), (X_DB, n), (X_DX, n), (X_SUFR, 2 * hr), (X_ONPATH, n), (X_DCELL, n + 2),
                     (X_DCH, 2 * n + 4), (X_MV, n), (X_PAR, nb), (X_Q2, nb), (X_SAVE, 2 * n + 2),
-                    (X_LHEAP, 4 * n + 4)):
+                    (X_LHEAP, 4 * n + 4), (X_CROW, n), (X_CBIT, n)):
         X[k] = at
         at += size
     X[X_END] = at
@@ -271,7 +272,11 @@ def _alloc(cfg, nbr, params):
             X[X[X_DOWN] + r] = full if r + 1 < hr else 0
         # A move along the side of cell c closes one bit of the open rows (right edges, then down edges).
         side = I[I[O_SIDE]:I[O_SIDE] + n]
+        blk = I[I[O_BLK]:I[O_BLK] + n]
         for c in range(n):
+            # The row of blocks of cell c and its block's bit there (the detour scan reads REACH by them).
+            X[X[X_CROW] + c] = blk[c] // hc
+            X[X[X_CBIT] + c] = np.int64(1) << (blk[c] % hc)
             e = side[c]
             if e >= 0:
                 eb = e >> 1
@@ -293,12 +298,11 @@ def _cells(ws):
 @njit(cache=True, inline="always")
 def _row_fill(x, o, hc):
     """Blocks of one row reached from x (bit mask) over open right edges o (bit c: c joins c + 1)."""
-    g, p = x, o << 1  # p: bit c may be entered from c - 1
-    s = 1
-    while s < hc:
-        g |= p & (g << s)
-        p &= p << s
-        s <<= 1
+    # Up (to higher bits) by one addition: a carry started at each bit of x runs through the bits of
+    # m = x | (may be entered from c - 1); the bits it flips that may be entered are reached.
+    m = o << 1
+    a = x | m
+    g = x | ((a ^ (a + x)) & m)
     p = o  # bit c may be entered from c + 1
     s = 1
     while s < hc:
@@ -312,35 +316,35 @@ def _row_fill(x, o, hc):
 def _reach_all(X, b):
     """Blocks reached from block b over the open edges of the OPENR/OPEND rows (into REACH): all of them?
 
-    Rows fill by shifts within a row; the open down edges carry the set on, sweeping
-    down and up until no row grows (a row is filled again only when it gains blocks).
+    Rows fill by a carry and shifts within a row; the open down edges carry the set on to the rows
+    above and below. Rows that grew wait in a bit mask (lowest first) until their neighbours are
+    looked at, so a row is filled again only when it gains blocks and the fill stops at the fixpoint.
     """
     hr, hc = X[X_HR], X[X_HC]
     openr, opend, reach = X[X_OPENR], X[X_OPEND], X[X_REACH]
     X[reach:reach + hr] = 0
     r0 = b // hc
     X[reach + r0] = _row_fill(np.int64(1) << (b - r0 * hc), X[openr + r0], hc)
-    # Sweep down, then up, until no row grows (a row is filled again only when it gains blocks).
+    pending = np.int64(1) << r0
+    while pending != 0:
+        r = trailing_zeros(pending)
+        pending &= pending - 1
+        g = X[reach + r]
+        if r + 1 < hr:
+            gain = g & X[opend + r] & ~X[reach + r + 1]
+            if gain != 0:
+                X[reach + r + 1] = _row_fill(X[reach + r + 1] | gain, X[openr + r + 1], hc)
+                pending |= np.int64(1) << (r + 1)
+        if r > 0:
+            gain = g & X[opend + r - 1] & ~X[reach + r - 1]
+            if gain != 0:
+                X[reach + r - 1] = _row_fill(X[reach + r - 1] | gain, X[openr + r - 1], hc)
+                pending |= np.int64(1) << (r - 1)
     full = (np.int64(1) << hc) - 1
-    filled = 1 if X[reach + r0] == full else 0  # rows with every block reached: they cannot grow
-    lo = r0 + 1
-    changed = True
-    while changed and filled < hr:
-        changed = False
-        for r in range(lo, hr):
-            gain = X[reach + r - 1] & X[opend + r - 1] & ~X[reach + r]
-            if gain != 0:
-                X[reach + r] = _row_fill(X[reach + r] | gain, X[openr + r], hc)
-                filled += X[reach + r] == full
-                changed = True
-        for r in range(hr - 2, -1, -1):
-            gain = X[reach + r + 1] & X[opend + r] & ~X[reach + r]
-            if gain != 0:
-                X[reach + r] = _row_fill(X[reach + r] | gain, X[openr + r], hc)
-                filled += X[reach + r] == full
-                changed = True
-        lo = 1
-    return filled == hr
+    for r in range(hr):
+        if X[reach + r] != full:
+            return False
+    return True
 
 
 @njit(cache=True, inline="always")
@@ -407,6 +411,16 @@ def _nearest_cut_off(order, L, X, stamp, gen, hc, n, cols, head, apple, reached)
     mirror: the row of mirror(head)), so the scan stops at the first cut-off cell.
     """
     cols2 = 2 * cols
+    if order.shape[0] > 0 and X[X_ROWS] != 0 and L[M_OPEN_H] < 0:
+        # Row masks: a cell's block is cut off when its bit is clear in its REACH row (per-cell row and bit,
+        # no divisions).
+        at = _mirror(cols, head) * n
+        reach, crow, cbit = X[X_REACH], X[X_CROW], X[X_CBIT]
+        for k in range(1, n):
+            cell = np.int64(order[at + k])
+            if X[reach + X[crow + cell]] & X[cbit + cell] == 0 and cell != apple:
+                return cell
+        return -1
     if order.shape[0] > 0:
         at = _mirror(cols, head) * n
         for k in range(1, n):  # k = 0: the head itself
@@ -476,7 +490,7 @@ def distance_order(I, n, cols, out):
 
 @njit(cache=True)
 def _suffix_tables(X, blk, side, body, st):
-    """Once per search: what every tail-end cut of the body holds, for `_suffix_test`.
+    """Once per search, at its first test: what every tail-end cut of the body holds, for `_suffix_test`.
 
     Walking the body from the head back, position p (0 = tail): DB[p] distinct
     blocks and DX[p] distinct crossed edges of body[p:]; LASTB / LASTX the last
@@ -544,8 +558,12 @@ def _suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, ste
 
     The window is body[f:] ++ vpath[:total] ++ path[:steps] cut to its last length+1
     cells (f = total + steps - 1). The body part comes from the tables (O(1), and
-    O(change of f) for its open rows); only the plan part is walked.
+    O(change of f) for its open rows); only the plan part is walked. The tables are made at the
+    search's first test (X_TABLED; many searches test nothing: their first leg finds no path).
     """
+    if X[X_TABLED] == 0:
+        _suffix_tables(X, blk, side, body, st)
+        X[X_TABLED] = 1
     n = body.shape[0]
     hr = X[X_HR]
     length = st.length
@@ -733,9 +751,19 @@ def _fast_leg(I, L, X, start, goal, limit):
         gu = g + 1
 
 
+@njit(cache=True, inline="always")
+def _chain_moves(nbr2, start, vpath, total, head, path, steps, trial):
+    """The moves of a chain's plan into trial: the detour legs start -> vpath[:total], then head -> path[:steps]."""
+    _to_moves(nbr2, start, vpath, total, trial, 0)
+    _to_moves(nbr2, head, path, steps, trial, total)
+
+
 @njit(cache=True)
 def _chain(I, L, X, order, body, st, bound):
-    """cell's `_chain`: the same plan, with the row-mask outline test and the detour scan over cut-off blocks."""
+    """cell's `_chain`: the same plan, with the row-mask outline test and the detour scan over cut-off blocks.
+
+    Moves are made only for the plan returned (`_chain_moves`, from the cells in vpath and path).
+    """
     n = body.shape[0]
     cols = L[M_COLS]
     hc = cols // 2
@@ -749,8 +777,6 @@ def _chain(I, L, X, order, body, st, bound):
     rounds = L[M_PARAMS + P_ROUNDS] if X[X_RCUR] < 0 else X[X_RCUR]
     blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
     X[X_FAIL] = FAIL_NONE
-    if X[X_ROWS] == ROWS_SUFFIX and st.length + 1 < n:
-        _suffix_tables(X, blk, side, body, st)
     for r in range(rounds + 1):
         L[M_DETOUR] = r
         # The tail has moved `total` cells along when this leg starts.
@@ -766,8 +792,8 @@ def _chain(I, L, X, order, body, st, bound):
         if steps == 0:
             X[X_FAIL] = FAIL_DIRECT if r == 0 else FAIL_APPLE
             return 0
-        _to_moves(nbr2, head, path, steps, trial, total)
         if st.length + 1 == n:
+            _chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             return total + steps
         if X[X_ROWS] == ROWS_SUFFIX:
             gen = _next_gen(L, stamp)
@@ -776,6 +802,7 @@ def _chain(I, L, X, order, body, st, bound):
         else:
             ok, reached, gen = _walk_test(I, L, X, body, st, vpath, total, path, steps, win)
         if ok:
+            _chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             if r > 0 and X[X_SNUGCHAIN] & SNUG_CHAIN_APPLE:
                 # The snuggest of the shortest legs from the last detour target, if it passes too.
                 s2 = _snug_astar(I, L, X, head, st.apple, steps, L[M_BASE] + steps, X[X_SELFK])
@@ -813,7 +840,6 @@ def _chain(I, L, X, order, body, st, bound):
                 steps1 = s1
             else:
                 steps1 = _fast_leg(I, L, X, head, best, steps1)
-        _to_moves(nbr2, head, path, steps1, trial, total)
         _stamp_virtual(L, path, steps1, head, st.moves + total)
         vpath[total:total + steps1] = path[:steps1]
         total += steps1
@@ -827,6 +853,7 @@ def _search(I, L, X, order, body, st, bound):
     the chain detoured, a shorter plan that also ends on an outline (not with TIES_ONLY); when the shortest
     path passed, the snuggest shortest path that passes (TIES_BOTH, TIES_ONLY). A plan replaces the
     chain's only if it passes the same outline test, so the guarantee is cell's."""
+    X[X_TABLED] = 0  # the suffix tables are made at the first `_suffix_test`
     X[X_RULE] = 0
     steps = 0
     detour = 0
