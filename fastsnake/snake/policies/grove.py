@@ -1,41 +1,30 @@
-"""`grove`: the cell-tree agent with a branch and bound over routes, and kernels that scale to big boards.
+"""`grove`: the cell-tree agent, choosing snug routes among those that keep a Hamiltonian escape.
 
-`cell`'s search and guarantee (right-hand paths in 2×2 blocks; a plan is committed only
-if the body it leaves when the apple is eaten lies on the outline of some spanning tree
-of the blocks, which is a Hamiltonian cycle; with no such plan the snake walks such an
-outline), and then a bounded depth-first branch and bound over simple right-hand routes to
-the apple (`_enumerate`, ``budget`` nodes a search), each route legal against the moving
-tail and checked by the same outline test:
+`cell`'s search and guarantee: right-hand paths in 2×2 blocks; a plan is committed only if
+it is legal move by move against the moving tail and the body it leaves when the apple is
+eaten lies on the outline of some spanning tree of the blocks (a Hamiltonian cycle); else
+a detour chain through the cut-off blocks; with no such plan the snake walks an outline.
+`grove` only chooses differently among plans that pass the same tests:
 
-- when cell's plan detours, a shorter route that passes (boards of at most 63 blocks);
-- when the shortest path passes, the shortest route that lies most snugly against the
-  border, the body still there at the apple, and itself (`_hug`): such routes leave the
-  free cells in one piece and the next apples nearer (10×10: 1021.9 -> 991.4 moves).
+- the snuggest shortest path: among shortest routes that pass, the one with the most sides
+  against the border, the body still there at the apple (and, on small boards, itself):
+  a branch and bound (`_enumerate`, ``budget`` nodes) on boards of at most 63 blocks, which
+  also takes passing routes shorter than the detour chain; one A* (`_snug`) above;
+- on boards of more than 63 blocks: snug legs in detour chains (``snug_chain``), 32 detour
+  rounds (``detours``), and the outline walk over the shortest of 13 spanning trees
+  (``outline``);
+- kernels: the outline test on row masks with per-search suffix tables, detour targets from
+  a by-distance cell order, and an A* specialised to right-hand moves (`_fast_leg`).
 
-Kernels: the outline test on boards of more than 63 blocks keeps one 64-bit mask per row of
-blocks and reads the body's part from per-search suffix tables, so a try walks only its
-plan; a detour's target comes from a per-cell list of all cells by right-hand distance
-(through the left-right mirror: distance a -> b equals mirror(b) -> mirror(a)). The A* legs of the
-detour chain run a copy of cell's A* specialised to right-hand moves (`_fast_leg`: the same paths).
-
-With ``budget=0`` `grove` plays `cell`'s games move for move (tested). Guarantee (both tail
-rules, any start length): `cell`'s, since every route committed passed the outline test and
-is legal move by move; the game is won in fewer than N²/2 moves. Needs even rows and cols.
-Options: ``detours``, ``research_every`` as for `cell`; ``budget`` (nodes per search; default
-2,000 on boards of at most 63 blocks, else 10,000; 0: off), ``ties`` (0: only shorter than the
-detour chain, 1: that and the snuggest shortest path, 2: only the latter; default 1 on boards
-of at most 63 blocks, else 2); ``backoff`` (default 1: off; 4 on boards of more than 63 blocks):
-after a re-search that finds nothing shorter, wait twice as long, up to ``research_every × backoff``
-moves; ``outline`` (the fallback walk's tree, see OUTLINE_BIG; default 2 on boards of more than 63
-blocks, else cell's tree); ``detours`` defaults to 32 on boards of more than 63 blocks; ``targets``
-(bit mask of detour-target rules tried, keeping the shortest plan; default 1: the nearest cut-off
-cell only). Re-search policy: ``research_detours`` (moves between re-searches of a detour chain's plan;
-default ``research_every``); ``backoff_on`` (1: chain plans, 2: outline
-walks; default 3); ``walk_rounds`` / ``research_rounds`` (detour rounds when re-searching an outline walk /
-a detour chain's plan; defaults 16 / -1 (as ``detours``) on boards of more than 63 blocks); ``stop`` (bits,
-see STOP_APPLE: no more re-searches of a plan after some failures; default 0). ``snug_chain`` (bits, see
-SNUG_CHAIN_APPLE: snug legs in detour chains; default 3 on boards of more than 63 blocks with budget > 0, else 0);
-``snug_self`` (self-contact term of the snug A*; default 0).
+Guarantee (both tail rules, any start length): `cell`'s; the game is won in fewer than N²/2
+moves. Needs even rows and cols. With ``budget=0 detours=8 outline=0`` it plays `cell`'s games
+move for move (tested). Options: ``detours``, ``research_every`` as for `cell`; ``budget``,
+``ties`` (0: only shorter than the detour chain, 1: that and the snuggest shortest path, 2:
+only the latter), ``snug`` (0: branch and bound, 1: A*), ``snug_chain``, ``snug_self``,
+``outline``; re-searches: ``backoff`` (wait twice as long after each re-search that found
+nothing shorter, up to ``research_every × backoff`` moves), ``backoff_on``, ``research_detours``,
+``research_rounds``, ``walk_rounds``. Defaults and measurements: the constants below and
+docs/agents.md.
 """
 
 import dataclasses
@@ -127,8 +116,8 @@ from fastsnake.snake.policies.cell import (
 
 # Parameters (int64 array): cell's four (detour rounds, re-search interval, distance table,
 # single-word bit masks), then the outline test on row masks for bigger boards.
-(P_ROWS, P_BACKOFF, P_BUDGET, P_TIES, P_SNUG, P_CHAIN, P_FUTILE, P_OUTLINE, P_TARGETS,
- P_SFIRST, P_SNUGCHAIN, P_SELFK, P_RROUNDS, P_WROUNDS, P_STOP, P_BOWHICH) = range(P_BITS + 1, P_BITS + 17)
+(P_ROWS, P_BACKOFF, P_BUDGET, P_TIES, P_SNUG, P_CHAIN, P_OUTLINE, P_SNUGCHAIN, P_SELFK, P_RROUNDS, P_WROUNDS,
+ P_BOWHICH) = range(P_BITS + 1, P_BITS + 13)
 P_COUNT = P_BOWHICH + 1
 # The workspace tuple: cell's I and L, then X and the by-distance order.
 W_X, W_ORDER = W_L + 1, W_L + 2
@@ -136,9 +125,8 @@ W_X, W_ORDER = W_L + 1, W_L + 2
 # right / lower neighbour, their copies with the passed-along edges cleared, and the reached blocks.
 (X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT,
  X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_BUDGET, X_ONPATH, X_DCELL,
- X_DCH, X_TIES, X_SNUG, X_CHAIN, X_FUTILE, X_MV, X_OUTLINE, X_PAR, X_Q2, X_TARGETS, X_RULE, X_SAVE, X_SFIRST,
- X_LEG, X_LBASE, X_LHEAP, X_SNUGCHAIN, X_SELFK, X_RROUNDS, X_WROUNDS, X_STOP, X_BOWHICH, X_RCUR, X_FAIL,
- X_CROW, X_CBIT, X_TABLED, X_END) = range(55)
+ X_DCH, X_TIES, X_SNUG, X_CHAIN, X_MV, X_OUTLINE, X_PAR, X_Q2, X_LEG, X_LBASE, X_LHEAP, X_SNUGCHAIN, X_SELFK,
+ X_RROUNDS, X_WROUNDS, X_BOWHICH, X_RCUR, X_CROW, X_CBIT, X_TABLED, X_END) = range(48)
 # Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
 POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
@@ -199,26 +187,12 @@ SNUG_CHAIN_BIG = 3
 # 44,957 / 44,547 (mean 44,910, 5.0 games per CPU-s); 4: 44,910 / 44,928 / 45,529 / 45,281 / 44,818 / 44,797 (mean
 # 45,044); without snug_chain, 20: 45,294 / 45,278 (seeds 0 / 1). Within the noise: off.
 SNUG_SELF_DEFAULT = 0
-# How a detour chain search ended (X_FAIL): passed; the direct leg found no path within the bound; a later
-# apple leg found none; all rounds used; no detour target; a detour leg found no path.
-FAIL_NONE, FAIL_DIRECT, FAIL_APPLE, FAIL_ROUNDS, FAIL_TARGET, FAIL_DETOUR = range(6)
-# Option ``stop`` (bits; the low three for re-searches of a detour chain's plan, the same shifted by STOP_WALK
-# for outline walks): after a re-search that failed with an apple leg finding no path (STOP_APPLE), that used
-# all its rounds (STOP_ROUNDS), or any failed re-search (STOP_ANY), no more re-searches of that plan.
-STOP_APPLE, STOP_ROUNDS, STOP_ANY, STOP_WALK = 1, 2, 4, 3
-# Re-search defaults on boards of more than SMALL_BLOCKS blocks: backoff (option ``backoff``; after a failed
-# re-search wait 8, 16, 32 moves) and the detour rounds of re-searches of an outline walk (``walk_rounds``;
-# -1: DETOUR_ROUNDS_BIG) and of a detour chain's plan (``research_rounds``). Most of the time went into
-# re-searching outline walks. 30x30 budget 10,000, seeds 0-4, 100 games each (mean; games per CPU-s):
-# before 45,094 45,639 45,442 45,423 45,153 (avg 45,350; 5.6); backoff 4: avg 45,453 (9.7);
-# backoff 4, walk_rounds 16: 45,251 45,461 45,226 45,032 45,411 (avg 45,276; 10.9); also research_rounds 16:
-# avg 45,292 (11.1). 20x20 300 games seed 0: 10,907.6 (72 g/s) -> 10,886.4 (95 g/s).
-# No gain, or losses (seeds 0 / 1): backoff 8: 45,388 / 45,716; stop after an apple-leg failure of a chain's
-# plan (stop=1): 45,612 (seed 0); for walks too (stop=9): 46,079; chain plans never re-searched: 46,154.
-BACKOFF_BIG, WALK_ROUNDS_BIG, RESEARCH_ROUNDS_BIG = 4, 16, -1
-# Also no gain with backoff 4 and walk_rounds 16 (seeds 0-4): research_detours 4: 44,807 44,977 45,444 45,290
-# 45,814 (avg 45,266; 9.3 g/s); 2: 45,085 / 45,064 (seeds 0 / 1; 7.5 g/s); 1: 45,703 (seed 0; 5.4 g/s);
-# walk_rounds 8: 45,172 / 45,672 (12.4 g/s); backoff only on chain plans (backoff 8): 45,414 (seed 0; 6.8 g/s).
+# Re-searches on boards of more than SMALL_BLOCKS blocks (options ``backoff``, ``walk_rounds``: detour
+# rounds of a re-search of an outline walk, -1: as ``detours``; ``research_rounds``: of a detour chain's plan).
+# Most of the time goes into re-searching outline walks. 30x30, seeds 0-9, 100 games each, mean (games per
+# CPU-s): backoff 1, walk_rounds 32: 44,972 (7.1); backoff 2: 45,036 (10.1); backoff 4, walk_rounds 16:
+# 45,200 (13.3). The strongest is the default; docs/agents.md has the rest of what was tried.
+BACKOFF_BIG, WALK_ROUNDS_BIG, RESEARCH_ROUNDS_BIG = 1, -1, -1
 
 
 @njit(cache=True)
@@ -230,10 +204,9 @@ def _alloc(cfg, nbr, params):
     # cell's I, then the legs' part (`_fast_leg`): the leg table, stamps and parents.
     I = np.zeros(I0.shape[0] + LEG_SLOTS * n + 2 * n, np.int32)
     I[:I0.shape[0]] = I0
-    X = np.zeros(_X_HEADER + 7 * hr + 17 * n + 11 * nb + 14, np.int64)
+    X = np.zeros(_X_HEADER + 7 * hr + 15 * n + 11 * nb + 12, np.int64)
     X[X_LEG] = I0.shape[0]
     _leg_table(I, n, I[X[X_LEG]:X[X_LEG] + LEG_SLOTS * n])
-    X[X_TARGETS] = params[P_TARGETS]
     X[X_SNUGCHAIN] = params[P_SNUGCHAIN]
     X[X_SELFK] = params[P_SELFK]
     X[X_OUTLINE] = params[P_OUTLINE]
@@ -243,11 +216,8 @@ def _alloc(cfg, nbr, params):
     X[X_TIES] = params[P_TIES]
     X[X_SNUG] = params[P_SNUG]
     X[X_CHAIN] = params[P_CHAIN]
-    X[X_FUTILE] = params[P_FUTILE]
-    X[X_SFIRST] = params[P_SFIRST]
     X[X_RROUNDS] = params[P_RROUNDS]
     X[X_WROUNDS] = params[P_WROUNDS]
-    X[X_STOP] = params[P_STOP]
     X[X_BOWHICH] = params[P_BOWHICH]
     X[X_RCUR] = -1
     X[X_HR] = hr
@@ -256,7 +226,7 @@ def _alloc(cfg, nbr, params):
     for k, size in ((X_RIGHT, hr), (X_DOWN, hr), (X_OPENR, hr), (X_OPEND, hr), (X_REACH, hr), (X_PWORD, n),
                     (X_PBIT, n), (X_LASTB, nb), (X_LASTX, 2 * nb), (X_LASTP, 2 * nb), (X_LISTE, 2 * nb),
                     (X_LISTP, 2 * nb), (X_DB, n), (X_DX, n), (X_SUFR, 2 * hr), (X_ONPATH, n), (X_DCELL, n + 2),
-                    (X_DCH, 2 * n + 4), (X_MV, n), (X_PAR, nb), (X_Q2, nb), (X_SAVE, 2 * n + 2),
+                    (X_DCH, 2 * n + 4), (X_MV, n), (X_PAR, nb), (X_Q2, nb),
                     (X_LHEAP, 4 * n + 4), (X_CROW, n), (X_CBIT, n)):
         X[k] = at
         at += size
@@ -440,33 +410,6 @@ def _nearest_cut_off(order, L, X, stamp, gen, hc, n, cols, head, apple, reached)
                 d = abs(head // cols - cell // cols) + abs(head % cols - cell % cols)
                 if d > 0 and (d < best_d or (d == best_d and cell < best)):
                     best, best_d = cell, d
-    return best
-
-
-@njit(cache=True)
-def _pick_target(I, L, X, stamp, gen, hc, n, cols, head, apple, reached, rule):
-    """A detour target among the cells (not the apple, not the head) of cut-off blocks: rule 1 the one with
-    the least distance head -> c -> apple, rule 2 the one nearest the apple, rule 3 the farthest from the
-    apple; ties to the one nearer the head, then the smaller cell (-1: none)."""
-    cols2 = 2 * cols
-    best, best_k, best_d = -1, 1 << 40, 1 << 30
-    for b in range(n // 4):
-        if not _cut_off(X, L, stamp, gen, hc, b, reached):
-            continue
-        top = (b // hc) * cols2 + (b % hc) * 2
-        for cell in (top, top + 1, top + cols, top + cols + 1):
-            if cell == apple or cell == head:
-                continue
-            d = _distance(I, n, cols, head, cell)
-            da = _distance(I, n, cols, cell, apple)
-            if rule == 1:
-                k = d + da
-            elif rule == 2:
-                k = da
-            else:
-                k = -da
-            if k < best_k or (k == best_k and (d < best_d or (d == best_d and cell < best))):
-                best, best_k, best_d = cell, k, d
     return best
 
 
@@ -776,7 +719,6 @@ def _chain(I, L, X, order, body, st, bound):
     total = 0
     rounds = L[M_PARAMS + P_ROUNDS] if X[X_RCUR] < 0 else X[X_RCUR]
     blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
-    X[X_FAIL] = FAIL_NONE
     for r in range(rounds + 1):
         L[M_DETOUR] = r
         # The tail has moved `total` cells along when this leg starts.
@@ -785,12 +727,7 @@ def _chain(I, L, X, order, body, st, bound):
         steps = _fast_leg(I, L, X, head, st.apple, bound - total)
         if r == 0:
             L[M_DIRECT] = steps
-            if steps == 0 and X[X_FUTILE] != 0:
-                # No path shorter than the plan: none will appear further along it (the tail's
-                # times are the same), so re-searching it is futile.
-                L[M_DIRECT] = bound + 1
         if steps == 0:
-            X[X_FAIL] = FAIL_DIRECT if r == 0 else FAIL_APPLE
             return 0
         if st.length + 1 == n:
             _chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
@@ -817,21 +754,15 @@ def _chain(I, L, X, order, body, st, bound):
                         return total + s2
             return total + steps
         if r == rounds:
-            X[X_FAIL] = FAIL_ROUNDS
             return 0
         # Detour: the free cell of a cut-off block nearest to the head (right-hand distance; ties to the
         # smaller cell, as a scan over all cells would find).
-        if X[X_RULE] == 0:
-            best = _nearest_cut_off(order, L, X, stamp, gen, hc, n, cols, head, st.apple, reached)
-        else:
-            best = _pick_target(I, L, X, stamp, gen, hc, n, cols, head, st.apple, reached, X[X_RULE])
+        best = _nearest_cut_off(order, L, X, stamp, gen, hc, n, cols, head, st.apple, reached)
         if best < 0:
-            X[X_FAIL] = FAIL_TARGET
             return 0
         L[M_AVOID] = st.apple
         steps1 = _fast_leg(I, L, X, head, best, bound - total - _distance(I, n, cols, best, st.apple))
         if steps1 == 0:
-            X[X_FAIL] = FAIL_DETOUR
             return 0
         if X[X_SNUGCHAIN] & SNUG_CHAIN_DETOUR:
             ahead = 0 if X[X_SNUGCHAIN] & SNUG_CHAIN_LEG_END else _distance(I, n, cols, best, st.apple)
@@ -854,37 +785,8 @@ def _search(I, L, X, order, body, st, bound):
     path passed, the snuggest shortest path that passes (TIES_BOTH, TIES_ONLY). A plan replaces the
     chain's only if it passes the same outline test, so the guarantee is cell's."""
     X[X_TABLED] = 0  # the suffix tables are made at the first `_suffix_test`
-    X[X_RULE] = 0
-    steps = 0
-    detour = 0
-    mask = X[X_TARGETS]
-    save = X[X_SAVE]
-    trial = _seg(I, O_TRY, 2 * body.shape[0] + 2)
-    first = True
-    for rule in range(20):
-        if (mask >> rule) & 1 == 0:
-            continue
-        X[X_RULE] = rule
-        got = _chain(I, L, X, order, body, st, bound if steps == 0 else steps - 1)
-        _undo_virtual(L)
-        if first:
-            direct = L[M_DIRECT]
-            first = False
-        if got > 0 and (steps == 0 or got < steps):
-            steps = got
-            detour = L[M_DETOUR]
-            X[save:save + got] = trial[:got]
-        if L[M_DIRECT] == 0 or detour == 0 and steps > 0:
-            break
-    L[M_DIRECT] = direct
-    L[M_DETOUR] = detour
-    trial[:steps] = X[save:save + steps]
-    if X[X_SFIRST] != 0 and (steps == 0 or detour > 0) and 0 < direct <= bound and st.length + 1 < body.shape[0]:
-        # The shortest path cut blocks off; the snuggest one may not.
-        found = _snug(I, L, X, body, st, direct)
-        if found > 0:
-            L[M_DETOUR] = 0
-            return found
+    steps = _chain(I, L, X, order, body, st, bound)
+    _undo_virtual(L)
     if X[X_BUDGET] > 0 and L[M_DIRECT] > 0 and st.length + 1 < body.shape[0]:
         if (steps == 0 or L[M_DETOUR] > 0) and X[X_TIES] != TIES_ONLY:
             limit = steps - 1 if steps > 0 else bound
@@ -1424,13 +1326,6 @@ def _replan(I, L, X, order, body, st):
     elif searched:  # a re-search found nothing shorter: wait longer for the next one
         X[X_GAP] = min(2 * X[X_GAP], every * X[X_BACKOFF])
         X[X_NEXT] = L[M_POS] + X[X_GAP]
-        # STOP: no more re-searches of this plan after this kind of failure (bits by plan kind).
-        kind = X[X_FAIL]
-        shift = STOP_WALK if walk else 0
-        if ((X[X_STOP] >> shift) & STOP_APPLE != 0 and kind == FAIL_APPLE
-                or (X[X_STOP] >> shift) & STOP_ANY != 0
-                or (X[X_STOP] >> shift) & STOP_ROUNDS != 0 and kind == FAIL_ROUNDS):
-            L[M_DIRECT] = left
     if steps > 0 and (left == 0 or steps < left):
         plan[:steps] = _seg(I, O_TRY, steps)
         L[M_LEN] = steps
@@ -1510,7 +1405,6 @@ def grove_params(config, options) -> np.ndarray:
         raise PolicyError("policy 'grove': backoff=0 is not a count in 1..1048576 (or -1: the board's default)")
     params[P_BACKOFF] = (BACKOFF_BIG if big else 1) if backoff < 0 else backoff
     params[P_CHAIN] = _grove_option(options, "research_detours", params[P_EVERY], 1, 1 << 30)
-    params[P_FUTILE] = _grove_option(options, "futile", 0, 0, 1)
     budget = _grove_option(options, "budget", -1, -1, 1 << 30)
     params[P_BUDGET] = (BUDGET if blocks <= SMALL_BLOCKS else BUDGET_BIG) if budget < 0 else budget
     ties = _grove_option(options, "ties", -1, -1, TIES_ONLY)
@@ -1519,8 +1413,6 @@ def grove_params(config, options) -> np.ndarray:
     params[P_SNUG] = (SNUG_ENUMERATE if blocks <= SMALL_BLOCKS else SNUG_ASTAR) if snug < 0 else snug
     outline = _grove_option(options, "outline", -1, -1, 1 << 20)
     params[P_OUTLINE] = (OUTLINE_BIG if big else OUTLINE_CELL) if outline < 0 else outline
-    params[P_TARGETS] = _grove_option(options, "targets", 1, 1, 1 << 20)
-    params[P_SFIRST] = _grove_option(options, "snug_first", 0, 0, 1)
     snug_chain = _grove_option(options, "snug_chain", -1, -1, 7)
     params[P_SNUGCHAIN] = (SNUG_CHAIN_BIG if big and params[P_BUDGET] > 0 else 0) if snug_chain < 0 else snug_chain
     params[P_SELFK] = _grove_option(options, "snug_self", SNUG_SELF_DEFAULT, 0, 1 << 20)
@@ -1528,7 +1420,6 @@ def grove_params(config, options) -> np.ndarray:
     params[P_RROUNDS] = (RESEARCH_ROUNDS_BIG if big else -1) if rrounds < 0 else rrounds
     wrounds = _grove_option(options, "walk_rounds", -1, -1, 64)
     params[P_WROUNDS] = (WALK_ROUNDS_BIG if big else -1) if wrounds < 0 else wrounds
-    params[P_STOP] = _grove_option(options, "stop", 0, 0, 63)
     params[P_BOWHICH] = _grove_option(options, "backoff_on", 3, 0, 3)
     return params
 
@@ -1541,11 +1432,9 @@ POLICY = EnginePolicy(
     make_params=grove_params,
     guaranteed=True,
     options={"detours": (-1, None), "research_every": (RESEARCH_EVERY, None), "backoff": (-1, None),
-             "budget": (-1, None), "ties": (-1, None), "snug": (-1, None),
-             "research_detours": (RESEARCH_EVERY, None), "futile": (0, None), "outline": (-1, None),
-             "targets": (1, None), "snug_first": (0, None), "snug_chain": (-1, None),
-             "snug_self": (SNUG_SELF_DEFAULT, None), "research_rounds": (-1, None), "walk_rounds": (-1, None),
-             "stop": (0, None), "backoff_on": (3, None)},
+             "budget": (-1, None), "ties": (-1, None), "snug": (-1, None), "research_detours": (RESEARCH_EVERY, None),
+             "outline": (-1, None), "snug_chain": (-1, None), "snug_self": (SNUG_SELF_DEFAULT, None),
+             "research_rounds": (-1, None), "walk_rounds": (-1, None), "backoff_on": (3, None)},
 )
 
 # The strongest guaranteed agent we have: `cell`'s games (the lowest mean moves of our agents), faster.
