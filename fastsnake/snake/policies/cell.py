@@ -628,30 +628,8 @@ def _outline_plan(I, L, body, st):
     blk, side, stamp, queue = _seg(I, O_BLK, n), _seg(I, O_SIDE, n), _seg(I, O_STAMP, 5 * nb), _seg(I, O_QUEUE, nb)
     bits, nxt = _seg(I, O_BITS, nb), _seg(I, O_NXT, n)
     gen = _next_gen(L, stamp)
-    bits[:] = 0
     forb = 3 * nb
-    tail = 0
-    # Walk the body head first: its blocks seed the search, its crossings are tree edges.
-    i = st.head_i
-    prev = -1
-    for _ in range(st.length):
-        cell = body[i]
-        i -= 1
-        if i < 0:
-            i = n - 1
-        b = blk[cell]
-        if stamp[b] != gen:
-            stamp[b] = gen
-            queue[tail] = b
-            tail += 1
-        if prev >= 0:
-            e = side[cell]  # the move cell -> prev leaves across cell's side or stays in its block
-            if e >= 0:
-                if blk[prev] == b:
-                    stamp[forb + e] = gen
-                else:
-                    _set_edge(bits, e, hc)
-        prev = cell
+    tail, _src = seed_tree(body, st, blk, side, stamp, queue, bits, gen, nb, hc, 0)
     head = 0
     while head < tail:
         b = queue[head]
@@ -693,6 +671,42 @@ def _outline_plan(I, L, body, st):
         steps += 1
         cell = to
     return steps
+
+
+@njit(cache=True, inline="always")
+def seed_tree(body, st, blk, side, stamp, queue, bits, gen, nb, hc, nth):
+    """Start a spanning tree of blocks from the body, walked head first: its blocks (stamped `gen`)
+    go to `queue`, the block edges it crosses become tree edges in `bits` (cleared first), and the
+    edges it passes along inside a block are forbidden (stamp[3 nb + e] = gen). Returns (blocks
+    queued, the nth block queued or -1)."""
+    n = body.shape[0]
+    forb = 3 * nb
+    bits[:] = 0
+    tail = 0
+    src = -1
+    i = st.head_i
+    prev = -1
+    for _ in range(st.length):
+        cell = body[i]
+        i -= 1
+        if i < 0:
+            i = n - 1
+        b = blk[cell]
+        if stamp[b] != gen:
+            stamp[b] = gen
+            queue[tail] = b
+            tail += 1
+            if tail == nth:
+                src = b
+        if prev >= 0:
+            e = side[cell]  # the move cell -> prev leaves across cell's side or stays in its block
+            if e >= 0:
+                if blk[prev] == b:
+                    stamp[forb + e] = gen
+                else:
+                    _set_edge(bits, e, hc)
+        prev = cell
+    return tail, src
 
 
 @njit(cache=True, inline="always")

@@ -103,6 +103,7 @@ from fastsnake.snake.policies.cell import (
     _walk_at_apple,
     on_some_outline,
     on_some_outline_bits,
+    seed_tree,
 )
 from fastsnake.snake.policies.cell import (
     _alloc as _cell_alloc,
@@ -1080,34 +1081,9 @@ def _tree(I, L, X, body, st, variant):
     bits = _seg(I, O_BITS, nb)
     par = X[X[X_PAR]:X[X_PAR] + nb]
     gen = _next_gen(L, stamp)
-    bits[:] = 0
     forb = 3 * nb
-    tail = 0
     rot = variant & 3
-    which = variant >> 2
-    src = -1
-    i = st.head_i
-    prev = -1
-    for _ in range(st.length):
-        cell = body[i]
-        i -= 1
-        if i < 0:
-            i = n - 1
-        b = blk[cell]
-        if stamp[b] != gen:
-            stamp[b] = gen
-            queue[tail] = b
-            tail += 1
-            if tail == which:
-                src = b
-        if prev >= 0:
-            e = side[cell]
-            if e >= 0:
-                if blk[prev] == b:
-                    stamp[forb + e] = gen
-                else:
-                    _set_edge(bits, e, hc)
-        prev = cell
+    tail, src = seed_tree(body, st, blk, side, stamp, queue, bits, gen, nb, hc, variant >> 2)
     ab = blk[st.apple]
     if src >= 0 and stamp[ab] != gen:
         # Breadth first from src over blocks without body (stamp gen + 1 marks them seen).
@@ -1175,30 +1151,9 @@ def _tree_greedy(I, L, X, body, st):
     bits = _seg(I, O_BITS, nb)
     dist = X[X[X_PAR]:X[X_PAR] + nb]
     gen = _next_gen(L, stamp)
-    bits[:] = 0
     forb = 3 * nb
     decl = nb
-    tail = 0
-    i = st.head_i
-    prev = -1
-    for _ in range(st.length):
-        cell = body[i]
-        i -= 1
-        if i < 0:
-            i = n - 1
-        b = blk[cell]
-        if stamp[b] != gen:
-            stamp[b] = gen
-            queue[tail] = b
-            tail += 1
-        if prev >= 0:
-            e = side[cell]
-            if e >= 0:
-                if blk[prev] == b:
-                    stamp[forb + e] = gen
-                else:
-                    _set_edge(bits, e, hc)
-        prev = cell
+    tail, _src = seed_tree(body, st, blk, side, stamp, queue, bits, gen, nb, hc, 0)
     # Block distances to the apple's block over edges not passed along (queue after the body's blocks).
     q2 = X[X[X_Q2]:X[X_Q2] + nb]
     dist[:] = nb + 1
