@@ -127,7 +127,7 @@ W_X, W_ORDER = W_L + 1, W_L + 2
 (X_ROWS, X_HR, X_HC, X_BACKOFF, X_NEXT, X_GAP, X_RIGHT, X_DOWN, X_OPENR, X_OPEND, X_REACH, X_PWORD, X_PBIT,
  X_SID, X_K, X_NLIST, X_LASTB, X_LASTX, X_LASTP, X_LISTE, X_LISTP, X_DB, X_DX, X_SUFR, X_BUDGET, X_ONPATH, X_DCELL,
  X_DCH, X_TIES, X_SNUG, X_CHAIN, X_MV, X_OUTLINE, X_PAR, X_Q2, X_LEG, X_LBASE, X_LHEAP, X_SNUGCHAIN, X_SELFK,
- X_RROUNDS, X_WROUNDS, X_BOWHICH, X_RCUR, X_CROW, X_CBIT, X_TABLED, X_END) = range(48)
+ X_RROUNDS, X_WROUNDS, X_BOWHICH, X_CROW, X_CBIT, X_TABLED, X_END) = range(47)
 # Body positions in the LAST* entries: search id * POS_SPAN + position (older searches compare smaller).
 POS_SPAN = 1 << 21
 _X_HEADER = X_END + 1
@@ -152,14 +152,12 @@ SNUG_ENUMERATE, SNUG_ASTAR = range(2)
 # side (-1: the border), the block that move enters and the block edge it crosses.
 LEG_IN, LEG_OUT, LEG_OUTBLK, LEG_EDGE = range(4)
 LEG_SLOTS = LEG_EDGE + 1
-# The legs' heap keys: (f, h, cell) packed as cell's A* packs them.
+# Heap keys: the legs' (f, h, cell) packed as cell's A* packs them; the snug A*'s (cost + h, cell).
 KEY_CELL_BITS = 21
 KEY_CELL_MASK = (1 << KEY_CELL_BITS) - 1
 KEY_F_SHIFT = 2 * KEY_CELL_BITS
 # M_RESEARCH of an outline walk (a detour chain's plan has 1, a shortest path 0).
 RESEARCH_WALK = 2
-SNUG_CELL_BITS = 21
-SNUG_CELL_MASK = (1 << SNUG_CELL_BITS) - 1
 # Detour rounds per search on boards of more than SMALL_BLOCKS blocks (smaller: cell's DETOUR_ROUNDS).
 # 30x30, budget 10,000, seeds 0 / 1 (100 games): 8 rounds 45,769 / 46,162, 32 rounds 45,308 / 45,726
 # (games per CPU-s 5.3 -> 4.0); 16: 45,564 (seed 0); 64: 45,652 (seed 0).
@@ -220,7 +218,6 @@ def _alloc(cfg, nbr, params):
     X[X_RROUNDS] = params[P_RROUNDS]
     X[X_WROUNDS] = params[P_WROUNDS]
     X[X_BOWHICH] = params[P_BOWHICH]
-    X[X_RCUR] = -1
     X[X_HR] = hr
     X[X_HC] = hc
     at = _X_HEADER
@@ -703,7 +700,7 @@ def _chain_moves(nbr2, start, vpath, total, head, path, steps, trial):
 
 
 @njit(cache=True)
-def _chain(I, L, X, order, body, st, bound):
+def _chain(I, L, X, order, body, st, bound, rounds):
     """cell's `_chain`: the same plan, with the row-mask outline test and the detour scan over cut-off blocks.
 
     Moves are made only for the plan returned (`_chain_moves`, from the cells in vpath and path).
@@ -718,7 +715,6 @@ def _chain(I, L, X, order, body, st, bound):
     tail_time = st.moves - st.length + 1
     head = st.head
     total = 0
-    rounds = L[M_PARAMS + P_ROUNDS] if X[X_RCUR] < 0 else X[X_RCUR]
     blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
     for r in range(rounds + 1):
         L[M_DETOUR] = r
@@ -780,13 +776,13 @@ def _chain(I, L, X, order, body, st, bound):
 
 
 @njit(cache=True)
-def _search(I, L, X, order, body, st, bound):
+def _search(I, L, X, order, body, st, bound, rounds):
     """cell's plan (shortest path, else the detour chain), then the branch and bound (`_enumerate`): when
     the chain detoured, a shorter plan that also ends on an outline (not with TIES_ONLY); when the shortest
     path passed, the snuggest shortest path that passes (TIES_BOTH, TIES_ONLY). A plan replaces the
     chain's only if it passes the same outline test, so the guarantee is cell's."""
     X[X_TABLED] = 0  # the suffix tables are made at the first `_suffix_test`
-    steps = _chain(I, L, X, order, body, st, bound)
+    steps = _chain(I, L, X, order, body, st, bound, rounds)
     _undo_virtual(L)
     if X[X_BUDGET] > 0 and L[M_DIRECT] > 0 and st.length + 1 < body.shape[0]:
         if (steps == 0 or L[M_DETOUR] > 0) and X[X_TIES] != TIES_ONLY:
@@ -904,11 +900,11 @@ def _snug_astar(I, L, X, start, goal, limit, until, selfk):
     moves[start] = 0
     opened[start] = gen
     parent[start] = -1
-    size = heap_push(heap, 0, (np.int64(dist[start]) << SNUG_CELL_BITS) | start)
+    size = heap_push(heap, 0, (np.int64(dist[start]) << KEY_CELL_BITS) | start)
     steps = 0
     while size > 0:
         key, size = heap_pop(heap, size)
-        u = np.int32(key & SNUG_CELL_MASK)
+        u = np.int32(key & KEY_CELL_MASK)
         if closed[u] == gen:
             continue
         closed[u] = gen
@@ -944,7 +940,7 @@ def _snug_astar(I, L, X, start, goal, limit, until, selfk):
             cost[v] = c
             moves[v] = t
             parent[v] = u
-            size = heap_push(heap, size, (np.int64(c + dist[v]) << SNUG_CELL_BITS) | v)
+            size = heap_push(heap, size, (np.int64(c + dist[v]) << KEY_CELL_BITS) | v)
     if steps == 0:
         return 0
     v = goal
@@ -1221,9 +1217,7 @@ def _outline_best(I, L, X, body, st):
     nb = n // 4
     bits = _seg(I, O_BITS, nb)
     mode = X[X_OUTLINE]
-    nvar = 4 * (mode + 1) if mode < 100 else mode - 100
-    if mode >= 1000:
-        nvar = mode - 1000
+    nvar = mode - 1000 if mode >= 1000 else 4 * (mode + 1)
     best, best_len = 0, n + 1
     for v in range(nvar + 1):
         if v == nvar:
@@ -1255,6 +1249,16 @@ def _outline_best(I, L, X, body, st):
     return steps
 
 
+@njit(cache=True, inline="always")
+def _due(L, X, pos, every):
+    """Is the committed plan due for a re-search at its move `pos`? (every `every` moves, or at the
+    backoff's next move when backoff applies to this kind of plan)."""
+    walk = L[M_RESEARCH] == RESEARCH_WALK
+    if X[X_BACKOFF] > 1 and (X[X_BOWHICH] >> (1 if walk else 0)) & 1 != 0:
+        return pos >= X[X_NEXT]
+    return pos % every == 0
+
+
 @njit(cache=True)
 def _replan(I, L, X, order, body, st):
     """cell's `_replan` over this module's search."""
@@ -1266,15 +1270,15 @@ def _replan(I, L, X, order, body, st):
     left = L[M_LEN] - L[M_POS]
     steps = 0
     every = _every(L, X)
-    walk = L[M_RESEARCH] == RESEARCH_WALK
-    backoff = X[X_BACKOFF] > 1 and (X[X_BOWHICH] >> (1 if walk else 0)) & 1 != 0
-    due = L[M_POS] >= X[X_NEXT] if backoff else L[M_POS] % every == 0
-    searched = left == 0 or (due and L[M_DIRECT] < left)
+    searched = left == 0 or (_due(L, X, L[M_POS], every) and L[M_DIRECT] < left)
     if searched:
         # Re-searches may use fewer (or more) detour rounds: RROUNDS for a chain's plan, WROUNDS for a walk.
-        X[X_RCUR] = -1 if left == 0 else (X[X_WROUNDS] if walk else X[X_RROUNDS])
-        steps = _search(I, L, X, order, body, st, left - 1 if left > 0 else n - st.length)
-        X[X_RCUR] = -1
+        rounds = L[M_PARAMS + P_ROUNDS]
+        if left > 0:
+            again = X[X_WROUNDS] if L[M_RESEARCH] == RESEARCH_WALK else X[X_RROUNDS]
+            if again >= 0:
+                rounds = again
+        steps = _search(I, L, X, order, body, st, left - 1 if left > 0 else n - st.length, rounds)
     if left == 0 or (searched and 0 < steps < left):
         X[X_GAP] = every
         X[X_NEXT] = every
@@ -1312,10 +1316,7 @@ def _decide(ws, g, st):
             L[M_MOVES] = st.moves + 1
             return I[I[O_PLAN] + pos]
         # A plan that may be re-searched, between re-searches: what `_replan` does then, without the call.
-        every = _every(L, X)
-        backoff = X[X_BACKOFF] > 1 and (X[X_BOWHICH] >> (1 if L[M_RESEARCH] == RESEARCH_WALK else 0)) & 1 != 0
-        due = pos >= X[X_NEXT] if backoff else pos % every == 0
-        if not (due and L[M_DIRECT] < L[M_LEN] - pos):
+        if not (_due(L, X, pos, _every(L, X)) and L[M_DIRECT] < L[M_LEN] - pos):
             if L[M_DIRECT] > 0:
                 L[M_DIRECT] -= 1
             L[M_POS] = pos + 1
