@@ -11,14 +11,15 @@ a detour chain through the cut-off blocks; with no such plan the snake walks an 
   a branch and bound (`_enumerate`, ``budget`` nodes) on boards of at most 63 blocks, which
   also takes passing routes shorter than the detour chain; one A* (`_snug`) above;
 - on boards of more than 63 blocks: snug legs in detour chains (``snug_chain``), 32 detour
-  rounds (``detours``), and the outline walk over the shortest of 13 spanning trees
-  (``outline``);
+  rounds (``detours``), the outline walk over the shortest of 13 spanning trees
+  (``outline``), re-searched every 4th move (``research_every``; detour-chain plans every 8th);
 - kernels: the outline test on row masks with per-search suffix tables, detour targets from
   a by-distance cell order, and an A* specialised to right-hand moves (`_fast_leg`).
 
 Guarantee (both tail rules, any start length): `cell`'s; the game is won in fewer than N²/2
-moves. Needs even rows and cols. With ``budget=0 detours=8 outline=0`` it plays `cell`'s games
-move for move (tested). Options: ``detours``, ``research_every`` as for `cell`; ``budget``,
+moves. Needs even rows and cols. With ``budget=0 detours=8 outline=0 research_every=8`` it plays
+`cell`'s games move for move (tested). Options: ``detours``, ``research_every`` as for `cell`
+(on boards of more than 63 blocks outline walks default to every 4th move); ``budget``,
 ``ties`` (0: only shorter than the detour chain, 1: that and the snuggest shortest path, 2:
 only the latter), ``snug`` (0: branch and bound, 1: A*), ``snug_chain``, ``snug_self``,
 ``outline``; re-searches: ``backoff`` (wait twice as long after each re-search that found
@@ -192,6 +193,11 @@ SNUG_SELF_DEFAULT = 0
 # CPU-s): backoff 1, walk_rounds 32: 44,972 (7.1); backoff 2: 45,036 (10.1); backoff 4, walk_rounds 16:
 # 45,200 (13.3). The strongest is the default; docs/agents.md has the rest of what was tried.
 BACKOFF_BIG, WALK_ROUNDS_BIG, RESEARCH_ROUNDS_BIG = 1, -1, -1
+# Outline walks are re-searched every WALK_EVERY_BIG moves on boards of more than SMALL_BLOCKS blocks (option
+# ``research_every``; detour chains' plans stay at RESEARCH_EVERY, option ``research_detours``): a walk's
+# re-search gains about 9 moves a search, a chain plan's well under 1. 30x30, seeds 0-9 and 10-19 (100
+# games each): every 8: 44,972 / SEEDS10; every 4: 44,851 / SEEDS10E4 (games per CPU-s 8.4 -> 7.1).
+WALK_EVERY_BIG = 4
 
 
 @njit(cache=True)
@@ -1342,6 +1348,14 @@ def _grove_option(options, key, default, low, high):
         raise PolicyError(str(exc).replace("policy 'cell'", "policy 'grove'")) from None
 
 
+def _count_or_default(options, key, high):
+    """A count 1..high, or -1 for the default (0 is refused: it is not a count of moves)."""
+    value = _grove_option(options, key, -1, -1, high)
+    if value == 0:
+        raise PolicyError(f"policy 'grove': {key}=0 is not a count in 1..{high} (or -1: the default)")
+    return value
+
+
 def grove_params(config, options) -> np.ndarray:
     if config.rows % 2 or config.cols % 2:
         raise BoardError(
@@ -1352,15 +1366,16 @@ def grove_params(config, options) -> np.ndarray:
     big = blocks > SMALL_BLOCKS
     rounds = _grove_option(options, "detours", -1, -1, 64)
     params[P_ROUNDS] = (DETOUR_ROUNDS_BIG if big else DETOUR_ROUNDS) if rounds < 0 else rounds
-    params[P_EVERY] = _grove_option(options, "research_every", RESEARCH_EVERY, 1, 1 << 30)
+    every = _count_or_default(options, "research_every", 1 << 30)
+    params[P_EVERY] = (WALK_EVERY_BIG if big else RESEARCH_EVERY) if every < 0 else every
     params[P_TABLE] = config.cells <= DIST_TABLE_CELLS
     params[P_BITS] = blocks <= BITS_BLOCKS
     params[P_ROWS] = ROWS_SUFFIX if not params[P_BITS] and config.cols // 2 <= ROW_BLOCKS else 0
-    backoff = _grove_option(options, "backoff", -1, -1, 1 << 20)
-    if backoff == 0:
-        raise PolicyError("policy 'grove': backoff=0 is not a count in 1..1048576 (or -1: the board's default)")
+    backoff = _count_or_default(options, "backoff", 1 << 20)
     params[P_BACKOFF] = (BACKOFF_BIG if big else 1) if backoff < 0 else backoff
-    params[P_CHAIN] = _grove_option(options, "research_detours", params[P_EVERY], 1, 1 << 30)
+    chain = _count_or_default(options, "research_detours", 1 << 30)
+    # A detour chain's plan: every `research_every` moves when that is given, else every RESEARCH_EVERY.
+    params[P_CHAIN] = (RESEARCH_EVERY if every < 0 else every) if chain < 0 else chain
     budget = _grove_option(options, "budget", -1, -1, 1 << 30)
     params[P_BUDGET] = (BUDGET if blocks <= SMALL_BLOCKS else BUDGET_BIG) if budget < 0 else budget
     ties = _grove_option(options, "ties", -1, -1, TIES_ONLY)
@@ -1387,8 +1402,8 @@ POLICY = EnginePolicy(
     play_kernel=_play,
     make_params=grove_params,
     guaranteed=True,
-    options={"detours": (-1, None), "research_every": (RESEARCH_EVERY, None), "backoff": (-1, None),
-             "budget": (-1, None), "ties": (-1, None), "snug": (-1, None), "research_detours": (RESEARCH_EVERY, None),
+    options={"detours": (-1, None), "research_every": (-1, None), "backoff": (-1, None),
+             "budget": (-1, None), "ties": (-1, None), "snug": (-1, None), "research_detours": (-1, None),
              "outline": (-1, None), "snug_chain": (-1, None), "snug_self": (SNUG_SELF_DEFAULT, None),
              "research_rounds": (-1, None), "walk_rounds": (-1, None), "backoff_on": (3, None)},
 )
