@@ -44,7 +44,7 @@ BIG = GameConfig(30, 30, 1, "blocked")
 # grove options that give cell's games (its own kernels only).
 CELLS_SEARCH = {"budget": 0, "detours": 8, "outline": 0, "research_every": 8}
 # grove's faster re-search setting for big sweeps (30x30: about +0.5 % moves).
-FAST = {"backoff": 4, "walk_rounds": 16}
+FAST = {"research_every": 8, "backoff": 4, "walk_rounds": 16}
 BIG_GAMES = 12
 
 

@@ -196,7 +196,8 @@ BACKOFF_BIG, WALK_ROUNDS_BIG, RESEARCH_ROUNDS_BIG = 1, -1, -1
 # Outline walks are re-searched every WALK_EVERY_BIG moves on boards of more than SMALL_BLOCKS blocks (option
 # ``research_every``; detour chains' plans stay at RESEARCH_EVERY, option ``research_detours``): a walk's
 # re-search gains about 9 moves a search, a chain plan's well under 1. 30x30, seeds 0-9 and 10-19 (100
-# games each): every 8: 44,972 / SEEDS10; every 4: 44,851 / SEEDS10E4 (games per CPU-s 8.4 -> 7.1).
+# games each): every 8: 44,972 / 45,047; every 4: 44,851 / 44,985 (games per CPU-s 8.4 -> 7.1). Fewer chain
+# re-searches to pay for it (research_rounds=0: 45,351; backoff 4 on chain plans: 45,158, seeds 0-9) lose more.
 WALK_EVERY_BIG = 4
 
 
