@@ -43,8 +43,8 @@ def test_games_per_cpu_second(benchmark, name):
 BIG = GameConfig(30, 30, 1, "blocked")
 # grove options that give cell's games (its own kernels only).
 CELLS_SEARCH = {"budget": 0, "detours": 8, "outline": 0, "research_every": 8}
-# grove's faster re-search setting for big sweeps (30x30: about +0.5 % moves).
-FAST = {"research_every": 8, "backoff": 4, "walk_rounds": 16}
+# grove's faster re-search setting for big sweeps (30x30, 1,000 games: +0.9 % moves, 2.7x the games per CPU-s).
+FAST = {"research_every": 8, "research_detours": 32, "backoff": 4, "walk_rounds": 16}
 BIG_GAMES = 12
 
 
