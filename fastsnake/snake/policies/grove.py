@@ -565,14 +565,18 @@ def _suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, ste
 
 
 @njit(cache=True, inline="always")
-def _walk_test(I, L, X, body, st, vpath, total, path, steps, win):
-    """The outline test by walking the body at the apple (cell's way; the row masks on big boards)."""
+def _apple_test(I, L, X, body, st, vpath, total, path, steps, win):
+    """The outline test of the body at the apple (body ++ vpath[:total] ++ path[:steps]): from the suffix
+    tables (`_suffix_test`), else by walking the window (cell's way; the row masks on big boards).
+    Returns (passes, the reached blocks of the single-word masks, the stamp generation)."""
     n = body.shape[0]
     nb = n // 4
     blk, side, stamp = _seg(I, O_BLK, n), _seg(I, O_SIDE, n), _seg(I, O_STAMP, 5 * nb)
-    m = _walk_at_apple(body, st, vpath, total, path, steps, win)
     gen = _next_gen(L, stamp)
     reached = np.int64(0)
+    if X[X_ROWS] == ROWS_SUFFIX:
+        return _suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps), reached, gen
+    m = _walk_at_apple(body, st, vpath, total, path, steps, win)
     if L[M_OPEN_H] >= 0:
         ok, reached = on_some_outline_bits(blk, side, stamp, gen, nb, L[M_COLS] // 2, L[M_OPEN_H], L[M_OPEN_V],
                                            win, m)
@@ -722,7 +726,6 @@ def _chain(I, L, X, order, body, st, bound, rounds):
     tail_time = st.moves - st.length + 1
     head = st.head
     total = 0
-    blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
     for r in range(rounds + 1):
         L[M_DETOUR] = r
         # The tail has moved `total` cells along when this leg starts.
@@ -736,26 +739,15 @@ def _chain(I, L, X, order, body, st, bound, rounds):
         if st.length + 1 == n:
             _chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             return total + steps
-        if X[X_ROWS] == ROWS_SUFFIX:
-            gen = _next_gen(L, stamp)
-            reached = np.int64(0)
-            ok = _suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps)
-        else:
-            ok, reached, gen = _walk_test(I, L, X, body, st, vpath, total, path, steps, win)
+        ok, reached, gen = _apple_test(I, L, X, body, st, vpath, total, path, steps, win)
         if ok:
             _chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             if r > 0 and X[X_SNUGCHAIN] & SNUG_CHAIN_APPLE:
                 # The snuggest of the shortest legs from the last detour target, if it passes too.
                 s2 = _snug_astar(I, L, X, head, st.apple, steps, L[M_BASE] + steps, X[X_SELFK])
-                if s2 > 0:
-                    if X[X_ROWS] == ROWS_SUFFIX:
-                        gen = _next_gen(L, stamp)
-                        ok2 = _suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, s2)
-                    else:
-                        ok2, _r2, _g2 = _walk_test(I, L, X, body, st, vpath, total, path, s2, win)
-                    if ok2:
-                        _to_moves(nbr2, head, path, s2, trial, total)
-                        return total + s2
+                if s2 > 0 and _apple_test(I, L, X, body, st, vpath, total, path, s2, win)[0]:
+                    _to_moves(nbr2, head, path, s2, trial, total)
+                    return total + s2
             return total + steps
         if r == rounds:
             return 0
@@ -770,11 +762,10 @@ def _chain(I, L, X, order, body, st, bound, rounds):
             return 0
         if X[X_SNUGCHAIN] & SNUG_CHAIN_DETOUR:
             ahead = 0 if X[X_SNUGCHAIN] & SNUG_CHAIN_LEG_END else _distance(I, n, cols, best, st.apple)
+            # With none found, the snug A* leaves O_APATH alone: the plain leg stays.
             s1 = _snug_astar(I, L, X, head, best, steps1, L[M_BASE] + steps1 + ahead, X[X_SELFK])
             if s1 > 0:
                 steps1 = s1
-            else:
-                steps1 = _fast_leg(I, L, X, head, best, steps1)
         _stamp_virtual(L, path, steps1, head, st.moves + total)
         vpath[total:total + steps1] = path[:steps1]
         total += steps1
@@ -817,9 +808,7 @@ def _enumerate(I, L, X, body, st, limit):
     length (0: none found, O_TRY untouched)."""
     n = body.shape[0]
     cols = L[M_COLS]
-    nb = n // 4
-    nbr2, stamp = _seg(I, O_NBR2, 4 * n), _seg(I, O_STAMP, 5 * nb)
-    blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
+    nbr2 = _seg(I, O_NBR2, 4 * n)
     win, trial, vpath = _seg(I, O_WIN, 2 * n + 2), _seg(I, O_TRY, 2 * n + 2), _seg(I, O_VPATH, 2 * n + 2)
     onpath = X[X[X_ONPATH]:X[X_ONPATH] + n]
     dcell = X[X[X_DCELL]:X[X_DCELL] + n + 2]
@@ -857,11 +846,7 @@ def _enumerate(I, L, X, body, st, limit):
         if v == apple:
             dcell[gm] = v
             path = dcell[1:gm + 1]
-            if X[X_ROWS] == ROWS_SUFFIX:
-                gen = _next_gen(L, stamp)
-                ok = _suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, 0, path, gm)
-            else:
-                ok, _reached, _gen = _walk_test(I, L, X, body, st, vpath, 0, path, gm, win)
+            ok = _apple_test(I, L, X, body, st, vpath, 0, path, gm, win)[0]
             if ok:
                 score = _hug(L, n, cols, onpath, path, gm) if ties else 0
                 if best == 0 or gm < best or score > best_score:
@@ -966,9 +951,7 @@ def _snug(I, L, X, body, st, limit):
     that can still reach the apple within the limit (`_snug_astar`). Moves into segment O_TRY; returns the
     length (0: none, or it fails the outline test; O_TRY untouched)."""
     n = body.shape[0]
-    nb = n // 4
-    nbr2, stamp = _seg(I, O_NBR2, 4 * n), _seg(I, O_STAMP, 5 * nb)
-    blk, side = _seg(I, O_BLK, n), _seg(I, O_SIDE, n)
+    nbr2 = _seg(I, O_NBR2, 4 * n)
     win, trial, vpath, path = _seg(I, O_WIN, 2 * n + 2), _seg(I, O_TRY, 2 * n + 2), _seg(I, O_VPATH, 2 * n + 2), \
         _seg(I, O_APATH, n)
     slack = 1 if L[M_TAIL] == TAIL_FOLLOW else 2
@@ -978,12 +961,7 @@ def _snug(I, L, X, body, st, limit):
     steps = _snug_astar(I, L, X, head, st.apple, limit, L[M_BASE] + limit, X[X_SELFK])
     if steps == 0:
         return 0
-    if X[X_ROWS] == ROWS_SUFFIX:
-        gen2 = _next_gen(L, stamp)
-        ok = _suffix_test(X, blk, side, stamp, gen2, nb, body, st, vpath, 0, path, steps)
-    else:
-        ok, _reached, _gen = _walk_test(I, L, X, body, st, vpath, 0, path, steps, win)
-    if not ok:
+    if not _apple_test(I, L, X, body, st, vpath, 0, path, steps, win)[0]:
         return 0
     _to_moves(nbr2, head, path, steps, trial, 0)
     return steps
@@ -1409,7 +1387,7 @@ POLICY = EnginePolicy(
              "research_rounds": (-1, None), "walk_rounds": (-1, None), "backoff_on": (3, None)},
 )
 
-# The strongest guaranteed agent we have: `cell`'s games (the lowest mean moves of our agents), faster.
+# The strongest guaranteed agent we have: `grove` (the lowest mean moves of our agents).
 STRONGEST = dataclasses.replace(
     POLICY, name="strongest",
     summary="Alias of `grove`: the strongest guaranteed agent (cell-tree games, fastest kernels).\n\n" + __doc__,
