@@ -41,6 +41,7 @@ _SNAKE = {
     "SweepError": "fastsnake.snake.sweep",
     "ReplayError": "fastsnake.snake.replay",
     "SizeError": "fastsnake.sizes",
+    "report": "fastsnake.viewer.html_report",
 }
 _PACKAGES = ("puzzle", "tour", "snake", "envs")
 

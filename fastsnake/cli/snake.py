@@ -7,23 +7,6 @@ from fastsnake.errors import InputError
 
 REPLAY_TAG = "fastsnake-replay/1"
 
-SUMMARY_COLUMNS = (
-    ("policy", "policy", "{}"),
-    ("win %", "win_rate", "{:.2%}"),
-    ("lost %", "loss_rate", "{:.2%}"),
-    ("stuck %", "stuck_rate", "{:.2%}"),
-    ("mean", "moves_mean", "{:.1f}"),
-    ("std", "moves_std", "{:.1f}"),
-    ("min", "moves_min", "{}"),
-    ("q25", "moves_q25", "{:.0f}"),
-    ("median", "moves_median", "{:.0f}"),
-    ("q75", "moves_q75", "{:.0f}"),
-    ("max", "moves_max", "{}"),
-    ("apples", "apples_mean", "{:.2f}"),
-    ("games/s", "games_per_second", "{:,.0f}"),
-)
-
-
 def _game_options(parser, *, size_group=None):
     (size_group or parser).add_argument("--size", required=size_group is None,
                                         help="board RxC or N (2..256 a side)")
@@ -156,19 +139,11 @@ def _first_group(parser, group) -> None:
     parser._action_groups.insert(1 if parser._positionals._group_actions else 0, group)
 
 
-def _summary_row(summary: dict) -> list[str]:
-    row = []
-    games = max(summary["games"], 1)
-    values = dict(summary, loss_rate=summary["losses"] / games, stuck_rate=summary["stuck"] / games)
-    for _, key, fmt in SUMMARY_COLUMNS:
-        value = values.get(key)
-        row.append("-" if value is None else fmt.format(value))
-    return row
-
-
 def format_table(summaries: list[dict]) -> str:
-    header = [title for title, _, _ in SUMMARY_COLUMNS]
-    rows = [header] + [_summary_row(s) for s in summaries]
+    from fastsnake.snake import summary_rows
+
+    header, body = summary_rows(summaries)
+    rows = [header] + body
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = []
     for k, r in enumerate(rows):

@@ -1,4 +1,5 @@
-"""`fastsnake view`: show or export a replay, puzzle solution, tour or reach file."""
+"""`fastsnake view` (show or export a replay, puzzle solution, tour or reach file) and `fastsnake report`
+(the same files and sweeps as one self-contained HTML page)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ MAX_CELL = 64
 
 
 def register(subparsers) -> None:
+    register_report(subparsers)
     p = subparsers.add_parser(
         "view",
         help="show a Snake replay, puzzle solution, tour or reach file (needs pygame)",
@@ -84,4 +86,60 @@ def cmd_view(args):
     if not args.json:
         for path in player.shots:
             print(f"screenshot: {path}")
+    return result
+
+
+def register_report(subparsers) -> None:
+    p = subparsers.add_parser(
+        "report",
+        help="one self-contained HTML page of sweeps: plots, tables and a replay player (no display needed)",
+        description="Write one HTML file (all scripts and data inlined: it opens from file:// after scp) with "
+                    "the run's configuration, the summary table, plots and a player for picked games. INPUT: "
+                    "sweep files, sweep folders, compare files (several policies side by side), or files "
+                    "'fastsnake view' shows (replay .npz, puzzle solution, tour) for a page of just the player.",
+        epilog=common.examples(
+            "fastsnake report sweep.parquet --out report.html",
+            "fastsnake report c.parquet --out compare.html --worst 5 --pick 41   # compare file: a section a policy",
+            "fastsnake report big/ --out big.html --random 50                      # a sweep folder, streamed",
+            "fastsnake report lost.npz solution.json --out games.html              # just the player",
+        ),
+    )
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="sweep files or folders, compare files, viewer files")
+    p.add_argument("--out", required=True, metavar="FILE.html", help="the page to write")
+    p.add_argument("--worst", type=common.nonnegative_int, default=None, metavar="N",
+                   help="pick the N games with the most moves per policy (default 10)")
+    p.add_argument("--best", type=common.nonnegative_int, default=None, metavar="N",
+                   help="pick the N games with the fewest moves per policy (default 10)")
+    p.add_argument("--lost", type=common.nonnegative_int, default=None, metavar="N",
+                   help="pick every lost, and every stuck, game up to N each per policy (default 20)")
+    p.add_argument("--random", type=common.nonnegative_int, default=None, metavar="N",
+                   help="pick N games uniformly at random per policy (default 10)")
+    p.add_argument("--pick", action="append", default=[], metavar="EXPR",
+                   help="also pick, as 'replay --pick' does: lost, longest, shortest or a game index (repeatable)")
+    p.add_argument("--sample", type=common.nonnegative_int, default=None, metavar="N",
+                   help="games re-played per policy for the moves-per-apple plot (default 30)")
+    p.add_argument("--title", default=None, help="the page's title")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.set_defaults(handler=cmd_report)
+
+
+def cmd_report(args):
+    import fastsnake
+
+    if not args.out.endswith((".html", ".htm")):
+        raise InputError(f"--out {args.out!r}: the report is an HTML page; name it *.html")
+    common.check_output("--out", args.out)
+    result = fastsnake.report(args.inputs, args.out, worst=args.worst, best=args.best, lost=args.lost,
+                              random=args.random, picks=args.pick, sample=args.sample, title=args.title,
+                              progress=not args.json)
+    for note in result["notes"]:
+        common.log(f"note: {note}")
+    if not args.json:
+        what = f"{', '.join(result['policies'])}: {result['games']:,} games, " if result["policies"] else ""
+        print(f"wrote {args.out} ({result['bytes'] / 1e6:.2f} MB): {what}{result['picked']} picked game(s), "
+              f"{result['embedded']} playable, in {result['seconds']:.1f} s")
+    if result["problems"]:
+        if args.json:
+            common.emit_json(result)
+        raise InputError("; ".join(result["problems"]) + f" (the rest of the report is in {args.out})")
     return result

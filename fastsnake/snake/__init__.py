@@ -3,7 +3,7 @@ re-exported at the top level (``fastsnake.sweep`` ...)."""
 
 _API = ("Game", "Policy", "SweepResult", "compare", "load_game", "play", "policies", "register_policy",
         "replay_game", "resume_sweep", "sweep", "plot_results", "compare_runs", "compare_table", "write_compare",
-        "timing_free", "board")
+        "timing_free", "board", "summary_rows", "report_sweeps")
 
 __all__ = list(_API)
 

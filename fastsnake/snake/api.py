@@ -31,6 +31,7 @@ from fastsnake.snake.policies import (
 )
 from fastsnake.snake.policies.user import Policy
 from fastsnake.snake.replay import Replay, load_replay, play_game, replay_from_sweep, save_replay
+from fastsnake.snake.stats import summary_rows
 from fastsnake.snake.sweep import (
     ParquetStream,
     SweepError,
@@ -47,7 +48,7 @@ from fastsnake.snake.sweep import (
 
 __all__ = [
     "Game", "Policy", "SweepResult", "compare", "load_game", "play", "policies", "register_policy",
-    "replay_game", "resume_sweep", "sweep",
+    "replay_game", "report_sweeps", "resume_sweep", "summary_rows", "sweep",
 ]
 
 _TIMING_KEYS = frozenset({"seconds", "games_per_second", "moves_per_second", "cpu_seconds", "games_per_cpu_second",
@@ -166,6 +167,14 @@ class SweepResult:
     def plot(self, path) -> None:
         """Moves histogram (and apples vs moves of lost games) as a PNG (needs matplotlib)."""
         plot_results([self], path)
+
+    def report(self, path, **picks) -> dict:
+        """Write the browser report of this sweep to `path` (one self-contained HTML file).
+
+        `picks` are those of `fastsnake.report` (``worst``, ``best``, ``lost``, ``random``,
+        ``picks``, ``sample``, ``title``). Returns what `fastsnake.report` returns.
+        """
+        return report_sweeps([self], path, **picks)
 
     def __repr__(self):
         s = self.summary
@@ -287,8 +296,11 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
         except BaseException:
             stream.abort()
             raise
-        stream.close()
-        return SweepResult(summarize(result), None, None, result, file=str(out))
+        summary = summarize(result)
+        from fastsnake.snake.report import run_record
+
+        stream.close(run_record(summary))
+        return SweepResult(summary, None, None, result, file=str(out))
     if rows:
         need = int(games) * BYTES_PER_KEPT_GAME
         budget = memory_budget()
@@ -456,10 +468,76 @@ def compare_table(results):
 
 
 def write_compare(results, path) -> None:
+    """Every game of every policy in one Parquet file (a ``policy`` column); the footer records each
+    policy's parameters and run, so a report re-plays each with its own options."""
     import pyarrow as pa
 
+    from fastsnake.snake.report import COMPARE_META_KEY, run_record
+
     tables = [r.table.add_column(0, "policy", pa.array([r.summary["policy"]] * r.table.num_rows)) for r in results]
-    write_table_atomically(pa.concat_tables(tables, promote_options="permissive"), path)
+    table = pa.concat_tables(tables, promote_options="permissive")
+    compared = [{"parameters": _file_parameters(r.summary["policy"], _config_of(r.summary), r.summary["seed"],
+                                                r.summary["options"]), "run": run_record(r.summary)} for r in results]
+    meta = dict(table.schema.metadata or {}, **{COMPARE_META_KEY: json.dumps(compared).encode()})
+    write_table_atomically(table.replace_schema_metadata(meta), path)
+
+
+def _config_of(summary: dict) -> GameConfig:
+    return GameConfig(summary["rows"], summary["cols"], summary["start_length"], summary["tail_rule"],
+                      summary["max_moves"])
+
+
+# -- the browser report ------------------------------------------------------------------------
+
+def report_sweeps(inputs, out, *, worst=None, best=None, lost=None, random=None, picks=(), sample=None,
+                  title=None, progress=False, extra_games=(), extra_problems=()) -> dict:
+    """Write the browser report of sweeps: one self-contained HTML page (see `fastsnake.report`).
+
+    `inputs` are sweep files, sweep folders, compare files or `SweepResult`s. Returns
+    ``{"out", "bytes", "policies", "games", "picked", "embedded", "problems", "notes", "seconds"}``;
+    ``problems`` lists, one line each, what could not go into the page (the page is written anyway
+    when anything could). `extra_games` are more page entries for the player (replays, puzzle
+    solutions, tours: `fastsnake.report` makes them) and `extra_problems` lines already found.
+    """
+    import time
+
+    from fastsnake.snake import report as rp
+
+    t0 = time.perf_counter()
+    if isinstance(inputs, (str, os.PathLike, SweepResult)):
+        inputs = [inputs]
+    if not inputs:
+        raise rp.ReportError("a report needs at least one input")
+    _check_output(out)
+    problems: list[str] = list(extra_problems)
+    sources = []
+    for item in inputs:
+        try:
+            sources += [rp.result_source(item)] if isinstance(item, SweepResult) else rp.open_sources(item)
+        except InputError as exc:
+            problems.append(str(exc))
+    if not sources:
+        raise rp.ReportError("; ".join(problems))
+    counts = {k: v for k, v in (("worst", worst), ("best", best), ("lost", lost), ("random", random),
+                                ("sample", sample)) if v is not None}
+    bar = _report_progress() if progress else None
+    data = rp.build(sources, picks=tuple(picks), title=title, problems=problems, progress=bar, **counts)
+    for entry in extra_games:
+        data["games"].append(dict(entry, index=len(data["games"])))
+    size = rp.write_report(out, data)
+    games = data["games"]
+    return {"out": str(out), "bytes": size, "policies": [s["policy"] for s in data["sections"]],
+            "games": sum(s["summary"]["games"] for s in data["sections"]), "picked": len(games),
+            "embedded": sum(1 for g in games if "data" in g), "problems": data["problems"], "notes": data["notes"],
+            "seconds": time.perf_counter() - t0}
+
+
+def _report_progress():
+    def say(what, done, total):
+        if sys.stderr.isatty():
+            sys.stderr.write(f"\r{what}: {done}/{total}\x1b[K")
+            sys.stderr.flush()
+    return say
 
 
 # -- single games ----------------------------------------------------------------------------

@@ -116,3 +116,32 @@ class SummaryAccumulator:
             else:
                 setattr(acc, key, int(value))
         return acc
+
+
+# The summary table `sweep` and `compare` print and the report shows: (title, summary key, format).
+SUMMARY_COLUMNS = (
+    ("policy", "policy", "{}"),
+    ("win %", "win_rate", "{:.2%}"),
+    ("lost %", "loss_rate", "{:.2%}"),
+    ("stuck %", "stuck_rate", "{:.2%}"),
+    ("mean", "moves_mean", "{:.1f}"),
+    ("std", "moves_std", "{:.1f}"),
+    ("min", "moves_min", "{}"),
+    ("q25", "moves_q25", "{:.0f}"),
+    ("median", "moves_median", "{:.0f}"),
+    ("q75", "moves_q75", "{:.0f}"),
+    ("max", "moves_max", "{}"),
+    ("apples", "apples_mean", "{:.2f}"),
+    ("games/s", "games_per_second", "{:,.0f}"),
+)
+
+
+def summary_rows(summaries: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """(header, one row of formatted cells per summary): the table `compare` prints; "-" where a
+    summary lacks a value (a sweep folder records no timing)."""
+    rows = []
+    for summary in summaries:
+        games = max(summary["games"], 1)
+        values = dict(summary, loss_rate=summary["losses"] / games, stuck_rate=summary["stuck"] / games)
+        rows.append(["-" if values.get(key) is None else fmt.format(values[key]) for _, key, fmt in SUMMARY_COLUMNS])
+    return [title for title, _, _ in SUMMARY_COLUMNS], rows

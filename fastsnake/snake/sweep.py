@@ -30,6 +30,8 @@ from fastsnake.snake.stats import SummaryAccumulator
 
 RECORD_COLUMNS = ("game", "seed", "outcome", "moves", "apples", "length")
 PARQUET_META_KEY = b"fastsnake"
+# The run that wrote a sweep file (timing, machine, version, date; `report.run_record`), for reports.
+RUN_META_KEY = b"fastsnake_run"
 SWEEP_FORMAT = "fastsnake-sweep/1"
 
 
@@ -314,7 +316,8 @@ class ParquetStream:
             self.abort()
             raise SweepError(f"cannot write {self.path!r}: {exc.strerror or exc}") from None
 
-    def close(self) -> None:
+    def close(self, run: dict | None = None) -> None:
+        """Finish the file; `run` (timing, machine, date) goes into its footer for reports."""
         import pyarrow.parquet as pq
 
         try:
@@ -322,6 +325,8 @@ class ParquetStream:
                 table = rows_table(np.zeros((0, 4), np.int64), 0, self.base_seed, self.parameters)
                 pq.write_table(table, self.tmp)
             else:
+                if run is not None and hasattr(self.writer, "add_key_value_metadata"):
+                    self.writer.add_key_value_metadata({RUN_META_KEY: json.dumps(run).encode()})
                 self.writer.close()
             with open(self.tmp, "rb") as fh:
                 os.fsync(fh.fileno())

@@ -15,11 +15,11 @@ from fastsnake.viewer.backend import INSTALL_HINT, PygameMissing, ViewerError, c
 from fastsnake.viewer.backend import pygame as require_pygame
 
 __all__ = ["INSTALL_HINT", "PygameMissing", "ViewerError", "check_display", "check_speed", "export_frames",
-           "export_kind", "open_view", "require_pygame", "run_window"]
+           "export_kind", "open_view", "report", "require_pygame", "run_window"]
 
 # name -> module of the lazily loaded part of the face (these modules import pygame or the problem packages)
 _LAZY = {"open_view": "files", "export_frames": "export", "export_kind": "export", "run_window": "player",
-         "check_speed": "player"}
+         "check_speed": "player", "report": "html_report"}
 
 
 def __getattr__(name):

@@ -13,34 +13,35 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# Colours (RGB), shared with the browser report: one home, `fastsnake.palette`. Tests read pixels against these.
+from fastsnake.palette import (  # noqa: F401
+    APPLE,
+    BACKGROUND,
+    BODY_HEAD,
+    BODY_TAIL,
+    CRASH,
+    CURRENT,
+    CYCLE,
+    DARK,
+    EMPTY,
+    GRID,
+    HEAD,
+    JUMP,
+    LIGHT,
+    PATH,
+    REACH_FAR,
+    REACH_NEAR,
+    STATUS_BG,
+    TARGET,
+    TEXT,
+    TEXT_DIM,
+    TILE,
+    TILE_HOME,
+    TILE_MOVED,
+    VISIT_NEW,
+    VISIT_OLD,
+)
 from fastsnake.viewer import backend
-
-# Colours (RGB). Tests read pixels against these.
-BACKGROUND = (18, 19, 24)
-EMPTY = (34, 36, 44)
-GRID = (52, 55, 66)
-TEXT = (225, 228, 235)
-TEXT_DIM = (150, 155, 170)
-STATUS_BG = (26, 27, 34)
-BODY_TAIL = (28, 96, 64)
-BODY_HEAD = (96, 214, 120)
-HEAD = (246, 214, 64)
-APPLE = (226, 58, 64)
-CRASH = (255, 64, 255)
-CYCLE = (70, 110, 190)
-PATH = (255, 160, 40)
-TILE = (58, 98, 168)
-TILE_HOME = (52, 140, 96)
-TILE_MOVED = (214, 150, 52)
-LIGHT = (58, 60, 70)
-DARK = (42, 44, 52)
-VISIT_OLD = (28, 58, 118)
-VISIT_NEW = (70, 140, 220)
-CURRENT = HEAD
-JUMP = (255, 170, 60)
-REACH_NEAR = (250, 210, 90)
-REACH_FAR = (120, 170, 240)
-TARGET = APPLE
 
 STATUS_FONT = 20
 STATUS_LINE = 22

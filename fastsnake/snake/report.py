@@ -1,0 +1,609 @@
+"""The browser report of sweeps: aggregates streamed chunk by chunk, the games worth watching, their records.
+
+A report reads each source (a sweep file, a sweep folder, a ``compare`` file with a
+``policy`` column, or a `SweepResult` in memory) one batch of rows at a time, so a folder
+of 10⁸ games is summarised in memory bounded by a batch: exact statistics
+(`SummaryAccumulator`, the numbers ``compare`` prints), the moves histogram, and the picked
+games — the worst and best by moves, every lost or stuck game up to a count, a random few
+(the games with the smallest per-game seeds: uniform, and the same whatever the batch order)
+and any ``pick`` expression ``replay`` understands. Only the picked games are re-played
+(sweeps store no moves); each must come out as its row says, or the page says it no longer
+replays. The page itself is drawn by `fastsnake.webpage`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from fastsnake import __version__, machine, webpage
+from fastsnake.errors import InputError
+from fastsnake.snake.board import GameConfig
+from fastsnake.snake.engine import OUTCOME_NAMES, R_LENGTH
+from fastsnake.snake.replay import Replay, play_game, trace
+from fastsnake.snake.stats import SummaryAccumulator, summary_rows
+from fastsnake.snake.sweep import PARQUET_META_KEY, RUN_META_KEY
+
+# How many games of each kind a report picks per policy (the CLI's defaults).
+DEFAULT_WORST = 10
+DEFAULT_BEST = 10
+DEFAULT_LOST = 20  # every lost (and, separately, stuck) game up to this many
+DEFAULT_RANDOM = 10
+# Games re-played per policy to measure moves per apple as the snake grows (the random picks come first).
+PER_APPLE_GAMES = 30
+# At most this many points on the moves-per-apple line (a 256x256 board eats 65,533 apples).
+PER_APPLE_POINTS = 400
+HIST_BINS = 60
+# The paired difference reads the moves of games with index below first_game + this, per policy.
+PAIRED_GAMES = 2_000_000
+# Bytes of game records a page may embed; the games past it are listed without their record.
+EMBED_BUDGET = 4_000_000
+# Rows read at once from a single sweep file (bounded memory for files of any size).
+BATCH_ROWS = 1 << 20
+COMPARE_META_KEY = b"fastsnake_compare"
+
+
+class ReportError(InputError):
+    """A report input that cannot be read, or a request that cannot be met."""
+
+
+@dataclass
+class SweepSource:
+    """One policy's games: where they come from, the rules they were played under, how to read them."""
+
+    label: str
+    params: dict  # policy, rows, cols, start_length, tail_rule, max_moves, seed, options (a sweep's parameters)
+    batches: object  # () -> iterator of pyarrow tables with columns game, seed, outcome, moves, apples, length
+    run: dict = field(default_factory=dict)  # timing and machine of the run, where recorded
+    notes: list = field(default_factory=list)
+
+    @property
+    def policy(self) -> str:
+        return str(self.params["policy"])
+
+    @property
+    def config(self) -> GameConfig:
+        p = self.params
+        return GameConfig(int(p["rows"]), int(p["cols"]), int(p["start_length"]), str(p["tail_rule"]),
+                          int(p["max_moves"]))
+
+
+# -- reading sources --------------------------------------------------------------------------
+
+def _parquet_sources(path: str) -> list[SweepSource]:
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+        meta = pf.metadata.metadata or {}
+    except FileNotFoundError:
+        raise ReportError(f"{path!r} does not exist") from None
+    except (OSError, ValueError):
+        raise ReportError(f"{path!r} is not a readable Parquet file (cut short, or another format)") from None
+    raw = meta.get(PARQUET_META_KEY)
+    names = pf.schema_arrow.names
+    if raw is None or not {"game", "moves", "outcome"} <= set(names):
+        raise ReportError(f"{path!r} is not a fastsnake sweep or compare file (no sweep parameters)")
+    try:
+        params = json.loads(raw)
+        run = json.loads(meta[RUN_META_KEY]) if RUN_META_KEY in meta else {}
+        compared = json.loads(meta[COMPARE_META_KEY]) if COMPARE_META_KEY in meta else None
+    except ValueError:
+        raise ReportError(f"{path!r}: its sweep parameters are not valid JSON") from None
+    label = os.path.basename(path)
+
+    def read(policy=None):
+        def batches():
+            import pyarrow.compute as pc
+
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS):
+                import pyarrow as pa
+
+                table = pa.Table.from_batches([batch])
+                if policy is not None:
+                    table = table.filter(pc.equal(table.column("policy"), policy))
+                yield table
+        return batches
+
+    if "policy" not in names:
+        return [SweepSource(label, params, read(), run)]
+    # A compare file: one section per policy, in the order the file lists them.
+    import pyarrow.compute as pc
+
+    policies = []
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS, columns=["policy"]):
+        for name in pc.unique(batch.column(0)).to_pylist():
+            if name not in policies:
+                policies.append(name)
+    by_policy = {entry["parameters"]["policy"]: entry for entry in compared or []}
+    sources = []
+    for name in policies:
+        entry = by_policy.get(name)
+        own = dict(params, policy=name, options=params.get("options") if name == params.get("policy") else {})
+        notes = []
+        if entry is not None:
+            own = entry["parameters"]
+        elif name != params.get("policy"):
+            notes.append(f"{label}: the file does not record {name}'s options; its games are re-played without any")
+        sources.append(SweepSource(f"{label} [{name}]", own, read(name), (entry or {}).get("run", {}), notes))
+    return sources
+
+
+def _folder_source(path: str) -> SweepSource:
+    import pyarrow.parquet as pq
+
+    from fastsnake.snake.dataset import SweepDataset
+
+    dataset = SweepDataset.open(path)
+    spec = dataset.spec
+    params = dict(spec.to_json())
+    files = sorted(Path(path).glob("chunk-*.parquet"))
+    notes = []
+    finished = sum(1 for i in range(spec.n_chunks) if dataset.chunk_path(i).exists())
+    if finished < spec.n_chunks:
+        notes.append(f"{path!r} holds {finished:,} of its {spec.n_chunks:,} chunks (interrupted, or being written); "
+                     "the report shows the finished ones: 'fastsnake sweep --resume' completes it")
+    if not files:
+        raise ReportError(f"sweep folder {path!r} has no finished chunk yet")
+
+    def batches():
+        for f in files:
+            try:
+                yield pq.read_table(str(f))
+            except (OSError, ValueError):
+                raise ReportError(f"sweep folder {path!r}: {f.name!r} is not a readable Parquet file; "
+                                  "resuming the sweep redoes it") from None
+
+    return SweepSource(os.path.basename(os.path.normpath(path)), params, batches, {}, notes)
+
+
+def result_source(result) -> SweepSource:
+    """A `SweepResult` of `fastsnake.sweep` (rows in memory, in a file or in a folder) as a source."""
+    if result.folder is not None:
+        source = _folder_source(result.folder)
+    elif result.file is not None:
+        source = _parquet_sources(result.file)[0]
+    else:
+        table = result.table
+        if table is None:
+            raise ReportError("a report needs the sweep's rows: sweep with rows=True (the default) or an out file")
+        s = result.summary
+        params = {k: s[k] for k in ("policy", "rows", "cols", "start_length", "tail_rule", "max_moves", "seed",
+                                    "options")}
+        source = SweepSource(s["policy"], params, lambda: iter([table]))
+    source.run = dict(source.run or {}, **_run_info(result.summary))
+    return source
+
+
+def _run_info(summary: dict) -> dict:
+    keys = ("seconds", "cpu_seconds", "games_per_cpu_second", "threads", "compile_seconds")
+    return {k: summary[k] for k in keys if summary.get(k) is not None}
+
+
+def run_record(summary: dict) -> dict:
+    """What a sweep file records about its run (timing, machine, version, date) for reports."""
+    return dict(_run_info(summary), machine=machine.describe(), fastsnake=__version__,
+                date=time.strftime("%Y-%m-%d %H:%M:%S %z"))
+
+
+def open_sources(path) -> list[SweepSource]:
+    """The sources of one report input: a sweep file, a compare file or a sweep folder."""
+    name = str(path)
+    if not os.path.exists(name):
+        raise ReportError(f"{name!r} does not exist")
+    if os.path.isdir(name):
+        return [_folder_source(name)]
+    return _parquet_sources(name)
+
+
+# -- streaming aggregates ---------------------------------------------------------------------
+
+def _codes(column) -> np.ndarray:
+    """Outcome codes (1 won, 2 died, 3 stuck) of an outcome column, dictionary-encoded or plain."""
+    import pyarrow as pa
+
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if pa.types.is_dictionary(column.type):
+        words = column.dictionary.to_pylist()
+        lookup = np.array([OUTCOME_NAMES.index(w) if w in OUTCOME_NAMES else 0 for w in words] or [0], np.int8)
+        return lookup[column.indices.to_numpy(zero_copy_only=False)]
+    words = np.asarray(column.to_pylist(), dtype=object)
+    out = np.zeros(len(words), np.int8)
+    for code, word in enumerate(OUTCOME_NAMES):
+        out[words == word] = code
+    return out
+
+
+class _Best:
+    """The `k` rows that sort first by `key` (an array per batch), ties broken by game index."""
+
+    def __init__(self, k: int):
+        self.k = k
+        self.rows = None  # dict of arrays
+        self.keys = np.zeros(0)
+
+    def add(self, rows: dict, keys: np.ndarray) -> None:
+        if self.k <= 0 or len(keys) == 0:
+            return
+        if len(keys) > self.k:
+            part = np.argpartition(keys, self.k - 1)[: self.k]
+            cut = keys[part].max()
+            part = np.flatnonzero(keys <= cut)  # every tie at the cut, so game order decides below
+            rows = {n: a[part] for n, a in rows.items()}
+            keys = keys[part]
+        if self.rows is not None:
+            rows = {n: np.concatenate([self.rows[n], rows[n]]) for n in rows}
+            keys = np.concatenate([self.keys, keys])
+        order = np.lexsort((rows["game"], keys))[: self.k]
+        self.rows = {n: a[order] for n, a in rows.items()}
+        self.keys = keys[order]
+
+    def games(self) -> list[dict]:
+        if self.rows is None:
+            return []
+        return [{n: int(a[i]) for n, a in self.rows.items()} for i in range(len(self.keys))]
+
+
+@dataclass
+class _Aggregate:
+    stats: SummaryAccumulator
+    worst: _Best
+    best: _Best
+    lost: _Best
+    stuck: _Best
+    random: _Best
+    indices: dict  # picked game index -> row (None until seen)
+    paired: dict  # game -> moves, for games below the paired limit
+    first_game: int | None = None
+
+
+def aggregate(source: SweepSource, *, worst: int, best: int, lost: int, random: int, indices=(),
+              sample: int = PER_APPLE_GAMES) -> _Aggregate:
+    agg = _Aggregate(SummaryAccumulator(), _Best(worst), _Best(best), _Best(lost), _Best(lost),
+                     _Best(max(random, sample)), {int(i): None for i in indices}, {})
+    paired_parts = []
+    for table in source.batches():
+        if table.num_rows == 0:
+            continue
+        rows = {
+            "game": table.column("game").to_numpy().astype(np.int64),
+            "seed": table.column("seed").to_numpy().astype(np.uint64),
+            "outcome": _codes(table.column("outcome")).astype(np.int64),
+            "moves": table.column("moves").to_numpy().astype(np.int64),
+            "apples": table.column("apples").to_numpy().astype(np.int64),
+            "length": table.column("length").to_numpy().astype(np.int64),
+        }
+        agg.stats.add(rows["outcome"], rows["moves"], rows["apples"], rows["length"])
+        low = int(rows["game"].min())
+        agg.first_game = low if agg.first_game is None else min(agg.first_game, low)
+        agg.worst.add(rows, -rows["moves"])
+        agg.best.add(rows, rows["moves"])
+        died, stuck = rows["outcome"] == 2, rows["outcome"] == 3
+        if died.any():
+            agg.lost.add({n: a[died] for n, a in rows.items()}, rows["game"][died])
+        if stuck.any():
+            agg.stuck.add({n: a[stuck] for n, a in rows.items()}, rows["game"][stuck])
+        # Per-game seeds are a 64-bit hash of (base seed, index): the smallest ones are a uniform sample.
+        agg.random.add(rows, rows["seed"].astype(np.float64))
+        for index in agg.indices:
+            hit = np.flatnonzero(rows["game"] == index)
+            if len(hit):
+                agg.indices[index] = {n: int(a[hit[0]]) for n, a in rows.items()}
+        paired_parts.append((rows["game"], rows["moves"]))
+        if sum(len(g) for g, _ in paired_parts) > 4 * PAIRED_GAMES:
+            paired_parts = [_paired_window(paired_parts, agg.first_game)]
+    if paired_parts:
+        games, moves = _paired_window(paired_parts, agg.first_game)
+        agg.paired = dict(games=games, moves=moves)
+    return agg
+
+
+def _paired_window(parts, first_game):
+    games = np.concatenate([g for g, _ in parts])
+    moves = np.concatenate([m for _, m in parts])
+    keep = games < (first_game or 0) + PAIRED_GAMES
+    return games[keep], moves[keep]
+
+
+# -- the page's data --------------------------------------------------------------------------
+
+def _hist_edges(aggs) -> np.ndarray | None:
+    lows = [int(a.stats.values[0]) for a in aggs if a.stats.games]
+    highs = [int(a.stats.values[-1]) for a in aggs if a.stats.games]
+    if not lows:
+        return None
+    lo, hi = min(lows), max(highs)
+    width = max(1, -(-(hi - lo + 1) // HIST_BINS))
+    bins = -(-(hi - lo + 1) // width)
+    return lo + width * np.arange(bins + 1, dtype=np.int64)
+
+
+def _hist(stats: SummaryAccumulator, edges: np.ndarray) -> list[int]:
+    if not stats.games:
+        return [0] * (len(edges) - 1)
+    width = int(edges[1] - edges[0])
+    slot = (stats.values - edges[0]) // width
+    return np.bincount(slot, weights=stats.counts, minlength=len(edges) - 1).astype(np.int64).tolist()
+
+
+def _paired(a: SweepSource, agg_a: _Aggregate, b: SweepSource, agg_b: _Aggregate) -> dict | None:
+    if not agg_a.paired or not agg_b.paired:
+        return None
+    same = ("rows", "cols", "start_length", "tail_rule", "max_moves", "seed")
+    if any(a.params.get(k) != b.params.get(k) for k in same):
+        return None
+    common, ia, ib = np.intersect1d(agg_a.paired["games"], agg_b.paired["games"], return_indices=True)
+    if len(common) == 0:
+        return None
+    diff = agg_b.paired["moves"][ib] - agg_a.paired["moves"][ia]
+    lo, hi = int(diff.min()), int(diff.max())
+    width = max(1, -(-(hi - lo + 1) // HIST_BINS))
+    bins = -(-(hi - lo + 1) // width)
+    edges = lo + width * np.arange(bins + 1, dtype=np.int64)
+    counts = np.bincount((diff - lo) // width, minlength=bins)
+    return {"a": a.policy, "b": b.policy, "games": int(len(common)), "edges": edges.tolist(),
+            "counts": counts.astype(np.int64).tolist(), "mean": float(diff.mean()),
+            "b_fewer": int((diff < 0).sum()), "b_more": int((diff > 0).sum()), "ties": int((diff == 0).sum()),
+            "first_game": int(common[0]), "last_game": int(common[-1])}
+
+
+def _per_apple(replays: list[Replay]) -> dict:
+    """Mean moves to reach the k-th apple over `replays`, against the length it brings the snake to."""
+    sums: np.ndarray = np.zeros(0)
+    counts: np.ndarray = np.zeros(0)
+    len0 = None
+    for replay in replays:
+        _, count, rec = trace(replay)
+        lengths = np.asarray(rec[R_LENGTH][:count], dtype=np.int64)
+        len0 = len(replay.body)
+        previous = np.concatenate([[len0], lengths[:-1]]) if count else np.zeros(0, np.int64)
+        eaten_at = np.flatnonzero(lengths > previous) + 1  # moves made when each apple was eaten
+        gaps = np.diff(np.concatenate([[0], eaten_at]))
+        if len(gaps) > len(sums):
+            sums = np.concatenate([sums, np.zeros(len(gaps) - len(sums))])
+            counts = np.concatenate([counts, np.zeros(len(gaps) - len(counts))])
+        sums[: len(gaps)] += gaps
+        counts[: len(gaps)] += 1
+    if len0 is None or not len(sums):
+        return {"length": [], "moves": [], "games": len(replays)}
+    lengths = len0 + 1 + np.arange(len(sums))
+    means = sums / np.maximum(counts, 1)
+    if len(means) > PER_APPLE_POINTS:  # average runs of apples into one point each
+        groups = np.array_split(np.arange(len(means)), PER_APPLE_POINTS)
+        lengths = np.array([lengths[g].mean() for g in groups])
+        means = np.array([(sums[g].sum() / max(counts[g].sum(), 1)) for g in groups])
+    return {"length": np.round(lengths, 2).tolist(), "moves": np.round(means, 3).tolist(), "games": len(replays)}
+
+
+def game_record(replay: Replay) -> dict:
+    """A game's compact record for the page's player (what `fastsnake.webpage` documents)."""
+    n = replay.rows * replay.cols
+    return {"body": webpage.pack_cells(replay.body, n), "moves": webpage.pack_moves(replay.moves),
+            "apples": webpage.pack_cells(replay.apples, n)}
+
+
+def game_entry(replay: Replay, row: dict | None = None, why=(), start_length: int | None = None) -> dict:
+    """The page's entry for one game: what the table shows, and its record for the player."""
+    s = replay.summary()
+    from fastsnake.snake.rng import game_seed_py
+
+    entry = {
+        "kind": "snake", "policy": s["policy"], "rows": s["rows"], "cols": s["cols"], "seed": s["seed"],
+        "game": s["game"], "game_seed": str(game_seed_py(s["seed"], s["game"])),
+        "start_length": start_length or len(replay.body), "tail": replay.tail_rule, "max_moves": replay.max_moves,
+        "outcome": s["outcome"], "moves": s["moves"], "apples": s["apples"], "length": s["length"],
+        "why": list(why), "cell_bytes": webpage.cell_bytes(replay.rows * replay.cols),
+    }
+    entry["data"] = game_record(replay)
+    return entry
+
+
+def _record_size(entry: dict) -> int:
+    return sum(len(v) for v in (entry.get("data") or {}).values())
+
+
+def _config_table(sources, aggs) -> dict:
+    header = ["policy", "options", "board", "start length", "tail", "max moves", "base seed", "games",
+              "games/CPU-s", "threads", "run on", "source"]
+    rows = []
+    for src, agg in zip(sources, aggs, strict=True):
+        p, run = src.params, src.run or {}
+        games = agg.stats.games
+        first = agg.first_game or 0
+        rate = run.get("games_per_cpu_second")
+        rows.append([
+            src.policy, json.dumps(p.get("options") or {}, sort_keys=True), f"{p['rows']}x{p['cols']}",
+            str(p["start_length"]), str(p["tail_rule"]), f"{int(p['max_moves']):,}", str(p["seed"]),
+            f"{games:,} (games {first:,}..{first + games - 1:,})" if games else "0",
+            f"{rate:,.1f}" if rate else "not recorded", str(run.get("threads", "-")),
+            " · ".join(str(run[k]) for k in ("date", "machine", "fastsnake") if run.get(k)) or "not recorded",
+            src.label,
+        ])
+    return {"header": header, "rows": rows}
+
+
+def build(sources: list[SweepSource], *, worst=DEFAULT_WORST, best=DEFAULT_BEST, lost=DEFAULT_LOST,
+          random=DEFAULT_RANDOM, picks=(), sample=PER_APPLE_GAMES, title=None, budget=EMBED_BUDGET,
+          problems=None, progress=None) -> dict:
+    """The page data (see `fastsnake.webpage`) of one or more sweep sources; `problems` collects
+    one line for everything that could not go in (a game that no longer replays, say)."""
+    problems = [] if problems is None else problems
+    for name, value in (("worst", worst), ("best", best), ("lost", lost), ("random", random), ("sample", sample)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ReportError(f"{name}={value!r} must be a whole number >= 0")
+    picks = [str(p) for p in picks]
+    named = {p for p in picks if p in ("lost", "longest", "shortest")}
+    indices = []
+    for p in picks:
+        if p in named:
+            continue
+        try:
+            indices.append(int(p))
+        except ValueError:
+            raise ReportError(f"pick {p!r} is not lost, longest, shortest or a game index") from None
+        if indices[-1] < 0:
+            raise ReportError(f"pick {p!r}: a game index is at least 0")
+    notes = [n for s in sources for n in s.notes]
+    aggs = []
+    for k, src in enumerate(sources):
+        if progress:
+            progress(f"reading {src.label}", k, len(sources))
+        aggs.append(aggregate(src, worst=worst, best=best, lost=max(lost, 1 if "lost" in named else 0),
+                              random=random, indices=indices, sample=sample))
+    keep = []
+    for src, agg in zip(sources, aggs, strict=True):
+        if agg.stats.games == 0:
+            problems.append(f"{src.label}: the sweep holds no games")
+        else:
+            keep.append((src, agg))
+    if not keep:
+        raise ReportError("; ".join(problems) or "nothing to report")
+    sources, aggs = [s for s, _ in keep], [a for _, a in keep]
+    edges = _hist_edges(aggs)
+
+    games, sections, spent = [], [], 0
+    for src, agg in zip(sources, aggs, strict=True):
+        chosen: dict[int, tuple[dict, list]] = {}
+
+        def choose(row, why, chosen=chosen):
+            if row["game"] in chosen:
+                chosen[row["game"]][1].append(why)
+            else:
+                chosen[row["game"]] = (row, [why])
+
+        for p in picks:
+            if p == "lost":
+                found = agg.lost.games()[:1]
+                if not found:
+                    problems.append(f"{src.label}: pick 'lost': no lost game")
+            elif p == "longest":
+                found = agg.worst.games()[:1]
+            elif p == "shortest":
+                found = agg.best.games()[:1]
+            else:
+                row = agg.indices.get(int(p))
+                found = [row] if row is not None else []
+                if row is None:
+                    problems.append(f"{src.label}: pick {p!r}: game {p} is not in the sweep")
+            for row in found:
+                choose(row, f"pick {p}")
+        for row in agg.lost.games()[:lost]:
+            choose(row, "lost")
+        for row in agg.stuck.games()[:lost]:
+            choose(row, "stuck")
+        for row in agg.worst.games()[:worst]:
+            choose(row, "worst")
+        for row in agg.best.games()[:best]:
+            choose(row, "best")
+        sampled = agg.random.games()
+        for row in sampled[:random]:
+            choose(row, "random")
+
+        config = src.config
+        options = src.params.get("options") or {}
+        replays_for_apples = []
+        replayed: dict[int, Replay] = {}
+        todo = list(chosen.items())
+        extra = [row for row in sampled[:sample] if row["game"] not in chosen]
+        for k, (index, (row, why)) in enumerate(todo + [(r["game"], (r, None)) for r in extra]):
+            if progress:
+                progress(f"re-playing {src.policy}", k, len(todo) + len(extra))
+            replay, note = _replay_row(src, config, options, row)
+            if replay is not None:
+                replayed[index] = replay
+                if row in sampled[:sample]:
+                    replays_for_apples.append(replay)
+            if why is None:
+                continue
+            if replay is None:
+                problems.append(note)
+                games.append(_bare_entry(src, row, why, note))
+                continue
+            entry = game_entry(replay, row, why, start_length=config.start_length)
+            size = _record_size(entry)
+            if spent + size > budget:
+                entry.pop("data")
+                entry["note"] = (f"not embedded: the page's budget of {budget:,} bytes of game records is spent; "
+                                 f"'fastsnake replay --from {src.label} --pick {index}' re-creates it")
+            else:
+                spent += size
+            games.append(entry)
+        summary = dict(agg.stats.as_dict(), policy=src.policy, rows=config.rows, cols=config.cols,
+                       **(src.run or {}))
+        sections.append({"policy": src.policy, "label": src.label, "summary": summary,
+                         "hist": _hist(agg.stats, edges) if edges is not None else [],
+                         "per_apple": _per_apple(replays_for_apples)})
+
+    for i, entry in enumerate(games):
+        entry["index"] = i
+    paired = []
+    for i in range(1, len(sources)):
+        pair = _paired(sources[0], aggs[0], sources[i], aggs[i])
+        if pair is not None:
+            paired.append(pair)
+    if len(sources) > 1 and not paired:
+        notes.append("no paired difference: the inputs do not share board, rules and seeds")
+    header, rows = summary_rows([s["summary"] for s in sections])
+    policies = ", ".join(dict.fromkeys(s.policy for s in sources))
+    c0 = sources[0].config
+    return {
+        "kind": "sweep",
+        "title": title or f"fastsnake report: {policies} on {c0.rows}x{c0.cols}",
+        "subtitle": (f"{sum(a.stats.games for a in aggs):,} games · tail {c0.tail_rule} · start length "
+                     f"{c0.start_length} · report made {time.strftime('%Y-%m-%d %H:%M')} on {machine.describe()}"),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "machine": machine.describe(),
+        "config": _config_table(sources, aggs),
+        "summary_table": {"header": header, "rows": rows},
+        "sections": sections,
+        "hist_edges": edges.tolist() if edges is not None else None,
+        "paired": paired,
+        "games": games,
+        "notes": notes,
+        "problems": list(problems),
+    }
+
+
+def _replay_row(src: SweepSource, config: GameConfig, options: dict, row: dict):
+    """(Replay, None) of a sweep row, or (None, why it cannot be re-played as recorded)."""
+    index = row["game"]
+    try:
+        replay, _ = play_game(src.policy, config, int(src.params["seed"]), index, options)
+    except InputError as exc:
+        return None, f"{src.label}: game {index} cannot be re-played: {exc}"
+    s = replay.summary()
+    want = (OUTCOME_NAMES[row["outcome"]], row["moves"], row["apples"])
+    got = (s["outcome"], s["moves"], s["apples"])
+    if got != want:
+        return None, (f"{src.label}: game {index} no longer replays as recorded ({want[0]} after {want[1]:,} moves "
+                      f"in the sweep, {got[0]} after {got[1]:,} now): the sweep was made by other code "
+                      f"(another fastsnake version?)")
+    return replay, None
+
+
+def _bare_entry(src: SweepSource, row: dict, why, note: str) -> dict:
+    c = src.config
+    return {"kind": "snake", "policy": src.policy, "rows": c.rows, "cols": c.cols, "seed": int(src.params["seed"]),
+            "game": row["game"], "game_seed": str(row["seed"]), "start_length": c.start_length, "tail": c.tail_rule,
+            "max_moves": c.move_cap, "outcome": OUTCOME_NAMES[row["outcome"]], "moves": row["moves"],
+            "apples": row["apples"], "length": row["length"], "why": list(why), "note": note}
+
+
+def replay_games(replays: list[tuple[str, Replay]]) -> list[dict]:
+    """The page entries of replay files ((label, Replay) pairs), for a page of just the player."""
+    games = []
+    for i, (label, replay) in enumerate(replays):
+        entry = game_entry(replay, why=[label])
+        entry["index"] = i
+        games.append(entry)
+    return games
+
+
+def write_report(path, data: dict) -> int:
+    """Render `data` and write it whole or not at all; returns the page's size in bytes."""
+    return webpage.write(path, webpage.render(data))

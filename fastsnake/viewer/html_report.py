@@ -1,0 +1,130 @@
+"""`fastsnake.report`: one self-contained HTML page for any mix of sweeps and viewer files.
+
+Sweep files, sweep folders, ``compare`` files and `SweepResult`s make a sweep report
+(``fastsnake.snake.report``); replay ``.npz`` files, puzzle solutions and tours — what
+``fastsnake view`` shows — join its player, or make a page of just the player when no
+sweep is given. Each input that cannot be read is one line in ``problems``; the page is
+written from the rest.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from fastsnake import webpage
+from fastsnake.errors import InputError
+from fastsnake.viewer.backend import ViewerError
+
+
+def _is_sweep(item) -> bool:
+    if not isinstance(item, (str, os.PathLike)):
+        return True  # a SweepResult
+    name = os.fspath(item)
+    return os.path.isdir(name) or name.endswith(".parquet")
+
+
+def _viewer_entry(path: str) -> dict:
+    """The page entry of a replay, puzzle solution or tour file (validated by its own loader)."""
+    from fastsnake.viewer.files import open_view
+
+    view = open_view(path)
+    label = os.path.basename(path)
+    if view.kind == "snake":
+        from fastsnake.snake.report import game_entry
+
+        return game_entry(view.replay, why=[label])
+    if view.kind == "puzzle":
+        sol = view.solution
+        return {"kind": "puzzle", "rows": sol.rows, "cols": sol.cols, "moves": len(sol.moves),
+                "optimal": sol.optimal, "outcome": "solved", "why": [label], "policy": sol.algorithm or "puzzle",
+                "data": {"rows": sol.rows, "cols": sol.cols, "start": [int(x) for x in sol.start],
+                         "goal": [int(x) for x in sol.goal], "moves": sol.moves}}
+    if view.kind == "tour":
+        tour = view.tour
+        cells = tour["rows"] * tour["cols"]
+        squares = len(view.path)
+        return {"kind": "tour", "rows": tour["rows"], "cols": tour["cols"], "piece": tour.get("piece"),
+                "closed": bool(tour.get("closed")), "squares": squares, "moves": max(squares - 1, 0),
+                "start": int(tour["start"]), "outcome": "found" if squares else "no tour", "why": [label],
+                "policy": str(tour.get("piece") or "tour"), "cell_bytes": webpage.cell_bytes(cells),
+                "data": {"path": webpage.pack_cells(view.path, cells)}}
+    raise ViewerError(f"{path!r} is a {view.kind} file: it has no moves to play ('fastsnake view' shows it)")
+
+
+def report(inputs, out, *, worst=None, best=None, lost=None, random=None, picks=(), sample=None, title=None,
+           progress=False) -> dict:
+    """Write one self-contained HTML page: plots, tables and a replay player.
+
+    Parameters
+    ----------
+    inputs : path, SweepResult, or a list of them
+        Sweep files (``*.parquet``), sweep folders, ``compare`` files (several policies: one
+        section each, and a paired difference per seed), `SweepResult`s, and files
+        ``fastsnake view`` shows (replay ``.npz``, puzzle solution, tour).
+    out : path
+        The HTML file to write (whole or not at all).
+    worst, best, lost, random : int, optional
+        Games picked per policy: the most and fewest moves, every lost (and every stuck)
+        game up to a count, and a uniform random few (defaults 10, 10, 20, 10).
+    picks : sequence of str
+        More picks, as ``fastsnake replay --pick`` spells them: ``lost``, ``longest``,
+        ``shortest`` or a game index.
+    sample : int, optional
+        Games re-played per policy to plot moves per apple as the snake grows (default 30).
+    title : str, optional
+        The page's title.
+    progress : bool
+        Report progress on stderr.
+
+    Returns
+    -------
+    dict
+        ``out, bytes, policies, games, picked, embedded, problems, notes, seconds``;
+        ``problems`` lists, one line each, what could not go into the page.
+
+    Raises
+    ------
+    InputError
+        When no input can be read, or `out` cannot be written.
+
+    Examples
+    --------
+    >>> import fastsnake, tempfile, os
+    >>> folder = tempfile.mkdtemp()
+    >>> sweep = fastsnake.sweep("greedy", 6, 200, out=os.path.join(folder, "s.parquet"))
+    >>> info = fastsnake.report(os.path.join(folder, "s.parquet"), os.path.join(folder, "r.html"))
+    >>> info["policies"], info["problems"]
+    (['greedy'], [])
+    """
+    from fastsnake.snake import report_sweeps
+
+    t0 = time.perf_counter()
+    if isinstance(inputs, (str, os.PathLike)) or not isinstance(inputs, (list, tuple)):
+        inputs = [inputs]
+    sweeps = [item for item in inputs if _is_sweep(item)]
+    files = [os.fspath(item) for item in inputs if not _is_sweep(item)]
+    extra, problems = [], []
+    for path in files:
+        if not Path(path).exists():
+            problems.append(f"{path!r} does not exist")
+            continue
+        try:
+            extra.append(_viewer_entry(path))
+        except InputError as exc:
+            problems.append(str(exc))
+    if sweeps:
+        counts = dict(worst=worst, best=best, lost=lost, random=random, sample=sample)
+        return report_sweeps(sweeps, out, picks=picks, title=title, progress=progress, extra_games=extra,
+                             extra_problems=problems, **counts)
+    if not extra:
+        raise ViewerError("; ".join(problems) or "a report needs at least one input")
+    for i, entry in enumerate(extra):
+        entry["index"] = i
+    names = ", ".join(e["why"][0] for e in extra)
+    data = {"kind": "player", "title": title or f"fastsnake: {names}", "subtitle": f"{len(extra)} file(s)",
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "games": extra, "problems": problems, "notes": []}
+    size = webpage.write(out, webpage.render(data))
+    return {"out": os.fspath(out), "bytes": size, "policies": [], "games": 0, "picked": len(extra),
+            "embedded": len(extra), "problems": problems, "notes": [], "seconds": time.perf_counter() - t0}

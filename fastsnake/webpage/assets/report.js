@@ -1,0 +1,371 @@
+/* The report page: configuration, summary table, plots, the picked games and the player.
+ *
+ * Everything comes from the JSON block #fastsnake-data (written by fastsnake.webpage.render):
+ * aggregates were computed in Python, so the page never holds more than the picked games.
+ * The scripting API, `window.fastsnake`, is documented in docs/report.md.
+ */
+"use strict";
+
+(function () {
+  var DATA = JSON.parse(document.getElementById("fastsnake-data").textContent);
+  var PAL = DATA.palette;
+  var SVGNS = "http://www.w3.org/2000/svg";
+
+  function el(tag, attrs, text) {
+    var node = document.createElement(tag);
+    for (var k in attrs || {}) node.setAttribute(k, attrs[k]);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+  function sv(tag, attrs, text) {
+    var node = document.createElementNS(SVGNS, tag);
+    for (var k in attrs || {}) node.setAttribute(k, attrs[k]);
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+  function rgb(c, a) { return a === undefined ? "rgb(" + c.join(",") + ")" : "rgba(" + c.join(",") + "," + a + ")"; }
+  function fmt(x) {
+    if (x === null || x === undefined) return "-";
+    if (typeof x !== "number") return String(x);
+    if (Number.isInteger(x)) return x.toLocaleString("en-US");
+    return x.toLocaleString("en-US", { maximumFractionDigits: Math.abs(x) < 10 ? 3 : 1 });
+  }
+  function series(i) { return PAL.series[i % PAL.series.length]; }
+
+  // -- nice axis ticks ---------------------------------------------------------------------------
+  function ticks(lo, hi, count) {
+    if (!(hi > lo)) return [lo];
+    var step = Math.pow(10, Math.floor(Math.log10((hi - lo) / count)));
+    var err = (hi - lo) / count / step;
+    step *= err >= 7.5 ? 10 : err >= 3.5 ? 5 : err >= 1.5 ? 2 : 1;
+    var out = [];
+    for (var v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(12));
+    return out;
+  }
+
+  /* One plot frame: returns {svg, x(v), y(v), g} with axes drawn. opts: xlo, xhi, ylo, yhi, xlabel, ylabel. */
+  function frame(opts) {
+    var W = 560, H = 300, L = 64, R = 16, T = 28, B = 44;
+    var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "class": "plot" });
+    svg.appendChild(sv("text", { x: L, y: 18, "class": "plot-title" }, opts.title));
+    var x = function (v) { return L + (v - opts.xlo) / ((opts.xhi - opts.xlo) || 1) * (W - L - R); };
+    var y = function (v) { return H - B - (v - opts.ylo) / ((opts.yhi - opts.ylo) || 1) * (H - B - T); };
+    var axes = sv("g", { "class": "axes" });
+    ticks(opts.xlo, opts.xhi, 6).forEach(function (v) {
+      axes.appendChild(sv("line", { x1: x(v), x2: x(v), y1: H - B, y2: H - B + 4 }));
+      axes.appendChild(sv("text", { x: x(v), y: H - B + 16, "text-anchor": "middle" }, fmt(v)));
+    });
+    ticks(opts.ylo, opts.yhi, 5).forEach(function (v) {
+      axes.appendChild(sv("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), "class": "gridline" }));
+      axes.appendChild(sv("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, fmt(v)));
+    });
+    axes.appendChild(sv("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, opts.xlabel));
+    axes.appendChild(sv("text", { x: 14, y: (T + H - B) / 2, "text-anchor": "middle",
+                                  transform: "rotate(-90 14 " + (T + H - B) / 2 + ")" }, opts.ylabel));
+    svg.appendChild(axes);
+    var g = sv("g");
+    svg.appendChild(g);
+    return { svg: svg, x: x, y: y, g: g };
+  }
+
+  function legend(svg, names) {
+    names.forEach(function (name, i) {
+      var yy = 36 + 16 * i;
+      svg.appendChild(sv("rect", { x: 440, y: yy - 9, width: 10, height: 10, fill: rgb(series(i)) }));
+      svg.appendChild(sv("text", { x: 455, y: yy, "class": "legend" }, name));
+    });
+  }
+
+  // -- plots ---------------------------------------------------------------------------------------
+  function histogram(sections) {
+    var edges = DATA.hist_edges, ymax = 0;
+    sections.forEach(function (s) { s.hist.forEach(function (c) { ymax = Math.max(ymax, c / s.summary.games); }); });
+    var f = frame({ title: "Moves per game", xlo: edges[0], xhi: edges[edges.length - 1], ylo: 0, yhi: ymax * 1.05,
+                    xlabel: "moves", ylabel: "share of games" });
+    sections.forEach(function (s, i) {
+      var color = series(i);
+      s.hist.forEach(function (count, b) {
+        if (!count) return;
+        var share = count / s.summary.games;
+        var bar = sv("rect", { x: f.x(edges[b]), width: Math.max(1, f.x(edges[b + 1]) - f.x(edges[b]) - 0.5),
+                               y: f.y(share), height: f.y(0) - f.y(share), fill: rgb(color, sections.length > 1 ? 0.55 : 0.9),
+                               "class": "bar" });
+        bar.appendChild(sv("title", {}, s.policy + ": " + fmt(edges[b]) + "–" + fmt(edges[b + 1]) + " moves: " +
+                                        fmt(count) + " games (" + (100 * share).toFixed(2) + " %)"));
+        f.g.appendChild(bar);
+      });
+    });
+    if (sections.length > 1) legend(f.svg, sections.map(function (s) { return s.policy; }));
+    return f.svg;
+  }
+
+  function outcomes(sections) {
+    var W = 560, rowH = 26, H = 40 + rowH * sections.length + 24, L = 110, R = 16;
+    var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "class": "plot" });
+    svg.appendChild(sv("text", { x: 12, y: 18, "class": "plot-title" }, "Outcomes"));
+    var kinds = [["won", "wins", PAL.body_head], ["died", "losses", PAL.apple], ["stuck", "stuck", PAL.text_dim]];
+    sections.forEach(function (s, i) {
+      var y = 34 + i * rowH, x = L, n = s.summary.games || 1;
+      svg.appendChild(sv("text", { x: L - 8, y: y + 15, "text-anchor": "end", "class": "legend" }, s.policy));
+      kinds.forEach(function (k) {
+        var count = s.summary[k[1]] || 0, w = count / n * (W - L - R);
+        if (!count) return;
+        var rect = sv("rect", { x: x, y: y, width: Math.max(w, 1), height: rowH - 6, fill: rgb(k[2]), "class": "bar" });
+        rect.appendChild(sv("title", {}, s.policy + ": " + k[0] + " " + fmt(count) + " of " + fmt(n) +
+                                         " (" + (100 * count / n).toFixed(2) + " %)"));
+        svg.appendChild(rect);
+        if (w > 60) svg.appendChild(sv("text", { x: x + 6, y: y + 14, "class": "on-bar" },
+                                       k[0] + " " + (100 * count / n).toFixed(1) + " %"));
+        x += w;
+      });
+    });
+    return svg;
+  }
+
+  function perApple(sections) {
+    var xmax = 0, ymax = 0, with_ = sections.filter(function (s) { return s.per_apple && s.per_apple.length.length; });
+    if (!with_.length) return null;
+    with_.forEach(function (s) {
+      s.per_apple.length.forEach(function (v) { xmax = Math.max(xmax, v); });
+      s.per_apple.moves.forEach(function (v) { ymax = Math.max(ymax, v); });
+    });
+    var xlo = Math.min.apply(null, with_.map(function (s) { return s.per_apple.length[0]; }));
+    var f = frame({ title: "Moves per apple as the snake grows (mean of " +
+                    with_.map(function (s) { return s.per_apple.games; }).join("/") + " re-played games)",
+                    xlo: xlo, xhi: xmax, ylo: 0, yhi: ymax * 1.05, xlabel: "length when the apple is eaten",
+                    ylabel: "moves to reach it" });
+    sections.forEach(function (s, i) {
+      if (!s.per_apple || !s.per_apple.length.length) return;
+      var pts = s.per_apple.length.map(function (v, k) { return f.x(v).toFixed(1) + "," + f.y(s.per_apple.moves[k]).toFixed(1); });
+      var line = sv("polyline", { points: pts.join(" "), fill: "none", stroke: rgb(series(i)), "stroke-width": 1.6 });
+      line.appendChild(sv("title", {}, s.policy));
+      f.g.appendChild(line);
+    });
+    if (sections.length > 1) legend(f.svg, sections.map(function (s) { return s.policy; }));
+    return f.svg;
+  }
+
+  function paired(p) {
+    var edges = p.edges, ymax = Math.max.apply(null, p.counts.concat([1]));
+    var f = frame({ title: "Paired difference per game: " + p.b + " − " + p.a + " (" + fmt(p.games) + " games)",
+                    xlo: edges[0], xhi: edges[edges.length - 1], ylo: 0, yhi: ymax * 1.05,
+                    xlabel: "moves of " + p.b + " minus moves of " + p.a + " (same seed)", ylabel: "games" });
+    p.counts.forEach(function (count, b) {
+      if (!count) return;
+      var mid = (edges[b] + edges[b + 1]) / 2;
+      var bar = sv("rect", { x: f.x(edges[b]), width: Math.max(1, f.x(edges[b + 1]) - f.x(edges[b]) - 0.5),
+                             y: f.y(count), height: f.y(0) - f.y(count),
+                             fill: rgb(mid < 0 ? PAL.body_head : mid > 0 ? PAL.apple : PAL.text_dim, 0.85), "class": "bar" });
+      bar.appendChild(sv("title", {}, fmt(edges[b]) + " to " + fmt(edges[b + 1]) + ": " + fmt(count) + " games"));
+      f.g.appendChild(bar);
+    });
+    if (edges[0] < 0 && edges[edges.length - 1] > 0) {
+      f.g.appendChild(sv("line", { x1: f.x(0), x2: f.x(0), y1: f.y(0), y2: f.y(ymax * 1.05), "class": "zero" }));
+    }
+    return f.svg;
+  }
+
+  // -- tables ----------------------------------------------------------------------------------------
+  function simpleTable(header, rows, cls) {
+    var table = el("table", { "class": cls || "" }), thead = el("thead"), tr = el("tr");
+    header.forEach(function (h) { tr.appendChild(el("th", {}, h)); });
+    thead.appendChild(tr);
+    table.appendChild(thead);
+    var tbody = el("tbody");
+    rows.forEach(function (r) {
+      var row = el("tr");
+      r.forEach(function (c) { row.appendChild(el("td", {}, c)); });
+      tbody.appendChild(row);
+    });
+    table.appendChild(tbody);
+    return table;
+  }
+
+  var GAME_COLUMNS = [["#", "index"], ["policy", "policy"], ["game", "game"], ["seed", "game_seed"],
+                      ["outcome", "outcome"], ["moves", "moves"], ["apples", "apples"], ["length", "length"],
+                      ["picked as", "why"]];
+
+  function gamesTable(games, onOpen) {
+    var table = el("table", { id: "games", "class": "games" }), thead = el("thead"), tr = el("tr");
+    var tbody = el("tbody"), order = { key: "index", dir: 1 };
+    GAME_COLUMNS.forEach(function (col) {
+      var th = el("th", { "data-key": col[1], tabindex: 0, title: "sort by " + col[0] }, col[0]);
+      th.addEventListener("click", function () { sortBy(col[1]); });
+      tr.appendChild(th);
+    });
+    thead.appendChild(tr);
+    table.appendChild(thead);
+    table.appendChild(tbody);
+    function value(g, key) { return key === "index" ? g.index : key === "why" ? g.why.join(", ") : g[key]; }
+    function render() {
+      tbody.textContent = "";
+      var rows = games.slice().sort(function (a, b) {
+        var x = value(a, order.key), y = value(b, order.key);
+        if (typeof x === "string" || typeof y === "string") return order.dir * String(x).localeCompare(String(y));
+        return order.dir * ((x > y) - (x < y)) || (a.index - b.index);
+      });
+      rows.forEach(function (g) {
+        var row = el("tr", { "data-index": g.index, tabindex: 0, "class": "outcome-" + g.outcome + (g.data ? "" : " no-data") });
+        GAME_COLUMNS.forEach(function (col) {
+          var v = value(g, col[1]);
+          row.appendChild(el("td", { "class": "col-" + col[1] }, col[1] === "game_seed" ? v : fmt(v)));
+        });
+        if (!g.data) row.title = g.note || "not embedded";
+        row.addEventListener("click", function () { onOpen(g.index); });
+        row.addEventListener("keydown", function (e) { if (e.key === "Enter") onOpen(g.index); });
+        tbody.appendChild(row);
+      });
+      Array.prototype.forEach.call(thead.querySelectorAll("th"), function (th) {
+        th.className = th.getAttribute("data-key") === order.key ? (order.dir > 0 ? "sorted-up" : "sorted-down") : "";
+      });
+    }
+    function sortBy(key) {
+      order = { key: key, dir: order.key === key ? -order.dir : 1 };
+      render();
+    }
+    render();
+    return { table: table, sortBy: sortBy, select: function (i) {
+      Array.prototype.forEach.call(tbody.querySelectorAll("tr"), function (tr) {
+        tr.classList.toggle("selected", Number(tr.getAttribute("data-index")) === i);
+      });
+    } };
+  }
+
+  // -- the player's controls ---------------------------------------------------------------------------
+  var player, current = -1, table = null, problemBox;
+  var readout = document.getElementById("readout"), scrub = document.getElementById("scrub");
+  var speedInput = document.getElementById("speed"), speedOut = document.getElementById("speed-value");
+  var playButton = document.getElementById("play");
+
+  function showState(st) {
+    if (!st) return;
+    scrub.value = st.move;
+    playButton.textContent = player.playing ? "❚❚ pause" : "▶ play";
+    var g = DATA.games[current], last = st.frames - 1, text;
+    if (g.kind === "snake" || !g.kind) {
+      text = "move " + fmt(st.move) + "/" + fmt(last) + " · apples " + fmt(st.apples) + " · length " + fmt(st.length) +
+             " · " + (st.move === last ? g.outcome + " after " + fmt(last) + " moves" : "ends " + g.outcome);
+    } else if (g.kind === "puzzle") {
+      text = "move " + fmt(st.move) + "/" + fmt(last) + (st.move === last ? " · solved" : "");
+    } else {
+      text = "square " + fmt(st.visited) + "/" + fmt(g.squares) + (g.closed ? " · closed tour" : " · open tour");
+    }
+    readout.textContent = text;
+  }
+
+  function describe(g) {
+    if (g.kind === "puzzle") return g.rows + "×" + g.cols + " puzzle · " + g.moves + " moves" + (g.optimal ? " · optimal" : "");
+    if (g.kind === "tour") return (g.piece || "piece") + " on " + g.rows + "×" + g.cols + " · " + g.squares + " squares";
+    return g.policy + " · " + g.rows + "×" + g.cols + " · tail " + g.tail + " · start length " + g.start_length +
+           " · seed " + g.seed + " game " + g.game;
+  }
+
+  function open(i) {
+    i = Number(i);
+    var g = DATA.games[i];
+    if (!g) throw new Error("fastsnake.open: no picked game " + i + " (there are " + DATA.games.length + ")");
+    current = i;
+    if (table) table.select(i);
+    document.getElementById("game-title").textContent = describe(g);
+    if (!g.data) {
+      problemBox.textContent = g.note || "this game is not embedded in the page";
+      problemBox.hidden = false;
+      player.tl = null;
+      player.ctx.clearRect(0, 0, player.canvas.width, player.canvas.height);
+      readout.textContent = "";
+      return false;
+    }
+    var tl = g.kind === "puzzle" ? FastsnakeRules.rebuildPuzzle(g.data) :
+             g.kind === "tour" ? FastsnakeRules.rebuildTour(g) : FastsnakeRules.rebuildSnake(g);
+    problemBox.hidden = !tl.problem;
+    problemBox.textContent = tl.problem ? "This record does not follow the rules: " + tl.problem : "";
+    scrub.max = tl.frames - 1;
+    player.load(tl, g);
+    return !tl.problem;
+  }
+
+  function setSpeed(v) {
+    player.speed = Math.max(1, Math.min(1000, Math.round(Number(v))));
+    speedInput.value = Math.log10(player.speed);
+    speedOut.textContent = player.speed + " moves/s";
+  }
+
+  function build() {
+    problemBox = document.getElementById("problem");
+    document.title = DATA.title;
+    document.getElementById("title").textContent = DATA.title;
+    document.getElementById("subtitle").textContent = DATA.subtitle || "";
+    player = new FastsnakePlayer(document.getElementById("board"), PAL, showState);
+
+    var notes = document.getElementById("notes");
+    (DATA.problems || []).forEach(function (p) { notes.appendChild(el("li", { "class": "problem" }, p)); });
+    (DATA.notes || []).forEach(function (p) { notes.appendChild(el("li", {}, p)); });
+
+    if (DATA.kind === "sweep") {
+      var secs = DATA.sections;
+      document.getElementById("config").appendChild(
+        simpleTable(DATA.config.header, DATA.config.rows, "config"));
+      document.getElementById("summary").appendChild(
+        simpleTable(DATA.summary_table.header, DATA.summary_table.rows, "summary"));
+      var plots = document.getElementById("plots");
+      if (DATA.hist_edges) plots.appendChild(histogram(secs));
+      plots.appendChild(outcomes(secs));
+      var pa = perApple(secs);
+      if (pa) plots.appendChild(pa);
+      (DATA.paired || []).forEach(function (p) { plots.appendChild(paired(p)); });
+    } else {
+      ["config-section", "summary-section", "plots-section"].forEach(function (id) {
+        document.getElementById(id).hidden = true;
+      });
+    }
+    table = gamesTable(DATA.games, function (i) { open(i); document.getElementById("player").scrollIntoView({ block: "nearest" }); });
+    document.getElementById("games-holder").appendChild(table.table);
+    document.getElementById("games-count").textContent = DATA.games.length + " game" + (DATA.games.length === 1 ? "" : "s");
+
+    playButton.addEventListener("click", function () { player.toggle(); });
+    document.getElementById("back").addEventListener("click", function () { player.step(-1); });
+    document.getElementById("forward").addEventListener("click", function () { player.step(1); });
+    document.getElementById("home").addEventListener("click", function () { player.pause(); player.seek(0); });
+    document.getElementById("end").addEventListener("click", function () { player.pause(); player.seek(Infinity); });
+    scrub.addEventListener("input", function () { player.pause(); player.seek(scrub.value); });
+    speedInput.addEventListener("input", function () { setSpeed(Math.pow(10, Number(speedInput.value))); });
+    document.addEventListener("keydown", function (e) {
+      if (!player.tl || e.target.tagName === "INPUT" && e.target.type !== "range") return;
+      var handled = true;
+      if (e.key === " " || e.code === "Space") player.toggle();
+      else if (e.key === "ArrowLeft") player.step(-1);
+      else if (e.key === "ArrowRight") player.step(1);
+      else if (e.key === "Home") { player.pause(); player.seek(0); }
+      else if (e.key === "End") { player.pause(); player.seek(Infinity); }
+      else handled = false;
+      if (handled) e.preventDefault();
+    });
+    setSpeed(DATA.kind === "sweep" ? 50 : 10);
+    var first = DATA.games.findIndex(function (g) { return !!g.data; });
+    if (first >= 0) open(first);
+  }
+
+  /* The scripting API (docs/report.md). */
+  window.fastsnake = {
+    ready: false,
+    version: DATA.fastsnake,
+    games: [],
+    open: function (i) { return open(i); },
+    seek: function (k) { player.pause(); player.seek(k === Infinity ? Infinity : k); return player.state(); },
+    state: function () { return player.state(); },
+    play: function () { player.play(); },
+    pause: function () { player.pause(); },
+    speed: function (v) { if (v !== undefined) setSpeed(v); return player.speed; },
+    current: function () { return current; }
+  };
+  build();
+  window.fastsnake.games = DATA.games.map(function (g) {
+    var out = {};
+    ["kind", "policy", "rows", "cols", "seed", "game", "game_seed", "start_length", "tail", "outcome", "moves",
+     "apples", "length", "why", "embedded"].forEach(function (k) { if (k in g) out[k] = g[k]; });
+    out.embedded = !!g.data;
+    return out;
+  });
+  window.fastsnake.ready = true;
+  document.documentElement.setAttribute("data-ready", "true");
+})();
