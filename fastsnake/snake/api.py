@@ -478,7 +478,8 @@ def write_compare(results, path) -> None:
     table = pa.concat_tables(tables, promote_options="permissive")
     compared = [{"parameters": _file_parameters(r.summary["policy"], _config_of(r.summary), r.summary["seed"],
                                                 r.summary["options"]), "run": run_record(r.summary)} for r in results]
-    meta = dict(table.schema.metadata or {}, **{COMPARE_META_KEY: json.dumps(compared).encode()})
+    meta = dict(table.schema.metadata or {})
+    meta[COMPARE_META_KEY] = json.dumps(compared).encode()
     write_table_atomically(table.replace_schema_metadata(meta), path)
 
 

@@ -327,7 +327,7 @@
     document.getElementById("forward").addEventListener("click", function () { player.step(1); });
     document.getElementById("home").addEventListener("click", function () { player.pause(); player.seek(0); });
     document.getElementById("end").addEventListener("click", function () { player.pause(); player.seek(Infinity); });
-    scrub.addEventListener("input", function () { player.pause(); player.seek(scrub.value); });
+    scrub.addEventListener("input", function () { var k = scrub.value; player.pause(); player.seek(k); });
     speedInput.addEventListener("input", function () { setSpeed(Math.pow(10, Number(speedInput.value))); });
     document.addEventListener("keydown", function (e) {
       if (!player.tl || e.target.tagName === "INPUT" && e.target.type !== "range") return;
