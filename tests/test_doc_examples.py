@@ -27,6 +27,7 @@ MODULES = [
     fastsnake.tour.verify,
     fastsnake.tour.io,
     fastsnake.snake.policies,
+    importlib.import_module("fastsnake.viewer.html_report"),
 ]
 
 

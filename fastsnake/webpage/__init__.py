@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from functools import lru_cache
 from importlib import resources
 
@@ -81,9 +82,10 @@ def unpack_moves(text: str, count: int) -> np.ndarray:
 
 
 def _json_for_script(data: dict) -> str:
-    # "</" would end the <script> element early; "<!--" would open a comment there.
+    # "</script>" would end the element early and "<!--" open a comment: no "<" is left raw
+    # (JSON reads the \u003c escape back as "<").
     text = json.dumps(data, separators=(",", ":"), allow_nan=False, ensure_ascii=False)
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    return text.replace("<", "\\u003c")
 
 
 def _html_text(text: str) -> str:
@@ -127,8 +129,6 @@ def write(path, text: str) -> int:
         with written_atomically(path) as tmp, open(tmp, "wb") as fh:
             fh.write(payload)
             fh.flush()
-            import os
-
             os.fsync(fh.fileno())
     except OSError as exc:
         raise PageError(f"cannot write report {str(path)!r}: {exc.strerror or exc}") from None
