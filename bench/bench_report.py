@@ -26,7 +26,7 @@ import tempfile
 import time
 
 CHILD = """
-import json, resource, sys, time
+import json, sys, time
 import fastsnake
 t0 = time.perf_counter()
 if sys.argv[1] != "-":
@@ -34,7 +34,9 @@ if sys.argv[1] != "-":
 else:
     info = {}
 info["wall"] = time.perf_counter() - t0
-info["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# VmHWM, not ru_maxrss: Linux carries a parent's peak RSS over exec into ru_maxrss.
+info["peak_rss_mb"] = next(int(line.split()[1]) for line in open("/proc/self/status")
+                           if line.startswith("VmHWM:")) / 1024
 print(json.dumps(info))
 """
 

@@ -181,7 +181,7 @@ def result_source(result) -> SweepSource:
 
 
 def _run_info(summary: dict) -> dict:
-    keys = ("seconds", "cpu_seconds", "games_per_cpu_second", "threads", "compile_seconds")
+    keys = ("seconds", "cpu_seconds", "games_per_second", "games_per_cpu_second", "threads", "compile_seconds")
     return {k: summary[k] for k in keys if summary.get(k) is not None}
 
 
@@ -294,20 +294,16 @@ def aggregate(source: SweepSource, *, worst: int, best: int, lost: int, random: 
             hit = np.flatnonzero(rows["game"] == index)
             if len(hit):
                 agg.indices[index] = {n: int(a[hit[0]]) for n, a in rows.items()}
-        paired_parts.append((rows["game"], rows["moves"]))
-        if sum(len(g) for g, _ in paired_parts) > 4 * PAIRED_GAMES:
-            paired_parts = [_paired_window(paired_parts, agg.first_game)]
+        # Sources list their games in order from their first game: the window is known once one batch is read.
+        window = rows["game"] < agg.first_game + PAIRED_GAMES
+        if window.any():
+            paired_parts.append((rows["game"][window], rows["moves"][window]))
     if paired_parts:
-        games, moves = _paired_window(paired_parts, agg.first_game)
-        agg.paired = dict(games=games, moves=moves)
+        games = np.concatenate([g for g, _ in paired_parts])
+        moves = np.concatenate([m for _, m in paired_parts])
+        keep = games < agg.first_game + PAIRED_GAMES
+        agg.paired = dict(games=games[keep], moves=moves[keep])
     return agg
-
-
-def _paired_window(parts, first_game):
-    games = np.concatenate([g for g, _ in parts])
-    moves = np.concatenate([m for _, m in parts])
-    keep = games < (first_game or 0) + PAIRED_GAMES
-    return games[keep], moves[keep]
 
 
 # -- the page's data --------------------------------------------------------------------------

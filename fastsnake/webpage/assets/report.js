@@ -71,8 +71,8 @@
   function legend(svg, names) {
     names.forEach(function (name, i) {
       var yy = 36 + 16 * i;
-      svg.appendChild(sv("rect", { x: 440, y: yy - 9, width: 10, height: 10, fill: rgb(series(i)) }));
-      svg.appendChild(sv("text", { x: 455, y: yy, "class": "legend" }, name));
+      svg.appendChild(sv("rect", { x: 400, y: yy - 9, width: 10, height: 10, fill: rgb(series(i)) }));
+      svg.appendChild(sv("text", { x: 415, y: yy, "class": "legend" }, name));
     });
   }
 
@@ -130,8 +130,7 @@
       s.per_apple.moves.forEach(function (v) { ymax = Math.max(ymax, v); });
     });
     var xlo = Math.min.apply(null, with_.map(function (s) { return s.per_apple.length[0]; }));
-    var f = frame({ title: "Moves per apple as the snake grows (mean of " +
-                    with_.map(function (s) { return s.per_apple.games; }).join("/") + " re-played games)",
+    var f = frame({ title: "Moves per apple as the snake grows",
                     xlo: xlo, xhi: xmax, ylo: 0, yhi: ymax * 1.05, xlabel: "length when the apple is eaten",
                     ylabel: "moves to reach it" });
     sections.forEach(function (s, i) {
@@ -141,7 +140,9 @@
       line.appendChild(sv("title", {}, s.policy));
       f.g.appendChild(line);
     });
-    if (sections.length > 1) legend(f.svg, sections.map(function (s) { return s.policy; }));
+    legend(f.svg, sections.map(function (s) {
+      return s.policy + " (mean of " + (s.per_apple ? s.per_apple.games : 0) + " games)";
+    }));
     return f.svg;
   }
 
@@ -181,9 +182,9 @@
     return table;
   }
 
-  var GAME_COLUMNS = [["#", "index"], ["policy", "policy"], ["game", "game"], ["seed", "game_seed"],
-                      ["outcome", "outcome"], ["moves", "moves"], ["apples", "apples"], ["length", "length"],
-                      ["picked as", "why"]];
+  var GAME_COLUMNS = [["#", "index"], ["policy", "policy"], ["game", "game"], ["outcome", "outcome"],
+                      ["moves", "moves"], ["apples", "apples"], ["length", "length"], ["picked as", "why"],
+                      ["game seed", "game_seed"]];
 
   function gamesTable(games, onOpen) {
     var table = el("table", { id: "games", "class": "games" }), thead = el("thead"), tr = el("tr");
