@@ -65,6 +65,36 @@ def page_ready_seconds(path, loads=5):
     return statistics.median(times), min(times), max(times)
 
 
+def big_game_seconds(work):
+    """(moves, page MB, seconds to rebuild, median/max seconds a seek) of a 256x256 game of 10^6 moves."""
+    import random
+
+    from playwright.sync_api import sync_playwright
+
+    import fastsnake
+
+    npz = os.path.join(work, "big-game.npz")
+    game = fastsnake.play("cycle", 256, seed=1, max_moves=1_000_000)  # ends "stuck" at the cap
+    game.save(npz)
+    page_path = os.path.join(work, "big-game.html")
+    info = fastsnake.report(npz, page_path)
+    flags = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", "--no-first-run"]
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=shutil.which("chromium"), args=flags)
+        page = browser.new_page()
+        page.goto(f"file://{os.path.abspath(page_path)}")
+        page.wait_for_function("window.fastsnake && window.fastsnake.ready === true")
+        rebuild = page.evaluate("() => { const t = performance.now(); window.fastsnake.open(0); "
+                                "return (performance.now() - t) / 1000; }")
+        rng = random.Random(1)
+        seeks = [page.evaluate("k => { const t = performance.now(); window.fastsnake.seek(k); "
+                               "return (performance.now() - t) / 1000; }", rng.randrange(len(game.moves) + 1))
+                 for _ in range(50)]
+        browser.close()
+    return len(game.moves), info["bytes"] / 1e6, rebuild, statistics.median(seeks), max(seeks)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1_000_000, help="games of the sweep file (default 10^6)")
@@ -105,8 +135,14 @@ def main():
           f"{build:14.2f}")
     print(f"{'  pyarrow reading the same file whole, same run (s)':58s} {floor:14.2f}")
     print(f"{'  ratio report / read':58s} {build / floor:14.1f}")
+    print(f"{'  games in it, as the report counts them':58s} {info['games']:14,}")
     print(f"{'  page size (MB)':58s} {info['bytes'] / 1e6:14.2f}")
     print(f"{'  headless Chromium: navigation to ready, median of 5 (s)':58s} {ready[0]:14.2f}")
+    moves, mb, rebuild, seek_median, seek_max = big_game_seconds(work)
+    print(f"{'256x256 game of ' + f'{moves:,}' + ' moves: page size (MB)':58s} {mb:14.2f}")
+    print(f"{'  rebuilt in the page under the rules (s)':58s} {rebuild:14.3f}")
+    print(f"{'  one seek to a random move, median / max of 50 (ms)':58s} "
+          f"{seek_median * 1e3:7.1f} /{seek_max * 1e3:5.1f}")
     print(f"{'report of ' + f'{args.folder_games:,}' + '-game folder, child process (s)':58s} {big['wall']:14.1f}")
     print(f"{'  its peak RSS (MB)':58s} {big['peak_rss_mb']:14.0f}")
     print(f"{'  a child that only imports fastsnake: peak RSS (MB)':58s} {base['peak_rss_mb']:14.0f}")
