@@ -43,8 +43,8 @@ HIST_BINS = 60
 PAIRED_GAMES = 2_000_000
 # Bytes of game records a page may embed; the games past it are listed without their record.
 EMBED_BUDGET = 4_000_000
-# Rows read at once from a single sweep file (bounded memory for files of any size).
-BATCH_ROWS = 1 << 20
+# Rows read at once from a sweep file or chunk: the report's memory is bounded by a few batches.
+BATCH_ROWS = 1 << 18
 COMPARE_META_KEY = b"fastsnake_compare"
 
 
@@ -152,9 +152,12 @@ def _folder_source(path: str) -> SweepSource:
         raise ReportError(f"sweep folder {path!r} has no finished chunk yet")
 
     def batches():
+        import pyarrow as pa
+
         for f in files:
             try:
-                yield pq.read_table(str(f))
+                for batch in pq.ParquetFile(str(f)).iter_batches(batch_size=BATCH_ROWS):
+                    yield pa.Table.from_batches([batch])
             except (OSError, ValueError):
                 raise ReportError(f"sweep folder {path!r}: {f.name!r} is not a readable Parquet file; "
                                   "resuming the sweep redoes it") from None
