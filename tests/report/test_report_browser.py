@@ -178,6 +178,9 @@ def test_a_puzzle_solution_and_a_tour_play_to_their_last_frame(tmp_path, open_pa
     path = [int(x) for x in found.path]
     assert last["visited"] == len(path) == 42
     assert last["square"] == [path[-1] // 7, path[-1] % 7]
+    # From the end of a long game to a shorter one of another kind: the player starts it at move 0.
+    assert page.js("window.fastsnake.open(0)") is True
+    assert page.state()["move"] == 0 and page.state()["tiles"] == [int(x) for x in "812043765"]
     assert page.errors == []
 
 

@@ -169,9 +169,10 @@ var FastsnakePlayer = (function () {
   }
 
   Player.prototype.load = function (timeline, meta) {
+    this.playing = false;
+    this.frame = 0; // before anything reads a frame of the new timeline
     this.tl = timeline;
     this.meta = meta || {};
-    this.pause();
     var side = Math.max(timeline.rows, timeline.cols);
     var pitch = Math.max(1, Math.floor(MAX_PIXELS / side));
     this.pitch = pitch;
