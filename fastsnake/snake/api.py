@@ -87,6 +87,10 @@ def policy_name(policy) -> str:
         fn = policy.decide if isinstance(policy, Policy) else policy
         if not callable(fn):
             raise PolicyError(f"policy {policy!r} is not a name, a fastsnake.Policy or a decide(state, ws) function")
+        if isinstance(policy, Policy) and policy.name is not None:  # its own name, or an error when taken
+            register_policy(policy.name, policy)
+            _adhoc[id(policy)] = (policy, policy.name)
+            return policy.name
         base = getattr(fn, "__name__", "policy").strip("<>") or "policy"
         base = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in base).strip("-_.")[:48] or "policy"
         taken = set(available())
