@@ -25,12 +25,14 @@ SUMMARY_COLUMNS = (
 
 
 def _game_options(parser, *, size_group=None):
-    (size_group or parser).add_argument("--size", required=size_group is None,
+    (size_group or parser).add_argument("--size", required=size_group is None, type=common.size_text,
                                         help="board RxC or N (2..256 a side)")
-    parser.add_argument("--start-length", type=int, default=3, help="start length of the snake (default 3)")
+    parser.add_argument("--start-length", type=common.whole_number, default=3,
+                        help="start length of the snake (default 3)")
     parser.add_argument("--tail", choices=("follow", "blocked"), default="follow",
                         help="follow: the head may enter the cell the tail leaves; blocked: it may not")
-    parser.add_argument("--max-moves", type=int, default=None, help="move cap (default (R*C)^2: game ends 'stuck')")
+    parser.add_argument("--max-moves", type=common.whole_number, default=None,
+                        help="move cap (default (R*C)^2: game ends 'stuck')")
     parser.add_argument("--seed", type=common.nonnegative_int, default=0, help="base seed (default 0)")
     parser.add_argument("--cycle", choices=("zigzag", "random"), default=None,
                         help="Hamiltonian cycle of cycle-based policies (default zigzag)")
@@ -106,8 +108,8 @@ def register(sub) -> None:
                            "fastsnake sweep --resume big/                                        # finish it later"))
     need = p.add_argument_group("required (all but --resume DIR)")
     need.add_argument("--policy", help="a policy name (listed below)")
-    need.add_argument("--games", type=int, help="number of games")
-    p.add_argument("--threads", type=int, default=None,
+    need.add_argument("--games", type=common.whole_number, help="number of games")
+    p.add_argument("--threads", type=common.whole_number, default=None,
                    help="numba threads (default: all cores; with --cluster: per worker, default 1)")
     p.add_argument("--out", metavar="FILE.parquet|DIR",
                    help="per-game records (game, seed, outcome, moves, apples, length): one Parquet file, or a "
@@ -129,8 +131,8 @@ def register(sub) -> None:
                            "fastsnake compare --size 8 --games 5000 --policies cycle,phc,cell --out c.parquet "
                            "--plot c.png"))
     p.add_argument("--policies", default=None, help="comma-separated policy names (default: all, listed below)")
-    p.add_argument("--games", type=int, required=True, help="games per policy")
-    p.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
+    p.add_argument("--games", type=common.whole_number, required=True, help="games per policy")
+    p.add_argument("--threads", type=common.whole_number, default=None, help="numba threads (default: all cores)")
     p.add_argument("--out", metavar="FILE.parquet", help="per-game records of every policy (column 'policy')")
     p.add_argument("--plot", metavar="FILE.png", help="moves histograms of every policy (needs matplotlib)")
     _game_options(p)

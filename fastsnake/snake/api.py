@@ -28,6 +28,7 @@ from fastsnake.snake.policies import (
     available,
     get_policy,
     register_policy,
+    warn_once,
 )
 from fastsnake.snake.policies.user import Policy
 from fastsnake.snake.replay import Replay, load_replay, play_game, replay_from_sweep, save_replay
@@ -629,7 +630,7 @@ def policies(details: bool = False) -> dict:
     errors: list[str] = []
     found = all_policies(errors)
     for message in errors:
-        sys.stderr.write(f"fastsnake: warning: {message}\n")
+        warn_once(message)
     if not details:
         return {p.name: p.headline for p in found}
     return {

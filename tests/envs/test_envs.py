@@ -263,7 +263,8 @@ def python_game(config, seed, index, decide):
     states = []
     while st.outcome == 0:
         state = PolicyState(config.rows, config.cols, st.head, st.tail, st.apple, st.length, st.moves,
-                            g[G_OCC].copy(), neighbours, int(g[G_RNG][RNG_SEED]))
+                            g[G_OCC].copy(), neighbours, int(g[G_RNG][RNG_SEED]), config.tail_rule == "follow",
+                            config.move_cap, config.start_length)
         box[BOX_MOVE] = decide(state, ())
         states.append((state, int(box[BOX_MOVE])))
         st = apply_move(g, st, box)

@@ -37,6 +37,16 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _lock = threading.RLock()
 _registry: dict[str, EnginePolicy] = {}
 _entry_points: dict | None = None  # name -> EntryPoint, discovered once
+_warned: set[str] = set()  # warnings already printed by this process
+
+
+def warn_once(message: str) -> None:
+    """`fastsnake: warning: ...` on stderr, once per process whatever the number of lookups."""
+    with _lock:
+        if message in _warned:
+            return
+        _warned.add(message)
+    sys.stderr.write(f"fastsnake: warning: {message}\n")
 
 
 def _discover() -> dict:
@@ -51,8 +61,8 @@ def _discover() -> dict:
             for ep in eps:
                 if ep.name in found:
                     if _dist_name(found[ep.name]) != _dist_name(ep):
-                        sys.stderr.write(f"fastsnake: warning: policy {ep.name!r} of package {_dist_name(ep)!r} is "
-                                         f"ignored: {_dist_name(found[ep.name])!r} provides that name\n")
+                        warn_once(f"policy {ep.name!r} of package {_dist_name(ep)!r} is ignored: "
+                                  f"{_dist_name(found[ep.name])!r} provides that name")
                     continue
                 found[ep.name] = ep
             _entry_points = found
