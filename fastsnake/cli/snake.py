@@ -10,7 +10,7 @@ REPLAY_TAG = "fastsnake-replay/1"
 SUMMARY_COLUMNS = (
     ("policy", "policy", "{}"),
     ("win %", "win_rate", "{:.2%}"),
-    ("lost %", "loss_rate", "{:.2%}"),
+    ("died %", "death_rate", "{:.2%}"),
     ("stuck %", "stuck_rate", "{:.2%}"),
     ("mean", "moves_mean", "{:.1f}"),
     ("std", "moves_std", "{:.1f}"),
@@ -140,13 +140,14 @@ def register(sub) -> None:
 
     p = sub.add_parser("replay", help="re-create a game of a sweep from its seed and save it; or check a replay file",
                        epilog=common.examples(
-                           "fastsnake replay --from sweep.parquet --pick lost --out lost.npz",
+                           "fastsnake replay --from sweep.parquet --pick died --out died.npz",
                            "fastsnake replay --from sweep.parquet --pick 41 --out game41.npz   # game 41 of the sweep",
-                           "fastsnake replay --check lost.npz --json"))
+                           "fastsnake replay --check died.npz --json"))
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--from", dest="source", metavar="RESULTS.parquet", help="a sweep's --out file or folder")
     source.add_argument("--check", metavar="FILE.npz", help="validate a replay file and re-play it under the rules")
-    p.add_argument("--pick", default="lost", help="lost, longest, shortest or a game index, e.g. 41 (default lost)")
+    p.add_argument("--pick", default="died", help="died (the first game that died), longest, shortest or a game "
+                   "index, e.g. 41 (default died; 'lost' is a deprecated spelling of died)")
     p.add_argument("--out", metavar="FILE.npz", help="replay file to write (with --from)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_replay)
@@ -161,7 +162,7 @@ def _first_group(parser, group) -> None:
 def _summary_row(summary: dict) -> list[str]:
     row = []
     games = max(summary["games"], 1)
-    values = dict(summary, loss_rate=summary["losses"] / games, stuck_rate=summary["stuck"] / games)
+    values = dict(summary, death_rate=summary["deaths"] / games, stuck_rate=summary["stuck"] / games)
     for _, key, fmt in SUMMARY_COLUMNS:
         value = values.get(key)
         row.append("-" if value is None else fmt.format(value))
@@ -279,7 +280,7 @@ def cmd_play(args):
     game = fastsnake.play(args.policy, args.size, args.seed, args.game, **_rules(args), **_options(args))
     if args.replay:
         game.save(args.replay)
-    result = dict(game.summary(), seconds=game.seconds)
+    result = dict(game.summary, seconds=game.seconds)
     if not args.json:
         print(f"{result['policy']} on {game.rows}x{game.cols}, seed {args.seed}, game {args.game}: "
               f"{result['outcome']} after {result['moves']:,} moves, {result['apples']} apples, "
@@ -324,7 +325,7 @@ def cmd_replay(args):
 
     if args.check:
         game = fastsnake.load_game(args.check)
-        result = dict(game.summary(), file=args.check, valid=True)
+        result = dict(game.summary, file=args.check, valid=True)
         if not args.json:
             print(f"{args.check}: valid {REPLAY_TAG} ({game.policy}, {game.rows}x{game.cols}, "
                   f"{result['outcome']} after {result['moves']:,} moves)")
@@ -333,9 +334,13 @@ def cmd_replay(args):
         raise InputError("replay --from needs --out FILE.npz")
     common.check_output("--out", args.out)
     _check_parquet("--from", args.source)
-    game = fastsnake.replay_game(args.source, args.pick)
+    pick = args.pick
+    if pick == "lost":
+        common.log("fastsnake: warning: --pick lost is deprecated; use --pick died")
+        pick = "died"
+    game = fastsnake.replay_game(args.source, pick)
     game.save(args.out)
-    result = dict(game.summary(), seconds=game.seconds, file=args.out)
+    result = dict(game.summary, seconds=game.seconds, file=args.out)
     if not args.json:
         print(f"game {game.game} of {args.source} ({game.policy}, seed {game.seed}): "
               f"{result['outcome']} after {result['moves']:,} moves -> {args.out}")

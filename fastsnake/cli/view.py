@@ -62,7 +62,10 @@ def cmd_view(args):
         common.check_output("--export", args.export, folder_target=viewer.export_kind(args.export) == "png")
     viewer.require_pygame()  # fail early, with the install hint, when pygame is missing
     if not args.export:
-        viewer.check_display()  # no display: say so, rather than play to an invisible window
+        try:
+            viewer.check_display()  # no display: say so, rather than play to an invisible window
+        except InputError as exc:
+            raise InputError(f"{exc}: --export OUT.gif (or --export DIR/ for PNG frames)") from None
     view = viewer.open_view(args.file)
     known = set(view.toggles.values())
     result = dict(view.summary(), file=args.file)

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import threading
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -169,7 +170,7 @@ class SweepResult:
         return _to_pandas(pa.Table.from_pylist([_flat(self.summary)]))
 
     def plot(self, path) -> None:
-        """Moves histogram (and apples vs moves of lost games) as a PNG (needs matplotlib)."""
+        """Moves histogram (and apples vs moves of games that died) as a PNG (needs matplotlib)."""
         plot_results([self], path)
 
     def __repr__(self):
@@ -497,24 +498,35 @@ class Game:
 
     @property
     def apples(self) -> int:
-        return self.summary()["apples"]
+        return self.summary["apples"]
 
     @property
     def length(self) -> int:
-        return self.summary()["length"]
+        return self.summary["length"]
 
+    @property
     def summary(self) -> dict:
-        """``policy, rows, cols, seed, game, outcome, moves (count), apples, length``."""
-        return self.replay.summary()
+        """``policy, rows, cols, seed, game, outcome, moves (count), apples, length``: a dict, as
+        `SweepResult.summary` is (calling it, ``game.summary()``, still works, with a DeprecationWarning)."""
+        return _CallableSummary(self.replay.summary())
 
     def save(self, path) -> None:
         """Write the replay file (``fastsnake-replay/1``) that ``fastsnake view`` and ``replay --check`` read."""
         save_replay(self.replay, path)
 
     def __repr__(self):
-        s = self.summary()
+        s = self.summary
         return (f"Game({s['policy']!r} {s['rows']}x{s['cols']} seed {s['seed']} game {s['game']}: {s['outcome']} "
                 f"after {s['moves']:,} moves, {s['apples']} apples)")
+
+
+class _CallableSummary(dict):
+    """`Game.summary` when it was a method: a dict that may still be called, with a warning."""
+
+    def __call__(self) -> dict:
+        warnings.warn("Game.summary() is deprecated: summary is a dict, as SweepResult.summary is; "
+                      "use game.summary", DeprecationWarning, stacklevel=2)
+        return dict(self)
 
 
 def play(policy, size, seed=0, game=0, *, start_length=3, tail="follow", max_moves=None, **options) -> Game:
@@ -568,7 +580,7 @@ def load_game(path, *, verify: bool = True) -> Game:
     return Game(load_replay(path, verify=verify))
 
 
-def replay_game(sweep_file, pick="lost") -> Game:
+def replay_game(sweep_file, pick="died") -> Game:
     """Re-create a game of a sweep file or folder from its seed (sweeps store no moves).
 
     Parameters
@@ -576,7 +588,8 @@ def replay_game(sweep_file, pick="lost") -> Game:
     sweep_file : str or path
         A sweep's ``*.parquet`` file or sweep folder.
     pick : str or int
-        ``"lost"`` (the first lost game), ``"longest"``, ``"shortest"`` or a game index.
+        ``"died"`` (the first game that died), ``"longest"``, ``"shortest"`` or a game index
+        (``"lost"``, the old spelling of ``"died"``, still works with a DeprecationWarning).
 
     Returns
     -------

@@ -161,7 +161,7 @@ def test_python_policies_returning_non_moves_are_named():
 def test_a_move_into_the_wall_is_an_ordinary_loss(compiled):
     decide = _walks_into_the_wall if compiled else _walks_into_the_wall.py_func
     result = fastsnake.sweep(fastsnake.Policy(decide), 6, 20)
-    assert result.summary["losses"] == 20 and result.summary["moves_max"] <= 6
+    assert result.summary["deaths"] == 20 and result.summary["moves_max"] <= 6
 
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["numba", "python"])

@@ -115,7 +115,7 @@ class Policy:
     >>> import fastsnake
     >>> def right_then_down(state, ws):
     ...     return 1 if state.neighbours[state.head, 1] >= 0 else 2
-    >>> fastsnake.sweep(fastsnake.Policy(right_then_down), 6, 10).summary["losses"]
+    >>> fastsnake.sweep(fastsnake.Policy(right_then_down), 6, 10).summary["deaths"]
     10
     """
 
