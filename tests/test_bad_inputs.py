@@ -139,7 +139,7 @@ CLI = [
     ("sweep-size-3d", lambda f: ["sweep", "--policy", "cycle", "--size", "4x4x4", "--games", "10"], "4x4x4", None),
     ("sweep-games-zero", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "0"], "games", None),
     ("sweep-games-negative", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "-5"], "games", None),
-    ("sweep-games-float", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "1e3"], "1e3", None),
+    ("sweep-games-float", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "1.5e0"], "1.5e0", None),
     ("sweep-unknown-policy", lambda f: ["sweep", "--policy", "nosuch", "--size", "6", "--games", "10"], "nosuch", None),
     ("sweep-unknown-option", lambda f: ["sweep", "--policy", "cycle", "--size", "6", "--games", "10", "--fast"],
      "--fast", None),

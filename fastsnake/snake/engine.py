@@ -94,6 +94,8 @@ U_WS, U_NEIGHBOURS, U_ERROR, U_ERROR_REAL = range(4)
 # (an integer; a float returned is in the context's U_ERROR_REAL) and how it was typed (MOVE_*).
 E_KIND, E_VALUE, E_TYPE = range(3)
 ERR_NONE, ERR_MOVE, ERR_CYCLE = 0, 1, 2
+# The one slot of the context's U_ERROR_REAL record: a float the policy returned.
+E_REAL = 0
 # How the value a user policy returned is typed: only (signed or unsigned) integers are moves.
 MOVE_INT, MOVE_UINT, MOVE_BOOL, MOVE_FLOAT = range(4)
 
@@ -381,7 +383,7 @@ def user_move(user, ctx, g, st):
         ctx[U_ERROR][E_KIND] = ERR_MOVE
         ctx[U_ERROR][E_VALUE] = move
         ctx[U_ERROR][E_TYPE] = kind
-        ctx[U_ERROR_REAL][0] = real
+        ctx[U_ERROR_REAL][E_REAL] = real
         return np.int64(-1)
     return move
 

@@ -17,7 +17,6 @@ An entry point's object may be:
 
 from __future__ import annotations
 
-import re
 import sys
 import threading
 from dataclasses import replace
@@ -28,11 +27,11 @@ from fastsnake.snake.policies.protocol import (  # noqa: F401
     OWN_DISTRIBUTION,
     EnginePolicy,
     PolicyError,
+    check_name,
     no_params,
 )
 
 ENTRY_POINT_GROUP = "fastsnake.policies"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 _lock = threading.RLock()
 _registry: dict[str, EnginePolicy] = {}
@@ -85,12 +84,6 @@ def rediscover() -> None:
 def _dist_name(ep) -> str:
     dist = getattr(ep, "dist", None)
     return dist.name if dist is not None else ep.value.split(":")[0].split(".")[0]
-
-
-def check_name(name) -> str:
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise PolicyError(f"policy name {name!r} must be 1..64 letters, digits, '-', '_' or '.'")
-    return name
 
 
 def as_engine_policy(name: str, obj, origin: str) -> EnginePolicy:

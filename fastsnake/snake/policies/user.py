@@ -30,6 +30,7 @@ from fastsnake.snake.engine import (
     BAD_MOVE,
     BOX_MOVE,
     E_KIND,
+    E_REAL,
     E_TYPE,
     E_VALUE,
     ERR_CYCLE,
@@ -64,7 +65,7 @@ from fastsnake.snake.engine import (
     sweep_path,
     user_context,
 )
-from fastsnake.snake.policies.protocol import EnginePolicy, PolicyError, no_params
+from fastsnake.snake.policies.protocol import EnginePolicy, PolicyError, check_name, no_params
 from fastsnake.snake.rng import RNG_SEED, game_seed
 
 MOVE_RULE = "a move must be 0 (up), 1 (right), 2 (down) or 3 (left)"
@@ -94,8 +95,11 @@ class Policy:
         ``decide(state, ws)`` returns the next move, 0 up, 1 right, 2 down, 3 left.
         ``state`` has the fields ``rows, cols, head, tail, apple, length, moves,
         occupied`` (flat uint8, 1 = body), ``neighbours`` (cells x 4, -1 off the
-        board) and ``seed`` (the game's seed). A numba ``@njit`` function is compiled
-        into the engine loop; a plain function is called from Python.
+        board), ``seed`` (the game's seed) and the rules: ``tail_follows`` (True when
+        the head may enter the cell the tail leaves), ``max_moves``, ``start_length``.
+        A move is an integer 0..3 of any integer type; floats and bools are refused.
+        A numba ``@njit`` function is compiled into the engine loop; a plain function
+        is called from Python.
     alloc : callable, optional
         ``alloc(rows, cols)`` returns the workspace ``ws`` (a tuple of arrays), made
         once per worker thread and reused across games. Without it ``ws`` is ``()``.
@@ -131,8 +135,6 @@ class Policy:
             if (value is not None or role == "decide") and not callable(value):
                 raise PolicyError(f"Policy {role}={value!r} is not callable")
         if self.name is not None:
-            from fastsnake.snake.policies import check_name
-
             check_name(self.name)
 
     @property
@@ -341,7 +343,7 @@ def _recorded_value(error) -> str:
     error, real = error
     kind, value = int(error[E_TYPE]), int(error[E_VALUE])
     if kind == MOVE_FLOAT:
-        return shown(float(real[0]))
+        return shown(float(real[E_REAL]))
     if kind == MOVE_BOOL:
         return shown(bool(value))
     if kind == MOVE_UINT:
