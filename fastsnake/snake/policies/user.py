@@ -14,6 +14,7 @@ thread and reused); plain-Python policies run on the calling thread.
 from __future__ import annotations
 
 import concurrent.futures
+import operator
 import os
 import re
 import threading
@@ -288,13 +289,13 @@ class _PythonGame:
 
     def play(self, st, game, record=None):
         g, box, decide, seed = self.g, self.box, self.policy.decide, int(g_seed(self.g))
-        occupied, neighbours, ws, rows, cols, rules = g[G_OCC], self.neighbours, self.ws, self.rows, self.cols, \
-            self.rules
+        occupied, neighbours, ws, rows, cols = g[G_OCC], self.neighbours, self.ws, self.rows, self.cols
+        follows, max_moves, start_length = self.rules
         while st.outcome == RUNNING:
             state = PolicyState(rows, cols, st.head, st.tail, st.apple, st.length, st.moves, occupied, neighbours, seed,
-                                *rules)
-            value = _call(self.name, "decide", decide, state, ws)
-            move = move_of(value)
+                                follows, max_moves, start_length)
+            move = _call(self.name, "decide", decide, state, ws)
+            value, move = move, move_of(move)
             if move is None:
                 raise _move_error(self.name, shown(value), game, st.moves)
             box[BOX_MOVE] = move
@@ -321,9 +322,12 @@ def _call(name, role, fn, *args):
 def move_of(value) -> int | None:
     """The move `value` is (an integer 0..3 of any integer type), or None: floats, bools and
     anything else are refused, as the numba path refuses them (`engine.as_move`)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+    if isinstance(value, (bool, np.bool_)):
         return None
-    value = int(value)
+    try:
+        value = operator.index(value)  # ints of every kind; floats and the rest raise
+    except TypeError:
+        return None
     return value if 0 <= value <= 3 else None
 
 
