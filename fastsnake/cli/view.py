@@ -19,8 +19,8 @@ def register(subparsers) -> None:
                     "p path, s screenshot, q quit) or headless export with --export. Needs the viewer "
                     "extra: pip install 'fastsnake[viewer]'.",
         epilog=common.examples(
-            "fastsnake view lost.npz --play --show cycle          # a replay made by 'replay' or 'play --replay'",
-            "fastsnake view lost.npz --export lost.gif --every 5  # no window (e.g. over ssh): an animated GIF",
+            "fastsnake view died.npz --play --show cycle          # a replay made by 'replay' or 'play --replay'",
+            "fastsnake view died.npz --export died.gif --every 5  # no window (e.g. over ssh): an animated GIF",
             "fastsnake view tour.json --export frames/            # PNG frames of a tour, solution or reach set",
         ),
     )
