@@ -30,7 +30,7 @@ import json, sys, time
 import fastsnake
 t0 = time.perf_counter()
 if sys.argv[1] != "-":
-    info = fastsnake.report(sys.argv[1], sys.argv[2], worst=30, best=30, lost=20, random=20)
+    info = fastsnake.report(sys.argv[1], sys.argv[2], worst=30, best=30, died=20, random=20)
 else:  # the fixed cost: numba, pyarrow and one policy's kernels loaded
     import pyarrow.parquet
     fastsnake.play("cycle", 4)
@@ -119,9 +119,9 @@ def main():
     t0 = time.perf_counter()
     pq.read_table(sweep)
     floor = time.perf_counter() - t0
-    fastsnake.report(sweep, out, worst=1, best=1, lost=0, random=1, sample=1)  # warm: replay kernels compiled
+    fastsnake.report(sweep, out, worst=1, best=1, died=0, random=1, sample=1)  # warm: replay kernels compiled
     t0 = time.perf_counter()
-    info = fastsnake.report(sweep, out, worst=30, best=30, lost=20, random=40)
+    info = fastsnake.report(sweep, out, worst=30, best=30, died=20, random=40)
     build = time.perf_counter() - t0
     ready = page_ready_seconds(out)
 

@@ -20,6 +20,7 @@ import math
 import os
 import re
 import sys
+from decimal import Decimal, InvalidOperation
 
 from fastsnake.errors import InputError
 from fastsnake.files import file_in_the_way
@@ -157,33 +158,58 @@ def check_output(flag: str, path, *, folder_target: bool = False) -> None:
         raise InputError(f"{flag} {text!r}: folder {os.path.abspath(parent)!r} does not exist")
 
 
+# "(10, 12)": the pair form the size errors offer as an example, as typed on a command line.
+_SIZE_PAIR = re.compile(r"^\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)\s*$")
+
+
+def size_text(text: str):
+    """A --size as given, "(10, 12)" made the (rows, cols) pair it means; the library checks it."""
+    pair = _SIZE_PAIR.match(text)
+    return (int(pair[1]), int(pair[2])) if pair else text
+
+
 def size_arg(lo: int = 1, hi: int | None = None):
     """An argparse `type=` that defers the error to the handler's InputError path."""
 
     def convert(text: str) -> tuple[int, int]:
         try:
-            return parse_size(text, lo=lo, hi=hi)
+            return parse_size(size_text(text), lo=lo, hi=hi)
         except InputError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     return convert
 
 
-def positive_int(text: str) -> int:
+# Digits in a count's exponent (1e6) above which the number is refused before it is built.
+_MAX_EXPONENT = 100
+
+
+def whole_number(text: str) -> int:
+    """An integer as counts are typed: 1000000, 1_000_000 or 1e6 (not 1.5e0, not 1e6.5)."""
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
+        pass
+    try:
+        value = Decimal(text.strip())
+    except (InvalidOperation, ValueError):
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not value.is_finite() or value.adjusted() > _MAX_EXPONENT:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer of at most {_MAX_EXPONENT} digits")
+    if value != value.to_integral_value():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+    return int(value)
+
+
+def positive_int(text: str) -> int:
+    value = whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
     return value
 
 
 def nonnegative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    value = whole_number(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be at least 0")
     return value

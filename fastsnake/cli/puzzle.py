@@ -54,7 +54,7 @@ def register(subparsers) -> None:
                                               "--heuristics manhattan,linear-conflict,walking-distance --json"))
     _board_args(p, need_start=False)
     p.add_argument("--count", type=common.positive_int, default=10)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=common.whole_number, default=0)
     p.add_argument("--heuristics", default="misplaced,manhattan,linear-conflict",
                    help="comma-separated list (default misplaced,manhattan,linear-conflict)")
     p.add_argument("--algorithm", default="auto", choices=("astar", "idastar", "auto"))
@@ -67,7 +67,7 @@ def register(subparsers) -> None:
                        epilog=common.examples("fastsnake puzzle random --size 4 --count 3 --seed 1"))
     _board_args(p, need_start=False)
     p.add_argument("--count", type=common.positive_int, default=1)
-    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--seed", type=common.whole_number, default=None)
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_random)
 

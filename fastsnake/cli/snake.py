@@ -8,12 +8,14 @@ from fastsnake.errors import InputError
 REPLAY_TAG = "fastsnake-replay/1"
 
 def _game_options(parser, *, size_group=None):
-    (size_group or parser).add_argument("--size", required=size_group is None,
+    (size_group or parser).add_argument("--size", required=size_group is None, type=common.size_text,
                                         help="board RxC or N (2..256 a side)")
-    parser.add_argument("--start-length", type=int, default=3, help="start length of the snake (default 3)")
+    parser.add_argument("--start-length", type=common.whole_number, default=3,
+                        help="start length of the snake (default 3)")
     parser.add_argument("--tail", choices=("follow", "blocked"), default="follow",
                         help="follow: the head may enter the cell the tail leaves; blocked: it may not")
-    parser.add_argument("--max-moves", type=int, default=None, help="move cap (default (R*C)^2: game ends 'stuck')")
+    parser.add_argument("--max-moves", type=common.whole_number, default=None,
+                        help="move cap (default (R*C)^2: game ends 'stuck')")
     parser.add_argument("--seed", type=common.nonnegative_int, default=0, help="base seed (default 0)")
     parser.add_argument("--cycle", choices=("zigzag", "random"), default=None,
                         help="Hamiltonian cycle of cycle-based policies (default zigzag)")
@@ -89,8 +91,8 @@ def register(sub) -> None:
                            "fastsnake sweep --resume big/                                        # finish it later"))
     need = p.add_argument_group("required (all but --resume DIR)")
     need.add_argument("--policy", help="a policy name (listed below)")
-    need.add_argument("--games", type=int, help="number of games")
-    p.add_argument("--threads", type=int, default=None,
+    need.add_argument("--games", type=common.whole_number, help="number of games")
+    p.add_argument("--threads", type=common.whole_number, default=None,
                    help="numba threads (default: all cores; with --cluster: per worker, default 1)")
     p.add_argument("--out", metavar="FILE.parquet|DIR",
                    help="per-game records (game, seed, outcome, moves, apples, length): one Parquet file, or a "
@@ -112,8 +114,8 @@ def register(sub) -> None:
                            "fastsnake compare --size 8 --games 5000 --policies cycle,phc,cell --out c.parquet "
                            "--plot c.png"))
     p.add_argument("--policies", default=None, help="comma-separated policy names (default: all, listed below)")
-    p.add_argument("--games", type=int, required=True, help="games per policy")
-    p.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
+    p.add_argument("--games", type=common.whole_number, required=True, help="games per policy")
+    p.add_argument("--threads", type=common.whole_number, default=None, help="numba threads (default: all cores)")
     p.add_argument("--out", metavar="FILE.parquet", help="per-game records of every policy (column 'policy')")
     p.add_argument("--plot", metavar="FILE.png", help="moves histograms of every policy (needs matplotlib)")
     _game_options(p)
@@ -121,13 +123,14 @@ def register(sub) -> None:
 
     p = sub.add_parser("replay", help="re-create a game of a sweep from its seed and save it; or check a replay file",
                        epilog=common.examples(
-                           "fastsnake replay --from sweep.parquet --pick lost --out lost.npz",
+                           "fastsnake replay --from sweep.parquet --pick died --out died.npz",
                            "fastsnake replay --from sweep.parquet --pick 41 --out game41.npz   # game 41 of the sweep",
-                           "fastsnake replay --check lost.npz --json"))
+                           "fastsnake replay --check died.npz --json"))
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--from", dest="source", metavar="RESULTS.parquet", help="a sweep's --out file or folder")
     source.add_argument("--check", metavar="FILE.npz", help="validate a replay file and re-play it under the rules")
-    p.add_argument("--pick", default="lost", help="lost, longest, shortest or a game index, e.g. 41 (default lost)")
+    p.add_argument("--pick", default="died", help="died (the first game that died), longest, shortest or a game "
+                   "index, e.g. 41 (default died; 'lost' is a deprecated spelling of died)")
     p.add_argument("--out", metavar="FILE.npz", help="replay file to write (with --from)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_replay)
@@ -252,7 +255,7 @@ def cmd_play(args):
     game = fastsnake.play(args.policy, args.size, args.seed, args.game, **_rules(args), **_options(args))
     if args.replay:
         game.save(args.replay)
-    result = dict(game.summary(), seconds=game.seconds)
+    result = dict(game.summary, seconds=game.seconds)
     if not args.json:
         print(f"{result['policy']} on {game.rows}x{game.cols}, seed {args.seed}, game {args.game}: "
               f"{result['outcome']} after {result['moves']:,} moves, {result['apples']} apples, "
@@ -297,7 +300,7 @@ def cmd_replay(args):
 
     if args.check:
         game = fastsnake.load_game(args.check)
-        result = dict(game.summary(), file=args.check, valid=True)
+        result = dict(game.summary, file=args.check, valid=True)
         if not args.json:
             print(f"{args.check}: valid {REPLAY_TAG} ({game.policy}, {game.rows}x{game.cols}, "
                   f"{result['outcome']} after {result['moves']:,} moves)")
@@ -306,9 +309,13 @@ def cmd_replay(args):
         raise InputError("replay --from needs --out FILE.npz")
     common.check_output("--out", args.out)
     _check_parquet("--from", args.source)
-    game = fastsnake.replay_game(args.source, args.pick)
+    pick = args.pick
+    if pick == "lost":
+        common.log("fastsnake: warning: --pick lost is deprecated; use --pick died")
+        pick = "died"
+    game = fastsnake.replay_game(args.source, pick)
     game.save(args.out)
-    result = dict(game.summary(), seconds=game.seconds, file=args.out)
+    result = dict(game.summary, seconds=game.seconds, file=args.out)
     if not args.json:
         print(f"game {game.game} of {args.source} ({game.policy}, seed {game.seed}): "
               f"{result['outcome']} after {result['moves']:,} moves -> {args.out}")

@@ -21,8 +21,8 @@ def register(subparsers) -> None:
                     "p path, s screenshot, q quit) or headless export with --export. Needs the viewer "
                     "extra: pip install 'fastsnake[viewer]'.",
         epilog=common.examples(
-            "fastsnake view lost.npz --play --show cycle          # a replay made by 'replay' or 'play --replay'",
-            "fastsnake view lost.npz --export lost.gif --every 5  # no window (e.g. over ssh): an animated GIF",
+            "fastsnake view died.npz --play --show cycle          # a replay made by 'replay' or 'play --replay'",
+            "fastsnake view died.npz --export died.gif --every 5  # no window (e.g. over ssh): an animated GIF",
             "fastsnake view tour.json --export frames/            # PNG frames of a tour, solution or reach set",
         ),
     )
@@ -64,7 +64,10 @@ def cmd_view(args):
         common.check_output("--export", args.export, folder_target=viewer.export_kind(args.export) == "png")
     viewer.require_pygame()  # fail early, with the install hint, when pygame is missing
     if not args.export:
-        viewer.check_display()  # no display: say so, rather than play to an invisible window
+        try:
+            viewer.check_display()  # no display: say so, rather than play to an invisible window
+        except InputError as exc:
+            raise InputError(f"{exc}: --export OUT.gif (or --export DIR/ for PNG frames)") from None
     view = viewer.open_view(args.file)
     known = set(view.toggles.values())
     result = dict(view.summary(), file=args.file)
@@ -101,7 +104,7 @@ def register_report(subparsers) -> None:
             "fastsnake report sweep.parquet --out report.html",
             "fastsnake report c.parquet --out compare.html --worst 5 --pick 41   # compare file: a section a policy",
             "fastsnake report big/ --out big.html --random 50                      # a sweep folder, streamed",
-            "fastsnake report lost.npz solution.json --out games.html              # just the player",
+            "fastsnake report died.npz solution.json --out games.html              # just the player",
         ),
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="sweep files or folders, compare files, viewer files")
@@ -110,12 +113,12 @@ def register_report(subparsers) -> None:
                    help="pick the N games with the most moves per policy (default 10)")
     p.add_argument("--best", type=common.nonnegative_int, default=None, metavar="N",
                    help="pick the N games with the fewest moves per policy (default 10)")
-    p.add_argument("--lost", type=common.nonnegative_int, default=None, metavar="N",
-                   help="pick every lost, and every stuck, game up to N each per policy (default 20)")
+    p.add_argument("--died", type=common.nonnegative_int, default=None, metavar="N",
+                   help="pick every game that died, and every stuck one, up to N each per policy (default 20)")
     p.add_argument("--random", type=common.nonnegative_int, default=None, metavar="N",
                    help="pick N games uniformly at random per policy (default 10)")
     p.add_argument("--pick", action="append", default=[], metavar="EXPR",
-                   help="also pick, as 'replay --pick' does: lost, longest, shortest or a game index (repeatable)")
+                   help="also pick, as 'replay --pick' does: died, longest, shortest or a game index (repeatable)")
     p.add_argument("--sample", type=common.nonnegative_int, default=None, metavar="N",
                    help="games re-played per policy for the moves-per-apple plot (default 30)")
     p.add_argument("--title", default=None, help="the page's title")
@@ -129,7 +132,7 @@ def cmd_report(args):
     if not args.out.endswith((".html", ".htm")):
         raise InputError(f"--out {args.out!r}: the report is an HTML page; name it *.html")
     common.check_output("--out", args.out)
-    result = fastsnake.report(args.inputs, args.out, worst=args.worst, best=args.best, lost=args.lost,
+    result = fastsnake.report(args.inputs, args.out, worst=args.worst, best=args.best, died=args.died,
                               random=args.random, picks=args.pick, sample=args.sample, title=args.title,
                               progress=not args.json)
     for note in result["notes"]:

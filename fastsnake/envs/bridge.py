@@ -31,8 +31,17 @@ def observation_of(state) -> np.ndarray:
     return grid.reshape(rows, cols)
 
 
-def action_mask_of(state, tail: str = "follow") -> np.ndarray:
-    """int8[4] mask of a policy's state under tail rule `tail`, equal to the env's ``action_mask``."""
+def _rule_of(state, tail):
+    """The tail rule to judge `state` by: `tail` when given, else the one the state carries."""
+    if tail is None:
+        return "follow" if getattr(state, "tail_follows", True) else "blocked"
+    return tail
+
+
+def action_mask_of(state, tail: str | None = None) -> np.ndarray:
+    """int8[4] mask of a policy's state under tail rule `tail` (default: the rule the state
+    carries, ``state.tail_follows``), equal to the env's ``action_mask``."""
+    tail = _rule_of(state, tail)
     if tail not in TAIL_RULES:
         raise EnvError(f"tail={tail!r} is not one of {', '.join(TAIL_RULES)}")
     rows, cols = int(state.rows), int(state.cols)
@@ -48,18 +57,19 @@ def action_mask_of(state, tail: str = "follow") -> np.ndarray:
     return mask
 
 
-def agent_policy(agent, *, masked: bool = False, tail: str = "follow"):
-    """A ``decide(state, ws)`` that plays `agent`: ``agent(obs) -> action`` (an int 0..3),
-    or ``agent(obs, action_mask)`` with ``masked=True``. For `fastsnake.sweep` / `compare`."""
+def agent_policy(agent, *, masked: bool = False, tail: str | None = None):
+    """A ``decide(state, ws)`` that plays `agent`: ``agent(obs) -> action`` (an integer 0..3,
+    refused otherwise as any policy's move is), or ``agent(obs, action_mask)`` with ``masked=True``,
+    the mask under `tail` (default: the rule of the game played). For `fastsnake.sweep` / `compare`."""
     if not callable(agent):
         raise EnvError(f"agent {agent!r} is not callable")
-    if tail not in TAIL_RULES:
+    if tail is not None and tail not in TAIL_RULES:
         raise EnvError(f"tail={tail!r} is not one of {', '.join(TAIL_RULES)}")
 
     if masked:
         def decide(state, ws):
-            return int(agent(observation_of(state), action_mask_of(state, tail)))
+            return agent(observation_of(state), action_mask_of(state, tail))
     else:
         def decide(state, ws):
-            return int(agent(observation_of(state)))
+            return agent(observation_of(state))
     return decide

@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import threading
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -28,6 +29,7 @@ from fastsnake.snake.policies import (
     available,
     get_policy,
     register_policy,
+    warn_once,
 )
 from fastsnake.snake.policies.user import Policy
 from fastsnake.snake.replay import Replay, load_replay, play_game, replay_from_sweep, save_replay
@@ -88,6 +90,10 @@ def policy_name(policy) -> str:
         fn = policy.decide if isinstance(policy, Policy) else policy
         if not callable(fn):
             raise PolicyError(f"policy {policy!r} is not a name, a fastsnake.Policy or a decide(state, ws) function")
+        if isinstance(policy, Policy) and policy.name is not None:  # its own name, or an error when taken
+            register_policy(policy.name, policy)
+            _adhoc[id(policy)] = (policy, policy.name)
+            return policy.name
         base = getattr(fn, "__name__", "policy").strip("<>") or "policy"
         base = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in base).strip("-_.")[:48] or "policy"
         taken = set(available())
@@ -165,13 +171,13 @@ class SweepResult:
         return _to_pandas(pa.Table.from_pylist([_flat(self.summary)]))
 
     def plot(self, path) -> None:
-        """Moves histogram (and apples vs moves of lost games) as a PNG (needs matplotlib)."""
+        """Moves histogram (and apples vs moves of games that died) as a PNG (needs matplotlib)."""
         plot_results([self], path)
 
     def report(self, path, **picks) -> dict:
         """Write the browser report of this sweep to `path` (one self-contained HTML file).
 
-        `picks` are those of `fastsnake.report` (``worst``, ``best``, ``lost``, ``random``,
+        `picks` are those of `fastsnake.report` (``worst``, ``best``, ``died``, ``random``,
         ``picks``, ``sample``, ``title``). Returns what `fastsnake.report` returns.
         """
         return report_sweeps([self], path, **picks)
@@ -490,7 +496,7 @@ def _config_of(summary: dict) -> GameConfig:
 
 # -- the browser report ------------------------------------------------------------------------
 
-def report_sweeps(inputs, out, *, worst=None, best=None, lost=None, random=None, picks=(), sample=None,
+def report_sweeps(inputs, out, *, worst=None, best=None, died=None, random=None, picks=(), sample=None,
                   title=None, progress=False, extra_games=(), extra_problems=()) -> dict:
     """Write the browser report of sweeps: one self-contained HTML page (see `fastsnake.report`).
 
@@ -519,7 +525,7 @@ def report_sweeps(inputs, out, *, worst=None, best=None, lost=None, random=None,
             problems.append(str(exc))
     if not sources:
         raise rp.ReportError("; ".join(problems))
-    counts = {k: v for k, v in (("worst", worst), ("best", best), ("lost", lost), ("random", random),
+    counts = {k: v for k, v in (("worst", worst), ("best", best), ("died", died), ("random", random),
                                 ("sample", sample)) if v is not None}
     bar = _report_progress() if progress else None
     data = rp.build(sources, picks=tuple(picks), title=title, problems=problems, progress=bar, **counts)
@@ -571,24 +577,35 @@ class Game:
 
     @property
     def apples(self) -> int:
-        return self.summary()["apples"]
+        return self.summary["apples"]
 
     @property
     def length(self) -> int:
-        return self.summary()["length"]
+        return self.summary["length"]
 
+    @property
     def summary(self) -> dict:
-        """``policy, rows, cols, seed, game, outcome, moves (count), apples, length``."""
-        return self.replay.summary()
+        """``policy, rows, cols, seed, game, outcome, moves (count), apples, length``: a dict, as
+        `SweepResult.summary` is (calling it, ``game.summary()``, still works, with a DeprecationWarning)."""
+        return _CallableSummary(self.replay.summary())
 
     def save(self, path) -> None:
         """Write the replay file (``fastsnake-replay/1``) that ``fastsnake view`` and ``replay --check`` read."""
         save_replay(self.replay, path)
 
     def __repr__(self):
-        s = self.summary()
+        s = self.summary
         return (f"Game({s['policy']!r} {s['rows']}x{s['cols']} seed {s['seed']} game {s['game']}: {s['outcome']} "
                 f"after {s['moves']:,} moves, {s['apples']} apples)")
+
+
+class _CallableSummary(dict):
+    """`Game.summary` when it was a method: a dict that may still be called, with a warning."""
+
+    def __call__(self) -> dict:
+        warnings.warn("Game.summary() is deprecated: summary is a dict, as SweepResult.summary is; "
+                      "use game.summary", DeprecationWarning, stacklevel=2)
+        return dict(self)
 
 
 def play(policy, size, seed=0, game=0, *, start_length=3, tail="follow", max_moves=None, **options) -> Game:
@@ -642,7 +659,7 @@ def load_game(path, *, verify: bool = True) -> Game:
     return Game(load_replay(path, verify=verify))
 
 
-def replay_game(sweep_file, pick="lost") -> Game:
+def replay_game(sweep_file, pick="died") -> Game:
     """Re-create a game of a sweep file or folder from its seed (sweeps store no moves).
 
     Parameters
@@ -650,7 +667,8 @@ def replay_game(sweep_file, pick="lost") -> Game:
     sweep_file : str or path
         A sweep's ``*.parquet`` file or sweep folder.
     pick : str or int
-        ``"lost"`` (the first lost game), ``"longest"``, ``"shortest"`` or a game index.
+        ``"died"`` (the first game that died), ``"longest"``, ``"shortest"`` or a game index
+        (``"lost"``, the old spelling of ``"died"``, still works with a DeprecationWarning).
 
     Returns
     -------
@@ -704,7 +722,7 @@ def policies(details: bool = False) -> dict:
     errors: list[str] = []
     found = all_policies(errors)
     for message in errors:
-        sys.stderr.write(f"fastsnake: warning: {message}\n")
+        warn_once(message)
     if not details:
         return {p.name: p.headline for p in found}
     return {

@@ -24,18 +24,18 @@ def parse_cluster(text: str):
     if match:
         n = int(match.group(1)) if match.group(1) else None
         if n is not None and n < 1:
-            raise SweepError(f"--cluster {text!r}: needs at least 1 worker")
+            raise SweepError(f"cluster={text!r}: needs at least 1 worker")
         return "local", n
     if re.match(r"^(tcp|tls|ucx|inproc)://\S+$", text):
         return "address", text
-    raise SweepError(f"--cluster {text!r} is not local, local:N or a scheduler address like tcp://HOST:PORT")
+    raise SweepError(f"cluster={text!r} is not local, local:N or a scheduler address like tcp://HOST:PORT")
 
 
 def _import_distributed():
     try:
         import distributed  # noqa: F401
     except ImportError:
-        raise SweepError("--cluster needs dask.distributed: pip install 'fastsnake[dist]'") from None
+        raise SweepError("a cluster sweep needs dask.distributed: pip install 'fastsnake[dist]'") from None
     return distributed
 
 
@@ -60,7 +60,7 @@ class ClusterRunner:
             try:
                 self.client = distributed.Client(value, timeout="20s")
             except OSError as exc:
-                raise SweepError(f"--cluster {value}: cannot reach the scheduler ({exc})") from None
+                raise SweepError(f"cluster={value!r}: cannot reach the scheduler ({exc})") from None
 
     def __enter__(self):
         return self

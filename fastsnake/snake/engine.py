@@ -14,6 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
+from numba.core import types
+from numba.core.errors import TypingError
+from numba.extending import overload
 
 from fastsnake.snake.board import (
     CFG_COLS,
@@ -64,6 +67,10 @@ class PolicyState(NamedTuple):
     ``occupied`` (uint8, 1 = body) and ``neighbours`` (cells x 4, -1 off the board)
     are the engine's own arrays, shared, not copies: read them, never write them.
     ``seed`` is the game's seed (``game_seed(base, index)``), for policies that draw.
+    The rules of the game: ``tail_follows`` is True when the head may enter the cell the
+    tail leaves in the same move (``tail="follow"``), False when that cell is still body
+    (``tail="blocked"``); ``max_moves`` is the move cap (a game reaching it ends "stuck");
+    ``start_length`` the snake's length at the start.
     """
 
     rows: int
@@ -76,13 +83,21 @@ class PolicyState(NamedTuple):
     occupied: np.ndarray
     neighbours: np.ndarray
     seed: int
+    tail_follows: bool
+    max_moves: int
+    start_length: int
 
 
 # Slots of the context a user policy's moves are asked through (see `user_move`).
-U_WS, U_NEIGHBOURS, U_ERROR = range(3)
-# Slots of the error record a user policy leaves behind: what went wrong, the value returned.
-E_KIND, E_VALUE = range(2)
+U_WS, U_NEIGHBOURS, U_ERROR, U_ERROR_REAL = range(4)
+# Slots of the error record a user policy leaves behind: what went wrong, the value returned
+# (an integer; a float returned is in the context's U_ERROR_REAL) and how it was typed (MOVE_*).
+E_KIND, E_VALUE, E_TYPE = range(3)
 ERR_NONE, ERR_MOVE, ERR_CYCLE = 0, 1, 2
+# The one slot of the context's U_ERROR_REAL record: a float the policy returned.
+E_REAL = 0
+# How the value a user policy returned is typed: only (signed or unsigned) integers are moves.
+MOVE_INT, MOVE_UINT, MOVE_BOOL, MOVE_FLOAT = range(4)
 
 
 @njit(cache=True, inline="always")
@@ -315,25 +330,61 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
 
 @njit(cache=True, inline="always")
 def policy_state(g, st, neighbours):
+    """What a user policy sees in position `st`."""
+    return _policy_state(g, neighbours, st.head, st.tail, st.apple, st.length, st.moves)
+
+
+@njit(cache=True, inline="always")
+def start_policy_state(g, neighbours):
+    """What a user policy's start_cycle sees: the rules, before the body is laid."""
+    return _policy_state(g, neighbours, -1, -1, -1, 0, 0)
+
+
+@njit(cache=True, inline="always")
+def _policy_state(g, neighbours, head, tail, apple, length, moves):
     cfg = g[G_CFG]
-    return PolicyState(cfg[CFG_ROWS], cfg[CFG_COLS], st.head, st.tail, st.apple, st.length, st.moves,
-                       g[G_OCC], neighbours, g[G_RNG][RNG_SEED])
+    return PolicyState(cfg[CFG_ROWS], cfg[CFG_COLS], head, tail, apple, length, moves, g[G_OCC], neighbours,
+                       g[G_RNG][RNG_SEED], cfg[CFG_TAIL_RULE] == TAIL_FOLLOW, cfg[CFG_MAX_MOVES],
+                       cfg[CFG_START_LENGTH])
 
 
 @njit(cache=True)
 def user_context(ws, nbr):
     """The context `run` asks a user policy through: its workspace, the (cells x 4)
-    neighbour view, and an error record (kind, offending value)."""
-    return ws, nbr.reshape((nbr.shape[0] // 4, 4)), np.zeros(2, np.int64)
+    neighbour view, and an error record (E_KIND, E_VALUE, E_TYPE; a float returned in U_ERROR_REAL)."""
+    return ws, nbr.reshape((nbr.shape[0] // 4, 4)), np.zeros(3, np.int64), np.zeros(1, np.float64)
+
+
+def as_move(value):
+    """(value as int64, value as float64, MOVE_* type) of what a numba policy returned (numba only)."""
+    raise NotImplementedError("as_move runs only inside numba kernels")
+
+
+@overload(as_move, inline="always")
+def _as_move_typed(value):
+    # Chosen by the type numba inferred for the policy's return: a float is never truncated
+    # into a move, a bool never counts as 0 or 1 (the plain-Python path refuses both alike).
+    if isinstance(value, types.Boolean):
+        return lambda value: (np.int64(value), 0.0, MOVE_BOOL)
+    if isinstance(value, types.Integer):
+        kind = MOVE_INT if value.signed else MOVE_UINT
+        return lambda value: (np.int64(value), 0.0, kind)
+    if isinstance(value, types.Float):
+        return lambda value: (np.int64(-1), np.float64(value), MOVE_FLOAT)
+    raise TypingError(f"decide returns {value}, not an integer move 0..3")
 
 
 @njit(cache=True, inline="always")
 def user_move(user, ctx, g, st):
-    """Ask a user policy for its move; anything outside 0..3 is recorded in the context."""
-    move = np.int64(user(policy_state(g, st, ctx[U_NEIGHBOURS]), ctx[U_WS]))
-    if move < 0 or move > 3:
+    """Ask a user policy for its move; anything but an integer 0..3 is recorded in the context
+    and returned as -1."""
+    move, real, kind = as_move(user(policy_state(g, st, ctx[U_NEIGHBOURS]), ctx[U_WS]))
+    if (kind != MOVE_INT and kind != MOVE_UINT) or move < 0 or move > 3:
         ctx[U_ERROR][E_KIND] = ERR_MOVE
         ctx[U_ERROR][E_VALUE] = move
+        ctx[U_ERROR][E_TYPE] = kind
+        ctx[U_ERROR_REAL][E_REAL] = real
+        return np.int64(-1)
     return move
 
 

@@ -32,7 +32,7 @@ def plot_sweeps(results, path) -> None:
             lost = r.outcome == DIED
             if lost.any():
                 ax.scatter(r.moves[lost], r.apples[lost], s=6, alpha=0.5, label=r.policy)
-        ax.set_title("Lost games: apples eaten vs moves")
+        ax.set_title("Games that died: apples eaten vs moves")
         ax.set_xlabel("moves")
         ax.set_ylabel("apples (score)")
         ax.legend()

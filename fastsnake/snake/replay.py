@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -263,19 +264,26 @@ def replay_problem(replay: Replay) -> str | None:
     return None
 
 
+# The old name of pick "died" (a game that ends by collision), read with a DeprecationWarning.
+DEPRECATED_PICK = "lost"
+
+
 def pick_game(path, pick: str) -> tuple[dict, int]:
-    """(sweep parameters, game index) chosen from a sweep file by lost|longest|shortest|INDEX."""
+    """(sweep parameters, game index) chosen from a sweep file by died|longest|shortest|INDEX."""
     params, table = read_sweep(path)
     games = table.column("game").to_numpy()
     moves = table.column("moves").to_numpy()
     outcomes = np.asarray(table.column("outcome").cast("string").to_pylist())
     if len(games) == 0:
         raise ReplayError(f"sweep file {str(path)!r} has no games")
-    if pick == "lost":
-        lost = np.flatnonzero(outcomes == "died")
-        if len(lost) == 0:
-            raise ReplayError(f"sweep file {str(path)!r} has no lost game")
-        return params, int(games[lost[0]])
+    if pick == DEPRECATED_PICK:
+        warnings.warn(f"pick={DEPRECATED_PICK!r} is deprecated; use pick='died'", DeprecationWarning, stacklevel=4)
+        pick = "died"
+    if pick == "died":
+        died = np.flatnonzero(outcomes == "died")
+        if len(died) == 0:
+            raise ReplayError(f"sweep file {str(path)!r} has no game that died")
+        return params, int(games[died[0]])
     if pick == "longest":
         return params, int(games[np.argmax(moves)])
     if pick == "shortest":
@@ -283,7 +291,7 @@ def pick_game(path, pick: str) -> tuple[dict, int]:
     try:
         index = int(pick)
     except ValueError:
-        raise ReplayError(f"--pick {pick!r} is not lost, longest, shortest or a game index") from None
+        raise ReplayError(f"pick={pick!r} is not 'died', 'longest', 'shortest' or a game index") from None
     if index not in set(games.tolist()):
         raise ReplayError(f"game {index} is not in sweep file {str(path)!r}")
     return params, index

@@ -4,7 +4,7 @@ A report reads each source (a sweep file, a sweep folder, a ``compare`` file wit
 ``policy`` column, or a `SweepResult` in memory) one batch of rows at a time, so a folder
 of 10⁸ games is summarised in memory bounded by a batch: exact statistics
 (`SummaryAccumulator`, the numbers ``compare`` prints), the moves histogram, and the picked
-games — the worst and best by moves, every lost or stuck game up to a count, a random few
+games — the worst and best by moves, every game that died or got stuck up to a count, a random few
 (the games with the smallest per-game seeds: uniform, and the same whatever the batch order)
 and any ``pick`` expression ``replay`` understands. Only the picked games are re-played
 (sweeps store no moves); each must come out as its row says, or the page says it no longer
@@ -24,15 +24,15 @@ import numpy as np
 from fastsnake import __version__, machine, webpage
 from fastsnake.errors import InputError
 from fastsnake.snake.board import GameConfig
-from fastsnake.snake.engine import OUTCOME_NAMES, R_LENGTH
-from fastsnake.snake.replay import Replay, play_game, trace
+from fastsnake.snake.engine import DIED, OUTCOME_NAMES, R_LENGTH, STUCK
+from fastsnake.snake.replay import DEPRECATED_PICK, Replay, play_game, trace
 from fastsnake.snake.stats import SummaryAccumulator, summary_rows
 from fastsnake.snake.sweep import PARQUET_META_KEY, RUN_META_KEY
 
 # How many games of each kind a report picks per policy (the CLI's defaults).
 DEFAULT_WORST = 10
 DEFAULT_BEST = 10
-DEFAULT_LOST = 20  # every lost (and, separately, stuck) game up to this many
+DEFAULT_DIED = 20  # every game that died (and, separately, every stuck one) up to this many
 DEFAULT_RANDOM = 10
 # Games re-played per policy to measure moves per apple as the snake grows (the random picks come first).
 PER_APPLE_GAMES = 30
@@ -46,6 +46,15 @@ EMBED_BUDGET = 4_000_000
 # Rows read at once from a sweep file or chunk: the report's memory is bounded by a few batches.
 BATCH_ROWS = 1 << 18
 COMPARE_META_KEY = b"fastsnake_compare"
+
+
+def _pick_word(pick: str) -> str:
+    if pick == DEPRECATED_PICK:
+        import warnings
+
+        warnings.warn(f"pick={DEPRECATED_PICK!r} is deprecated; use pick='died'", DeprecationWarning, stacklevel=4)
+        return "died"
+    return pick
 
 
 class ReportError(InputError):
@@ -257,7 +266,7 @@ class _Aggregate:
     stats: SummaryAccumulator
     worst: _Best
     best: _Best
-    lost: _Best
+    died: _Best
     stuck: _Best
     random: _Best
     indices: dict  # picked game index -> row (None until seen)
@@ -265,9 +274,9 @@ class _Aggregate:
     first_game: int | None = None
 
 
-def aggregate(source: SweepSource, *, worst: int, best: int, lost: int, random: int, indices=(),
+def aggregate(source: SweepSource, *, worst: int, best: int, died: int, random: int, indices=(),
               sample: int = PER_APPLE_GAMES) -> _Aggregate:
-    agg = _Aggregate(SummaryAccumulator(), _Best(worst), _Best(best), _Best(lost), _Best(lost),
+    agg = _Aggregate(SummaryAccumulator(), _Best(worst), _Best(best), _Best(died), _Best(died),
                      _Best(max(random, sample)), {int(i): None for i in indices}, {})
     paired_parts = []
     for table in source.batches():
@@ -286,9 +295,9 @@ def aggregate(source: SweepSource, *, worst: int, best: int, lost: int, random: 
         agg.first_game = low if agg.first_game is None else min(agg.first_game, low)
         agg.worst.add(rows, -rows["moves"])
         agg.best.add(rows, rows["moves"])
-        died, stuck = rows["outcome"] == 2, rows["outcome"] == 3
+        died, stuck = rows["outcome"] == DIED, rows["outcome"] == STUCK
         if died.any():
-            agg.lost.add({n: a[died] for n, a in rows.items()}, rows["game"][died])
+            agg.died.add({n: a[died] for n, a in rows.items()}, rows["game"][died])
         if stuck.any():
             agg.stuck.add({n: a[stuck] for n, a in rows.items()}, rows["game"][stuck])
         # Per-game seeds are a 64-bit hash of (base seed, index): the smallest ones are a uniform sample.
@@ -426,17 +435,17 @@ def _config_table(sources, aggs) -> dict:
     return {"header": header, "rows": rows}
 
 
-def build(sources: list[SweepSource], *, worst=DEFAULT_WORST, best=DEFAULT_BEST, lost=DEFAULT_LOST,
+def build(sources: list[SweepSource], *, worst=DEFAULT_WORST, best=DEFAULT_BEST, died=DEFAULT_DIED,
           random=DEFAULT_RANDOM, picks=(), sample=PER_APPLE_GAMES, title=None, budget=EMBED_BUDGET,
           problems=None, progress=None) -> dict:
     """The page data (see `fastsnake.webpage`) of one or more sweep sources; `problems` collects
     one line for everything that could not go in (a game that no longer replays, say)."""
     problems = [] if problems is None else problems
-    for name, value in (("worst", worst), ("best", best), ("lost", lost), ("random", random), ("sample", sample)):
+    for name, value in (("worst", worst), ("best", best), ("died", died), ("random", random), ("sample", sample)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise ReportError(f"{name}={value!r} must be a whole number >= 0")
-    picks = [str(p) for p in picks]
-    named = {p for p in picks if p in ("lost", "longest", "shortest")}
+    picks = [_pick_word(str(p)) for p in picks]
+    named = {p for p in picks if p in ("died", "longest", "shortest")}
     indices = []
     for p in picks:
         if p in named:
@@ -444,7 +453,7 @@ def build(sources: list[SweepSource], *, worst=DEFAULT_WORST, best=DEFAULT_BEST,
         try:
             indices.append(int(p))
         except ValueError:
-            raise ReportError(f"pick {p!r} is not lost, longest, shortest or a game index") from None
+            raise ReportError(f"pick {p!r} is not died, longest, shortest or a game index") from None
         if indices[-1] < 0:
             raise ReportError(f"pick {p!r}: a game index is at least 0")
     notes = [n for s in sources for n in s.notes]
@@ -452,7 +461,7 @@ def build(sources: list[SweepSource], *, worst=DEFAULT_WORST, best=DEFAULT_BEST,
     for k, src in enumerate(sources):
         if progress:
             progress(f"reading {src.label}", k, len(sources))
-        aggs.append(aggregate(src, worst=worst, best=best, lost=max(lost, 1 if "lost" in named else 0),
+        aggs.append(aggregate(src, worst=worst, best=best, died=max(died, 1 if "died" in named else 0),
                               random=random, indices=indices, sample=sample))
     keep = []
     for src, agg in zip(sources, aggs, strict=True):
@@ -476,10 +485,10 @@ def build(sources: list[SweepSource], *, worst=DEFAULT_WORST, best=DEFAULT_BEST,
                 chosen[row["game"]] = (row, [why])
 
         for p in picks:
-            if p == "lost":
-                found = agg.lost.games()[:1]
+            if p == "died":
+                found = agg.died.games()[:1]
                 if not found:
-                    problems.append(f"{src.label}: pick 'lost': no lost game")
+                    problems.append(f"{src.label}: pick 'died': no game died")
             elif p == "longest":
                 found = agg.worst.games()[:1]
             elif p == "shortest":
@@ -491,9 +500,9 @@ def build(sources: list[SweepSource], *, worst=DEFAULT_WORST, best=DEFAULT_BEST,
                     problems.append(f"{src.label}: pick {p!r}: game {p} is not in the sweep")
             for row in found:
                 choose(row, f"pick {p}")
-        for row in agg.lost.games()[:lost]:
-            choose(row, "lost")
-        for row in agg.stuck.games()[:lost]:
+        for row in agg.died.games()[:died]:
+            choose(row, "died")
+        for row in agg.stuck.games()[:died]:
             choose(row, "stuck")
         for row in agg.worst.games()[:worst]:
             choose(row, "worst")

@@ -9,17 +9,40 @@ never holds its rows, and the quantiles equal numpy's default (linear)
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 WON, DIED, STUCK = 1, 2, 3
+
+# Summary keys renamed so that one word names a game that ends by collision (outcome "died"):
+# the old key still reads, with a DeprecationWarning, for a release. Stored sweep statistics
+# written under the old name are read as the new one (`SummaryAccumulator.from_json`).
+RENAMED_KEYS = {"losses": "deaths"}
+
+
+class Summary(dict):
+    """A sweep's summary: a plain dict whose renamed keys (`RENAMED_KEYS`) still read, with a warning."""
+
+    def __missing__(self, key):
+        new = RENAMED_KEYS.get(key)
+        if new is None or new not in self:
+            raise KeyError(key)
+        warnings.warn(f"summary[{key!r}] is deprecated; use summary[{new!r}]", DeprecationWarning, stacklevel=2)
+        return self[new]
+
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
 
 
 class SummaryAccumulator:
     def __init__(self):
         self.games = 0
         self.wins = 0
-        self.losses = 0
+        self.deaths = 0
         self.stuck = 0
         self.moves_sum = 0
         self.moves_sq_sum = 0
@@ -35,7 +58,7 @@ class SummaryAccumulator:
         won = outcome == WON
         self.games += int(moves.size)
         self.wins += int(won.sum())
-        self.losses += int((outcome == DIED).sum())
+        self.deaths += int((outcome == DIED).sum())
         self.stuck += int((outcome == STUCK).sum())
         values, counts = np.unique(moves, return_counts=True)
         # Python ints: exact whatever the total.
@@ -55,7 +78,7 @@ class SummaryAccumulator:
         self.counts = np.bincount(inverse, weights=weights, minlength=merged.size).astype(np.int64)
 
     def merge(self, other: "SummaryAccumulator") -> None:
-        for name in ("games", "wins", "losses", "stuck", "moves_sum", "moves_sq_sum", "apples_sum",
+        for name in ("games", "wins", "deaths", "stuck", "moves_sum", "moves_sq_sum", "apples_sum",
                      "length_sum", "won_moves_sum"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self._merge(other.values, other.counts)
@@ -85,7 +108,7 @@ class SummaryAccumulator:
         return {
             "games": n,
             "wins": self.wins,
-            "losses": self.losses,
+            "deaths": self.deaths,
             "stuck": self.stuck,
             "win_rate": self.wins / n if n else None,
             "moves_mean": mean,
@@ -114,7 +137,7 @@ class SummaryAccumulator:
             if key in ("values", "counts"):
                 setattr(acc, key, np.asarray(value, dtype=np.int64))
             else:
-                setattr(acc, key, int(value))
+                setattr(acc, RENAMED_KEYS.get(key, key), int(value))
         return acc
 
 
@@ -122,7 +145,7 @@ class SummaryAccumulator:
 SUMMARY_COLUMNS = (
     ("policy", "policy", "{}"),
     ("win %", "win_rate", "{:.2%}"),
-    ("lost %", "loss_rate", "{:.2%}"),
+    ("died %", "death_rate", "{:.2%}"),
     ("stuck %", "stuck_rate", "{:.2%}"),
     ("mean", "moves_mean", "{:.1f}"),
     ("std", "moves_std", "{:.1f}"),
@@ -142,6 +165,6 @@ def summary_rows(summaries: list[dict]) -> tuple[list[str], list[list[str]]]:
     rows = []
     for summary in summaries:
         games = max(summary["games"], 1)
-        values = dict(summary, loss_rate=summary["losses"] / games, stuck_rate=summary["stuck"] / games)
+        values = dict(summary, death_rate=summary["deaths"] / games, stuck_rate=summary["stuck"] / games)
         rows.append(["-" if values.get(key) is None else fmt.format(values[key]) for _, key, fmt in SUMMARY_COLUMNS])
     return [title for title, _, _ in SUMMARY_COLUMNS], rows

@@ -26,7 +26,7 @@ from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import OUTCOME_NAMES, ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME
 from fastsnake.snake.policies import get_policy, resolve_options
 from fastsnake.snake.rng import game_seeds
-from fastsnake.snake.stats import SummaryAccumulator
+from fastsnake.snake.stats import Summary, SummaryAccumulator
 
 RECORD_COLUMNS = ("game", "seed", "outcome", "moves", "apples", "length")
 PARQUET_META_KEY = b"fastsnake"
@@ -261,7 +261,7 @@ def summary_dict(acc, policy, config, options, seed, threads, seconds, cpu_secon
         "options": options,
     })
     summary.update(extra)
-    return summary
+    return Summary(summary)
 
 
 def records_table(result: SweepResult):

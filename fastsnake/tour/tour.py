@@ -287,7 +287,7 @@ def find_tour(piece, rows, cols=None, start=0, *, closed: bool = False,
     if method == "construct":
         raise TourInputError(
             f"no construction for piece {piece.name!r} on {rows}x{cols}: it covers the knight on boards "
-            "whose sides are at least 5, not both odd (and not 3x4/3x6/3x8); use --method search")
+            "whose sides are at least 5, not both odd (and not 3x4/3x6/3x8); use method='search'")
 
     reason = checks.static_impossibility(piece, rows, cols, start, closed)
     if reason:

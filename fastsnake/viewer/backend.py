@@ -47,7 +47,7 @@ def check_display() -> None:
         return
     if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise ViewerError("no display to open a window on (DISPLAY and WAYLAND_DISPLAY are not set): "
-                          "render it to a file with --export OUT.gif (or --export DIR/ for PNG frames)")
+                          "render it to a file instead (an animated GIF, or PNG frames in a folder)")
 
 
 _fonts: dict[int, object] = {}

@@ -18,7 +18,7 @@ LAST_FRAME_MS = 2000
 def frame_indices(frames: int, every: int) -> list[int]:
     """Every `every`-th frame, always ending on the last one."""
     if every < 1:
-        raise ViewerError(f"--every {every} must be at least 1")
+        raise ViewerError(f"every={every} must be at least 1")
     picked = list(range(0, frames, every))
     if picked[-1] != frames - 1:
         picked.append(frames - 1)
@@ -32,7 +32,7 @@ def export_kind(out) -> str:
         return "gif"
     if text.endswith(("/", os.sep)) or path.is_dir() or path.suffix == "":
         return "png"
-    raise ViewerError(f"--export {text!r} must end in .gif or name a folder for PNG frames")
+    raise ViewerError(f"export target {text!r} must end in .gif or name a folder for PNG frames")
 
 
 def export_frames(view, out, *, every: int = 1, speed: int = 20, cell: int | None = None, overlays=None) -> dict:
@@ -48,7 +48,7 @@ def export_frames(view, out, *, every: int = 1, speed: int = 20, cell: int | Non
         if len(indices) > MAX_GIF_FRAMES:
             need = -(-(view.frames - 1) // (MAX_GIF_FRAMES - 1))
             raise ViewerError(f"a GIF of {len(indices):,} frames is too big (at most {MAX_GIF_FRAMES:,}); "
-                              f"use --every {need} or more, or export PNG frames to a folder")
+                              f"take every={need} or more, or export PNG frames to a folder")
     pg = backend.pygame()
     surface = pg.Surface(view.window_size(cell))
     t0 = time.perf_counter()

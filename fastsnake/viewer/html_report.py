@@ -53,7 +53,7 @@ def _viewer_entry(path: str) -> dict:
     raise ViewerError(f"{path!r} is a {view.kind} file: it has no moves to play ('fastsnake view' shows it)")
 
 
-def report(inputs, out, *, worst=None, best=None, lost=None, random=None, picks=(), sample=None, title=None,
+def report(inputs, out, *, worst=None, best=None, died=None, random=None, picks=(), sample=None, title=None,
            progress=False) -> dict:
     """Write one self-contained HTML page: plots, tables and a replay player.
 
@@ -65,11 +65,11 @@ def report(inputs, out, *, worst=None, best=None, lost=None, random=None, picks=
         ``fastsnake view`` shows (replay ``.npz``, puzzle solution, tour).
     out : path
         The HTML file to write (whole or not at all).
-    worst, best, lost, random : int, optional
-        Games picked per policy: the most and fewest moves, every lost (and every stuck)
-        game up to a count, and a uniform random few (defaults 10, 10, 20, 10).
+    worst, best, died, random : int, optional
+        Games picked per policy: the most and fewest moves, every game that died (and every
+        stuck one) up to a count, and a uniform random few (defaults 10, 10, 20, 10).
     picks : sequence of str
-        More picks, as ``fastsnake replay --pick`` spells them: ``lost``, ``longest``,
+        More picks, as ``fastsnake replay --pick`` spells them: ``died``, ``longest``,
         ``shortest`` or a game index.
     sample : int, optional
         Games re-played per policy to plot moves per apple as the snake grows (default 30).
@@ -115,7 +115,7 @@ def report(inputs, out, *, worst=None, best=None, lost=None, random=None, picks=
         except InputError as exc:
             problems.append(str(exc))
     if sweeps:
-        counts = dict(worst=worst, best=best, lost=lost, random=random, sample=sample)
+        counts = dict(worst=worst, best=best, died=died, random=random, sample=sample)
         return report_sweeps(sweeps, out, picks=picks, title=title, progress=progress, extra_games=extra,
                              extra_problems=problems, **counts)
     if not extra:

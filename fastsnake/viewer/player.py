@@ -148,7 +148,7 @@ def run_window(view, *, speed: int = 20, cell: int | None = None, shots_dir=".",
         pg.display.init()
         screen = pg.display.set_mode(view.window_size(cell), pg.RESIZABLE)
     except pg.error as exc:
-        raise ViewerError(f"cannot open a window ({exc}); use --export to render without one") from None
+        raise ViewerError(f"cannot open a window ({exc}); export the frames to a file instead") from None
     pg.display.set_caption(f"fastsnake view · {view.name}")
     pg.key.set_repeat(250, 25)
     clock = pg.time.Clock()

@@ -263,7 +263,8 @@ def python_game(config, seed, index, decide):
     states = []
     while st.outcome == 0:
         state = PolicyState(config.rows, config.cols, st.head, st.tail, st.apple, st.length, st.moves,
-                            g[G_OCC].copy(), neighbours, int(g[G_RNG][RNG_SEED]))
+                            g[G_OCC].copy(), neighbours, int(g[G_RNG][RNG_SEED]), config.tail_rule == "follow",
+                            config.move_cap, config.start_length)
         box[BOX_MOVE] = decide(state, ())
         states.append((state, int(box[BOX_MOVE])))
         st = apply_move(g, st, box)
@@ -286,12 +287,14 @@ def test_bridge_observations_masks_and_agent(tail):
         for state, move in states:
             assert np.array_equal(E.observation_of(state), obs)
             assert np.array_equal(E.action_mask_of(state, tail), info["action_mask"])
+            assert np.array_equal(E.action_mask_of(state), info["action_mask"])  # the rule the state carries
             obs, reward, terminated, truncated, info = env.step(move)
         assert terminated or truncated
         assert (info["moves"], info["apples"]) == (end.moves, end.apples)
 
 
-def test_bridge_through_fastsnake_sweep():
+@pytest.mark.parametrize("tail", ["follow", "blocked"])
+def test_bridge_through_fastsnake_sweep(tail):
     import fastsnake
 
     try:
@@ -303,9 +306,10 @@ def test_bridge_through_fastsnake_sweep():
         legal = np.flatnonzero(mask)
         return int(legal[0]) if len(legal) else 0
 
-    result = sweep(Policy(E.agent_policy(agent, masked=True)), 6, 4, seed=21)
+    # no tail given: the mask follows the rule of the game played (the state's tail_follows)
+    result = sweep(Policy(E.agent_policy(agent, masked=True)), 6, 4, seed=21, tail=tail)
     table = result.table
-    env = E.SnakeEnv(size=6)
+    env = E.SnakeEnv(size=6, tail=tail)
     for index in range(4):
         env.reset(seed=21, options={"game": index})
         while True:

@@ -35,12 +35,12 @@ def pages(tmp_path_factory):
         sweep = folder / f"{name}.parquet"
         fastsnake.sweep(policy, size, 400, seed=5, tail=tail, start_length=start, out=str(sweep))
         out = folder / f"{name}.html"
-        info = fastsnake.report(str(sweep), str(out), worst=4, best=3, lost=4, random=4, picks=["7"])
+        info = fastsnake.report(str(sweep), str(out), worst=4, best=3, died=4, random=4, picks=["7"])
         built[name] = (out, info, (policy, size, tail, start))
     compare = folder / "compare.parquet"
     fastsnake.compare(["cycle", "greedy", "phc"], "6x8", 300, seed=3, out=str(compare))
     out = folder / "compare.html"
-    built["compare"] = (out, fastsnake.report(str(compare), str(out), worst=3, best=3, lost=3, random=3), None)
+    built["compare"] = (out, fastsnake.report(str(compare), str(out), worst=3, best=3, died=3, random=3), None)
     return built
 
 

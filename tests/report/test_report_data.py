@@ -44,13 +44,13 @@ def swept(tmp_path_factory):
     return file, dataset
 
 
-def naive_picks(table, worst, best, lost, random):
+def naive_picks(table, worst, best, died, random):
     rows = table.to_pylist()
     by_moves = sorted(rows, key=lambda r: (-r["moves"], r["game"]))
     return {
         "worst": [r["game"] for r in by_moves[:worst]],
         "best": [r["game"] for r in sorted(rows, key=lambda r: (r["moves"], r["game"]))[:best]],
-        "lost": [r["game"] for r in rows if r["outcome"] == "died"][:lost],
+        "died": [r["game"] for r in rows if r["outcome"] == "died"][:died],
         "random": [r["game"] for r in sorted(rows, key=lambda r: r["seed"])[:random]],
     }
 
@@ -59,12 +59,12 @@ def naive_picks(table, worst, best, lost, random):
 def test_streamed_picks_and_statistics_equal_plain_sorts(swept, kind):
     file, dataset = swept
     source = rp.open_sources(str(file if kind == "file" else dataset))[0]
-    agg = rp.aggregate(source, worst=7, best=5, lost=6, random=9, sample=9)
+    agg = rp.aggregate(source, worst=7, best=5, died=6, random=9, sample=9)
     table = pq.read_table(str(file))
     want = naive_picks(table, 7, 5, 6, 9)
     assert [g["game"] for g in agg.worst.games()] == want["worst"]
     assert [g["game"] for g in agg.best.games()] == want["best"]
-    assert [g["game"] for g in agg.lost.games()] == want["lost"]
+    assert [g["game"] for g in agg.died.games()] == want["died"]
     assert [g["game"] for g in agg.random.games()] == want["random"]
     moves = table.column("moves").to_numpy()
     stats = agg.stats.as_dict()
@@ -75,18 +75,18 @@ def test_streamed_picks_and_statistics_equal_plain_sorts(swept, kind):
 
 def test_a_small_batch_size_gives_the_same_aggregates(swept, monkeypatch):
     file, _ = swept
-    whole = rp.aggregate(rp.open_sources(str(file))[0], worst=5, best=5, lost=5, random=5)
+    whole = rp.aggregate(rp.open_sources(str(file))[0], worst=5, best=5, died=5, random=5)
     monkeypatch.setattr(rp, "BATCH_ROWS", 128)
     # iter_batches' batch size is read when the batches are made: a new source sees the new size.
-    pieces = rp.aggregate(rp.open_sources(str(file))[0], worst=5, best=5, lost=5, random=5)
-    for pick in ("worst", "best", "lost", "random"):
+    pieces = rp.aggregate(rp.open_sources(str(file))[0], worst=5, best=5, died=5, random=5)
+    for pick in ("worst", "best", "died", "random"):
         assert getattr(whole, pick).games() == getattr(pieces, pick).games()
     assert whole.stats.as_dict() == pieces.stats.as_dict()
 
 
 def test_the_summary_table_is_the_one_compare_prints(swept, tmp_path):
     file, _ = swept
-    data = rp.build(rp.open_sources(str(file)), worst=1, best=1, lost=1, random=1, sample=2)
+    data = rp.build(rp.open_sources(str(file)), worst=1, best=1, died=1, random=1, sample=2)
     header, rows = fastsnake.snake.summary_rows([fastsnake.sweep("greedy", 7, 3000, seed=11).summary])
     assert data["summary_table"]["header"] == header
     timing = header.index("games/s")
@@ -99,7 +99,7 @@ def test_compare_sections_and_paired_difference(tmp_path):
     fastsnake.compare(["cycle", "greedy"], 6, 400, seed=2, out=str(out))
     sources = rp.open_sources(str(out))
     assert [s.policy for s in sources] == ["cycle", "greedy"]
-    data = rp.build(sources, worst=2, best=2, lost=2, random=2, sample=3)
+    data = rp.build(sources, worst=2, best=2, died=2, random=2, sample=3)
     (pair,) = data["paired"]
     table = pq.read_table(str(out)).to_pandas()
     a = table[table.policy == "cycle"].set_index("game").moves
@@ -115,10 +115,14 @@ def test_compare_sections_and_paired_difference(tmp_path):
 
 def test_every_picked_game_is_re_played_as_its_row_says(swept):
     file, _ = swept
-    data = rp.build(rp.open_sources(str(file)), worst=3, best=3, lost=3, random=3, picks=["longest", "41"])
+    data = rp.build(rp.open_sources(str(file)), worst=3, best=3, died=3, random=3, picks=["longest", "41", "died"])
     rows = {r["game"]: r for r in pq.read_table(str(file)).to_pylist()}
     assert data["problems"] == []
     assert any("pick 41" in g["why"] for g in data["games"] if g["game"] == 41)
+    first_died = min(r["game"] for r in rows.values() if r["outcome"] == "died")
+    assert any("pick died" in g["why"] for g in data["games"] if g["game"] == first_died)
+    with pytest.warns(DeprecationWarning, match="pick='died'"):
+        rp.build(rp.open_sources(str(file)), worst=0, best=0, died=0, random=0, sample=0, picks=["lost"])
     for g in data["games"]:
         row = rows[g["game"]]
         assert (g["outcome"], g["moves"], g["apples"]) == (row["outcome"], row["moves"], row["apples"])
@@ -145,7 +149,7 @@ def test_a_game_that_no_longer_replays_is_named_and_the_rest_is_written(swept, t
 
     bad = tmp_path / "other-version.parquet"
     _rewrite(file, bad, tamper)
-    info = fastsnake.report(str(bad), str(tmp_path / "r.html"), worst=2, best=1, lost=1, random=1)
+    info = fastsnake.report(str(bad), str(tmp_path / "r.html"), worst=2, best=1, died=1, random=1)
     assert len(info["problems"]) == 1 and f"game {worst['game']} no longer replays" in info["problems"][0]
     assert info["embedded"] == info["picked"] - 1 and (tmp_path / "r.html").exists()
 
@@ -160,7 +164,7 @@ def test_bad_inputs_are_one_line_each(swept, tmp_path):
         fastsnake.report(str(empty), str(tmp_path / "r.html"))
     not_a_sweep = tmp_path / "plain.parquet"
     pq.write_table(pa.table({"x": [1, 2]}), str(not_a_sweep))
-    info = fastsnake.report([str(file), str(not_a_sweep)], str(tmp_path / "r.html"), worst=1, best=1, lost=1,
+    info = fastsnake.report([str(file), str(not_a_sweep)], str(tmp_path / "r.html"), worst=1, best=1, died=1,
                             random=1)
     assert len(info["problems"]) == 1 and "not a fastsnake sweep" in info["problems"][0]
     # A replay of another format version.
@@ -171,7 +175,7 @@ def test_bad_inputs_are_one_line_each(swept, tmp_path):
         fields = dict(z)
     fields["format"] = np.array("fastsnake-replay/9")
     np.savez(other, **fields)
-    info = fastsnake.report([str(file), str(other)], str(tmp_path / "r.html"), worst=1, best=1, lost=1, random=1)
+    info = fastsnake.report([str(file), str(other)], str(tmp_path / "r.html"), worst=1, best=1, died=1, random=1)
     assert len(info["problems"]) == 1 and "fastsnake-replay/9" in info["problems"][0]
 
 
@@ -182,14 +186,14 @@ def test_a_folder_mid_resume_reports_its_finished_chunks(swept, tmp_path):
     partial = tmp_path / "partial"
     shutil.copytree(dataset, partial)
     (partial / "chunk-00000002.parquet").unlink()
-    info = fastsnake.report(str(partial), str(tmp_path / "r.html"), worst=1, best=1, lost=1, random=1)
+    info = fastsnake.report(str(partial), str(tmp_path / "r.html"), worst=1, best=1, died=1, random=1)
     assert info["games"] == 3000 - 700
     assert any("holds 4 of its 5 chunks" in n for n in info["notes"])
 
 
 def test_records_past_the_budget_are_listed_without_them(swept, tmp_path):
     file, _ = swept
-    data = rp.build(rp.open_sources(str(file)), worst=10, best=0, lost=0, random=0, sample=0, budget=200)
+    data = rp.build(rp.open_sources(str(file)), worst=10, best=0, died=0, random=0, sample=0, budget=200)
     embedded = [g for g in data["games"] if "data" in g]
     bare = [g for g in data["games"] if "data" not in g]
     assert bare and all("budget" in g["note"] for g in bare)
@@ -210,7 +214,7 @@ def test_cli_report_writes_the_page_and_words_problems_in_one_line(swept, tmp_pa
     file, _ = swept
     out = tmp_path / "r.html"
     run = subprocess.run([sys.executable, "-m", "fastsnake", "report", str(file), "--out", str(out), "--json",
-                          "--worst", "2", "--best", "0", "--lost", "2", "--random", "1", "--pick", "99999"],
+                          "--worst", "2", "--best", "0", "--died", "2", "--random", "1", "--pick", "99999"],
                          capture_output=True, text=True)
     assert run.returncode == 2
     assert run.stderr.count("fastsnake: error:") == 1 and "game 99999 is not in the sweep" in run.stderr
@@ -224,7 +228,7 @@ def test_cli_report_writes_the_page_and_words_problems_in_one_line(swept, tmp_pa
 
 def test_sweep_result_report(tmp_path):
     result = fastsnake.sweep("cycle", 6, 50, seed=4)
-    info = result.report(tmp_path / "mem.html", worst=1, best=1, lost=0, random=1, sample=1)
+    info = result.report(tmp_path / "mem.html", worst=1, best=1, died=0, random=1, sample=1)
     html = (tmp_path / "mem.html").read_text(encoding="utf-8")
     assert info["games"] == 50 and info["picked"] >= 2
     data = json.loads(html.split('id="fastsnake-data">')[1].split("</script>")[0])

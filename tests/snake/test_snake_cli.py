@@ -9,7 +9,7 @@ import pytest
 
 from fastsnake.cli import main
 
-SWEEP_KEYS = ("policy rows cols games wins losses stuck win_rate moves_mean moves_std moves_min moves_q25 "
+SWEEP_KEYS = ("policy rows cols games wins deaths stuck win_rate moves_mean moves_std moves_min moves_q25 "
               "moves_median moves_q75 moves_max apples_mean seconds games_per_second moves_per_second").split()
 PLAY_KEYS = "policy rows cols seed game outcome moves apples length seconds".split()
 

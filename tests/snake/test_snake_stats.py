@@ -19,7 +19,7 @@ def test_chunked_summary_equals_numpy(chunks):
     everything = np.concatenate([np.array(c) for c in chunks])
     d = acc.as_dict()
     assert d["games"] == everything.size
-    assert d["losses"] == int((everything % 3 == 0).sum())
+    assert d["deaths"] == int((everything % 3 == 0).sum())
     assert np.isclose(d["moves_mean"], everything.mean())
     if everything.size > 1:
         assert np.isclose(d["moves_std"], everything.std(ddof=1))

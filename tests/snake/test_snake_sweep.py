@@ -133,7 +133,7 @@ def test_sweep_records_and_replay_from_them(tmp_path):
     seeds = table.column("seed").to_numpy()
     assert int(seeds[5]) == naive.game_seed(8, 5)
     for pick, index in (("longest", int(np.argmax(result.moves))), ("shortest", int(np.argmin(result.moves))),
-                        ("lost", int(np.flatnonzero(result.outcome == DIED)[0])), ("123", 123)):
+                        ("died", int(np.flatnonzero(result.outcome == DIED)[0])), ("123", 123)):
         replay, _ = replay_from_sweep(out, pick)
         assert replay.game == index
         assert replay.summary()["moves"] == result.moves[index]
@@ -143,7 +143,7 @@ def test_sweep_records_and_replay_from_them(tmp_path):
 def test_summary_has_the_contract_keys():
     result = run_sweep("cycle", GameConfig(4, 4), 10)
     summary = summarize(result)
-    keys = ("policy rows cols games wins losses stuck win_rate moves_mean moves_std moves_min moves_q25 "
+    keys = ("policy rows cols games wins deaths stuck win_rate moves_mean moves_std moves_min moves_q25 "
             "moves_median moves_q75 moves_max apples_mean seconds games_per_second moves_per_second").split()
     assert all(k in summary for k in keys)
     assert summary["wins"] == 10 and summary["moves_min"] <= summary["moves_median"] <= summary["moves_max"]

@@ -161,7 +161,7 @@ def test_python_policies_returning_non_moves_are_named():
 def test_a_move_into_the_wall_is_an_ordinary_loss(compiled):
     decide = _walks_into_the_wall if compiled else _walks_into_the_wall.py_func
     result = fastsnake.sweep(fastsnake.Policy(decide), 6, 20)
-    assert result.summary["losses"] == 20 and result.summary["moves_max"] <= 6
+    assert result.summary["deaths"] == 20 and result.summary["moves_max"] <= 6
 
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["numba", "python"])
@@ -275,3 +275,106 @@ def test_an_importable_numba_policy_is_compiled_once_and_cached(zigzag_installed
     assert mean1 == mean2 == fastsnake.sweep("cycle", 6, 200, 5).summary["moves_mean"]
     assert (hits1, hits2) == (0, 1)  # the second process loads the first one's machine code
     assert list((tmp_path / "numba").glob("user-kernels/fastsnake_user_*.py"))
+
+
+# -- the rules in the state, one move type, compile errors that say why --------------------------------
+
+
+@njit(cache=True)
+def _notes_the_rules(state, ws):
+    ws[0][0] = state.tail_follows
+    ws[0][1] = state.max_moves
+    ws[0][2] = state.start_length
+    return 0
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["numba", "python"])
+@pytest.mark.parametrize("tail", ["follow", "blocked"])
+def test_a_policy_sees_the_rules_it_plays_under(compiled, tail):
+    noted = np.full(3, -1, np.int64)
+    decide = _notes_the_rules if compiled else _notes_the_rules.py_func
+    policy = fastsnake.Policy(decide, alloc=lambda rows, cols: (noted,), name=f"notes-{compiled}-{tail}")
+    fastsnake.sweep(policy, 5, 2, tail=tail, start_length=2, max_moves=77)
+    assert noted.tolist() == [tail == "follow", 77, 2]
+
+
+@njit(cache=True)
+def _returns_what_ws_holds(state, ws):
+    return ws[0][0]
+
+
+# The value types a numba policy can return: every integer width, floats, bools.
+MOVE_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint64, np.float32, np.float64, np.bool_]
+
+
+@st.composite
+def _returned_values(draw):
+    dtype = draw(st.sampled_from(MOVE_DTYPES))
+    if dtype is np.bool_:
+        value = draw(st.booleans())
+    elif np.issubdtype(dtype, np.floating):
+        value = draw(st.sampled_from([0.0, 1.0, 1.5, 3.0, -0.5, 4.0, float("nan")]))
+    else:
+        info = np.iinfo(dtype)
+        value = draw(st.integers(0, 3) | st.sampled_from([info.min, info.max, 4, 5]).filter(
+            lambda v: info.min <= v <= info.max))
+    return dtype, value
+
+
+def _outcome_of(decide, value, name):
+    """The rows of a 3-game sweep of a policy returning `value`, or the message it is refused with."""
+    policy = fastsnake.Policy(decide, alloc=lambda rows, cols: (value,), name=name)
+    try:
+        return _rows(fastsnake.sweep(policy, 4, 3, 5, max_moves=40).table)
+    except PolicyError as exc:
+        return str(exc).replace(name, "NAME")
+    finally:
+        unregister_policy(name)
+
+
+def _same_outcome_on_both_paths(dtype, value, native):
+    array = np.array([value], dtype)
+    compiled = _outcome_of(_returns_what_ws_holds, array, "move-type-numba")
+    # the Python path also gets the value as a plain Python int, float or bool
+    returned = array.tolist() if native else array
+    python = _outcome_of(_returns_what_ws_holds.py_func, returned, "move-type-python")
+    assert compiled == python
+    is_move = not np.issubdtype(dtype, np.floating) and dtype is not np.bool_ and 0 <= value <= 3
+    assert isinstance(compiled, dict) == is_move
+    if not is_move:
+        assert "returned " in compiled and "a move must be 0 (up)" in compiled
+
+
+@pytest.mark.slow  # a kernel per value type: about a minute of compiling on a cold cache
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(typed=_returned_values(), native=st.booleans())
+def test_numba_and_python_policies_accept_and_refuse_the_same_moves(typed, native):
+    _same_outcome_on_both_paths(*typed, native)
+
+
+@pytest.mark.parametrize("dtype, value", [(np.float64, 1.0), (np.bool_, True)])
+def test_floats_and_bools_are_no_moves_on_either_path(dtype, value):
+    _same_outcome_on_both_paths(dtype, value, native=True)
+
+
+def test_a_compile_error_names_the_reason_and_the_users_line():
+    @njit
+    def untypable(state, ws):
+        return state.no_such_field
+
+    line = untypable.py_func.__code__.co_firstlineno + 2
+    with pytest.raises(PolicyError) as info:
+        fastsnake.sweep(untypable, 5, 2)
+    message = str(info.value)
+    assert "\x1b" not in message and "\n" not in message
+    assert "Unknown attribute 'no_such_field' of type PolicyState" in message
+    assert f"{__file__}, line {line})" in message
+
+
+def test_policy_objects_carry_their_name():
+    fastsnake.sweep(fastsnake.Policy(_walks_into_the_wall, name="up-up-up"), 5, 2)
+    assert "up-up-up" in fastsnake.policies()
+    with pytest.raises(PolicyError, match="'cycle' is taken"):
+        fastsnake.sweep(fastsnake.Policy(_walks_into_the_wall, name="cycle"), 5, 2)
+    with pytest.raises(PolicyError, match="must be 1..64 letters"):
+        fastsnake.Policy(_walks_into_the_wall, name="no spaces")

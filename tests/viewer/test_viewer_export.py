@@ -47,8 +47,8 @@ def test_export_targets_are_checked(views, tmp_path):
     view = views("greedy10.npz")
     with pytest.raises(ViewerError, match="must end in .gif"):
         ex.export_frames(view, tmp_path / "out.mp4")
-    with pytest.raises(ViewerError, match="--every 0"):
+    with pytest.raises(ViewerError, match="every=0"):
         ex.export_frames(view, tmp_path / "a.gif", every=0)
-    with pytest.raises(ViewerError, match="--every 136 or more"):
+    with pytest.raises(ViewerError, match="every=136 or more"):
         ex.export_frames(views("cycle30.npz"), tmp_path / "big.gif")
     assert not (tmp_path / "big.gif").exists()

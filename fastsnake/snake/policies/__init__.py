@@ -17,7 +17,6 @@ An entry point's object may be:
 
 from __future__ import annotations
 
-import re
 import sys
 import threading
 from dataclasses import replace
@@ -28,15 +27,25 @@ from fastsnake.snake.policies.protocol import (  # noqa: F401
     OWN_DISTRIBUTION,
     EnginePolicy,
     PolicyError,
+    check_name,
     no_params,
 )
 
 ENTRY_POINT_GROUP = "fastsnake.policies"
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 _lock = threading.RLock()
 _registry: dict[str, EnginePolicy] = {}
 _entry_points: dict | None = None  # name -> EntryPoint, discovered once
+_warned: set[str] = set()  # warnings already printed by this process
+
+
+def warn_once(message: str) -> None:
+    """`fastsnake: warning: ...` on stderr, once per process whatever the number of lookups."""
+    with _lock:
+        if message in _warned:
+            return
+        _warned.add(message)
+    sys.stderr.write(f"fastsnake: warning: {message}\n")
 
 
 def _discover() -> dict:
@@ -51,8 +60,8 @@ def _discover() -> dict:
             for ep in eps:
                 if ep.name in found:
                     if _dist_name(found[ep.name]) != _dist_name(ep):
-                        sys.stderr.write(f"fastsnake: warning: policy {ep.name!r} of package {_dist_name(ep)!r} is "
-                                         f"ignored: {_dist_name(found[ep.name])!r} provides that name\n")
+                        warn_once(f"policy {ep.name!r} of package {_dist_name(ep)!r} is ignored: "
+                                  f"{_dist_name(found[ep.name])!r} provides that name")
                     continue
                 found[ep.name] = ep
             _entry_points = found
@@ -75,12 +84,6 @@ def rediscover() -> None:
 def _dist_name(ep) -> str:
     dist = getattr(ep, "dist", None)
     return dist.name if dist is not None else ep.value.split(":")[0].split(".")[0]
-
-
-def check_name(name) -> str:
-    if not isinstance(name, str) or not _NAME.match(name):
-        raise PolicyError(f"policy name {name!r} must be 1..64 letters, digits, '-', '_' or '.'")
-    return name
 
 
 def as_engine_policy(name: str, obj, origin: str) -> EnginePolicy:

@@ -1,4 +1,4 @@
-"""What a policy module needs, below the registry: `EnginePolicy`, `PolicyError`, `no_params`.
+"""What a policy module needs, below the registry: `EnginePolicy`, `PolicyError`, `no_params`, `check_name`.
 
 The registry (`fastsnake.snake.policies`) re-exports these names, so a policy package writes
 ``from fastsnake.snake.policies import EnginePolicy``. They live here so that modules the
@@ -8,6 +8,7 @@ import cycle.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -16,6 +17,7 @@ import numpy as np
 from fastsnake.errors import InputError
 
 OWN_DISTRIBUTION = "fastsnake"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
 class PolicyError(InputError):
@@ -41,6 +43,12 @@ class EnginePolicy:
         """The first sentence-line of the summary, for one-line listings."""
         text = (self.summary or "").strip()
         return text.split("\n\n")[0].replace("\n", " ") if text else ""
+
+
+def check_name(name) -> str:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise PolicyError(f"policy name {name!r} must be 1..64 letters, digits, '-', '_' or '.'")
+    return name
 
 
 def no_params(config, options) -> np.ndarray:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import operator
+import os
+import re
 import threading
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
@@ -23,12 +25,14 @@ import numba
 import numpy as np
 from numba import njit
 
-from fastsnake.snake.board import CFG_COLS, CFG_MAX_MOVES, CFG_ROWS, CFG_START_LENGTH
+from fastsnake.snake.board import CFG_COLS, CFG_MAX_MOVES, CFG_ROWS, CFG_START_LENGTH, CFG_TAIL_RULE, TAIL_FOLLOW
 from fastsnake.snake.cycles import check_cycle_board
 from fastsnake.snake.engine import (
     BAD_MOVE,
     BOX_MOVE,
     E_KIND,
+    E_REAL,
+    E_TYPE,
     E_VALUE,
     ERR_CYCLE,
     ERR_MOVE,
@@ -38,12 +42,16 @@ from fastsnake.snake.engine import (
     G_NBR,
     G_OCC,
     G_RNG,
+    MOVE_BOOL,
+    MOVE_FLOAT,
+    MOVE_UINT,
     ROW_APPLES,
     ROW_LENGTH,
     ROW_MOVES,
     ROW_OUTCOME,
     RUNNING,
     U_ERROR,
+    U_ERROR_REAL,
     U_NEIGHBOURS,
     U_WS,
     PolicyState,
@@ -53,11 +61,12 @@ from fastsnake.snake.engine import (
     new_game,
     record_game,
     run,
+    start_policy_state,
     start_state,
     sweep_path,
     user_context,
 )
-from fastsnake.snake.policies.protocol import EnginePolicy, PolicyError, no_params
+from fastsnake.snake.policies.protocol import EnginePolicy, PolicyError, check_name, no_params
 from fastsnake.snake.rng import RNG_SEED, game_seed
 
 MOVE_RULE = "a move must be 0 (up), 1 (right), 2 (down) or 3 (left)"
@@ -87,8 +96,11 @@ class Policy:
         ``decide(state, ws)`` returns the next move, 0 up, 1 right, 2 down, 3 left.
         ``state`` has the fields ``rows, cols, head, tail, apple, length, moves,
         occupied`` (flat uint8, 1 = body), ``neighbours`` (cells x 4, -1 off the
-        board) and ``seed`` (the game's seed). A numba ``@njit`` function is compiled
-        into the engine loop; a plain function is called from Python.
+        board), ``seed`` (the game's seed) and the rules: ``tail_follows`` (True when
+        the head may enter the cell the tail leaves), ``max_moves``, ``start_length``.
+        A move is an integer 0..3 of any integer type; floats and bools are refused.
+        A numba ``@njit`` function is compiled into the engine loop; a plain function
+        is called from Python.
     alloc : callable, optional
         ``alloc(rows, cols)`` returns the workspace ``ws`` (a tuple of arrays), made
         once per worker thread and reused across games. Without it ``ws`` is ``()``.
@@ -99,13 +111,16 @@ class Policy:
         path, as for our other policies.
     summary : str
         One paragraph for ``fastsnake policies``.
+    name : str, optional
+        The name it registers under when passed to `fastsnake.sweep` etc. as an object
+        (default: the ``decide`` function's name, with ``-2``, ``-3`` ... when taken).
 
     Examples
     --------
     >>> import fastsnake
     >>> def right_then_down(state, ws):
     ...     return 1 if state.neighbours[state.head, 1] >= 0 else 2
-    >>> fastsnake.sweep(fastsnake.Policy(right_then_down), 6, 10).summary["losses"]
+    >>> fastsnake.sweep(fastsnake.Policy(right_then_down), 6, 10).summary["deaths"]
     10
     """
 
@@ -113,12 +128,15 @@ class Policy:
     alloc: Callable | None = None
     start_cycle: Callable | None = None
     summary: str = ""
+    name: str | None = None
 
     def __post_init__(self):
         for role in ("decide", "alloc", "start_cycle"):
             value = getattr(self, role)
             if (value is not None or role == "decide") and not callable(value):
                 raise PolicyError(f"Policy {role}={value!r} is not callable")
+        if self.name is not None:
+            check_name(self.name)
 
     @property
     def compiled(self) -> bool:
@@ -167,8 +185,7 @@ def _start(g, ctx, start_cycle, path, seed, order):
     if start_cycle is None:
         lay_body_random(g, path, False)
     else:
-        state = PolicyState(cfg[CFG_ROWS], cfg[CFG_COLS], -1, -1, -1, 0, 0, g[G_OCC], ctx[U_NEIGHBOURS],
-                            g[G_RNG][RNG_SEED])
+        state = start_policy_state(g, ctx[U_NEIGHBOURS])
         cells = np.asarray(start_cycle(state, ctx[U_WS])).astype(np.int32)
         if not is_cycle_of_board(cells, g[G_NBR]):
             ctx[U_ERROR][E_KIND] = ERR_CYCLE
@@ -179,7 +196,9 @@ def _start(g, ctx, start_cycle, path, seed, order):
     return start_state(g, cfg[CFG_START_LENGTH], True)
 
 
-@njit(cache=True, nogil=True)
+# Never cache=True: a cached kernel taking `decide` as an argument keeps every policy it saw in
+# one index, and loading it imports all their modules (see `user_cache`).
+@njit(nogil=True)
 def user_sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
     """Games of a sweep for a user policy passed in (compiled per process: see `user_cache`)."""
     return sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out)
@@ -189,7 +208,7 @@ def user_sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
 def sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
     """Games first .. first+len(out)-1 of a sweep, rows as `engine.sweep_chunk` writes them.
 
-    Returns (games finished, error record): play stops at the first game whose
+    Returns (games finished, (error record, real value)): play stops at the first game whose
     policy misbehaved (the record says how; that game's row is not written).
     """
     g = new_game(cfg, nbr)
@@ -199,18 +218,18 @@ def sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
     for k in range(out.shape[0]):
         st = _start(g, ctx, start_cycle, path, game_seed(base_seed, first + k), order)
         if ctx[U_ERROR][E_KIND] != ERR_NONE:
-            return k, ctx[U_ERROR]
+            return k, (ctx[U_ERROR], ctx[U_ERROR_REAL])
         st = run(g, ctx, _unused_decide, st, cfg[CFG_MAX_MOVES], None, None, decide)
         if st.outcome == BAD_MOVE:
-            return k, ctx[U_ERROR]
+            return k, (ctx[U_ERROR], ctx[U_ERROR_REAL])
         out[k, ROW_OUTCOME] = st.outcome
         out[k, ROW_MOVES] = st.moves
         out[k, ROW_APPLES] = st.apples
         out[k, ROW_LENGTH] = st.length
-    return out.shape[0], ctx[U_ERROR]
+    return out.shape[0], (ctx[U_ERROR], ctx[U_ERROR_REAL])
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)  # never cache=True: see user_sweep_games
 def user_play_game(decide, start_cycle, ws, cfg, nbr, seed):
     """One recorded game of a user policy passed in (compiled per process: see `user_cache`)."""
     return play_game(decide, start_cycle, ws, cfg, nbr, seed)
@@ -218,17 +237,18 @@ def user_play_game(decide, start_cycle, ws, cfg, nbr, seed):
 
 @njit(cache=True, inline="always")
 def play_game(decide, start_cycle, ws, cfg, nbr, seed):
-    """One recorded game: (outcome, body0, moves, apples, cycle order or empty, error record)."""
+    """One recorded game: (outcome, body0, moves, apples, cycle order or empty, (error record, real value))."""
     g = new_game(cfg, nbr)
     ctx = user_context(ws, nbr)
     order = np.empty(nbr.shape[0] // 4, np.int32)
     st = _start(g, ctx, start_cycle, sweep_path(cfg[CFG_ROWS], cfg[CFG_COLS]), seed, order)
     if ctx[U_ERROR][E_KIND] != ERR_NONE:
-        return BAD_MOVE, np.empty(0, np.int32), np.empty(0, np.uint8), np.empty(0, np.int32), order, ctx[U_ERROR]
+        return (BAD_MOVE, np.empty(0, np.int32), np.empty(0, np.uint8), np.empty(0, np.int32), order,
+                (ctx[U_ERROR], ctx[U_ERROR_REAL]))
     st, body0, moves, apples = record_game(g, ctx, _unused_decide, st, decide)
     if start_cycle is None:
         order = order[:0]
-    return st.outcome, body0, moves, apples, order, ctx[U_ERROR]
+    return st.outcome, body0, moves, apples, order, (ctx[U_ERROR], ctx[U_ERROR_REAL])
 
 
 # -- the plain-Python driver ---------------------------------------------------------------
@@ -243,6 +263,7 @@ class _PythonGame:
         self.g = new_game(cfg, nbr)
         self.path = sweep_path(self.rows, self.cols)
         self.box = np.zeros(1, np.int64)
+        self.rules = (bool(cfg[CFG_TAIL_RULE] == TAIL_FOLLOW), int(cfg[CFG_MAX_MOVES]), int(cfg[CFG_START_LENGTH]))
 
     def start(self, seed):
         g = self.g
@@ -252,7 +273,8 @@ class _PythonGame:
         if self.policy.start_cycle is None:
             lay_body_random(g, self.path, False)
         else:
-            state = PolicyState(self.rows, self.cols, -1, -1, -1, 0, 0, g[G_OCC], self.neighbours, int(seed))
+            state = PolicyState(self.rows, self.cols, -1, -1, -1, 0, 0, g[G_OCC], self.neighbours, int(seed),
+                                *self.rules)
             cells = _call(self.name, "start_cycle", self.policy.start_cycle, state, self.ws)
             try:
                 cells = np.asarray(cells).astype(np.int32).reshape(-1)
@@ -268,15 +290,14 @@ class _PythonGame:
     def play(self, st, game, record=None):
         g, box, decide, seed = self.g, self.box, self.policy.decide, int(g_seed(self.g))
         occupied, neighbours, ws, rows, cols = g[G_OCC], self.neighbours, self.ws, self.rows, self.cols
+        follows, max_moves, start_length = self.rules
         while st.outcome == RUNNING:
-            state = PolicyState(rows, cols, st.head, st.tail, st.apple, st.length, st.moves, occupied, neighbours, seed)
+            state = PolicyState(rows, cols, st.head, st.tail, st.apple, st.length, st.moves, occupied, neighbours, seed,
+                                follows, max_moves, start_length)
             move = _call(self.name, "decide", decide, state, ws)
-            try:
-                move = operator.index(move)
-            except TypeError:
-                raise _move_error(self.name, move, game, st.moves) from None
-            if not 0 <= move <= 3:
-                raise _move_error(self.name, move, game, st.moves)
+            value, move = move, move_of(move)
+            if move is None:
+                raise _move_error(self.name, shown(value), game, st.moves)
             box[BOX_MOVE] = move
             length = st.length
             st = apply_move(g, st, box)
@@ -298,8 +319,44 @@ def _call(name, role, fn, *args):
         raise PolicyError(f"policy {name!r}: {role} raised {type(exc).__name__}: {exc}") from None
 
 
-def _move_error(name, value, game, moves) -> PolicyError:
-    return PolicyError(f"policy {name!r} returned {value!r} in game {game} at move {moves + 1}; {MOVE_RULE}")
+def move_of(value) -> int | None:
+    """The move `value` is (an integer 0..3 of any integer type), or None: floats, bools and
+    anything else are refused, as the numba path refuses them (`engine.as_move`)."""
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    try:
+        value = operator.index(value)  # ints of every kind; floats and the rest raise
+    except TypeError:
+        return None
+    return value if 0 <= value <= 3 else None
+
+
+def shown(value) -> str:
+    """`value` as a move error shows it, the same whichever path (numba or Python) returned it."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return repr(value)
+
+
+def _recorded_value(error) -> str:
+    """`shown` of the value a numba policy returned, from the kernel's (error record, real value)."""
+    error, real = error
+    kind, value = int(error[E_TYPE]), int(error[E_VALUE])
+    if kind == MOVE_FLOAT:
+        return shown(float(real[E_REAL]))
+    if kind == MOVE_BOOL:
+        return shown(bool(value))
+    if kind == MOVE_UINT:
+        return shown(np.array(value, np.int64).view(np.uint64)[()])
+    return shown(value)
+
+
+def _move_error(name, value: str, game, moves) -> PolicyError:
+    return PolicyError(f"policy {name!r} returned {value} in game {game} at move {moves + 1}; {MOVE_RULE}")
 
 
 def _cycle_error(name, rows, cols) -> PolicyError:
@@ -307,10 +364,37 @@ def _cycle_error(name, rows, cols) -> PolicyError:
                        f"(it must list every cell once, each next to the one before, the last next to the first)")
 
 
-def _compile_error(name, exc) -> PolicyError:
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    detail = next((line for line in lines if not line.startswith(("Failed in", "During:", "File "))), "")
-    return PolicyError(f"policy {name!r}: numba cannot compile it into the engine: {detail[:300]}")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_WHERE = re.compile(r'^File "(?P<file>[^"]+)", line (?P<line>\d+)')
+_NOT_A_REASON = ("Failed in", "During:", "File ", "No implementation of function", "There are ", "- Of which",
+                 "Overload in function", "With argument", "Rejected as", "raised from", "<source elided>", ">>>")
+
+
+def _compile_error(name, exc, functions) -> PolicyError:
+    """One line from a numba compile error: its first real reason and where in the user's code.
+
+    numba's message nests pipeline stages and our kernels' frames around the reason, in ANSI
+    colours; the reason is the specific TypingError an overload raised if there is one (e.g.
+    `engine.as_move` refusing the returned type), else the first line that is not a frame.
+    """
+    lines = [line.strip() for line in _ANSI.sub("", str(exc)).splitlines() if line.strip()]
+    specific = [line.split("TypingError:", 1)[1].strip() for line in lines if line.startswith("TypingError:")]
+    reasons = specific or [line for line in lines if not line.startswith(_NOT_A_REASON)]
+    reason = re.sub(r"\bPolicyState\(.*\)", "PolicyState", reasons[0] if reasons else "")
+    return PolicyError(f"policy {name!r}: numba cannot compile it into the engine: {reason[:300]}"
+                       f"{_user_place(lines, functions)}")
+
+
+def _user_place(lines, functions) -> str:
+    """' (file, line N)' of the first frame numba names in the user's files, else where the function starts."""
+    codes = [getattr(getattr(fn, "py_func", fn), "__code__", None) for fn in functions if fn is not None]
+    codes = [code for code in codes if code is not None]
+    files = {os.path.abspath(code.co_filename) for code in codes}
+    for line in lines:
+        match = _WHERE.match(line)
+        if match and os.path.abspath(match["file"]) in files:
+            return f" ({os.path.abspath(match['file'])}, line {match['line']})"
+    return f" ({codes[0].co_filename}, line {codes[0].co_firstlineno})" if codes else ""
 
 
 # -- the adapter: a user Policy as an EnginePolicy ----------------------------------------------
@@ -390,20 +474,21 @@ class UserRunner:
                 return getattr(self._cached, "sweep" if kernel is user_sweep_games else "play")(ws, *args)
             return kernel(policy.decide, policy.start_cycle, ws, *args)
         except numba.core.errors.NumbaError as exc:
-            raise _compile_error(self.name, exc) from None
+            raise _compile_error(self.name, exc, (policy.decide, policy.start_cycle)) from None
         except PolicyError:
             raise
         except Exception as exc:
             raise PolicyError(f"policy {self.name!r} raised {type(exc).__name__}: {exc}") from None
 
     def _raise_recorded(self, game, error, cfg, nbr, base_seed):
-        if error[E_KIND] == ERR_CYCLE:
+        kind = error[0][E_KIND]
+        if kind == ERR_CYCLE:
             raise _cycle_error(self.name, int(cfg[CFG_ROWS]), int(cfg[CFG_COLS]))
-        if error[E_KIND] == ERR_MOVE:
+        if kind == ERR_MOVE:
             # Find the move number by replaying that one game (cheap, and only on failure).
             seed = game_seed(np.uint64(base_seed), np.uint64(game))
             _, _, moves, _, _, _ = self._play_compiled(cfg, nbr, seed)
-            raise _move_error(self.name, int(error[E_VALUE]), game, len(moves))
+            raise _move_error(self.name, _recorded_value(error), game, len(moves))
         raise PolicyError(f"policy {self.name!r} failed in game {game}")
 
     def _play_compiled(self, cfg, nbr, seed):
@@ -429,10 +514,10 @@ class UserRunner:
     def play(self, cfg, nbr, params, seed):
         if self.compiled:
             outcome, body0, moves, apples, order, error = self._play_compiled(cfg, nbr, seed)
-            if error[E_KIND] == ERR_CYCLE:
+            if error[0][E_KIND] == ERR_CYCLE:
                 raise _cycle_error(self.name, int(cfg[CFG_ROWS]), int(cfg[CFG_COLS]))
-            if error[E_KIND] == ERR_MOVE:
-                raise _move_error(self.name, int(error[E_VALUE]), "played", len(moves))
+            if error[0][E_KIND] == ERR_MOVE:
+                raise _move_error(self.name, _recorded_value(error), "played", len(moves))
             return outcome, body0, moves, apples, order
         rows, cols = int(cfg[CFG_ROWS]), int(cfg[CFG_COLS])
         ws = self._take_ws(rows, cols)

@@ -103,7 +103,7 @@
     var W = 560, rowH = 26, H = 40 + rowH * sections.length + 24, L = 110, R = 16;
     var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "class": "plot" });
     svg.appendChild(sv("text", { x: 12, y: 18, "class": "plot-title" }, "Outcomes"));
-    var kinds = [["won", "wins", PAL.body_head], ["died", "losses", PAL.apple], ["stuck", "stuck", PAL.text_dim]];
+    var kinds = [["won", "wins", PAL.body_head], ["died", "deaths", PAL.apple], ["stuck", "stuck", PAL.text_dim]];
     sections.forEach(function (s, i) {
       var y = 34 + i * rowH, x = L, n = s.summary.games || 1;
       svg.appendChild(sv("text", { x: L - 8, y: y + 15, "text-anchor": "end", "class": "legend" }, s.policy));
