@@ -13,6 +13,7 @@ import numpy as np
 
 from fastsnake.envs.config import EnvError
 from fastsnake.envs.kernels import APPLE, BODY, EMPTY, HEAD, TAIL
+from fastsnake.envs.observations import check_obs, encode
 from fastsnake.snake.board import TAIL_RULES
 
 
@@ -48,18 +49,31 @@ def action_mask_of(state, tail: str = "follow") -> np.ndarray:
     return mask
 
 
-def agent_policy(agent, *, masked: bool = False, tail: str = "follow"):
+def agent_observation(state, obs: str = "grid", tail: str = "follow") -> np.ndarray:
+    """The observation of kind `obs` (``"grid"``, ``"planes"``, ``"features"``) of a policy's state,
+    equal to what an env made with ``obs=obs, tail=tail`` shows in that position."""
+    grid = observation_of(state)
+    if check_obs(obs) == "grid":
+        return grid
+    mask = action_mask_of(state, tail)
+    one = np.array([int(state.head)]), np.array([int(state.tail)]), np.array([int(state.apple)])
+    return encode(obs, grid[None], mask[None], *one, np.array([int(state.length)]))[0]
+
+
+def agent_policy(agent, *, masked: bool = False, tail: str = "follow", obs: str = "grid"):
     """A ``decide(state, ws)`` that plays `agent`: ``agent(obs) -> action`` (an int 0..3),
-    or ``agent(obs, action_mask)`` with ``masked=True``. For `fastsnake.sweep` / `compare`."""
+    or ``agent(obs, action_mask)`` with ``masked=True``, where ``obs`` is the observation of
+    kind `obs` an env with that ``obs=`` would show. For `fastsnake.sweep` / `compare`."""
     if not callable(agent):
         raise EnvError(f"agent {agent!r} is not callable")
     if tail not in TAIL_RULES:
         raise EnvError(f"tail={tail!r} is not one of {', '.join(TAIL_RULES)}")
+    check_obs(obs)
 
     if masked:
         def decide(state, ws):
-            return int(agent(observation_of(state), action_mask_of(state, tail)))
+            return int(agent(agent_observation(state, obs, tail), action_mask_of(state, tail)))
     else:
         def decide(state, ws):
-            return int(agent(observation_of(state)))
+            return int(agent(agent_observation(state, obs, tail)))
     return decide
