@@ -4,7 +4,8 @@
 
 Writes into --out: ``log.csv`` (one row per rollout: steps, wall and CPU seconds, episodes and
 their mean apples, moves and reward over the last 100), ``model.zip`` (a checkpoint every
---checkpoint-every steps and at the end, each written whole) and ``run.json`` (the arguments).
+--checkpoint-every steps and at the end, each written whole; --resume continues it),
+``policy.pt`` (the policy alone, at the end) and ``run.json`` (the arguments).
 Progress goes to stderr. Ctrl-C stops at the next step and keeps the checkpoint and log so far.
 The model plays through `fastsnake.compare` with examples/rl/compare_agent.py.
 
@@ -153,7 +154,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted: saving what was learnt", file=sys.stderr)
     save_whole(model, checkpoint)
-    print(f"{model.num_timesteps:,} steps; model in {checkpoint}", file=sys.stderr)
+    # The policy alone (no optimizer state, about a third of the size): what compare_agent.py needs.
+    model.policy.save(args.out / "policy.partial.pt")
+    os.replace(args.out / "policy.partial.pt", args.out / "policy.pt")
+    print(f"{model.num_timesteps:,} steps; model in {checkpoint}, policy in {args.out / 'policy.pt'}", file=sys.stderr)
     return 0
 
 
