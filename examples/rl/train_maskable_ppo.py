@@ -6,7 +6,7 @@ Writes into --out: ``log.csv`` (one row per rollout: steps, wall and CPU seconds
 their mean apples, moves and reward over the last 100), ``model.zip`` (a checkpoint every
 --checkpoint-every steps and at the end, each written whole; --resume continues it),
 ``policy.pt`` (the policy alone, at the end) and ``run.json`` (the arguments).
-Progress goes to stderr. Ctrl-C stops at the next step and keeps the checkpoint and log so far.
+Progress goes to stderr. Ctrl-C (or SIGTERM) stops at the next step and saves what was learnt.
 The model plays through `fastsnake.compare` with examples/rl/compare_agent.py.
 
 Needs the rl-train extra and a CPU torch: pip install torch==2.13.0 'fastsnake[rl-train]'.
@@ -18,6 +18,7 @@ import argparse
 import csv
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -149,10 +150,15 @@ def main(argv=None) -> int:
     (args.out / "run.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     progress = Progress(args.out, None if args.cpu_minutes is None else args.cpu_minutes * 60,
                         args.checkpoint_every, done_steps)
-    try:
-        model.learn(max(args.steps - done_steps, 1), callback=progress, reset_num_timesteps=not args.resume)
-    except KeyboardInterrupt:
-        print("\ninterrupted: saving what was learnt", file=sys.stderr)
+
+    def stop(signum, frame):
+        progress.stop = True  # the callback ends learn() at the next env step; then the model is saved
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    model.learn(max(args.steps - done_steps, 1), callback=progress, reset_num_timesteps=not args.resume)
+    if progress.stop:
+        print("stopped: saving what was learnt", file=sys.stderr)
     save_whole(model, checkpoint)
     # The policy alone (no optimizer state, about a third of the size): what compare_agent.py needs.
     model.policy.save(args.out / "policy.partial.pt")
