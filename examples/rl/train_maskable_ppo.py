@@ -154,9 +154,12 @@ def main(argv=None) -> int:
     def stop(signum, frame):
         progress.stop = True  # the callback ends learn() at the next env step; then the model is saved
 
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGTERM, stop)
-    model.learn(max(args.steps - done_steps, 1), callback=progress, reset_num_timesteps=not args.resume)
+    before = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        model.learn(max(args.steps - done_steps, 1), callback=progress, reset_num_timesteps=not args.resume)
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
     if progress.stop:
         print("stopped: saving what was learnt", file=sys.stderr)
     save_whole(model, checkpoint)

@@ -139,3 +139,35 @@ def test_maskable_ppo_trains_and_plays_through_compare():
             obs, _, terminated, truncated, info = single.step(agent(obs, info["action_mask"]))
             done = terminated or truncated
         assert (info["moves"], info["apples"]) == (rows.column("moves")[k].as_py(), rows.column("apples")[k].as_py())
+
+
+def test_training_example_writes_log_checkpoint_and_policy(tmp_path, capsys):
+    """examples/rl: a tiny training run, then its policy.pt through compare_agent.py."""
+    import csv
+    import importlib.util
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "examples" / "rl"
+
+    def example(name):
+        spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    out = tmp_path / "run"
+    train = example("train_maskable_ppo")
+    assert train.main(["--size", "6", "--obs", "features", "--envs", "4", "--n-steps", "64", "--batch-size", "64",
+                       "--steps", "512", "--checkpoint-every", "256", "--net", "16", "--out", str(out)]) == 0
+    with open(out / "log.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [int(r["steps"]) for r in rows] == [256, 512]
+    assert (out / "model.zip").stat().st_size > 0 and not list(out.glob("*.partial.*"))
+    compare = example("compare_agent")
+    png = tmp_path / "curve.png"
+    capsys.readouterr()
+    assert compare.main([str(out / "policy.pt"), "--size", "6", "--obs", "features", "--games", "2",
+                         "--policies", "greedy", "--plot", str(out / "log.csv"), str(png)]) == 0
+    table = capsys.readouterr().out
+    assert "| maskable-ppo | 2 |" in table and "| greedy | 2 |" in table
+    assert png.read_bytes().startswith(b"\x89PNG")
