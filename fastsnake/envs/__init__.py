@@ -8,8 +8,10 @@ and a vector entry point (`SnakeVectorEnv`, N games in one numba kernel):
                               vectorization_mode="vector_entry_point", size=10)
 
 Observation: (rows, cols) uint8 cell codes `CODES` (0 empty, 1 body, 2 head, 3 tail,
-4 apple). Seeds are the sweeps': ``reset(seed=S)`` plays game 0 of base seed S, each
-later reset the next game. See docs/envs.md.
+4 apple); ``obs="planes"`` (one-hot, channels first) or ``obs="features"`` (`FEATURE_NAMES`)
+instead. Seeds are the sweeps': ``reset(seed=S)`` plays game 0 of base seed S, each
+later reset the next game. Stable-Baselines3: `fastsnake.envs.sb3.SnakeVecEnv` (the
+``rl-train`` extra). See docs/envs.md.
 """
 
 try:
