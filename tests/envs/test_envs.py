@@ -392,6 +392,17 @@ def test_threads_step_the_same_games():
         E.SnakeVectorEnv(2, size=4, threads=0)
 
 
+def test_sb3_adapter_without_sb3_says_what_to_install(monkeypatch):
+    import importlib
+    import sys
+
+    for name in [m for m in sys.modules if m.split(".")[0] == "stable_baselines3"] + ["stable_baselines3"]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "fastsnake.envs.sb3", raising=False)
+    with pytest.raises(ImportError, match=r"stable-baselines3 and torch.*rl-train"):
+        importlib.import_module("fastsnake.envs.sb3")
+
+
 def test_planes():
     env = E.SnakeEnv(size=(3, 5))
     obs, _ = env.reset(seed=1)

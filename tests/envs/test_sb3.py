@@ -95,6 +95,12 @@ def test_attributes_methods_and_errors():
     env.seed(5)
     env.reset()
     assert env.env_method("seed_and_game") == [(5, 0), (6, 0), (7, 0)]
+    env.seed(5)
+    env.set_options({"game": 4})
+    env.reset()
+    single = E.SnakeEnv(size=6, obs="features")
+    assert np.array_equal(env.reset()[2], single.reset(seed=7, options={"game": 5})[0])  # options last one reset
+    assert env.env_method("seed_and_game") == [(5, 5), (6, 5), (7, 5)]
     assert env.get_attr("obs", indices=[0, 2]) == ["features", "features"]
     assert [f.shape[2] for f in env.get_images()] == [3, 3, 3]
     assert np.array_equal(np.stack(env.env_method("action_masks", indices=[1])), env.action_masks()[1:2])
