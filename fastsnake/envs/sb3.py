@@ -20,6 +20,8 @@ except ImportError:  # pragma: no cover - depends on the installed extras
     raise ImportError("fastsnake.envs.sb3 needs stable-baselines3 and torch, which are not installed: "
                       "pip install torch==2.13.0 'fastsnake[rl-train]' (docs/envs.md: a CPU torch)") from None
 
+from functools import partial
+
 import numpy as np
 from gymnasium import spaces
 
@@ -28,7 +30,8 @@ from fastsnake.envs.config import EnvError, check_seed, check_threads, env_confi
 from fastsnake.envs.games import Games, check_action
 from fastsnake.envs.observations import PLANES, check_obs, observation_space
 
-# Per-env attributes `get_attr` answers (SB3 and its callbacks ask for them env by env).
+# What `get_attr` and `env_method` answer for each env, as a DummyVecEnv over `SnakeEnv`s would.
+_ENV_METHODS = ("action_masks", "render", "seed_and_game", "body")
 _SHARED_ATTRIBUTES = ("render_mode", "observation_space", "action_space", "obs", "config", "rows", "cols",
                       "metadata", "spec")
 
@@ -119,13 +122,13 @@ class SnakeVecEnv(VecEnv):
         return [self._games.frame(i) for i in range(self.num_envs)]
 
     def get_attr(self, attr_name, indices=None):
-        count = len(self._get_indices(indices))
+        which = list(self._get_indices(indices))
         if attr_name == "render_mode":
-            return [self._render_mode] * count
-        if attr_name in ("action_masks", "seed_and_game", "body"):
-            return [getattr(self, attr_name)] * count
+            return [self._render_mode] * len(which)
+        if attr_name in _ENV_METHODS:  # env i's own method, as a DummyVecEnv's env would give
+            return [partial(self._env_call, attr_name, i) for i in which]
         if attr_name in _SHARED_ATTRIBUTES:
-            return [getattr(self, attr_name)] * count
+            return [getattr(self, attr_name)] * len(which)
         raise AttributeError(f"SnakeVecEnv's envs have no attribute {attr_name!r}")
 
     def set_attr(self, attr_name, value, indices=None):
@@ -137,16 +140,22 @@ class SnakeVecEnv(VecEnv):
 
     def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
         which = list(self._get_indices(indices))
-        if method_name == "action_masks":
+        if method_name not in _ENV_METHODS:
+            raise AttributeError(f"SnakeVecEnv's envs have no method {method_name!r}")
+        if method_name == "action_masks":  # MaskablePPO asks every step: one array, not N calls
             return list(self.action_masks()[which])
+        return [self._env_call(method_name, i, *method_args, **method_kwargs) for i in which]
+
+    def _env_call(self, method_name, i):
+        """What env i's `SnakeEnv` method `method_name` would return."""
+        games = self._games
+        if method_name == "action_masks":
+            return games.masks[i].astype(np.bool_)
         if method_name == "render":
-            return [self._games.frame(i) for i in which]
+            return games.frame(i)
         if method_name == "seed_and_game":
-            seeds, numbers = self._games.batch[K.B_SEED], self._games.batch[K.B_GAME]
-            return [(int(seeds[i]), int(numbers[i])) for i in which]
-        if method_name == "body":
-            return [self._games.body(i) for i in which]
-        raise AttributeError(f"SnakeVecEnv's envs have no method {method_name!r}")
+            return games.seed(i), games.game(i)
+        return games.body(i)
 
     def env_is_wrapped(self, wrapper_class, indices=None):
         return [False] * len(self._get_indices(indices))
@@ -159,7 +168,7 @@ class SnakeVecEnv(VecEnv):
 
     def seed_and_game(self) -> list[tuple[int, int]]:
         """(base seed, game index) of each env's current game."""
-        return self.env_method("seed_and_game")
+        return [self._env_call("seed_and_game", i) for i in range(self.num_envs)]
 
     def body(self, i: int) -> np.ndarray:
         """Env i's snake, tail first, head last."""

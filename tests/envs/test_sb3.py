@@ -105,6 +105,9 @@ def test_attributes_methods_and_errors():
     assert [f.shape[2] for f in env.get_images()] == [3, 3, 3]
     assert np.array_equal(np.stack(env.env_method("action_masks", indices=[1])), env.action_masks()[1:2])
     assert env.env_is_wrapped(VecMonitor) == [False] * 3
+    mask_of_2 = env.get_attr("action_masks", indices=[2])[0]
+    assert np.array_equal(mask_of_2(), env.action_masks()[2])
+    assert np.array_equal(env.env_method("body", indices=1)[0], env.body(1))
     with pytest.raises(AttributeError):
         env.get_attr("no_such_thing")
     with pytest.raises(AttributeError):
