@@ -180,3 +180,15 @@ def test_training_example_writes_log_checkpoint_and_policy(tmp_path, capsys):
     table = capsys.readouterr().out
     assert "| maskable-ppo | 2 |" in table and "| greedy | 2 |" in table
     assert png.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("policy,cnn", [("CnnPolicy", True), ("MlpPolicy", False)])
+def test_planes_train_without_warnings(policy, cnn):
+    env = SnakeVecEnv(4, size=6, obs="planes", threads=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = MaskablePPO(policy, env, n_steps=32, batch_size=64, n_epochs=1, device="cpu",
+                            policy_kwargs=policy_kwargs("planes", cnn=cnn))
+        model.learn(128)
+    assert model.policy.normalize_images is False
+    assert type(model.policy.features_extractor).__name__ == ("BoardCNN" if cnn else "FlattenExtractor")
