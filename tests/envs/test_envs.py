@@ -50,7 +50,8 @@ def same_info(a, b):
 
 
 @pytest.mark.parametrize("kwargs", [dict(size=8), dict(size="5x7", tail="blocked", start_length=1),
-                                    dict(size=(3, 4), max_moves=20)])
+                                    dict(size=(3, 4), max_moves=20), dict(size=6, obs="planes"),
+                                    dict(size=(2, 5), obs="features", tail="blocked")])
 def test_check_env(kwargs):
     env = gym.make(ID, render_mode="rgb_array", **kwargs)
     check_env(env.unwrapped)
