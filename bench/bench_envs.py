@@ -159,6 +159,36 @@ def test_vector_env_threads(benchmark):
     print(f"2 threads / 1 thread, wall: {rates[2][1] / rates[1][1]:.2f}x")
 
 
+def test_step_kernel_releases_the_gil(benchmark):
+    """While a worker thread steps 100,000 envs 40 times, how often a Python loop in this thread runs,
+    with the nogil kernel (`step_range`) and with the same work under the GIL (`step_batch`)."""
+    import threading
+
+    from fastsnake.envs import kernels as K
+
+    n = 100_000
+    envs = E.SnakeVectorEnv(n, size=SIZE, threads=1)
+    envs.reset(seed=0)
+    g = envs._games
+    out = (np.ones(n, np.int64), np.zeros(n), np.zeros(n, np.bool_), np.zeros(n, np.bool_))
+    calls = {
+        "step_batch (holds the GIL)": lambda: K.step_batch(g.cfg, g.nbr, g.path, g.batch, *out),
+        "step_range (releases it)": lambda: K.step_range(g.cfg, g.nbr, g.path, g.batch, *out, 0, n),
+    }
+    for call in calls.values():
+        call()  # compile / load
+    for name, call in calls.items():
+        worker = threading.Thread(target=lambda call=call: [call() for _ in range(40)])
+        worker.start()
+        loops, pause, last = 0, 0.0, time.perf_counter()
+        while worker.is_alive():
+            now = time.perf_counter()
+            pause, last, loops = max(pause, now - last), now, loops + 1
+        print(f"\n{name}: this thread's loop ran {loops:,} times, longest pause {pause * 1e3:.0f} ms")
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    assert K.step_range.targetoptions["nogil"]
+
+
 def test_sb3_training_speed(benchmark):
     """MaskablePPO steps per wall second through SnakeVecEnv against make_vec_env over SnakeEnvs, same settings."""
     pytest.importorskip("sb3_contrib", reason="needs the rl-train extra and torch (docs/envs.md)")
