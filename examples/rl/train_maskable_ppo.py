@@ -88,6 +88,12 @@ class Progress(BaseCallback):
 
     def _on_training_start(self):
         new = not (self.out / "log.csv").exists()
+        self.wall_before = self.cpu_before = 0.0
+        if not new:  # a resumed run: its clocks go on from the log's last row
+            with open(self.out / "log.csv", newline="", encoding="utf-8") as fh:
+                rows = list(csv.DictReader(fh))
+            if rows:
+                self.wall_before, self.cpu_before = float(rows[-1]["seconds"]), float(rows[-1]["cpu_seconds"])
         self.log = open(self.out / "log.csv", "a", newline="", encoding="utf-8")
         self.writer = csv.DictWriter(self.log, LOG_FIELDS)
         if new:
@@ -105,8 +111,8 @@ class Progress(BaseCallback):
         steps = self.num_timesteps
         row = {
             "steps": steps,
-            "seconds": round(wall, 2),
-            "cpu_seconds": round(cpu, 2),
+            "seconds": round(self.wall_before + wall, 2),
+            "cpu_seconds": round(self.cpu_before + cpu, 2),
             "episodes": len(episodes),
             "mean_apples": round(float(np.mean(apples)), 3) if apples else "",
             "mean_moves": round(float(np.mean([e["l"] for e in episodes])), 1) if episodes else "",
@@ -115,7 +121,7 @@ class Progress(BaseCallback):
         }
         self.writer.writerow(row)
         self.log.flush()
-        print(f"\rsteps {steps:>10,}  {row['steps_per_second']:>8,.0f}/s  cpu {cpu / 60:5.1f} min  "
+        print(f"\rsteps {steps:>10,}  {row['steps_per_second']:>8,.0f}/s  cpu {row['cpu_seconds'] / 60:5.1f} min  "
               f"apples {row['mean_apples']}  moves {row['mean_moves']}    ", end="", file=sys.stderr, flush=True)
         if steps - self.last_checkpoint >= self.checkpoint_every:
             save_whole(self.model, self.out / "model.zip")
