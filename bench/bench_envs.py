@@ -10,6 +10,10 @@ Gymnasium snake env written below, so the numbers come out as ratios too:
 
 Each benchmark asserts its result is sane (moves counted, episodes ended,
 masks honoured: a random *legal* walk dies only when trapped).
+
+Also: the vector env on 1 and 2 threads (env steps per CPU-second and per wall second), and,
+where Stable-Baselines3 is installed, MaskablePPO's training speed through
+`fastsnake.envs.sb3.SnakeVecEnv` against SB3's `make_vec_env` over single envs, in one run.
 """
 
 import time
@@ -125,6 +129,96 @@ def test_vector_env_steps_per_cpu_second(benchmark):
         line += f"; {rate / engine:.3f}x the engine's cycle follower"
     print(line)
     envs.close()
+
+
+def test_vector_env_threads(benchmark):
+    """Env steps per CPU-second and per wall second with 1 and 2 threads (the kernel over slices)."""
+    sample = LegalSampler(NUM_ENVS)
+    rates = {}
+    for threads in (1, 2):
+        envs = E.SnakeVectorEnv(NUM_ENVS, size=SIZE, threads=threads, copy=False)
+        _, info = envs.reset(seed=0)
+        for _ in range(20):
+            _, _, _, _, info = envs.step(sample(info["action_mask"]))
+        best = None
+        for _ in range(3):
+            t0, c0 = time.perf_counter(), time.process_time()
+            for _ in range(STEPS):
+                _, _, _, _, info = envs.step(sample(info["action_mask"]))
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            if best is None or wall < best[0]:
+                best = (wall, cpu)
+        steps = NUM_ENVS * STEPS
+        rates[threads] = (steps / best[1], steps / best[0])
+        envs.close()
+        print(f"\nvector env, {NUM_ENVS} envs {SIZE}x{SIZE}, {threads} thread(s): {steps / best[1] / 1e6:,.2f} M env "
+              f"steps per CPU-second, {steps / best[0] / 1e6:,.2f} M per wall second")
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    benchmark.extra_info.update({f"threads_{t}": {"per_cpu_second": c, "per_wall_second": w}
+                                 for t, (c, w) in rates.items()})
+    print(f"2 threads / 1 thread, wall: {rates[2][1] / rates[1][1]:.2f}x")
+
+
+def test_step_kernel_releases_the_gil(benchmark):
+    """While a worker thread steps 100,000 envs 40 times, how often a Python loop in this thread runs,
+    with the nogil kernel (`step_range`) and with the same work under the GIL (`step_batch`)."""
+    import threading
+
+    from fastsnake.envs import kernels as K
+
+    n = 100_000
+    envs = E.SnakeVectorEnv(n, size=SIZE, threads=1)
+    envs.reset(seed=0)
+    g = envs._games
+    out = (np.ones(n, np.int64), np.zeros(n), np.zeros(n, np.bool_), np.zeros(n, np.bool_))
+    calls = {
+        "step_batch (holds the GIL)": lambda: K.step_batch(g.cfg, g.nbr, g.path, g.batch, *out),
+        "step_range (releases it)": lambda: K.step_range(g.cfg, g.nbr, g.path, g.batch, *out, 0, n),
+    }
+    for call in calls.values():
+        call()  # compile / load
+    for name, call in calls.items():
+        worker = threading.Thread(target=lambda call=call: [call() for _ in range(40)])
+        worker.start()
+        loops, pause, last = 0, 0.0, time.perf_counter()
+        while worker.is_alive():
+            now = time.perf_counter()
+            pause, last, loops = max(pause, now - last), now, loops + 1
+        print(f"\n{name}: this thread's loop ran {loops:,} times, longest pause {pause * 1e3:.0f} ms")
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    assert K.step_range.targetoptions["nogil"]
+
+
+def test_sb3_training_speed(benchmark):
+    """MaskablePPO steps per wall second through SnakeVecEnv against make_vec_env over SnakeEnvs, same settings."""
+    pytest.importorskip("sb3_contrib", reason="needs the rl-train extra and torch (docs/envs.md)")
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from fastsnake.envs.sb3 import SnakeVecEnv, policy_kwargs
+
+    torch.set_num_threads(1)
+    n_envs, steps, obs = 64, 32_768, "planes"
+    makers = {
+        "SnakeVecEnv": lambda: SnakeVecEnv(n_envs, size=6, obs=obs, threads=1),
+        "make_vec_env": lambda: make_vec_env(E.SnakeEnv, n_envs, env_kwargs=dict(size=6, obs=obs)),
+    }
+    rates = {}
+    for name, make in makers.items():
+        model = MaskablePPO("MlpPolicy", make(), n_steps=128, batch_size=1024, n_epochs=4, seed=0, device="cpu",
+                            policy_kwargs=policy_kwargs(obs))
+        model.learn(2048)  # compile / warm up
+        t0, c0 = time.perf_counter(), time.process_time()
+        model.learn(steps, reset_num_timesteps=False)
+        rates[name] = (steps / (time.perf_counter() - t0), steps / (time.process_time() - c0))
+        print(f"\nMaskablePPO, {n_envs} envs 6x6 planes, MlpPolicy, through {name}: {rates[name][0]:,.0f} steps/s "
+              f"wall, {rates[name][1]:,.0f} per CPU-second")
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+    ratio = rates["SnakeVecEnv"][1] / rates["make_vec_env"][1]
+    benchmark.extra_info.update(rates=rates, ratio_per_cpu_second=ratio)
+    print(f"SnakeVecEnv / make_vec_env: {ratio:.2f}x per CPU-second, "
+          f"{rates['SnakeVecEnv'][0] / rates['make_vec_env'][0]:.2f}x per wall second")
 
 
 def test_single_env_steps_per_cpu_second(benchmark):

@@ -13,6 +13,7 @@ import numpy as np
 
 from fastsnake.envs.config import EnvError
 from fastsnake.envs.kernels import APPLE, BODY, EMPTY, HEAD, TAIL
+from fastsnake.envs.observations import check_obs, encode
 from fastsnake.snake.board import TAIL_RULES
 
 
@@ -57,19 +58,33 @@ def action_mask_of(state, tail: str | None = None) -> np.ndarray:
     return mask
 
 
-def agent_policy(agent, *, masked: bool = False, tail: str | None = None):
+def agent_observation(state, obs: str = "grid", tail: str | None = None) -> np.ndarray:
+    """The observation of kind `obs` (``"grid"``, ``"planes"``, ``"features"``) of a policy's state,
+    equal to what an env made with ``obs=obs`` shows in that position; the mask inside ``features``
+    is under `tail` (default: the rule of the game played)."""
+    grid = observation_of(state)
+    if check_obs(obs) == "grid":
+        return grid
+    mask = action_mask_of(state, tail)
+    one = np.array([int(state.head)]), np.array([int(state.tail)]), np.array([int(state.apple)])
+    return encode(obs, grid[None], mask[None], *one, np.array([int(state.length)]))[0]
+
+
+def agent_policy(agent, *, masked: bool = False, tail: str | None = None, obs: str = "grid"):
     """A ``decide(state, ws)`` that plays `agent`: ``agent(obs) -> action`` (an integer 0..3,
     refused otherwise as any policy's move is), or ``agent(obs, action_mask)`` with ``masked=True``,
-    the mask under `tail` (default: the rule of the game played). For `fastsnake.sweep` / `compare`."""
+    where ``obs`` is the observation of kind `obs` an env with that ``obs=`` would show and the mask
+    is under `tail` (default: the rule of the game played). For `fastsnake.sweep` / `compare`."""
     if not callable(agent):
         raise EnvError(f"agent {agent!r} is not callable")
     if tail is not None and tail not in TAIL_RULES:
         raise EnvError(f"tail={tail!r} is not one of {', '.join(TAIL_RULES)}")
+    check_obs(obs)
 
     if masked:
         def decide(state, ws):
-            return agent(observation_of(state), action_mask_of(state, tail))
+            return agent(agent_observation(state, obs, tail), action_mask_of(state, tail))
     else:
         def decide(state, ws):
-            return agent(observation_of(state))
+            return agent(agent_observation(state, obs, tail))
     return decide

@@ -93,3 +93,16 @@ def check_seed(seed, name: str = "seed", span: int = 1) -> int:
 def random_seed() -> int:
     """A base seed for a reset without one (as Gymnasium does, unseeded means random)."""
     return secrets.randbits(64)
+
+
+def check_threads(threads) -> int:
+    """Threads that step a vector env: None -> every core numba may use; else 1..that many."""
+    import numba
+
+    limit = numba.config.NUMBA_NUM_THREADS
+    if threads is None:
+        return limit
+    value = _whole(threads, "threads")
+    if not 1 <= value <= limit:
+        raise EnvError(f"threads={value}: this machine allows 1..{limit}")
+    return value

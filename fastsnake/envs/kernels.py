@@ -52,7 +52,7 @@ S_APPLES = State._fields.index("apples")
 S_OUTCOME = State._fields.index("outcome")
 S_SIZE = len(State._fields)
 
-# Returned by `step_batch` when every action was valid.
+# Returned by `first_bad_action` and `step_batch` when every action was valid.
 ALL_VALID = -1
 
 
@@ -169,22 +169,37 @@ def reset_batch(cfg, nbr, path, batch, which, seeds, games):
 
 
 @njit(cache=True)
+def first_bad_action(actions):
+    """ALL_VALID, or the index of the first action outside 0..3."""
+    for i in range(actions.shape[0]):
+        if actions[i] < 0 or actions[i] > 3:
+            return i
+    return ALL_VALID
+
+
+@njit(cache=True)
 def step_batch(cfg, nbr, path, batch, actions, reward, terminated, truncated):
     """One step of every env; returns ALL_VALID, or the index of the first action
-    outside 0..3 (then nothing has moved).
+    outside 0..3 (then nothing has moved). See `step_range`."""
+    bad = first_bad_action(actions)
+    if bad == ALL_VALID:
+        step_range(cfg, nbr, path, batch, actions, reward, terminated, truncated, 0, actions.shape[0])
+    return bad
+
+
+@njit(cache=True, nogil=True)
+def step_range(cfg, nbr, path, batch, actions, reward, terminated, truncated, lo, hi):
+    """One step of envs lo..hi-1 (actions already checked). Without the GIL and touching
+    only those envs' rows, so disjoint ranges run in parallel threads.
 
     An env whose game ended on the previous step is reset instead (next-step
     autoreset: its action is ignored, reward 0, not terminated or truncated).
     Reward: +1 an apple, -1 death, else 0; terminated: died or won; truncated:
     stuck at the move cap.
     """
-    n_envs = actions.shape[0]
-    for i in range(n_envs):
-        if actions[i] < 0 or actions[i] > 3:
-            return i
     box = np.empty(1, np.int64)
     pending = batch[B_PENDING]
-    for i in range(n_envs):
+    for i in range(lo, hi):
         if pending[i]:
             batch[B_GAME][i] += 1
             start_env(cfg, nbr, path, batch, i)
@@ -208,4 +223,3 @@ def step_batch(cfg, nbr, path, batch, actions, reward, terminated, truncated):
         terminated[i] = new.outcome == DIED or new.outcome == WON
         truncated[i] = new.outcome == STUCK
         pending[i] = new.outcome != RUNNING
-    return ALL_VALID

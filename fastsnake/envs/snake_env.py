@@ -9,15 +9,18 @@ from gymnasium import spaces
 from fastsnake.envs import kernels as K
 from fastsnake.envs.config import EnvError, check_seed, env_config
 from fastsnake.envs.games import Games, action_index
+from fastsnake.envs.observations import check_obs
+from fastsnake.envs.observations import observation_space as kind_space
 from fastsnake.envs.render import Window
 
 RENDER_FPS = 10
 _ONE = np.ones(1, np.bool_)
 
 
-def observation_space(rows: int, cols: int) -> spaces.Box:
-    """One uint8 code a cell (0 empty, 1 body, 2 head, 3 tail, 4 apple), shape (rows, cols)."""
-    return spaces.Box(0, K.APPLE, shape=(rows, cols), dtype=np.uint8)
+def observation_space(rows: int, cols: int, obs: str = "grid") -> spaces.Box:
+    """``"grid"``: one uint8 code a cell (0 empty, 1 body, 2 head, 3 tail, 4 apple), shape (rows, cols);
+    other kinds: see `fastsnake.envs.observations`."""
+    return kind_space(obs, rows, cols)
 
 
 def check_options(options, allowed=("game",)) -> dict:
@@ -39,7 +42,8 @@ class SnakeEnv(gym.Env):
     (``max_moves``, or ``max_episode_steps`` when smaller). Observation: (rows, cols)
     uint8 cell codes, see `fastsnake.envs.CODES`. ``info``: ``action_mask`` (int8[4], 1
     where the move does not kill at once), ``apples``, ``length``, ``moves``, ``seed``
-    (the base seed) and ``game`` (the game index).
+    (the base seed) and ``game`` (the game index). ``obs="planes"`` or ``"features"`` gives
+    other observations of the same position (see `fastsnake.envs.observations`).
 
     Seeding is the sweeps': after ``reset(seed=S)`` the episode is game 0 of base seed S,
     each later ``reset()`` the next game; ``reset(options={"game": k})`` jumps to game k.
@@ -49,11 +53,12 @@ class SnakeEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": RENDER_FPS}
 
     def __init__(self, size=10, start_length=3, tail="follow", max_moves=None, render_mode=None,
-                 max_episode_steps=None):
+                 max_episode_steps=None, obs="grid"):
         self.config = env_config(size, start_length, tail, max_moves, max_episode_steps, render_mode)
         self.rows, self.cols = self.config.rows, self.config.cols
         self.render_mode = render_mode
-        self.observation_space = observation_space(self.rows, self.cols)
+        self.obs = check_obs(obs)
+        self.observation_space = observation_space(self.rows, self.cols, self.obs)
         self.action_space = spaces.Discrete(4)
         self._games = Games(self.config, 1)
         self._state = None  # None before the first reset, then "running" or the outcome
@@ -122,7 +127,7 @@ class SnakeEnv(gym.Env):
         return self._games.body(0)
 
     def _observation(self) -> np.ndarray:
-        return self._games.grids[0].copy()
+        return self._games.observe(self.obs, which=slice(0, 1))[0]
 
     def _info(self) -> dict:
         row = self._games.batch[K.B_STATE][0]

@@ -16,8 +16,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from fastsnake.envs import kernels as K
-from fastsnake.envs.config import EnvError, check_seed, env_config
+from fastsnake.envs.config import EnvError, check_seed, check_threads, env_config
 from fastsnake.envs.games import Games, check_action
+from fastsnake.envs.observations import check_obs
 from fastsnake.envs.render import Window
 from fastsnake.envs.snake_env import RENDER_FPS, check_options, observation_space
 
@@ -25,10 +26,12 @@ INFO_KEYS = ("action_mask", "apples", "length", "moves", "seed", "game")
 
 
 class SnakeVectorEnv(VectorEnv):
-    """`num_envs` Snake games in numba arrays; arguments as `SnakeEnv`'s, plus ``copy``.
+    """`num_envs` Snake games in numba arrays; arguments as `SnakeEnv`'s, plus ``copy`` and ``threads``.
 
-    ``copy=True`` (default) returns fresh observation arrays each call; ``copy=False``
-    returns the env's own (num_envs, rows, cols) buffer, overwritten by the next step.
+    ``copy=True`` (default) returns fresh observation arrays each call; ``copy=False`` (with
+    ``obs="grid"``) returns the env's own (num_envs, rows, cols) buffer, overwritten by the next step.
+    ``threads`` (default: every core) step slices of the envs in parallel, each thread at least
+    `games.MIN_ENVS_PER_THREAD` envs; the results do not depend on it.
     ``info`` holds one array per key (``action_mask`` (N, 4) int8, ``apples``, ``length``,
     ``moves``, ``seed``, ``game``) with Gymnasium's ``_key`` masks. `action_masks()` gives
     the (N, 4) masks. ``reset(options={"reset_mask": m})`` resets only the envs with m[i].
@@ -41,7 +44,7 @@ class SnakeVectorEnv(VectorEnv):
     }
 
     def __init__(self, num_envs=1, size=10, start_length=3, tail="follow", max_moves=None, render_mode=None,
-                 max_episode_steps=None, copy=True):
+                 max_episode_steps=None, copy=True, obs="grid", threads=None):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise EnvError(f"num_envs={num_envs!r} must be a whole number at least 1")
         self.config = env_config(size, start_length, tail, max_moves, max_episode_steps, render_mode)
@@ -49,11 +52,13 @@ class SnakeVectorEnv(VectorEnv):
         self.rows, self.cols = self.config.rows, self.config.cols
         self.render_mode = render_mode
         self.copy = bool(copy)
-        self.single_observation_space = observation_space(self.rows, self.cols)
+        self.obs = check_obs(obs)
+        self.threads = check_threads(threads)
+        self.single_observation_space = observation_space(self.rows, self.cols, self.obs)
         self.single_action_space = spaces.Discrete(4)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._games = Games(self.config, self.num_envs)
+        self._games = Games(self.config, self.num_envs, self.threads)
         self._all = np.ones(self.num_envs, np.bool_)
         self._all.flags.writeable = False
         self._window = None
@@ -103,6 +108,7 @@ class SnakeVectorEnv(VectorEnv):
         return None
 
     def close_extras(self, **kwargs):
+        self._games.close()
         if self._window is not None:
             self._window.close()
             self._window = None
@@ -133,7 +139,7 @@ class SnakeVectorEnv(VectorEnv):
         return mask.copy()
 
     def _observations(self) -> np.ndarray:
-        return self._games.grids.copy() if self.copy else self._games.grids
+        return self._games.observe(self.obs, self.copy)
 
     def _info(self, which: np.ndarray) -> dict:
         g = self._games

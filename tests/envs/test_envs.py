@@ -50,7 +50,8 @@ def same_info(a, b):
 
 
 @pytest.mark.parametrize("kwargs", [dict(size=8), dict(size="5x7", tail="blocked", start_length=1),
-                                    dict(size=(3, 4), max_moves=20)])
+                                    dict(size=(3, 4), max_moves=20), dict(size=6, obs="planes"),
+                                    dict(size=(2, 5), obs="features", tail="blocked")])
 def test_check_env(kwargs):
     env = gym.make(ID, render_mode="rgb_array", **kwargs)
     check_env(env.unwrapped)
@@ -320,6 +321,93 @@ def test_bridge_through_fastsnake_sweep(tail):
         assert row == {"moves": info["moves"], "apples": info["apples"]}
 
 
+@pytest.mark.parametrize("obs", ["planes", "features"])
+def test_observation_kinds_single_vector_and_bridge(obs):
+    """Each kind is the same in the single env, the vector env and a policy's state (agent_observation)."""
+    size, seed = (5, 6), 31
+    vec = E.SnakeVectorEnv(3, size=size, obs=obs)
+    grids = E.SnakeVectorEnv(3, size=size)
+    single = E.SnakeEnv(size=size, obs=obs)
+    assert vec.single_observation_space == single.observation_space
+    vo, info = vec.reset(seed=seed)
+    go, _ = grids.reset(seed=seed)
+    so, _ = single.reset(seed=seed)
+    assert np.array_equal(vo[0], so) and vo in vec.observation_space
+    rng = np.random.default_rng(2)
+    for _ in range(80):
+        check_kind(obs, vo, go, info["action_mask"], size)
+        actions = np.array([pick(rng, m, 0.05) for m in info["action_mask"]])
+        vo, _, _, _, info = vec.step(actions)
+        go, *_ = grids.step(actions)
+    config = GameConfig(*size, 3, "follow")
+    decide = E.agent_policy(lambda o, m: pick(rng, m, 0.0), masked=True, obs=obs)
+    states, _ = python_game(config, seed, 0, decide)
+    single.reset(seed=seed)
+    for state, move in states:
+        assert np.array_equal(E.bridge.agent_observation(state, obs), single._observation())
+        single.step(move)
+
+
+def check_kind(obs, got, grids, masks, size):
+    """The kind's definition, from the grids, cell by cell (independent of observations.py)."""
+    rows, cols = size
+    for o, grid, mask in zip(got, grids, masks, strict=True):
+        if obs == "planes":
+            assert o.shape == (5, rows, cols) and np.array_equal(np.argmax(o, axis=0), grid) and o.sum() == grid.size
+            continue
+        (hr, hc), = np.argwhere(grid == E.HEAD)
+        apple = np.argwhere(grid == E.APPLE)
+        tail = np.argwhere(grid == E.TAIL)
+        ar, ac = apple[0] if len(apple) else (hr, hc)
+        tr, tc = tail[0] if len(tail) else (hr, hc)
+        length = np.count_nonzero((grid != E.EMPTY) & (grid != E.APPLE))
+        want = [*mask, (ar - hr) / (rows - 1), (ac - hc) / (cols - 1), (tr - hr) / (rows - 1), (tc - hc) / (cols - 1),
+                2 * hr / (rows - 1) - 1, 2 * hc / (cols - 1) - 1, length / (rows * cols)]
+        assert o.dtype == np.float32 and np.allclose(o, want, atol=1e-6)
+
+
+def test_threads_step_the_same_games():
+    from fastsnake.envs.games import MIN_ENVS_PER_THREAD, slices
+
+    n = 2 * MIN_ENVS_PER_THREAD + 7
+    for threads in (1, 2, 3, 8):
+        parts = slices(n, threads)
+        assert parts[0][0] == 0 and parts[-1][1] == n
+        assert all(a[1] == b[0] for a, b in zip(parts[:-1], parts[1:], strict=True))
+        assert len(parts) == min(threads, 2) and all(hi - lo >= MIN_ENVS_PER_THREAD for lo, hi in parts)
+    assert slices(100, 2) == [(0, 100)]
+    one = E.SnakeVectorEnv(n, size=4, threads=1)
+    two = E.SnakeVectorEnv(n, size=4, threads=2)
+    assert len(two._games._slices) == 2 and two.threads == 2
+    a, info = one.reset(seed=4)
+    b, _ = two.reset(seed=4)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        assert np.array_equal(a, b)
+        actions = np.array([pick(rng, m, 0.05) for m in info["action_mask"]])
+        a, ra, ta, ua, info = one.step(actions)
+        b, rb, tb, ub, info_b = two.step(actions)
+        assert np.array_equal(ra, rb) and np.array_equal(ta, tb) and np.array_equal(ua, ub)
+        same_info(info, info_b)
+        ended += int(np.count_nonzero(ta | ua))
+    assert ended > 100
+    two.close()
+    with pytest.raises(InputError, match="threads"):
+        E.SnakeVectorEnv(2, size=4, threads=0)
+
+
+def test_sb3_adapter_without_sb3_says_what_to_install(monkeypatch):
+    import importlib
+    import sys
+
+    for name in [m for m in sys.modules if m.split(".")[0] == "stable_baselines3"] + ["stable_baselines3"]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "fastsnake.envs.sb3", raising=False)
+    with pytest.raises(ImportError, match=r"stable-baselines3 and torch.*rl-train"):
+        importlib.import_module("fastsnake.envs.sb3")
+
+
 def test_planes():
     env = E.SnakeEnv(size=(3, 5))
     obs, _ = env.reset(seed=1)
@@ -372,6 +460,7 @@ def test_human_render_runs_headless(monkeypatch):
     dict(size=1), dict(size="1x1"), dict(size="ten"), dict(size=(3,)), dict(size=2.5), dict(size=(4, 300)),
     dict(size=5, tail="sideways"), dict(size=5, tail=None), dict(size=3, start_length=9), dict(size=5, max_moves=0),
     dict(size=5, max_episode_steps=-3), dict(size=5, render_mode="ascii"), dict(size=5, start_length=True),
+    dict(size=5, obs="pixels"), dict(size=5, obs=None),
 ])
 def test_bad_arguments(kwargs):
     for make in (E.SnakeEnv, lambda **kw: E.SnakeVectorEnv(2, **kw)):
