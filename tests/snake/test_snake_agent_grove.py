@@ -21,12 +21,10 @@ from hypothesis import strategies as st
 from fastsnake.errors import InputError
 from fastsnake.search.bfs import distances_to_every_cell
 from fastsnake.snake.board import GameConfig, neighbour_table
-from fastsnake.snake.engine import OUTCOME_NAMES, WON
-from fastsnake.snake.policies import get_policy, resolve_options
-from fastsnake.snake.policies.cell import O_DIST, O_END, block_tables, right_hand_table
-from fastsnake.snake.policies.grove import (
-    BUDGET,
-    BUDGET_BIG,
+from fastsnake.snake.celltree.blocks import block_tables, distance_order, right_hand_table
+from fastsnake.snake.celltree.layout import O_DIST, O_END, X_REACH
+from fastsnake.snake.celltree.outline import on_some_outline_rows
+from fastsnake.snake.celltree.params import (
     P_BACKOFF,
     P_BITS,
     P_BUDGET,
@@ -42,14 +40,13 @@ from fastsnake.snake.policies.grove import (
     P_TIES,
     ROWS_SUFFIX,
     ROWS_WALKED,
-    SNUG_CHAIN_BIG,
     TIES_BOTH,
     TIES_ONLY,
-    X_REACH,
-    _alloc,
-    distance_order,
-    on_some_outline_rows,
 )
+from fastsnake.snake.celltree.workspace import alloc
+from fastsnake.snake.engine import OUTCOME_NAMES, WON
+from fastsnake.snake.policies import get_policy, resolve_options
+from fastsnake.snake.policies.grove import OPTIONS
 from fastsnake.snake.rng import game_seed_py
 from fastsnake.snake.sweep import run_sweep
 
@@ -220,7 +217,7 @@ def test_row_mask_outline_test_matches_brute_force(shape, seed, length):
     params = get_policy("grove").make_params(config, {})
     _rows_kernels(params)
     cfg, nbr = config.arrays()
-    X = _alloc(cfg, nbr, params)[2]
+    X = alloc(cfg, nbr, params)[2]
     blk, side = block_tables(rows, cols)
     nb = (rows // 2) * (cols // 2)
     hc = cols // 2
@@ -340,10 +337,12 @@ def test_branch_and_bound_defaults_by_board_size():
     small = policy.make_params(GameConfig(14, 18, 1, "blocked"), resolve_options(policy, {}))
     big = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {}))
     chosen = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {"budget": 7, "ties": 0}))
-    assert small[P_BUDGET] == BUDGET and small[P_TIES] == TIES_BOTH
-    assert big[P_BUDGET] == BUDGET_BIG and big[P_TIES] == TIES_ONLY
+    budget = {opt.name: opt for opt in OPTIONS}["budget"]
+    assert (budget.small, budget.big) == (2000, 10_000)
+    assert small[P_BUDGET] == budget.small and small[P_TIES] == TIES_BOTH
+    assert big[P_BUDGET] == budget.big and big[P_TIES] == TIES_ONLY
     assert chosen[P_BUDGET] == 7 and chosen[P_TIES] == 0
-    assert small[P_SNUGCHAIN] == 0 and big[P_SNUGCHAIN] == SNUG_CHAIN_BIG and big[P_SELFK] == 0
+    assert small[P_SNUGCHAIN] == 0 and big[P_SNUGCHAIN] == 3 and big[P_SELFK] == 0
     off = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {"budget": 0}))
     assert off[P_SNUGCHAIN] == 0
     # bigger boards: 32 detour rounds, the best of 13 outline trees, the snug A*, no backoff
