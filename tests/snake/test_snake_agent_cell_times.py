@@ -47,8 +47,8 @@ def stamp_body(L, body, head_i, tail_i, length, moves):
 @njit
 def passability(L, nbr2, base, avoid, gmax):
     """out[frm*4 + move, gm] = _passable(frm, nbr2[frm*4+move], gm) for gm in 1..gmax (0 where no edge)."""
-    L[layout.M_BASE] = base
-    L[layout.M_AVOID] = avoid
+    L[layout.L_TIME_BASE] = base
+    L[layout.L_AVOID] = avoid
     out = np.zeros((nbr2.shape[0], gmax + 1), np.int8)
     for k in range(nbr2.shape[0]):
         to = nbr2[k]
@@ -147,7 +147,7 @@ def drive(rows, cols, tail, seed, start_length, grow_p, moves_wanted, gaps, tall
     config = GameConfig(rows, cols, len(seq), tail)
     cfg, nbr = config.arrays()
     L = workspace.alloc(cfg, nbr, cell_params(config, {}))[layout.W_L]
-    L[layout.M_STAMPED] = -2  # as _reset does
+    L[layout.L_STAMPED_MOVE] = -2  # as _reset does
 
     body = np.zeros(n, np.int32)
     body[:len(seq)] = seq
@@ -180,7 +180,7 @@ def drive(rows, cols, tail, seed, start_length, grow_p, moves_wanted, gaps, tall
             moves += 1
             continue
         stamp_head(L, body, head_i, tail_i, length, moves)
-        assert L[layout.M_STAMPED] == moves
+        assert L[layout.L_STAMPED_MOVE] == moves
         tail_time = moves - length + 1
         free = [c for c in range(n) if c not in seq]
 
@@ -195,7 +195,7 @@ def drive(rows, cols, tail, seed, start_length, grow_p, moves_wanted, gaps, tall
         if rng.random() < 0.5:
             full = L.copy()
             stamp_body(full, body, head_i, tail_i, length, moves)
-            assert full[layout.M_STAMPED] == moves
+            assert full[layout.L_STAMPED_MOVE] == moves
             again = passability(full, nbr2, tail_time - slack, avoid, gmax)
             assert np.array_equal(again, got), dict(what="rebuild", seq=seq, moves=moves, avoid=avoid)
 
@@ -212,7 +212,7 @@ def drive(rows, cols, tail, seed, start_length, grow_p, moves_wanted, gaps, tall
                     start, done = path[cut - 1], cut
                 assert not np.array_equal(L, snapshot)
                 # The undo log (3 entries of 2 slots a step at most) is scratch space.
-                log_from, log_used = L[layout.M_OUNDO], L[layout.M_UNDO_N]
+                log_from, log_used = L[layout.L_UNDO_LOG], L[layout.L_UNDO_LENGTH]
                 assert 0 < log_used <= 6 * len(path)
                 outside_log = np.ones(L.shape[0], bool)
                 outside_log[log_from:log_from + log_used] = False
@@ -224,9 +224,9 @@ def drive(rows, cols, tail, seed, start_length, grow_p, moves_wanted, gaps, tall
                 assert np.array_equal(got_v, expected_v), dict(
                     what="virtual", seq=seq, path=path, cuts=cuts, moves=moves, tail=tail, avoid=vavoid,
                     **first_difference(got_v, expected_v, nbr2))
-                L[layout.M_BASE], L[layout.M_AVOID] = snapshot[layout.M_BASE], snapshot[layout.M_AVOID]
+                L[layout.L_TIME_BASE], L[layout.L_AVOID] = snapshot[layout.L_TIME_BASE], snapshot[layout.L_AVOID]
                 times.undo_virtual(L)
-                assert L[layout.M_UNDO_N] == 0
+                assert L[layout.L_UNDO_LENGTH] == 0
                 assert np.array_equal(L[outside_log], snapshot[outside_log]), np.flatnonzero(L != snapshot)
         checked += 1
         moves += 1
@@ -261,7 +261,7 @@ def kernel_table(rows, cols, seq, tail, avoid=-1):
     config = GameConfig(rows, cols, len(seq), tail)
     cfg, nbr = config.arrays()
     L = workspace.alloc(cfg, nbr, cell_params(config, {}))[layout.W_L]
-    L[layout.M_STAMPED] = -2
+    L[layout.L_STAMPED_MOVE] = -2
     body = np.zeros(n, np.int32)
     body[:len(seq)] = seq
     stamp_head(L, body, len(seq) - 1, 0, len(seq), 0)

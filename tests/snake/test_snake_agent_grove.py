@@ -22,7 +22,7 @@ from fastsnake.errors import InputError
 from fastsnake.search.bfs import distances_to_every_cell
 from fastsnake.snake.board import GameConfig, neighbour_table
 from fastsnake.snake.celltree.blocks import block_tables, distance_order, right_hand_table
-from fastsnake.snake.celltree.layout import O_DIST, O_END, X_REACH
+from fastsnake.snake.celltree.layout import I_DISTANCES, I_END, X_REACHED
 from fastsnake.snake.celltree.outline import on_some_outline_rows
 from fastsnake.snake.celltree.params import (
     P_BACKOFF,
@@ -223,7 +223,7 @@ def test_row_mask_outline_test_matches_brute_force(shape, seed, length):
     hc = cols // 2
     got = on_some_outline_rows(blk, side, np.zeros(5 * nb, np.int32), np.int32(2), nb, X, np.array(walk, np.int32),
                                len(walk))
-    reach = X[X[X_REACH]:X[X_REACH] + rows // 2]
+    reach = X[X[X_REACHED]:X[X_REACHED] + rows // 2]
     reached = {b for b in range(nb) if (int(reach[b // hc]) >> (b % hc)) & 1}
     assert reached == agent_naive.blocks_reached(rows, cols, walk)
     if nb <= 6:
@@ -244,10 +244,10 @@ def test_cells_by_distance_from_each_cell(rows, cols):
     table = np.empty(n * n, np.int32)
     distances_to_every_cell(nbr2, table)
     dist = table.reshape(n, n).T  # dist[a, b]: a -> b
-    I = np.zeros(O_END + 1 + n * n, np.int32)
-    I[O_DIST] = O_END + 1
-    I[O_END] = O_END + 1 + n * n
-    I[O_END + 1:] = table
+    I = np.zeros(I_END + 1 + n * n, np.int32)
+    I[I_DISTANCES] = I_END + 1
+    I[I_END] = I_END + 1 + n * n
+    I[I_END + 1:] = table
     out = np.empty(n * n, np.int16)
     distance_order(I, n, cols, out)
     for head in range(n):

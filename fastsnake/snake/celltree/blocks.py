@@ -9,18 +9,12 @@ of the detour scan (through the left-right mirror symmetry of right-hand distanc
 import numpy as np
 from numba import njit
 
-from fastsnake.snake.celltree.layout import (
-    LEG_EDGE,
-    LEG_IN,
-    LEG_OUT,
-    LEG_OUTBLK,
-    LEG_SLOTS,
-    O_BLK,
-    O_DIST,
-    O_NBR2,
-    O_SIDE,
-    segment,
-)
+from fastsnake.snake.celltree.layout import I_BLOCK_OF, I_DISTANCES, I_RIGHT_HAND, I_SIDE_EDGE, segment
+
+# The leg table (`leg_table`, LEG_SLOTS a cell): the cell's move within its block, its move across its
+# side (-1: the border), the block that move enters and the block edge it crosses.
+LEG_IN, LEG_OUT, LEG_OUTBLK, LEG_EDGE = range(4)
+LEG_SLOTS = LEG_EDGE + 1
 
 
 @njit(cache=True)
@@ -115,7 +109,7 @@ def block_edge_masks(rows, cols):
 @njit(cache=True)
 def leg_table(I, n, out):
     """The two right-hand moves of every cell, with what `passable` reads of a move across a side."""
-    nbr2, blk, side = segment(I, O_NBR2, 4 * n), segment(I, O_BLK, n), segment(I, O_SIDE, n)
+    nbr2, blk, side = segment(I, I_RIGHT_HAND, 4 * n), segment(I, I_BLOCK_OF, n), segment(I, I_SIDE_EDGE, n)
     for u in range(n):
         at = LEG_SLOTS * u
         out[at + LEG_IN] = -1
@@ -151,7 +145,7 @@ def distance_order(I, n, cols, out):
     """
     keys = np.empty(n, np.int64)
     for g in range(n):
-        row = I[I[O_DIST] + g * n:I[O_DIST] + (g + 1) * n]
+        row = I[I[I_DISTANCES] + g * n:I[I_DISTANCES] + (g + 1) * n]
         for c in range(n):
             keys[c] = np.int64(row[c]) * n + mirror(cols, c)
         order = np.argsort(keys)

@@ -8,41 +8,45 @@ from numba import njit
 from fastsnake.snake.board import TAIL_FOLLOW
 from fastsnake.snake.celltree.blocks import mirror
 from fastsnake.snake.celltree.layout import (
-    M_AVOID,
-    M_BASE,
-    M_COLS,
-    M_DETOUR,
-    M_DIRECT,
-    M_OPEN_H,
-    M_TAIL,
-    O_APATH,
-    O_NBR2,
-    O_STAMP,
-    O_TRY,
-    O_VPATH,
-    O_WIN,
-    X_CBIT,
-    X_CROW,
-    X_REACH,
-    X_ROWS,
-    X_SELFK,
-    X_SNUGCHAIN,
+    I_DETOUR_CELLS,
+    I_LEG_PATH,
+    I_RIGHT_HAND,
+    I_STAMPS,
+    I_TRIAL_PLAN,
+    I_WINDOW,
+    L_AVOID,
+    L_COLS,
+    L_DETOUR_ROUNDS,
+    L_OPEN_RIGHT_MASK,
+    L_SHORTEST,
+    L_TAIL_RULE,
+    L_TIME_BASE,
+    X_CELL_BIT,
+    X_CELL_ROW,
+    X_REACHED,
     segment,
 )
 from fastsnake.snake.celltree.legs import distance, leg, snug_astar, to_moves
 from fastsnake.snake.celltree.outline import apple_test
-from fastsnake.snake.celltree.params import SNUG_CHAIN_APPLE, SNUG_CHAIN_DETOUR, SNUG_CHAIN_LEG_END
+from fastsnake.snake.celltree.params import (
+    P_ROWS,
+    P_SELFK,
+    P_SNUGCHAIN,
+    SNUG_CHAIN_APPLE,
+    SNUG_CHAIN_DETOUR,
+    SNUG_CHAIN_LEG_END,
+)
 from fastsnake.snake.celltree.times import stamp_virtual
 
 
 @njit(cache=True, inline="always")
 def cut_off(X, L, stamp, gen, hc, b, reached):
     """Is block b cut off from the walk's last block? (whichever outline test ran last)."""
-    if L[M_OPEN_H] >= 0:
+    if L[L_OPEN_RIGHT_MASK] >= 0:
         return (reached >> b) & 1 == 0
-    if X[X_ROWS] != 0:
+    if X[P_ROWS] != 0:
         r = b // hc
-        return (X[X[X_REACH] + r] >> (b - r * hc)) & 1 == 0
+        return (X[X[X_REACHED] + r] >> (b - r * hc)) & 1 == 0
     return stamp[b] != gen + 1
 
 
@@ -55,11 +59,11 @@ def nearest_cut_off(order, L, X, stamp, gen, hc, n, cols, head, apple, reached):
     mirror: the row of mirror(head)), so the scan stops at the first cut-off cell.
     """
     cols2 = 2 * cols
-    if order.shape[0] > 0 and X[X_ROWS] != 0 and L[M_OPEN_H] < 0:
+    if order.shape[0] > 0 and X[P_ROWS] != 0 and L[L_OPEN_RIGHT_MASK] < 0:
         # Row masks: a cell's block is cut off when its bit is clear in its REACH row (per-cell row and bit,
         # no divisions).
         at = mirror(cols, head) * n
-        reach, crow, cbit = X[X_REACH], X[X_CROW], X[X_CBIT]
+        reach, crow, cbit = X[X_REACHED], X[X_CELL_ROW], X[X_CELL_BIT]
         for k in range(1, n):
             cell = np.int64(order[at + k])
             if X[reach + X[crow + cell]] & X[cbit + cell] == 0 and cell != apple:
@@ -101,23 +105,25 @@ def detour_chain(I, L, X, order, body, st, bound, rounds):
     Moves are made only for the plan returned (`chain_moves`, from the cells in vpath and path).
     """
     n = body.shape[0]
-    cols = L[M_COLS]
+    cols = L[L_COLS]
     hc = cols // 2
     nb = n // 4
-    win, trial, vpath = segment(I, O_WIN, 2 * n + 2), segment(I, O_TRY, 2 * n + 2), segment(I, O_VPATH, 2 * n + 2)
-    nbr2, stamp, path = segment(I, O_NBR2, 4 * n), segment(I, O_STAMP, 5 * nb), segment(I, O_APATH, n)
-    slack = 1 if L[M_TAIL] == TAIL_FOLLOW else 2
+    win = segment(I, I_WINDOW, 2 * n + 2)
+    trial = segment(I, I_TRIAL_PLAN, 2 * n + 2)
+    vpath = segment(I, I_DETOUR_CELLS, 2 * n + 2)
+    nbr2, stamp, path = segment(I, I_RIGHT_HAND, 4 * n), segment(I, I_STAMPS, 5 * nb), segment(I, I_LEG_PATH, n)
+    slack = 1 if L[L_TAIL_RULE] == TAIL_FOLLOW else 2
     tail_time = st.moves - st.length + 1
     head = st.head
     total = 0
     for r in range(rounds + 1):
-        L[M_DETOUR] = r
+        L[L_DETOUR_ROUNDS] = r
         # The tail has moved `total` cells along when this leg starts.
-        L[M_BASE] = tail_time + total - slack
-        L[M_AVOID] = -1
+        L[L_TIME_BASE] = tail_time + total - slack
+        L[L_AVOID] = -1
         steps = leg(I, L, X, head, st.apple, bound - total)
         if r == 0:
-            L[M_DIRECT] = steps
+            L[L_SHORTEST] = steps
         if steps == 0:
             return 0
         if st.length + 1 == n:
@@ -126,9 +132,9 @@ def detour_chain(I, L, X, order, body, st, bound, rounds):
         ok, reached, gen = apple_test(I, L, X, body, st, vpath, total, path, steps, win)
         if ok:
             chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
-            if r > 0 and X[X_SNUGCHAIN] & SNUG_CHAIN_APPLE:
+            if r > 0 and X[P_SNUGCHAIN] & SNUG_CHAIN_APPLE:
                 # The snuggest of the shortest legs from the last detour target, if it passes too.
-                s2 = snug_astar(I, L, X, head, st.apple, steps, L[M_BASE] + steps, X[X_SELFK])
+                s2 = snug_astar(I, L, X, head, st.apple, steps, L[L_TIME_BASE] + steps, X[P_SELFK])
                 if s2 > 0 and apple_test(I, L, X, body, st, vpath, total, path, s2, win)[0]:
                     to_moves(nbr2, head, path, s2, trial, total)
                     return total + s2
@@ -140,14 +146,14 @@ def detour_chain(I, L, X, order, body, st, bound, rounds):
         best = nearest_cut_off(order, L, X, stamp, gen, hc, n, cols, head, st.apple, reached)
         if best < 0:
             return 0
-        L[M_AVOID] = st.apple
+        L[L_AVOID] = st.apple
         steps1 = leg(I, L, X, head, best, bound - total - distance(I, n, cols, best, st.apple))
         if steps1 == 0:
             return 0
-        if X[X_SNUGCHAIN] & SNUG_CHAIN_DETOUR:
-            ahead = 0 if X[X_SNUGCHAIN] & SNUG_CHAIN_LEG_END else distance(I, n, cols, best, st.apple)
-            # With none found, the snug A* leaves O_APATH alone: the plain leg stays.
-            s1 = snug_astar(I, L, X, head, best, steps1, L[M_BASE] + steps1 + ahead, X[X_SELFK])
+        if X[P_SNUGCHAIN] & SNUG_CHAIN_DETOUR:
+            ahead = 0 if X[P_SNUGCHAIN] & SNUG_CHAIN_LEG_END else distance(I, n, cols, best, st.apple)
+            # With none found, the snug A* leaves I_LEG_PATH alone: the plain leg stays.
+            s1 = snug_astar(I, L, X, head, best, steps1, L[L_TIME_BASE] + steps1 + ahead, X[P_SELFK])
             if s1 > 0:
                 steps1 = s1
         stamp_virtual(L, path, steps1, head, st.moves + total)

@@ -9,33 +9,32 @@ import numpy as np
 from numba import njit
 
 from fastsnake.search.heap import heap_pop, heap_push
+from fastsnake.snake.celltree.blocks import LEG_EDGE, LEG_OUT, LEG_OUTBLK, LEG_SLOTS
 from fastsnake.snake.celltree.layout import (
-    L_AGEN,
+    I_ASTAR_CLOSED,
+    I_ASTAR_COST,
+    I_ASTAR_OPENED,
+    I_ASTAR_PARENT,
+    I_DISTANCES,
+    I_END,
+    I_LEG_MOVES,
+    I_LEG_PARENTS,
+    I_LEG_PATH,
+    I_LEG_STAMPS,
+    I_MANHATTAN_ROW,
+    I_RIGHT_HAND,
+    L_ASTAR_GEN,
+    L_AVOID,
+    L_BLOCK_ENTRY_TIMES,
+    L_COLS,
+    L_EDGE_TIMES,
+    L_ENTRY_TIMES,
     L_HEAP,
-    LEG_EDGE,
-    LEG_OUT,
-    LEG_OUTBLK,
-    LEG_SLOTS,
-    M_AVOID,
-    M_BASE,
-    M_COLS,
-    M_OBENT,
-    M_OEDGE,
-    M_OENT,
-    M_ROWS,
-    O_ACLOSED,
-    O_AG,
-    O_AOPEN,
-    O_APARENT,
-    O_APATH,
-    O_DIST,
-    O_END,
-    O_HROW,
-    O_NBR2,
-    X_LBASE,
-    X_LEG,
-    X_LHEAP,
-    X_MV,
+    L_ROWS,
+    L_TIME_BASE,
+    X_LEG_BASE,
+    X_LEG_HEAP,
+    X_SNUG_MOVES,
     segment,
 )
 from fastsnake.snake.celltree.times import passable
@@ -48,15 +47,16 @@ KEY_F_SHIFT = 2 * KEY_CELL_BITS
 
 @njit(cache=True, inline="always")
 def has_table(I):
-    return I[O_END] > I[O_DIST]
+    """Does I keep the right-hand distance table (a non-empty last segment)?"""
+    return I[I_END] > I[I_DISTANCES]
 
 
 @njit(cache=True, inline="always")
 def distances_to(I, n, cols, goal):
     """Right-hand distance on the empty board from every cell to `goal` (Manhattan on boards without the table)."""
     if has_table(I):
-        return I[I[O_DIST] + goal * n:I[O_DIST] + (goal + 1) * n]
-    row = segment(I, O_HROW, n)
+        return I[I[I_DISTANCES] + goal * n:I[I_DISTANCES] + (goal + 1) * n]
+    row = segment(I, I_MANHATTAN_ROW, n)
     gr, gc = goal // cols, goal % cols
     cell = 0
     for r in range(n // cols):
@@ -70,12 +70,13 @@ def distances_to(I, n, cols, goal):
 def distance(I, n, cols, a, b):
     """Right-hand distance a -> b on the empty board (Manhattan without the table)."""
     if has_table(I):
-        return I[I[O_DIST] + b * n + a]
+        return I[I[I_DISTANCES] + b * n + a]
     return abs(a // cols - b // cols) + abs(a % cols - b % cols)
 
 
 @njit(cache=True)
 def to_moves(nbr2, start, path, steps, plan, at):
+    """plan[at:at + steps] = the moves (0..3) of the walk start -> path[:steps] on the right-hand table nbr2."""
     cell = start
     for k in range(steps):
         to = path[k]
@@ -87,7 +88,7 @@ def to_moves(nbr2, start, path, steps, plan, at):
 
 @njit(cache=True)
 def leg(I, L, X, start, goal, limit):
-    """cell's `_leg` (the same length, 0: none, and the same path in segment O_APATH), specialised.
+    """cell's `_leg` (the same length, 0: none, and the same path in segment I_LEG_PATH), specialised.
 
     The same A* (keys (f, h, cell), a cell closed when first popped, a queued cell improved only by a
     smaller g, `passable` at the move it is entered, nothing queued with f > limit, the heuristic the
@@ -98,26 +99,25 @@ def leg(I, L, X, start, goal, limit):
     heap in X; and the smallest queued key is held out of the heap (`top`) while it is the smallest, so
     a search running down one line of ties pushes and pops nothing.
     """
-    cols = L[M_COLS]
-    n = L[M_ROWS] * cols
+    cols = L[L_COLS]
+    n = L[L_ROWS] * cols
     if start == goal:
         return 0
-    legs = I[X[X_LEG]:X[X_LEG] + LEG_SLOTS * n + 2 * n]
-    succ = legs[:LEG_SLOTS * n]
-    stamp = legs[LEG_SLOTS * n:LEG_SLOTS * n + n]
-    parent = legs[LEG_SLOTS * n + n:]
-    heap = X[X[X_LHEAP]:X[X_LHEAP] + 4 * n + 4]
+    succ = segment(I, I_LEG_MOVES, LEG_SLOTS * n)
+    stamp = segment(I, I_LEG_STAMPS, n)
+    parent = segment(I, I_LEG_PARENTS, n)
+    heap = X[X[X_LEG_HEAP]:X[X_LEG_HEAP] + 4 * n + 4]
     table = has_table(I)
-    dist = I[I[O_DIST] + goal * n:I[O_DIST] + (goal + 1) * n] if table else I[0:0]
+    dist = I[I[I_DISTANCES] + goal * n:I[I_DISTANCES] + (goal + 1) * n] if table else I[0:0]
     gr, gc = goal // cols, goal % cols
     # Every g is below n, so the stamps of earlier searches are all below base.
-    base = X[X_LBASE] + n + 1
+    base = X[X_LEG_BASE] + n + 1
     if base >= 2**31 - 2 * n - 2:
         stamp[:] = 0
         base = n + 1
-    X[X_LBASE] = base
-    tbase, avoid = L[M_BASE], L[M_AVOID]
-    oent, obent, oedge = L[M_OENT], L[M_OBENT], L[M_OEDGE]
+    X[X_LEG_BASE] = base
+    tbase, avoid = L[L_TIME_BASE], L[L_AVOID]
+    oent, obent, oedge = L[L_ENTRY_TIMES], L[L_BLOCK_ENTRY_TIMES], L[L_EDGE_TIMES]
     h0 = dist[start] if table else abs(start // cols - gr) + abs(start % cols - gc)
     if h0 > limit:
         return 0
@@ -170,7 +170,7 @@ def leg(I, L, X, start, goal, limit):
                 break
         stamp[u] = base
         if u == goal:
-            path = segment(I, O_APATH, n)
+            path = segment(I, I_LEG_PATH, n)
             v = u
             for j in range(g - 1, -1, -1):
                 path[j] = v
@@ -182,28 +182,28 @@ def leg(I, L, X, start, goal, limit):
 @njit(cache=True)
 def snug_astar(I, L, X, start, goal, limit, until, selfk):
     """The snuggest time-aware right-hand path start -> goal of at most `limit` moves, with the times set in
-    L (M_BASE, M_AVOID, virtual stamps): A* on the cost 5 - sides per cell entered, sides against the border
-    or cells still occupied at move L[M_BASE]-relative `until` (entry time > until), and, with selfk > 0,
+    L (L_TIME_BASE, L_AVOID, virtual stamps): A* on the cost 5 - sides per cell entered, sides against the border
+    or cells still occupied at move L[L_TIME_BASE]-relative `until` (entry time > until), and, with selfk > 0,
     against the route's own cells 3..selfk+1 moves back (its parent chain). Returns the number of moves (0:
-    none); the cells entered are in segment O_APATH."""
-    cols = L[M_COLS]
-    n = L[M_ROWS] * cols
+    none); the cells entered are in segment I_LEG_PATH."""
+    cols = L[L_COLS]
+    n = L[L_ROWS] * cols
     rows = n // cols
-    nbr2, path = segment(I, O_NBR2, 4 * n), segment(I, O_APATH, n)
-    cost = segment(I, O_AG, n)
-    parent = segment(I, O_APARENT, n)
-    opened = segment(I, O_AOPEN, n)
-    closed = segment(I, O_ACLOSED, n)
-    moves = X[X[X_MV]:X[X_MV] + n]
-    heap = L[L_HEAP:L_HEAP + 4 * n + 4]
-    oent = L[M_OENT]
+    nbr2, path = segment(I, I_RIGHT_HAND, 4 * n), segment(I, I_LEG_PATH, n)
+    cost = segment(I, I_ASTAR_COST, n)
+    parent = segment(I, I_ASTAR_PARENT, n)
+    opened = segment(I, I_ASTAR_OPENED, n)
+    closed = segment(I, I_ASTAR_CLOSED, n)
+    moves = X[X[X_SNUG_MOVES]:X[X_SNUG_MOVES] + n]
+    heap = segment(L, L_HEAP, 4 * n + 4)
+    oent = L[L_ENTRY_TIMES]
     dist = distances_to(I, n, cols, goal)
-    L[L_AGEN] += 1
-    if L[L_AGEN] >= 2**31 - 1:
+    L[L_ASTAR_GEN] += 1
+    if L[L_ASTAR_GEN] >= 2**31 - 1:
         opened[:] = 0
         closed[:] = 0
-        L[L_AGEN] = 1
-    gen = np.int32(L[L_AGEN])
+        L[L_ASTAR_GEN] = 1
+    gen = np.int32(L[L_ASTAR_GEN])
     cost[start] = 0
     moves[start] = 0
     opened[start] = gen

@@ -13,42 +13,41 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from fastsnake.snake.celltree.layout import (
-    M_COLS,
-    M_OPEN_H,
-    M_OPEN_V,
-    O_BLK,
-    O_LINKS,
-    O_QUEUE,
-    O_SIDE,
-    O_STAMP,
+    I_BLOCK_LINKS,
+    I_BLOCK_OF,
+    I_BLOCK_QUEUE,
+    I_SIDE_EDGE,
+    I_STAMPS,
+    L_COLS,
+    L_OPEN_DOWN_MASK,
+    L_OPEN_RIGHT_MASK,
+    L_STAMP_GEN,
     POS_SPAN,
     WALK_START,
-    X_DB,
-    X_DOWN,
-    X_DX,
-    X_HC,
-    X_HR,
-    X_K,
-    X_LASTB,
-    X_LASTP,
-    X_LASTX,
-    X_LISTE,
-    X_LISTP,
-    X_NLIST,
-    X_OPEND,
-    X_OPENR,
-    X_PBIT,
-    X_PWORD,
-    X_REACH,
-    X_RIGHT,
-    X_ROWS,
-    X_SID,
-    X_SUFR,
-    X_TABLED,
-    next_generation,
+    X_BLOCK_COLS,
+    X_BLOCK_ROWS,
+    X_DOWN_EDGES,
+    X_LAST_BLOCK_POS,
+    X_LAST_CROSS_POS,
+    X_LAST_PASS_POS,
+    X_OPEN_DOWN,
+    X_OPEN_RIGHT,
+    X_PASSED_CELLS,
+    X_PASSED_COUNT,
+    X_PASSED_POS,
+    X_REACHED,
+    X_RIGHT_EDGES,
+    X_SEARCH_ID,
+    X_SIDE_BIT,
+    X_SIDE_WORD,
+    X_SUFFIX_BLOCKS,
+    X_SUFFIX_CLOSED,
+    X_SUFFIX_CROSSED,
+    X_SUFFIX_MADE,
+    X_SUFFIX_ROWS,
     segment,
 )
-from fastsnake.snake.celltree.params import ROWS_SUFFIX
+from fastsnake.snake.celltree.params import P_ROWS, ROWS_SUFFIX
 
 
 @njit(cache=True, inline="always")
@@ -171,8 +170,8 @@ def reach_all(X, b):
     above and below. Rows that grew wait in a bit mask (lowest first) until their neighbours are
     looked at, so a row is filled again only when it gains blocks and the fill stops at the fixpoint.
     """
-    hr, hc = X[X_HR], X[X_HC]
-    openr, opend, reach = X[X_OPENR], X[X_OPEND], X[X_REACH]
+    hr, hc = X[X_BLOCK_ROWS], X[X_BLOCK_COLS]
+    openr, opend, reach = X[X_OPEN_RIGHT], X[X_OPEN_DOWN], X[X_REACHED]
     X[reach:reach + hr] = 0
     r0 = b // hc
     X[reach + r0] = row_fill(np.int64(1) << (b - r0 * hc), X[openr + r0], hc)
@@ -206,11 +205,11 @@ def on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m):
     bits of the open-edge rows; the reached set grows by row fills (shifts within
     a row) and by the open down edges, sweeping down and up until it stops changing.
     """
-    hr = X[X_HR]
-    openr, opend = X[X_OPENR], X[X_OPEND]
-    X[openr:openr + hr] = X[X[X_RIGHT]:X[X_RIGHT] + hr]
-    X[opend:opend + hr] = X[X[X_DOWN]:X[X_DOWN] + hr]
-    pword, pbit = X[X_PWORD], X[X_PBIT]
+    hr = X[X_BLOCK_ROWS]
+    openr, opend = X[X_OPEN_RIGHT], X[X_OPEN_DOWN]
+    X[openr:openr + hr] = X[X[X_RIGHT_EDGES]:X[X_RIGHT_EDGES] + hr]
+    X[opend:opend + hr] = X[X[X_DOWN_EDGES]:X[X_DOWN_EDGES] + hr]
+    pword, pbit = X[X_SIDE_WORD], X[X_SIDE_BIT]
     b = blk[win[WALK_START]]
     stamp[b] = gen
     seen_blocks = 1
@@ -273,11 +272,15 @@ def suffix_tables(X, blk, side, body, st):
     list entries closed), starting from the empty suffix.
     """
     n = body.shape[0]
-    hr = X[X_HR]
-    X[X_SID] += 1
-    base = X[X_SID] * POS_SPAN
-    lastb, lastx, lastp, db, dx = X[X_LASTB], X[X_LASTX], X[X_LASTP], X[X_DB], X[X_DX]
-    liste, listp = X[X_LISTE], X[X_LISTP]
+    hr = X[X_BLOCK_ROWS]
+    X[X_SEARCH_ID] += 1
+    base = X[X_SEARCH_ID] * POS_SPAN
+    lastb = X[X_LAST_BLOCK_POS]
+    lastx = X[X_LAST_CROSS_POS]
+    lastp = X[X_LAST_PASS_POS]
+    db = X[X_SUFFIX_BLOCKS]
+    dx = X[X_SUFFIX_CROSSED]
+    liste, listp = X[X_PASSED_CELLS], X[X_PASSED_POS]
     length = st.length
     blocks = 0
     crossed = 0
@@ -309,20 +312,20 @@ def suffix_tables(X, blk, side, body, st):
         i -= 1
         if i < 0:
             i = n - 1
-    X[X_NLIST] = k
-    X[X_K] = 0
-    X[X[X_SUFR]:X[X_SUFR] + hr] = X[X[X_RIGHT]:X[X_RIGHT] + hr]
-    X[X[X_SUFR] + hr:X[X_SUFR] + 2 * hr] = X[X[X_DOWN]:X[X_DOWN] + hr]
+    X[X_PASSED_COUNT] = k
+    X[X_SUFFIX_CLOSED] = 0
+    X[X[X_SUFFIX_ROWS]:X[X_SUFFIX_ROWS] + hr] = X[X[X_RIGHT_EDGES]:X[X_RIGHT_EDGES] + hr]
+    X[X[X_SUFFIX_ROWS] + hr:X[X_SUFFIX_ROWS] + 2 * hr] = X[X[X_DOWN_EDGES]:X[X_DOWN_EDGES] + hr]
 
 
 @njit(cache=True, inline="always")
 def close_edge(X, rows, c, closing):
     """Close (or open again) the block edge along cell c's side in the row words at `rows`."""
-    w = rows + X[X[X_PWORD] + c]
+    w = rows + X[X[X_SIDE_WORD] + c]
     if closing:
-        X[w] &= ~X[X[X_PBIT] + c]
+        X[w] &= ~X[X[X_SIDE_BIT] + c]
     else:
-        X[w] |= X[X[X_PBIT] + c]
+        X[w] |= X[X[X_SIDE_BIT] + c]
 
 
 @njit(cache=True)
@@ -332,31 +335,31 @@ def suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, step
     The window is body[f:] ++ vpath[:total] ++ path[:steps] cut to its last length+1
     cells (f = total + steps - 1). The body part comes from the tables (O(1), and
     O(change of f) for its open rows); only the plan part is walked. The tables are made at the
-    search's first test (X_TABLED; many searches test nothing: their first leg finds no path).
+    search's first test (X_SUFFIX_MADE; many searches test nothing: their first leg finds no path).
     """
-    if X[X_TABLED] == 0:
+    if X[X_SUFFIX_MADE] == 0:
         suffix_tables(X, blk, side, body, st)
-        X[X_TABLED] = 1
+        X[X_SUFFIX_MADE] = 1
     n = body.shape[0]
-    hr = X[X_HR]
+    hr = X[X_BLOCK_ROWS]
     length = st.length
     f = total + steps - 1
-    base = X[X_SID] * POS_SPAN
-    sufr = X[X_SUFR]
+    base = X[X_SEARCH_ID] * POS_SPAN
+    sufr = X[X_SUFFIX_ROWS]
     # Open rows of body[f:]: the passed-along edges of the list with last position >= f are closed.
-    k = X[X_K]
-    listp, liste = X[X_LISTP], X[X_LISTE]
-    while k < X[X_NLIST] and X[listp + k] >= f:
+    k = X[X_SUFFIX_CLOSED]
+    listp, liste = X[X_PASSED_POS], X[X_PASSED_CELLS]
+    while k < X[X_PASSED_COUNT] and X[listp + k] >= f:
         close_edge(X, sufr, X[liste + k], True)
         k += 1
     while k > 0 and X[listp + k - 1] < f:
         k -= 1
         close_edge(X, sufr, X[liste + k], False)
-    X[X_K] = k
-    openr = X[X_OPENR]
+    X[X_SUFFIX_CLOSED] = k
+    openr = X[X_OPEN_RIGHT]
     X[openr:openr + 2 * hr] = X[sufr:sufr + 2 * hr]  # OPEND follows OPENR
     if f < length:
-        seen_blocks, crossed = X[X[X_DB] + f], X[X[X_DX] + f]
+        seen_blocks, crossed = X[X[X_SUFFIX_BLOCKS] + f], X[X[X_SUFFIX_CROSSED] + f]
         i = st.tail_i + length - 1
         if i >= n:
             i -= n
@@ -366,7 +369,7 @@ def suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, step
         seen_blocks, crossed = 0, 0
         prev = -1
         q0 = f
-    lastb, lastx = X[X_LASTB], X[X_LASTX]
+    lastb, lastx = X[X_LAST_BLOCK_POS], X[X_LAST_CROSS_POS]
     floor = base + f
     for q in range(q0, length + total + steps):
         j = q - length
@@ -377,7 +380,7 @@ def suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, step
             seen_blocks += 1
         if prev >= 0:
             if blk[prev] == b:
-                if X[X[X_PBIT] + prev] != 0:
+                if X[X[X_SIDE_BIT] + prev] != 0:
                     close_edge(X, openr, prev, True)
             else:
                 e = side[prev]
@@ -396,17 +399,28 @@ def apple_test(I, L, X, body, st, vpath, total, path, steps, win):
     Returns (passes, the reached blocks of the single-word masks, the stamp generation)."""
     n = body.shape[0]
     nb = n // 4
-    blk, side, stamp = segment(I, O_BLK, n), segment(I, O_SIDE, n), segment(I, O_STAMP, 5 * nb)
+    blk, side, stamp = segment(I, I_BLOCK_OF, n), segment(I, I_SIDE_EDGE, n), segment(I, I_STAMPS, 5 * nb)
     gen = next_generation(L, stamp)
     reached = np.int64(0)
-    if X[X_ROWS] == ROWS_SUFFIX:
+    if X[P_ROWS] == ROWS_SUFFIX:
         return suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps), reached, gen
     m = walk_at_apple(body, st, vpath, total, path, steps, win)
-    if L[M_OPEN_H] >= 0:
-        ok, reached = on_some_outline_bits(blk, side, stamp, gen, nb, L[M_COLS] // 2, L[M_OPEN_H], L[M_OPEN_V],
-                                           win, m)
-    elif X[X_ROWS] != 0:
+    if L[L_OPEN_RIGHT_MASK] >= 0:
+        ok, reached = on_some_outline_bits(blk, side, stamp, gen, nb, L[L_COLS] // 2, L[L_OPEN_RIGHT_MASK],
+                                           L[L_OPEN_DOWN_MASK], win, m)
+    elif X[P_ROWS] != 0:
         ok = on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m)
     else:
-        ok = on_some_outline(blk, side, segment(I, O_LINKS, 8 * nb), stamp, segment(I, O_QUEUE, nb), gen, nb, win, m)
+        links, queue = segment(I, I_BLOCK_LINKS, 8 * nb), segment(I, I_BLOCK_QUEUE, nb)
+        ok = on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m)
     return ok, reached, gen
+
+
+@njit(cache=True, inline="always")
+def next_generation(L, stamp):
+    """The next stamp generation of I's stamps segment (two a search; wraps by clearing them)."""
+    L[L_STAMP_GEN] += 2
+    if L[L_STAMP_GEN] >= 2**31 - 4:
+        stamp[:] = 0
+        L[L_STAMP_GEN] = 2
+    return np.int32(L[L_STAMP_GEN])

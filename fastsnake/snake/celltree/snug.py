@@ -9,27 +9,24 @@ from numba import njit
 
 from fastsnake.snake.board import TAIL_FOLLOW
 from fastsnake.snake.celltree.layout import (
-    M_AVOID,
-    M_BASE,
-    M_COLS,
-    M_OENT,
-    M_TAIL,
-    O_APATH,
-    O_NBR2,
-    O_TRY,
-    O_VPATH,
-    O_WIN,
-    X_BUDGET,
-    X_DCELL,
-    X_DCH,
-    X_ONPATH,
-    X_SELFK,
-    X_TIES,
+    I_DETOUR_CELLS,
+    I_LEG_PATH,
+    I_RIGHT_HAND,
+    I_TRIAL_PLAN,
+    I_WINDOW,
+    L_AVOID,
+    L_COLS,
+    L_ENTRY_TIMES,
+    L_TAIL_RULE,
+    L_TIME_BASE,
+    X_ON_ROUTE,
+    X_ROUTE_CELLS,
+    X_ROUTE_CHILDREN,
     segment,
 )
 from fastsnake.snake.celltree.legs import distance, snug_astar, to_moves
 from fastsnake.snake.celltree.outline import apple_test
-from fastsnake.snake.celltree.params import TIES_OFF
+from fastsnake.snake.celltree.params import P_BUDGET, P_SELFK, P_TIES, TIES_OFF
 from fastsnake.snake.celltree.times import passable
 
 
@@ -38,25 +35,27 @@ def enumerate_routes(I, L, X, body, st, limit):
     """Shortest simple right-hand path head -> apple of at most `limit` moves, legal against the moving tail
     (`passable`, as the A* legs), whose body at the apple passes the outline test; with ties on, among
     paths of that length the snuggest (`hug`). Depth first, the child nearer the apple first, bound = best
-    so far - 1 (with ties: best so far), at most X[X_BUDGET] nodes. Moves into segment O_TRY; returns the
-    length (0: none found, O_TRY untouched)."""
+    so far - 1 (with ties: best so far), at most X[P_BUDGET] nodes. Moves into segment I_TRIAL_PLAN; returns the
+    length (0: none found, I_TRIAL_PLAN untouched)."""
     n = body.shape[0]
-    cols = L[M_COLS]
-    nbr2 = segment(I, O_NBR2, 4 * n)
-    win, trial, vpath = segment(I, O_WIN, 2 * n + 2), segment(I, O_TRY, 2 * n + 2), segment(I, O_VPATH, 2 * n + 2)
-    onpath = X[X[X_ONPATH]:X[X_ONPATH] + n]
-    dcell = X[X[X_DCELL]:X[X_DCELL] + n + 2]
-    dch = X[X[X_DCH]:X[X_DCH] + 2 * n + 4]
-    slack = 1 if L[M_TAIL] == TAIL_FOLLOW else 2
-    L[M_BASE] = st.moves - st.length + 1 - slack
-    L[M_AVOID] = -1
+    cols = L[L_COLS]
+    nbr2 = segment(I, I_RIGHT_HAND, 4 * n)
+    win = segment(I, I_WINDOW, 2 * n + 2)
+    trial = segment(I, I_TRIAL_PLAN, 2 * n + 2)
+    vpath = segment(I, I_DETOUR_CELLS, 2 * n + 2)
+    onpath = X[X[X_ON_ROUTE]:X[X_ON_ROUTE] + n]
+    dcell = X[X[X_ROUTE_CELLS]:X[X_ROUTE_CELLS] + n + 2]
+    dch = X[X[X_ROUTE_CHILDREN]:X[X_ROUTE_CHILDREN] + 2 * n + 4]
+    slack = 1 if L[L_TAIL_RULE] == TAIL_FOLLOW else 2
+    L[L_TIME_BASE] = st.moves - st.length + 1 - slack
+    L[L_AVOID] = -1
     apple = st.apple
     head = st.head
     if distance(I, n, cols, head, apple) > limit:
         return 0
     best, best_score = 0, 0
-    ties = X[X_TIES] != TIES_OFF
-    budget = X[X_BUDGET]
+    ties = X[P_TIES] != TIES_OFF
+    budget = X[P_BUDGET]
     dcell[0] = head
     onpath[head] = 1
     children(I, nbr2, n, cols, head, apple, dch, 0)
@@ -106,19 +105,19 @@ def snug_route(I, L, X, body, st, limit):
     length), legal against the moving tail (`passable`, as the A* legs), whose body at the apple passes
     the outline test. A* on the cost 5 - sides per cell entered (sides against the border or the body
     still there when the apple is eaten, as `hug` counts them without the route itself), over moves
-    that can still reach the apple within the limit (`snug_astar`). Moves into segment O_TRY; returns the
-    length (0: none, or it fails the outline test; O_TRY untouched)."""
+    that can still reach the apple within the limit (`snug_astar`). Moves into segment I_TRIAL_PLAN; returns the
+    length (0: none, or it fails the outline test; I_TRIAL_PLAN untouched)."""
     n = body.shape[0]
-    nbr2 = segment(I, O_NBR2, 4 * n)
-    win = segment(I, O_WIN, 2 * n + 2)
-    trial = segment(I, O_TRY, 2 * n + 2)
-    vpath = segment(I, O_VPATH, 2 * n + 2)
-    path = segment(I, O_APATH, n)
-    slack = 1 if L[M_TAIL] == TAIL_FOLLOW else 2
-    L[M_BASE] = st.moves - st.length + 1 - slack
-    L[M_AVOID] = -1
+    nbr2 = segment(I, I_RIGHT_HAND, 4 * n)
+    win = segment(I, I_WINDOW, 2 * n + 2)
+    trial = segment(I, I_TRIAL_PLAN, 2 * n + 2)
+    vpath = segment(I, I_DETOUR_CELLS, 2 * n + 2)
+    path = segment(I, I_LEG_PATH, n)
+    slack = 1 if L[L_TAIL_RULE] == TAIL_FOLLOW else 2
+    L[L_TIME_BASE] = st.moves - st.length + 1 - slack
+    L[L_AVOID] = -1
     head = st.head
-    steps = snug_astar(I, L, X, head, st.apple, limit, L[M_BASE] + limit, X[X_SELFK])
+    steps = snug_astar(I, L, X, head, st.apple, limit, L[L_TIME_BASE] + limit, X[P_SELFK])
     if steps == 0:
         return 0
     if not apple_test(I, L, X, body, st, vpath, 0, path, steps, win)[0]:
@@ -131,8 +130,8 @@ def snug_route(I, L, X, body, st, limit):
 def hug(L, n, cols, onpath, path, steps):
     """How snugly a plan lies: sides of its cells against the border, itself, or body still there when it eats."""
     rows = n // cols
-    until = L[M_BASE] + steps
-    oent = L[M_OENT]
+    until = L[L_TIME_BASE] + steps
+    oent = L[L_ENTRY_TIMES]
     score = 0
     for j in range(steps):
         c = path[j]

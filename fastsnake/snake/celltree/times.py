@@ -9,16 +9,16 @@ search undoes them (`undo_virtual`).
 from numba import njit
 
 from fastsnake.snake.celltree.layout import (
-    M_AVOID,
-    M_BASE,
-    M_OBENT,
-    M_OBLK,
-    M_OEDGE,
-    M_OENT,
-    M_OSIDE,
-    M_OUNDO,
-    M_STAMPED,
-    M_UNDO_N,
+    L_AVOID,
+    L_BLOCK_ENTRY_TIMES,
+    L_BLOCK_OF,
+    L_EDGE_TIMES,
+    L_ENTRY_TIMES,
+    L_SIDE_EDGE,
+    L_STAMPED_MOVE,
+    L_TIME_BASE,
+    L_UNDO_LENGTH,
+    L_UNDO_LOG,
     NEVER,
 )
 
@@ -32,25 +32,25 @@ def passable(L, frm, to, gm):
     entered at t is free from move t - base on, a block once its last entered
     cell is, and an edge is still crossed by the body until move t - base - 1.
     """
-    base = L[M_BASE] + gm
-    if L[L[M_OENT] + to] > base or to == L[M_AVOID]:
+    base = L[L_TIME_BASE] + gm
+    if L[L[L_ENTRY_TIMES] + to] > base or to == L[L_AVOID]:
         return False
-    ob = L[M_OBLK]
+    ob = L[L_BLOCK_OF]
     bt = L[ob + to]
-    if L[ob + frm] == bt or L[L[M_OBENT] + bt] <= base:
+    if L[ob + frm] == bt or L[L[L_BLOCK_ENTRY_TIMES] + bt] <= base:
         return True
     # Crossing back over an edge the body still crosses adds no block edge.
-    return L[L[M_OEDGE] + L[L[M_OSIDE] + frm]] > base
+    return L[L[L_EDGE_TIMES] + L[L[L_SIDE_EDGE] + frm]] > base
 
 
 @njit(cache=True, inline="always")
 def enter(L, prev, cell, t):
     """The head enters `cell` at move t, coming from `prev` (-1: not on the body)."""
-    oblk = L[M_OBLK]
-    L[L[M_OENT] + cell] = t
-    L[L[M_OBENT] + L[oblk + cell]] = t
+    oblk = L[L_BLOCK_OF]
+    L[L[L_ENTRY_TIMES] + cell] = t
+    L[L[L_BLOCK_ENTRY_TIMES] + L[oblk + cell]] = t
     if prev >= 0 and L[oblk + prev] != L[oblk + cell]:
-        L[L[M_OEDGE] + L[L[M_OSIDE] + prev]] = t - 1
+        L[L[L_EDGE_TIMES] + L[L[L_SIDE_EDGE] + prev]] = t - 1
 
 
 @njit(cache=True)
@@ -58,7 +58,7 @@ def stamp_body(L, body, st):
     """Entry times of the whole body (tail first, the head entered at move st.moves)."""
     n = body.shape[0]
     nb = n // 4
-    oent, obent, oedge = L[M_OENT], L[M_OBENT], L[M_OEDGE]
+    oent, obent, oedge = L[L_ENTRY_TIMES], L[L_BLOCK_ENTRY_TIMES], L[L_EDGE_TIMES]
     L[oent:oent + n] = NEVER
     L[obent:obent + nb] = NEVER
     L[oedge:oedge + 2 * nb] = NEVER
@@ -73,13 +73,13 @@ def stamp_body(L, body, st):
         i += 1
         if i == n:
             i = 0
-    L[M_STAMPED] = st.moves
+    L[L_STAMPED_MOVE] = st.moves
 
 
 @njit(cache=True, inline="always")
 def stamp_head(L, body, st):
     """Keep the entry times current: O(1) a move, the whole body after a gap."""
-    if L[M_STAMPED] + 1 != st.moves:
+    if L[L_STAMPED_MOVE] + 1 != st.moves:
         stamp_body(L, body, st)
         return
     prev = -1
@@ -89,11 +89,12 @@ def stamp_head(L, body, st):
             i = body.shape[0] - 1
         prev = body[i]
     enter(L, prev, st.head, st.moves)
-    L[M_STAMPED] = st.moves
+    L[L_STAMPED_MOVE] = st.moves
 
 
 @njit(cache=True, inline="always")
 def log_set(L, idx, value, u):
+    """Set L[idx] = value, logging (idx, old value) at L[u]; returns the log's next free index."""
     L[u] = idx
     L[u + 1] = L[idx]
     L[idx] = value
@@ -103,24 +104,25 @@ def log_set(L, idx, value, u):
 @njit(cache=True)
 def stamp_virtual(L, path, steps, start, t0):
     """Entry times for a planned leg start -> path[:steps] entered at t0+1..; old values go to the undo log."""
-    oblk, oside = L[M_OBLK], L[M_OSIDE]
-    u = L[M_OUNDO] + L[M_UNDO_N]
+    oblk, oside = L[L_BLOCK_OF], L[L_SIDE_EDGE]
+    u = L[L_UNDO_LOG] + L[L_UNDO_LENGTH]
     prev = start
     for j in range(steps):
         cell = path[j]
         t = t0 + j + 1
-        u = log_set(L, L[M_OENT] + cell, t, u)
+        u = log_set(L, L[L_ENTRY_TIMES] + cell, t, u)
         b = L[oblk + cell]
-        u = log_set(L, L[M_OBENT] + b, t, u)
+        u = log_set(L, L[L_BLOCK_ENTRY_TIMES] + b, t, u)
         if L[oblk + prev] != b:
-            u = log_set(L, L[M_OEDGE] + L[oside + prev], t - 1, u)
+            u = log_set(L, L[L_EDGE_TIMES] + L[oside + prev], t - 1, u)
         prev = cell
-    L[M_UNDO_N] = u - L[M_OUNDO]
+    L[L_UNDO_LENGTH] = u - L[L_UNDO_LOG]
 
 
 @njit(cache=True)
 def undo_virtual(L):
-    ou = L[M_OUNDO]
-    for k in range(L[M_UNDO_N] - 2, -1, -2):
+    """Undo every virtual stamp of the undo log, latest first, and empty the log."""
+    ou = L[L_UNDO_LOG]
+    for k in range(L[L_UNDO_LENGTH] - 2, -1, -2):
         L[L[ou + k]] = L[ou + k + 1]
-    L[M_UNDO_N] = 0
+    L[L_UNDO_LENGTH] = 0

@@ -8,23 +8,20 @@ crossings (and avoids the edges it passes along); `outline_plan` builds one tree
 from numba import njit
 
 from fastsnake.snake.celltree.layout import (
-    M_COLS,
-    M_ROWS,
-    O_BITS,
-    O_BLK,
-    O_NBR2,
-    O_NXT,
-    O_PLAN,
-    O_QUEUE,
-    O_SIDE,
-    O_STAMP,
-    X_OUTLINE,
-    X_PAR,
-    X_Q2,
-    next_generation,
+    I_BLOCK_OF,
+    I_BLOCK_QUEUE,
+    I_PLAN,
+    I_RIGHT_HAND,
+    I_SIDE_EDGE,
+    I_STAMPS,
+    I_TREE_BITS,
+    L_COLS,
+    X_TREE_PARENT,
+    X_TREE_QUEUE,
     segment,
 )
-from fastsnake.snake.cycles import tree_outline_next
+from fastsnake.snake.celltree.outline import next_generation
+from fastsnake.snake.celltree.params import P_OUTLINE
 
 
 @njit(cache=True, inline="always")
@@ -65,6 +62,7 @@ def seed_tree(body, st, blk, side, stamp, queue, bits, gen, nb, hc, nth):
 
 @njit(cache=True, inline="always")
 def set_tree_edge(bits, e, hc):
+    """Add block edge e to the tree `bits` (both blocks' direction bits: 1 up, 2 right, 4 down, 8 left)."""
     b = e >> 1
     if e & 1:
         bits[b] |= 4
@@ -74,6 +72,50 @@ def set_tree_edge(bits, e, hc):
         bits[b + 1] |= 8
 
 
+@njit(cache=True, inline="always")
+def start_tree(I, L, body, st, nth):
+    """A new stamp generation and `seed_tree` of the body.
+
+    Returns
+    -------
+    blk, side, stamp, queue, bits : views of I's segments
+        `block_of`, `side_edge`, `stamps`, `block_queue`, `tree_bits` (the tree so far).
+    gen, tail, src : int
+        The generation, the blocks queued and the nth block queued (see `seed_tree`).
+    """
+    n = body.shape[0]
+    nb = n // 4
+    blk = segment(I, I_BLOCK_OF, n)
+    side = segment(I, I_SIDE_EDGE, n)
+    stamp = segment(I, I_STAMPS, 5 * nb)
+    queue = segment(I, I_BLOCK_QUEUE, nb)
+    bits = segment(I, I_TREE_BITS, nb)
+    gen = next_generation(L, stamp)
+    tail, src = seed_tree(body, st, blk, side, stamp, queue, bits, gen, nb, L[L_COLS] // 2, nth)
+    return blk, side, stamp, queue, bits, gen, tail, src
+
+
+@njit(cache=True, inline="always")
+def grow_tree(stamp, queue, bits, tail, gen, nb, hc, rot, closed):
+    """Grow the tree breadth first from queue[:tail] over every block not in it (stamped `gen`), across
+    edges not passed along (stamp[3 nb + e] == gen) and, with `closed`, not closed (stamp[nb + e] == gen);
+    directions in the order (d + rot) & 3 (0 up, 1 right, 2 down, 3 left). Returns the blocks queued."""
+    forb = 3 * nb
+    head = 0
+    while head < tail:
+        b = queue[head]
+        head += 1
+        for dd in range(4):
+            o, e = neighbour_block(b, (dd + rot) & 3, hc, nb)
+            if o < 0 or stamp[o] == gen or stamp[forb + e] == gen or (closed and stamp[nb + e] == gen):
+                continue
+            stamp[o] = gen
+            queue[tail] = o
+            tail += 1
+            set_tree_edge(bits, e, hc)
+    return tail
+
+
 @njit(cache=True)
 def outline_plan(I, L, body, st):
     """Commit to the outline of a spanning tree through the body's crossings, up to the apple.
@@ -81,53 +123,24 @@ def outline_plan(I, L, body, st):
     Blocks are attached breadth-first from the body's blocks, head first, so
     the outline leaves the head into free blocks nearby. Returns the plan length.
     """
-    rows, cols = L[M_ROWS], L[M_COLS]
-    hc = cols // 2
+    cols = L[L_COLS]
     n = body.shape[0]
-    nb = n // 4
-    blk = segment(I, O_BLK, n)
-    side = segment(I, O_SIDE, n)
-    stamp = segment(I, O_STAMP, 5 * nb)
-    queue = segment(I, O_QUEUE, nb)
-    bits, nxt = segment(I, O_BITS, nb), segment(I, O_NXT, n)
-    gen = next_generation(L, stamp)
-    forb = 3 * nb
-    tail, _src = seed_tree(body, st, blk, side, stamp, queue, bits, gen, nb, hc, 0)
-    head = 0
-    while head < tail:
-        b = queue[head]
-        head += 1
-        bc = b % hc
-        for d in range(4):
-            if d == 0:
-                if b < hc:
-                    continue
-                o, e = b - hc, 2 * (b - hc) + 1
-            elif d == 1:
-                if bc + 1 >= hc:
-                    continue
-                o, e = b + 1, 2 * b
-            elif d == 2:
-                if b + hc >= nb:
-                    continue
-                o, e = b + hc, 2 * b + 1
-            else:
-                if bc == 0:
-                    continue
-                o, e = b - 1, 2 * (b - 1)
-            if stamp[o] == gen or stamp[forb + e] == gen:
-                continue
-            stamp[o] = gen
-            queue[tail] = o
-            tail += 1
-            set_tree_edge(bits, e, hc)
-    tree_outline_next(rows, cols, bits, nxt)
-    plan = segment(I, O_PLAN, 2 * n + 2)
-    nbr2 = segment(I, O_NBR2, 4 * n)
+    _blk, _side, stamp, queue, bits, gen, tail, _src = start_tree(I, L, body, st, 0)
+    grow_tree(stamp, queue, bits, tail, gen, n // 4, cols // 2, 0, False)
+    return walk_plan(I, n, cols, bits, st)
+
+
+@njit(cache=True, inline="always")
+def walk_plan(I, n, cols, bits, st):
+    """Commit the walk along the outline of the tree `bits` from the head to the apple: its moves into I's
+    `plan`; returns their number."""
+    plan = segment(I, I_PLAN, 2 * n + 2)
+    nbr2 = segment(I, I_RIGHT_HAND, 4 * n)
+    hc = cols // 2
     cell = st.head
     steps = 0
     while cell != st.apple and steps < n:
-        to = nxt[cell]
+        to = outline_step(cols, hc, bits, cell)
         for move in range(4):
             if nbr2[cell * 4 + move] == to:
                 plan[steps] = move
@@ -173,26 +186,16 @@ def outline_step(cols, hc, bits, cell):
 
 @njit(cache=True)
 def bfs_tree(I, L, X, body, st, variant):
-    """A spanning tree of blocks through the body's crossings into O_BITS (as cell's `outline_plan`).
+    """A spanning tree of blocks through the body's crossings into I_TREE_BITS (as cell's `outline_plan`).
 
     variant & 3 rotates the order of directions of the breadth-first growth; variant >> 2 = k > 0
     first joins the apple's block by a shortest path of blocks without body from the k-th block
     of the body (head first), if there is one.
     """
-    cols = L[M_COLS]
-    hc = cols // 2
-    n = body.shape[0]
-    nb = n // 4
-    blk = segment(I, O_BLK, n)
-    side = segment(I, O_SIDE, n)
-    stamp = segment(I, O_STAMP, 5 * nb)
-    queue = segment(I, O_QUEUE, nb)
-    bits = segment(I, O_BITS, nb)
-    par = X[X[X_PAR]:X[X_PAR] + nb]
-    gen = next_generation(L, stamp)
+    blk, _side, stamp, queue, bits, gen, tail, src = start_tree(I, L, body, st, variant >> 2)
+    nb, hc, rot = queue.shape[0], L[L_COLS] // 2, variant & 3
     forb = 3 * nb
-    rot = variant & 3
-    tail, src = seed_tree(body, st, blk, side, stamp, queue, bits, gen, nb, hc, variant >> 2)
+    par = segment(X, X_TREE_PARENT, nb)
     ab = blk[st.apple]
     if src >= 0 and stamp[ab] != gen:
         # Breadth first from src over blocks without body (stamp gen + 1 marks them seen).
@@ -232,18 +235,7 @@ def bfs_tree(I, L, X, body, st, variant):
                 o1 = e >> 1
                 o2 = o1 + (hc if e & 1 else 1)
                 b = o1 if b == o2 else o2
-    head = 0
-    while head < tail:
-        b = queue[head]
-        head += 1
-        for dd in range(4):
-            o, e = neighbour_block(b, (dd + rot) & 3, hc, nb)
-            if o < 0 or stamp[o] == gen or stamp[forb + e] == gen:
-                continue
-            stamp[o] = gen
-            queue[tail] = o
-            tail += 1
-            set_tree_edge(bits, e, hc)
+    grow_tree(stamp, queue, bits, tail, gen, nb, hc, rot, False)
 
 
 @njit(cache=True)
@@ -251,23 +243,14 @@ def greedy_tree(I, L, X, body, st):
     """A spanning tree through the body's crossings built while walking its outline from the head: a free
     block is joined across the side the walk passes when it is nearer the apple's block (block distance over
     edges the body does not pass along), else that side stays closed; once at the apple the tree is
-    completed breadth first (the closed sides last). Into O_BITS."""
-    cols = L[M_COLS]
-    hc = cols // 2
-    n = body.shape[0]
-    nb = n // 4
-    blk = segment(I, O_BLK, n)
-    side = segment(I, O_SIDE, n)
-    stamp = segment(I, O_STAMP, 5 * nb)
-    queue = segment(I, O_QUEUE, nb)
-    bits = segment(I, O_BITS, nb)
-    dist = X[X[X_PAR]:X[X_PAR] + nb]
-    gen = next_generation(L, stamp)
-    forb = 3 * nb
-    decl = nb
-    tail, _src = seed_tree(body, st, blk, side, stamp, queue, bits, gen, nb, hc, 0)
+    completed breadth first (the closed sides last). Into I_TREE_BITS."""
+    blk, side, stamp, queue, bits, gen, tail, _src = start_tree(I, L, body, st, 0)
+    cols = L[L_COLS]
+    hc, n, nb = cols // 2, body.shape[0], queue.shape[0]
+    dist = segment(X, X_TREE_PARENT, nb)
+    forb, decl = 3 * nb, nb
     # Block distances to the apple's block over edges not passed along (queue after the body's blocks).
-    q2 = X[X[X_Q2]:X[X_Q2] + nb]
+    q2 = X[X[X_TREE_QUEUE]:X[X_TREE_QUEUE] + nb]
     dist[:] = nb + 1
     ab = blk[st.apple]
     dist[ab] = 0
@@ -308,18 +291,7 @@ def greedy_tree(I, L, X, body, st):
         steps += 1
     # Complete: breadth first without the closed sides, then with them.
     for rnd in range(2):
-        head = 0
-        while head < tail:
-            b = queue[head]
-            head += 1
-            for dd in range(4):
-                o, e = neighbour_block(b, dd, hc, nb)
-                if o < 0 or stamp[o] == gen or stamp[forb + e] == gen or (rnd == 0 and stamp[decl + e] == gen):
-                    continue
-                stamp[o] = gen
-                queue[tail] = o
-                tail += 1
-                set_tree_edge(bits, e, hc)
+        tail = grow_tree(stamp, queue, bits, tail, gen, nb, hc, 0, rnd == 0)
         if tail == nb:
             break
 
@@ -327,12 +299,12 @@ def greedy_tree(I, L, X, body, st):
 @njit(cache=True)
 def outline_best(I, L, X, body, st):
     """The outline walk over the best of a few spanning trees (`bfs_tree` variants): the shortest walk to the apple."""
-    cols = L[M_COLS]
+    cols = L[L_COLS]
     hc = cols // 2
     n = body.shape[0]
     nb = n // 4
-    bits = segment(I, O_BITS, nb)
-    mode = X[X_OUTLINE]
+    bits = segment(I, I_TREE_BITS, nb)
+    mode = X[P_OUTLINE]
     nvar = mode - 1000 if mode >= 1000 else 4 * (mode + 1)
     best, best_len = 0, n + 1
     for v in range(nvar + 1):
@@ -351,15 +323,4 @@ def outline_best(I, L, X, body, st):
         greedy_tree(I, L, X, body, st)
     else:
         bfs_tree(I, L, X, body, st, best)
-    plan = segment(I, O_PLAN, 2 * n + 2)
-    nbr2 = segment(I, O_NBR2, 4 * n)
-    cell = st.head
-    steps = 0
-    while cell != st.apple and steps < n:
-        to = outline_step(cols, hc, bits, cell)
-        for move in range(4):
-            if nbr2[cell * 4 + move] == to:
-                plan[steps] = move
-        steps += 1
-        cell = to
-    return steps
+    return walk_plan(I, n, cols, bits, st)
