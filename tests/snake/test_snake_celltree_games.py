@@ -57,8 +57,8 @@ def play_digest(setting, fallback, rows, cols, start_length, tail, seeds):
     return h.hexdigest()[:16]
 
 
-QUICK = {
-    # (setting, rows, cols, start length, tail, games): digest
+SWEEPS = {
+    # (setting, rows, cols, start length, tail, games): digest; boards from 20x20 on are slow tests
     ("cell", 10, 10, 1, "follow", 6): "e4bfc7ca85366021",
     ("cell", 10, 10, 1, "blocked", 6): "79b2588d58ede9c2",
     ("cell", 10, 10, 3, "follow", 6): "b8739025a3182363",
@@ -80,20 +80,6 @@ QUICK = {
     ("grove-fast", 10, 10, 3, "blocked", 6): "8e0f43fec6f910c8",
     ("grove-fast", 12, 12, 1, "blocked", 3): "967bb17f0bb367b1",
     ("grove-fast", 16, 18, 1, "blocked", 1): "fa4d2d2ae523da7b",
-}
-
-PLAYED = {
-    # (setting, fallback kernels, rows, cols, start length, tail, seeds): digest
-    ("cell", "queue", 8, 10, 1, "follow", 3): "21e14c40f32bc5f1",
-    ("cell", "queue", 10, 8, 3, "blocked", 3): "3dca52eb3c79bcc9",
-    ("grove", "queue", 8, 10, 1, "blocked", 3): "0ae0971296db9f50",
-    ("grove", "rows", 10, 8, 3, "follow", 3): "0864e8d7183a7693",
-    ("grove", "suffix", 8, 10, 1, "blocked", 3): "76b7b0b53d8f2b79",
-    ("grove", "suffix-no-table", 10, 8, 3, "follow", 3): "003f9147e0de9486",
-    ("grove-fast", "suffix", 10, 10, 1, "follow", 3): "ad4797f455a40cb3",
-}
-
-SLOW = {
     ("cell", 20, 20, 1, "blocked", 24): "1e25c340afc66f02",
     ("cell", 20, 20, 3, "follow", 24): "9b670871a27513ef",
     ("cell", 30, 30, 1, "blocked", 6): "ab5ddaca3e76ae8f",
@@ -108,18 +94,29 @@ SLOW = {
     ("grove-fast", 30, 30, 3, "follow", 6): "a46529febe56c362",
 }
 
+PLAYED = {
+    # (setting, fallback kernels, rows, cols, start length, tail, seeds): digest
+    ("cell", "queue", 8, 10, 1, "follow", 3): "21e14c40f32bc5f1",
+    ("cell", "queue", 10, 8, 3, "blocked", 3): "3dca52eb3c79bcc9",
+    ("grove", "queue", 8, 10, 1, "blocked", 3): "0ae0971296db9f50",
+    ("grove", "rows", 10, 8, 3, "follow", 3): "0864e8d7183a7693",
+    ("grove", "suffix", 8, 10, 1, "blocked", 3): "76b7b0b53d8f2b79",
+    ("grove", "suffix-no-table", 10, 8, 3, "follow", 3): "003f9147e0de9486",
+    ("grove-fast", "suffix", 10, 10, 1, "follow", 3): "ad4797f455a40cb3",
+}
 
-@pytest.mark.parametrize("case", list(QUICK), ids=lambda c: "-".join(map(str, c)))
+
+def _sweep_cases():
+    for case in SWEEPS:
+        marks = [pytest.mark.slow] if case[1] >= 20 else []
+        yield pytest.param(case, marks=marks, id="-".join(map(str, case)))
+
+
+@pytest.mark.parametrize("case", list(_sweep_cases()))
 def test_same_games(case):
-    assert sweep_digest(*case) == QUICK[case]
+    assert sweep_digest(*case) == SWEEPS[case]
 
 
 @pytest.mark.parametrize("case", list(PLAYED), ids=lambda c: "-".join(map(str, c)))
 def test_same_games_with_the_big_board_kernels(case):
     assert play_digest(*case) == PLAYED[case]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("case", list(SLOW), ids=lambda c: "-".join(map(str, c)))
-def test_same_games_on_bigger_boards(case):
-    assert sweep_digest(*case) == SLOW[case]
