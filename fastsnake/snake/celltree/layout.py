@@ -232,8 +232,10 @@ def layout_markdown() -> str:
     for lay in (I_LAYOUT, L_LAYOUT, X_LAYOUT):
         out += [f"**{lay.array}** ({lay.dtype}): slots, then a header of segment starts, then the segments.", "",
                 "| name | kind | size | holds |", "| --- | --- | --- | --- |"]
-        out += [f"| `{r.name}` | slot | {r.size_text()} | {r.meaning} |" for r in lay.slots]
-        out += [f"| `{r.name}` | segment | {r.size_text()} | {r.meaning} |" for r in lay.segments]
+        for kind, group in (("slot", lay.slots), ("segment", lay.segments)):
+            for r in group:
+                meaning = r.meaning.replace("*", "\\*")  # A* keeps its star (two would be emphasis)
+                out.append(f"| `{r.name}` | {kind} | {r.size_text()} | {meaning} |")
         out.append("")
     return "\n".join(out)
 

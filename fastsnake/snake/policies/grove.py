@@ -83,7 +83,11 @@ OPTIONS = (
 
 
 def grove_params(config, options, name="grove", table=OPTIONS) -> np.ndarray:
-    """The parameter vector of the cell-tree kernels for `config` and the options of `table`."""
+    """The parameter vector of the cell-tree kernels for `config` and the options of `table`.
+
+    An option `table` does not declare is off: no backoff, no branch and bound or snug search, the
+    one outline tree, detour chains' plans re-searched every `research_every` moves (`cell`'s table).
+    """
     check_board(name, config)
     big = is_big(config)
     value, given = read_options(name, table, options, big)
