@@ -10,16 +10,10 @@ from hypothesis import strategies as st
 
 from fastsnake.errors import InputError
 from fastsnake.snake.board import GameConfig
+from fastsnake.snake.celltree.blocks import block_edge_masks, block_links, block_tables, right_hand_table
+from fastsnake.snake.celltree.outline import on_some_outline, on_some_outline_bits
 from fastsnake.snake.engine import OUTCOME_NAMES, WON
 from fastsnake.snake.policies import get_policy, resolve_options
-from fastsnake.snake.policies.cell import (
-    block_edge_masks,
-    block_links,
-    block_tables,
-    on_some_outline,
-    on_some_outline_bits,
-    right_hand_table,
-)
 from fastsnake.snake.rng import game_seed_py
 from fastsnake.snake.sweep import run_sweep
 

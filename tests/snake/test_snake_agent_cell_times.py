@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 from numba import njit
 
 from fastsnake.snake.board import GameConfig, neighbour_table
+from fastsnake.snake.celltree import layout, times, workspace
+from fastsnake.snake.celltree.blocks import block_tables, right_hand_table
 from fastsnake.snake.engine import make_state
-from fastsnake.snake.policies import cell
-from fastsnake.snake.policies.cell import block_tables, right_hand_table
+from fastsnake.snake.policies.cell import cell_params
 
 even = st.sampled_from([2, 4, 6])
 
@@ -35,26 +36,26 @@ def _state(body, head_i, tail_i, length, moves):
 
 @njit
 def stamp_head(L, body, head_i, tail_i, length, moves):
-    cell._stamp_head(L, body, _state(body, head_i, tail_i, length, moves))
+    times.stamp_head(L, body, _state(body, head_i, tail_i, length, moves))
 
 
 @njit
 def stamp_body(L, body, head_i, tail_i, length, moves):
-    cell._stamp_body(L, body, _state(body, head_i, tail_i, length, moves))
+    times.stamp_body(L, body, _state(body, head_i, tail_i, length, moves))
 
 
 @njit
 def passability(L, nbr2, base, avoid, gmax):
     """out[frm*4 + move, gm] = _passable(frm, nbr2[frm*4+move], gm) for gm in 1..gmax (0 where no edge)."""
-    L[cell.M_BASE] = base
-    L[cell.M_AVOID] = avoid
+    L[layout.L_TIME_BASE] = base
+    L[layout.L_AVOID] = avoid
     out = np.zeros((nbr2.shape[0], gmax + 1), np.int8)
     for k in range(nbr2.shape[0]):
         to = nbr2[k]
         if to < 0:
             continue
         for gm in range(1, gmax + 1):
-            out[k, gm] = 1 if cell._passable(L, k // 4, to, gm) else 0
+            out[k, gm] = 1 if times.passable(L, k // 4, to, gm) else 0
     return out
 
 
@@ -145,8 +146,8 @@ def drive(rows, cols, tail, seed, start_length, grow_p, moves_wanted, gaps, tall
         seq.append(int(rng.choice(options)))
     config = GameConfig(rows, cols, len(seq), tail)
     cfg, nbr = config.arrays()
-    _, L = cell._alloc(cfg, nbr, cell.cell_params(config, {}))
-    L[cell.M_STAMPED] = -2  # as _reset does
+    L = workspace.alloc(cfg, nbr, cell_params(config, {}))[layout.W_L]
+    L[layout.L_STAMPED_MOVE] = -2  # as _reset does
 
     body = np.zeros(n, np.int32)
     body[:len(seq)] = seq
@@ -179,7 +180,7 @@ def drive(rows, cols, tail, seed, start_length, grow_p, moves_wanted, gaps, tall
             moves += 1
             continue
         stamp_head(L, body, head_i, tail_i, length, moves)
-        assert L[cell.M_STAMPED] == moves
+        assert L[layout.L_STAMPED_MOVE] == moves
         tail_time = moves - length + 1
         free = [c for c in range(n) if c not in seq]
 
@@ -194,7 +195,7 @@ def drive(rows, cols, tail, seed, start_length, grow_p, moves_wanted, gaps, tall
         if rng.random() < 0.5:
             full = L.copy()
             stamp_body(full, body, head_i, tail_i, length, moves)
-            assert full[cell.M_STAMPED] == moves
+            assert full[layout.L_STAMPED_MOVE] == moves
             again = passability(full, nbr2, tail_time - slack, avoid, gmax)
             assert np.array_equal(again, got), dict(what="rebuild", seq=seq, moves=moves, avoid=avoid)
 
@@ -207,11 +208,11 @@ def drive(rows, cols, tail, seed, start_length, grow_p, moves_wanted, gaps, tall
                 start, done = seq[-1], 0
                 for cut in cuts:  # chained legs, as the detours of a search
                     leg = np.array(path[done:cut], np.int32)
-                    cell._stamp_virtual(L, leg, len(leg), start, moves + done)
+                    times.stamp_virtual(L, leg, len(leg), start, moves + done)
                     start, done = path[cut - 1], cut
                 assert not np.array_equal(L, snapshot)
                 # The undo log (3 entries of 2 slots a step at most) is scratch space.
-                log_from, log_used = L[cell.M_OUNDO], L[cell.M_UNDO_N]
+                log_from, log_used = L[layout.L_UNDO_LOG], L[layout.L_UNDO_LENGTH]
                 assert 0 < log_used <= 6 * len(path)
                 outside_log = np.ones(L.shape[0], bool)
                 outside_log[log_from:log_from + log_used] = False
@@ -223,9 +224,9 @@ def drive(rows, cols, tail, seed, start_length, grow_p, moves_wanted, gaps, tall
                 assert np.array_equal(got_v, expected_v), dict(
                     what="virtual", seq=seq, path=path, cuts=cuts, moves=moves, tail=tail, avoid=vavoid,
                     **first_difference(got_v, expected_v, nbr2))
-                L[cell.M_BASE], L[cell.M_AVOID] = snapshot[cell.M_BASE], snapshot[cell.M_AVOID]
-                cell._undo_virtual(L)
-                assert L[cell.M_UNDO_N] == 0
+                L[layout.L_TIME_BASE], L[layout.L_AVOID] = snapshot[layout.L_TIME_BASE], snapshot[layout.L_AVOID]
+                times.undo_virtual(L)
+                assert L[layout.L_UNDO_LENGTH] == 0
                 assert np.array_equal(L[outside_log], snapshot[outside_log]), np.flatnonzero(L != snapshot)
         checked += 1
         moves += 1
@@ -259,8 +260,8 @@ def kernel_table(rows, cols, seq, tail, avoid=-1):
     n = rows * cols
     config = GameConfig(rows, cols, len(seq), tail)
     cfg, nbr = config.arrays()
-    _, L = cell._alloc(cfg, nbr, cell.cell_params(config, {}))
-    L[cell.M_STAMPED] = -2
+    L = workspace.alloc(cfg, nbr, cell_params(config, {}))[layout.W_L]
+    L[layout.L_STAMPED_MOVE] = -2
     body = np.zeros(n, np.int32)
     body[:len(seq)] = seq
     stamp_head(L, body, len(seq) - 1, 0, len(seq), 0)

@@ -21,12 +21,10 @@ from hypothesis import strategies as st
 from fastsnake.errors import InputError
 from fastsnake.search.bfs import distances_to_every_cell
 from fastsnake.snake.board import GameConfig, neighbour_table
-from fastsnake.snake.engine import OUTCOME_NAMES, WON
-from fastsnake.snake.policies import get_policy, resolve_options
-from fastsnake.snake.policies.cell import O_DIST, O_END, block_tables, right_hand_table
-from fastsnake.snake.policies.grove import (
-    BUDGET,
-    BUDGET_BIG,
+from fastsnake.snake.celltree.blocks import block_tables, distance_order, right_hand_table
+from fastsnake.snake.celltree.layout import I_DISTANCES, I_END, X_REACHED
+from fastsnake.snake.celltree.outline import on_some_outline_rows
+from fastsnake.snake.celltree.params import (
     P_BACKOFF,
     P_BITS,
     P_BUDGET,
@@ -42,14 +40,13 @@ from fastsnake.snake.policies.grove import (
     P_TIES,
     ROWS_SUFFIX,
     ROWS_WALKED,
-    SNUG_CHAIN_BIG,
     TIES_BOTH,
     TIES_ONLY,
-    X_REACH,
-    _alloc,
-    distance_order,
-    on_some_outline_rows,
 )
+from fastsnake.snake.celltree.workspace import alloc
+from fastsnake.snake.engine import OUTCOME_NAMES, WON
+from fastsnake.snake.policies import get_policy, resolve_options
+from fastsnake.snake.policies.grove import OPTIONS
 from fastsnake.snake.rng import game_seed_py
 from fastsnake.snake.sweep import run_sweep
 
@@ -220,13 +217,13 @@ def test_row_mask_outline_test_matches_brute_force(shape, seed, length):
     params = get_policy("grove").make_params(config, {})
     _rows_kernels(params)
     cfg, nbr = config.arrays()
-    X = _alloc(cfg, nbr, params)[2]
+    X = alloc(cfg, nbr, params)[2]
     blk, side = block_tables(rows, cols)
     nb = (rows // 2) * (cols // 2)
     hc = cols // 2
     got = on_some_outline_rows(blk, side, np.zeros(5 * nb, np.int32), np.int32(2), nb, X, np.array(walk, np.int32),
                                len(walk))
-    reach = X[X[X_REACH]:X[X_REACH] + rows // 2]
+    reach = X[X[X_REACHED]:X[X_REACHED] + rows // 2]
     reached = {b for b in range(nb) if (int(reach[b // hc]) >> (b % hc)) & 1}
     assert reached == agent_naive.blocks_reached(rows, cols, walk)
     if nb <= 6:
@@ -247,10 +244,10 @@ def test_cells_by_distance_from_each_cell(rows, cols):
     table = np.empty(n * n, np.int32)
     distances_to_every_cell(nbr2, table)
     dist = table.reshape(n, n).T  # dist[a, b]: a -> b
-    I = np.zeros(O_END + 1 + n * n, np.int32)
-    I[O_DIST] = O_END + 1
-    I[O_END] = O_END + 1 + n * n
-    I[O_END + 1:] = table
+    I = np.zeros(I_END + 1 + n * n, np.int32)
+    I[I_DISTANCES] = I_END + 1
+    I[I_END] = I_END + 1 + n * n
+    I[I_END + 1:] = table
     out = np.empty(n * n, np.int16)
     distance_order(I, n, cols, out)
     for head in range(n):
@@ -340,10 +337,12 @@ def test_branch_and_bound_defaults_by_board_size():
     small = policy.make_params(GameConfig(14, 18, 1, "blocked"), resolve_options(policy, {}))
     big = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {}))
     chosen = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {"budget": 7, "ties": 0}))
-    assert small[P_BUDGET] == BUDGET and small[P_TIES] == TIES_BOTH
-    assert big[P_BUDGET] == BUDGET_BIG and big[P_TIES] == TIES_ONLY
+    budget = {opt.name: opt for opt in OPTIONS}["budget"]
+    assert (budget.small, budget.big) == (2000, 10_000)
+    assert small[P_BUDGET] == budget.small and small[P_TIES] == TIES_BOTH
+    assert big[P_BUDGET] == budget.big and big[P_TIES] == TIES_ONLY
     assert chosen[P_BUDGET] == 7 and chosen[P_TIES] == 0
-    assert small[P_SNUGCHAIN] == 0 and big[P_SNUGCHAIN] == SNUG_CHAIN_BIG and big[P_SELFK] == 0
+    assert small[P_SNUGCHAIN] == 0 and big[P_SNUGCHAIN] == 3 and big[P_SELFK] == 0
     off = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {"budget": 0}))
     assert off[P_SNUGCHAIN] == 0
     # bigger boards: 32 detour rounds, the best of 13 outline trees, the snug A*, no backoff

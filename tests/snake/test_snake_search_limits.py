@@ -13,7 +13,7 @@ from numba import njit
 from fastsnake.search.astar import A_PATH, astar_buffers, astar_grid, astar_grid_within
 from fastsnake.search.bfs import distances_from, distances_to_every_cell, reversed_table
 from fastsnake.snake.board import neighbour_table
-from fastsnake.snake.policies.cell import right_hand_table
+from fastsnake.snake.celltree.blocks import right_hand_table
 from fastsnake.snake.policies.greedy import free_cell
 
 even = st.sampled_from([2, 4, 6, 8])

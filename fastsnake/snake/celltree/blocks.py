@@ -1,0 +1,153 @@
+"""The board as 2×2 blocks: right-hand moves, blocks and sides, block links, and tables derived from them.
+
+Every cell "drives on the right" inside its 2×2 block: one move within the block, one across
+its own side into the neighbouring block. Block edge 2b joins block b to its right neighbour,
+2b + 1 to the block below. Also the leg table the A* legs read and the by-distance cell order
+of the detour scan (through the left-right mirror symmetry of right-hand distances).
+"""
+
+import numpy as np
+from numba import njit
+
+from fastsnake.snake.celltree.layout import I_BLOCK_OF, I_DISTANCES, I_RIGHT_HAND, I_SIDE_EDGE, segment
+
+# The leg table (`leg_table`, LEG_SLOTS a cell): the cell's move within its block, its move across its
+# side (-1: the border), the block that move enters and the block edge it crosses.
+LEG_IN, LEG_OUT, LEG_OUTBLK, LEG_EDGE = range(4)
+LEG_SLOTS = LEG_EDGE + 1
+
+
+@njit(cache=True)
+def right_hand_table(nbr, rows, cols):
+    """nbr restricted to right-hand driving in 2×2 blocks (forbidden moves -1).
+
+    Inside a block the cells turn counter-clockwise (top-left -> down ->
+    bottom-left -> right -> bottom-right -> up -> top-right -> left); each cell may
+    instead leave across its own side: TL left, BL down, BR right, TR up.
+    """
+    n = rows * cols
+    out = np.full(n * 4, -1, np.int32)
+    for cell in range(n):
+        r, c = cell // cols, cell % cols
+        pr, pc = r % 2, c % 2
+        if pr == 0 and pc == 0:
+            a, b = 3, 2
+        elif pr == 1 and pc == 0:
+            a, b = 2, 1
+        elif pr == 1 and pc == 1:
+            a, b = 1, 0
+        else:
+            a, b = 0, 3
+        out[cell * 4 + a] = nbr[cell * 4 + a]
+        out[cell * 4 + b] = nbr[cell * 4 + b]
+    return out
+
+
+@njit(cache=True)
+def block_tables(rows, cols):
+    """Block of each cell, and the block edge across the cell's own side (-1 on the border).
+
+    Edge 2b joins block b to its right neighbour, edge 2b+1 to the block below.
+    """
+    n = rows * cols
+    hr, hc = rows // 2, cols // 2
+    blk = np.empty(n, np.int32)
+    side = np.full(n, -1, np.int32)
+    for cell in range(n):
+        r, c = cell // cols, cell % cols
+        br, bc = r // 2, c // 2
+        b = br * hc + bc
+        blk[cell] = b
+        pr, pc = r % 2, c % 2
+        if pr == 0 and pc == 0:
+            if bc > 0:
+                side[cell] = 2 * (b - 1)
+        elif pr == 1 and pc == 0:
+            if br < hr - 1:
+                side[cell] = 2 * b + 1
+        elif pr == 1 and pc == 1:
+            if bc < hc - 1:
+                side[cell] = 2 * b
+        else:
+            if br > 0:
+                side[cell] = 2 * (b - hc) + 1
+    return blk, side
+
+
+@njit(cache=True)
+def block_links(rows, cols):
+    """links[8b + 2d] = the block next to block b in direction d (-1: none), links[8b + 2d + 1] = their edge."""
+    hr, hc = rows // 2, cols // 2
+    nb = hr * hc
+    links = np.full(8 * nb, -1, np.int32)
+    for b in range(nb):
+        br, bc = b // hc, b % hc
+        if br > 0:
+            links[8 * b], links[8 * b + 1] = b - hc, 2 * (b - hc) + 1
+        if bc + 1 < hc:
+            links[8 * b + 2], links[8 * b + 3] = b + 1, 2 * b
+        if br + 1 < hr:
+            links[8 * b + 4], links[8 * b + 5] = b + hc, 2 * b + 1
+        if bc > 0:
+            links[8 * b + 6], links[8 * b + 7] = b - 1, 2 * (b - 1)
+    return links
+
+
+@njit(cache=True)
+def block_edge_masks(rows, cols):
+    """Bit b set: block b has a right neighbour (first mask), a neighbour below (second)."""
+    hr, hc = rows // 2, cols // 2
+    right, down = 0, 0
+    for b in range(hr * hc):
+        if b % hc + 1 < hc:
+            right |= 1 << b
+        if b // hc + 1 < hr:
+            down |= 1 << b
+    return right, down
+
+
+@njit(cache=True)
+def leg_table(I, n, out):
+    """The two right-hand moves of every cell, with what `passable` reads of a move across a side."""
+    nbr2, blk, side = segment(I, I_RIGHT_HAND, 4 * n), segment(I, I_BLOCK_OF, n), segment(I, I_SIDE_EDGE, n)
+    for u in range(n):
+        at = LEG_SLOTS * u
+        out[at + LEG_IN] = -1
+        out[at + LEG_OUT] = -1
+        out[at + LEG_OUTBLK] = -1
+        out[at + LEG_EDGE] = -1
+        for move in range(4):
+            v = nbr2[4 * u + move]
+            if v < 0:
+                continue
+            if blk[v] == blk[u]:
+                out[at + LEG_IN] = v
+            else:
+                out[at + LEG_OUT] = v
+                out[at + LEG_OUTBLK] = blk[v]
+                out[at + LEG_EDGE] = side[u]
+
+
+@njit(cache=True, inline="always")
+def mirror(cols, cell):
+    """The cell mirrored left to right: right-hand distance a -> b equals mirror(b) -> mirror(a)."""
+    r = cell // cols
+    return r * cols + cols - 1 - (cell - r * cols)
+
+
+@njit(cache=True)
+def distance_order(I, n, cols, out):
+    """out[g*n:(g+1)*n]: the cells x in order of (right-hand distance mirror(g) -> x, x).
+
+    Row g of the distance table holds distances to g; distance a -> b equals
+    mirror(b) -> mirror(a), so sorting row g by (distance, mirror(cell)) and
+    mirroring the cells lists them by distance from mirror(g).
+    """
+    keys = np.empty(n, np.int64)
+    for g in range(n):
+        row = I[I[I_DISTANCES] + g * n:I[I_DISTANCES] + (g + 1) * n]
+        for c in range(n):
+            keys[c] = np.int64(row[c]) * n + mirror(cols, c)
+        order = np.argsort(keys)
+        for k in range(n):
+            out[g * n + k] = mirror(cols, order[k])

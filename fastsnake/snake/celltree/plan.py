@@ -1,0 +1,174 @@
+"""The agent's decision: search a plan, keep or replace the committed one, fall back on an outline walk.
+
+`search` runs the detour chain and then the branch and bound; `replan` decides when to re-search
+a committed plan (every few moves, with backoff) and commits; `decide` is the engine's per-move
+hook with the fast path for a standing plan. `sweep_kernel` and `play_kernel` are the compiled
+entry points of the presets.
+"""
+
+from numba import njit
+
+from fastsnake.snake.celltree.chain import detour_chain
+from fastsnake.snake.celltree.layout import (
+    I_PLAN,
+    I_TRIAL_PLAN,
+    L_DETOUR_ROUNDS,
+    L_PARAMS,
+    L_PLAN_APPLE,
+    L_PLAN_LENGTH,
+    L_PLAN_MOVE,
+    L_PLAN_POS,
+    L_RESEARCH,
+    L_SHORTEST,
+    RESEARCH_WALK,
+    W_I,
+    W_L,
+    W_ORDER,
+    W_X,
+    X_NEXT_RESEARCH,
+    X_RESEARCH_GAP,
+    X_SUFFIX_MADE,
+    segment,
+)
+from fastsnake.snake.celltree.params import (
+    P_BACKOFF,
+    P_BOWHICH,
+    P_BUDGET,
+    P_CHAIN,
+    P_EVERY,
+    P_OUTLINE,
+    P_ROUNDS,
+    P_RROUNDS,
+    P_SNUG,
+    P_TIES,
+    P_WROUNDS,
+    SNUG_ASTAR,
+    TIES_OFF,
+    TIES_ONLY,
+)
+from fastsnake.snake.celltree.snug import enumerate_routes, snug_route
+from fastsnake.snake.celltree.times import stamp_head, undo_virtual
+from fastsnake.snake.celltree.trees import outline_best, outline_plan
+from fastsnake.snake.celltree.workspace import alloc, reset, start_cells
+from fastsnake.snake.engine import G_BODY, play_recorded, sweep_chunk
+
+
+@njit(cache=True)
+def search(I, L, X, order, body, st, bound, rounds):
+    """cell's plan (shortest path, else the detour chain), then the branch and bound (`enumerate_routes`): when
+    the chain detoured, a shorter plan that also ends on an outline (not with TIES_ONLY); when the shortest
+    path passed, the snuggest shortest path that passes (TIES_BOTH, TIES_ONLY). A plan replaces the
+    chain's only if it passes the same outline test, so the guarantee is cell's."""
+    X[X_SUFFIX_MADE] = 0  # the suffix tables are made at the first `suffix_test`
+    steps = detour_chain(I, L, X, order, body, st, bound, rounds)
+    undo_virtual(L)
+    if X[P_BUDGET] > 0 and L[L_SHORTEST] > 0 and st.length + 1 < body.shape[0]:
+        if (steps == 0 or L[L_DETOUR_ROUNDS] > 0) and X[P_TIES] != TIES_ONLY:
+            limit = steps - 1 if steps > 0 else bound
+            found = enumerate_routes(I, L, X, body, st, limit)
+            if found > 0:
+                steps = found
+                L[L_DETOUR_ROUNDS] = 1  # may still be beaten once the tail has moved on
+        elif X[P_TIES] != TIES_OFF and L[L_DETOUR_ROUNDS] == 0:
+            if X[P_SNUG] == SNUG_ASTAR:
+                found = snug_route(I, L, X, body, st, steps)
+            else:
+                found = enumerate_routes(I, L, X, body, st, steps)
+            if found > 0:
+                steps = found
+    return steps
+
+
+@njit(cache=True, inline="always")
+def research_interval(L, X):
+    """Moves between re-searches of the committed plan: an outline walk's, or a detour chain's."""
+    return L[L_PARAMS + P_EVERY] if L[L_RESEARCH] == RESEARCH_WALK else X[P_CHAIN]
+
+
+@njit(cache=True, inline="always")
+def research_due(L, X, pos, every):
+    """Is the committed plan due for a re-search at its move `pos`? (every `every` moves, or at the
+    backoff's next move when backoff applies to this kind of plan)."""
+    walk = L[L_RESEARCH] == RESEARCH_WALK
+    if X[P_BACKOFF] > 1 and (X[P_BOWHICH] >> (1 if walk else 0)) & 1 != 0:
+        return pos >= X[X_NEXT_RESEARCH]
+    return pos % every == 0
+
+
+@njit(cache=True)
+def replan(I, L, X, order, body, st):
+    """cell's `replan` over this module's search."""
+    n = body.shape[0]
+    plan = segment(I, I_PLAN, 2 * n + 2)
+    if L[L_PLAN_MOVE] != st.moves or L[L_PLAN_APPLE] != st.apple:
+        L[L_PLAN_LENGTH] = 0
+        L[L_PLAN_POS] = 0
+    left = L[L_PLAN_LENGTH] - L[L_PLAN_POS]
+    steps = 0
+    every = research_interval(L, X)
+    searched = left == 0 or (research_due(L, X, L[L_PLAN_POS], every) and L[L_SHORTEST] < left)
+    if searched:
+        # Re-searches may use fewer (or more) detour rounds: RROUNDS for a chain's plan, WROUNDS for a walk.
+        rounds = L[L_PARAMS + P_ROUNDS]
+        if left > 0:
+            again = X[P_WROUNDS] if L[L_RESEARCH] == RESEARCH_WALK else X[P_RROUNDS]
+            if again >= 0:
+                rounds = again
+        steps = search(I, L, X, order, body, st, left - 1 if left > 0 else n - st.length, rounds)
+    if left == 0 or (searched and 0 < steps < left):
+        X[X_RESEARCH_GAP] = every
+        X[X_NEXT_RESEARCH] = every
+    elif searched:  # a re-search found nothing shorter: wait longer for the next one
+        X[X_RESEARCH_GAP] = min(2 * X[X_RESEARCH_GAP], every * X[P_BACKOFF])
+        X[X_NEXT_RESEARCH] = L[L_PLAN_POS] + X[X_RESEARCH_GAP]
+    if steps > 0 and (left == 0 or steps < left):
+        plan[:steps] = segment(I, I_TRIAL_PLAN, steps)
+        L[L_PLAN_LENGTH] = steps
+        L[L_PLAN_POS] = 0
+        L[L_RESEARCH] = 0 if L[L_DETOUR_ROUNDS] == 0 else 1
+    elif left == 0:
+        L[L_PLAN_LENGTH] = outline_plan(I, L, body, st) if X[P_OUTLINE] == 0 else outline_best(I, L, X, body, st)
+        L[L_PLAN_POS] = 0
+        L[L_RESEARCH] = RESEARCH_WALK
+        if L[L_SHORTEST] == 0:
+            L[L_SHORTEST] = -1
+    if L[L_SHORTEST] > 0:
+        L[L_SHORTEST] -= 1
+    move = plan[L[L_PLAN_POS]]
+    L[L_PLAN_POS] += 1
+    L[L_PLAN_MOVE] = st.moves + 1
+    L[L_PLAN_APPLE] = st.apple
+    return move
+
+
+@njit(cache=True, inline="always")
+def decide(ws, g, st):
+    """The engine's per-move hook: the committed plan's next move, or `replan` when a (re-)search is due."""
+    I, L, X, order, body = ws[W_I], ws[W_L], ws[W_X], ws[W_ORDER], g[G_BODY]
+    stamp_head(L, body, st)
+    pos = L[L_PLAN_POS]
+    if pos < L[L_PLAN_LENGTH] and L[L_PLAN_MOVE] == st.moves and L[L_PLAN_APPLE] == st.apple:
+        if L[L_RESEARCH] == 0:
+            L[L_PLAN_POS] = pos + 1
+            L[L_PLAN_MOVE] = st.moves + 1
+            return I[I[I_PLAN] + pos]
+        # A plan that may be re-searched, between re-searches: what `replan` does then, without the call.
+        if not (research_due(L, X, pos, research_interval(L, X)) and L[L_SHORTEST] < L[L_PLAN_LENGTH] - pos):
+            if L[L_SHORTEST] > 0:
+                L[L_SHORTEST] -= 1
+            L[L_PLAN_POS] = pos + 1
+            L[L_PLAN_MOVE] = st.moves + 1
+            return I[I[I_PLAN] + pos]
+    return replan(I, L, X, order, body, st)
+
+
+@njit(cache=True, parallel=True)
+def sweep_kernel(cfg, nbr, params, base_seed, first, out, nblocks):
+    """The engine's sweep over the cell-tree agent (`engine.sweep_chunk`)."""
+    sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, nblocks)
+
+
+@njit(cache=True)
+def play_kernel(cfg, nbr, params, seed):
+    """One recorded game of the cell-tree agent (`engine.play_recorded`)."""
+    return play_recorded(alloc, reset, decide, start_cells, cfg, nbr, params, seed)

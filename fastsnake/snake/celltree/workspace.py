@@ -1,0 +1,151 @@
+"""Allocation and per-game reset of the workspace (see `layout`).
+"""
+
+import numpy as np
+from numba import njit
+
+from fastsnake.search.bfs import distances_to_every_cell
+from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE
+from fastsnake.snake.celltree.blocks import (
+    LEG_SLOTS,
+    block_edge_masks,
+    block_links,
+    block_tables,
+    distance_order,
+    leg_table,
+    right_hand_table,
+)
+from fastsnake.snake.celltree.layout import (
+    I_BLOCK_LINKS,
+    I_BLOCK_OF,
+    I_COEFFICIENTS,
+    I_DISTANCES,
+    I_LEG_MOVES,
+    I_RIGHT_HAND,
+    I_SIDE_EDGE,
+    I_START_CELLS,
+    L_BLOCK_OF,
+    L_COEFFICIENTS,
+    L_COLS,
+    L_HEAP,
+    L_OPEN_DOWN_MASK,
+    L_OPEN_RIGHT_MASK,
+    L_PARAMS,
+    L_PLAN_LENGTH,
+    L_PLAN_MOVE,
+    L_PLAN_POS,
+    L_RNG,
+    L_ROWS,
+    L_SIDE_EDGE,
+    L_STAMPED_MOVE,
+    L_TAIL_RULE,
+    W_I,
+    W_L,
+    X_BLOCK_COLS,
+    X_BLOCK_ROWS,
+    X_CELL_BIT,
+    X_CELL_ROW,
+    X_COEFFICIENTS,
+    X_DOWN_EDGES,
+    X_RIGHT_EDGES,
+    X_SIDE_BIT,
+    X_SIDE_WORD,
+    segment,
+    segment_starts,
+)
+from fastsnake.snake.celltree.params import P_BITS, P_COUNT, P_ROWS, P_TABLE
+from fastsnake.snake.cycles import random_cells
+from fastsnake.snake.engine import G_CFG, G_RNG, lay_body_random
+from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
+
+
+@njit(cache=True)
+def alloc(cfg, nbr, params):
+    """The workspace (I, L, X, order) of one thread's games; the arrays as `layout` declares them.
+
+    Parameters
+    ----------
+    cfg, nbr : int64[:], int32[:]
+        The board (`GameConfig.arrays`): config vector and neighbour table.
+    params : int64[:]
+        The parameter vector (`params.P_*`).
+    """
+    rows, cols = cfg[CFG_ROWS], cfg[CFG_COLS]
+    n = rows * cols
+    hr, hc = rows // 2, cols // 2
+    nb = hr * hc
+    table = params[P_TABLE] != 0
+    o = segment_starts(I_COEFFICIENTS, n, nb, hr, table)
+    I = np.zeros(o[-1], np.int32)
+    I[:o.shape[0]] = o
+    blk, side = block_tables(rows, cols)
+    segment(I, I_RIGHT_HAND, 4 * n)[:] = right_hand_table(nbr, rows, cols)
+    segment(I, I_BLOCK_OF, n)[:] = blk
+    segment(I, I_SIDE_EDGE, n)[:] = side
+    segment(I, I_BLOCK_LINKS, 8 * nb)[:] = block_links(rows, cols)
+    if table:
+        distances_to_every_cell(segment(I, I_RIGHT_HAND, 4 * n), segment(I, I_DISTANCES, n * n))
+    leg_table(I, n, segment(I, I_LEG_MOVES, LEG_SLOTS * n))
+
+    o = segment_starts(L_COEFFICIENTS, n, nb, hr, table)
+    L = np.zeros(o[-1], np.int64)
+    L[L_HEAP:L_HEAP + o.shape[0]] = o
+    segment(L, L_BLOCK_OF, n)[:] = blk
+    segment(L, L_SIDE_EDGE, n)[:] = side
+    L[L_OPEN_RIGHT_MASK] = -1  # no masks: the queue BFS
+    if params[P_BITS] != 0:
+        L[L_OPEN_RIGHT_MASK], L[L_OPEN_DOWN_MASK] = block_edge_masks(rows, cols)
+    L[L_ROWS] = rows
+    L[L_COLS] = cols
+    L[L_TAIL_RULE] = cfg[CFG_TAIL_RULE]
+    L[L_PARAMS:L_PARAMS + P_ROWS] = params[:P_ROWS]
+
+    o = segment_starts(X_COEFFICIENTS, n, nb, hr, table)
+    X = np.zeros(o[-1], np.int64)
+    X[X_RIGHT_EDGES:X_RIGHT_EDGES + o.shape[0]] = o
+    X[:P_COUNT] = params
+    X[X_BLOCK_ROWS] = hr
+    X[X_BLOCK_COLS] = hc
+    order = np.empty(n * n if table else 0, np.int16)
+    if table:
+        distance_order(I, n, cols, order)
+    if params[P_ROWS] != 0:
+        full = (np.int64(1) << hc) - 1
+        for r in range(hr):
+            X[X[X_RIGHT_EDGES] + r] = full >> 1
+            X[X[X_DOWN_EDGES] + r] = full if r + 1 < hr else 0
+        # A move along the side of cell c closes one bit of the open rows (right edges, then down edges).
+        for c in range(n):
+            # The row of blocks of cell c and its block's bit there (the detour scan reads `reached` by them).
+            X[X[X_CELL_ROW] + c] = blk[c] // hc
+            X[X[X_CELL_BIT] + c] = np.int64(1) << (blk[c] % hc)
+            e = side[c]
+            if e >= 0:
+                eb = e >> 1
+                X[X[X_SIDE_WORD] + c] = (e & 1) * hr + eb // hc
+                X[X[X_SIDE_BIT] + c] = np.int64(1) << (eb % hc)
+    return (I, L, X, order)
+
+
+@njit(cache=True)
+def reset(ws, g):
+    """Start body on the outline of a random block tree (policy stream of the game)."""
+    I, L = ws[W_I], ws[W_L]
+    cfg = g[G_CFG]
+    rows, cols = cfg[CFG_ROWS], cfg[CFG_COLS]
+    rng = L[L_RNG:L_RNG + 1].view(np.uint64)
+    rng[RNG_STATE] = mix64(g[G_RNG][RNG_SEED] ^ POLICY_STREAM)
+    cells = segment(I, I_START_CELLS, rows * cols)
+    random_cells(rows, cols, rng, cells)
+    lay_body_random(g, cells, True)
+    L[L_PLAN_LENGTH] = 0
+    L[L_PLAN_POS] = 0
+    L[L_PLAN_MOVE] = -1
+    L[L_STAMPED_MOVE] = -2
+
+
+@njit(cache=True)
+def start_cells(ws):
+    """The start cells `reset` laid the body on (the play kernel records them)."""
+    I = ws[W_I]
+    return I[I[I_START_CELLS]:I[I_START_CELLS + 1]]
