@@ -26,6 +26,7 @@ VERB_MODULES = (
     "fastsnake.cli.puzzle",
     "fastsnake.cli.tour",
     "fastsnake.cli.view",
+    "fastsnake.cli.warm",
 )
 
 

@@ -7,7 +7,9 @@
 - `clear_stale`: remove cache folders of other sources than the installed ones.
 """
 
+from fastsnake.warm.ahead import resolve_parts, warm
 from fastsnake.warm.notice import compile_notice
+from fastsnake.warm.parts import WarmError
 from fastsnake.warm.store import cache_root, clear_stale, stale_folders
 
-__all__ = ["compile_notice", "cache_root", "clear_stale", "stale_folders"]
+__all__ = ["compile_notice", "warm", "resolve_parts", "WarmError", "cache_root", "clear_stale", "stale_folders"]
