@@ -50,6 +50,9 @@ import fastsnake, fastsnake_zigzag
 fastsnake.sweep(fastsnake_zigzag.POLICY, 10, 1000)
 """
 
+LIBRARY_CALLS = {"env-make_vec-step": "gymnasium.make_vec(..., num_envs=8) + reset + step (python)",
+                 "user-numba-policy-sweep": "fastsnake.sweep(fastsnake_zigzag.POLICY, 10, 1000) (python)"}
+
 
 def cases() -> dict[str, list[str]]:
     """name -> argv of one first call (a CLI verb, or `python -c` for the library)."""
@@ -68,6 +71,7 @@ def cases() -> dict[str, list[str]]:
         "reach-knight-8": CLI + ["reach", "--piece", "1,2", "--size", "8", "--jumps", "3"],
         "env-make_vec-step": [sys.executable, "-c", ENV_STEP],
         "user-numba-policy-sweep": [sys.executable, "-c", USER_POLICY_SWEEP],
+        "warm-all": CLI + ["warm", "--all"],
     })
     return found
 
@@ -89,7 +93,8 @@ def measure(name: str, argv: list[str]) -> dict:
         warm, error2 = timed(argv, cache) if error is None else (float("nan"), None)
     finally:
         shutil.rmtree(cache, ignore_errors=True)
-    row = {"case": name, "command": " ".join(argv[2:] if argv[:2] == CLI[:2] else ["python", "-c", "..."]),
+    command = " ".join(["fastsnake"] + argv[3:]) if argv[:3] == CLI else LIBRARY_CALLS[name]
+    row = {"case": name, "command": command,
            "cold_seconds": round(cold, 1), "warm_seconds": round(warm, 1),
            "compile_share": round((cold - warm) / cold, 2) if cold > 0 and warm == warm else None}
     if error or error2:
