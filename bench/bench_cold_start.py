@@ -72,8 +72,22 @@ def cases() -> dict[str, list[str]]:
         "env-make_vec-step": [sys.executable, "-c", ENV_STEP],
         "user-numba-policy-sweep": [sys.executable, "-c", USER_POLICY_SWEEP],
         "warm-all": CLI + ["warm", "--all"],
+        "replay-from-sweep": CLI + ["replay", "--from", "{work}/sweep.parquet", "--pick", "longest",
+                                    "--out", "{work}/game.npz"],
+        "replay-check": CLI + ["replay", "--check", "{work}/game.npz"],
+        "report": CLI + ["report", "{work}/sweep.parquet", "--out", "{work}/report.html"],
     })
     return found
+
+
+# Files a case reads, made first with a cache of their own (so the case's cache stays cold).
+SETUP = {
+    "replay-from-sweep": [CLI + ["sweep", "--policy", "cycle", "--size", "10", "--games", "100",
+                                 "--out", "{work}/sweep.parquet"]],
+    "replay-check": [CLI + ["play", "--policy", "cycle", "--size", "10", "--replay", "{work}/game.npz"]],
+    "report": [CLI + ["sweep", "--policy", "cycle", "--size", "10", "--games", "100",
+                      "--out", "{work}/sweep.parquet"]],
+}
 
 
 def timed(argv: list[str], cache: str) -> tuple[float, str | None]:
@@ -88,15 +102,23 @@ def timed(argv: list[str], cache: str) -> tuple[float, str | None]:
 
 def measure(name: str, argv: list[str]) -> dict:
     cache = tempfile.mkdtemp(prefix=f"cold-{name}-")
+    work = tempfile.mkdtemp(prefix=f"work-{name}-")
+    setup_cache = tempfile.mkdtemp(prefix=f"setup-{name}-")
+    label = " ".join(["fastsnake"] + [a.replace("{work}/", "") for a in argv[3:]]) if argv[:3] == CLI \
+        else LIBRARY_CALLS[name]
+    argv = [a.replace("{work}", work) for a in argv]
     try:
-        cold, error = timed(argv, cache)
+        error = None
+        for step in SETUP.get(name, []):
+            error = error or timed([a.replace("{work}", work) for a in step], setup_cache)[1]
+        cold, error = timed(argv, cache) if error is None else (float("nan"), error)
         warm, error2 = timed(argv, cache) if error is None else (float("nan"), None)
     finally:
-        shutil.rmtree(cache, ignore_errors=True)
-    command = " ".join(["fastsnake"] + argv[3:]) if argv[:3] == CLI else LIBRARY_CALLS[name]
-    row = {"case": name, "command": command,
+        for folder in (cache, work, setup_cache):
+            shutil.rmtree(folder, ignore_errors=True)
+    row = {"case": name, "command": label,
            "cold_seconds": round(cold, 1), "warm_seconds": round(warm, 1),
-           "compile_share": round((cold - warm) / cold, 2) if cold > 0 and warm == warm else None}
+           "compile_share": round((cold - warm) / cold, 2) if cold == cold and warm == warm else None}
     if error or error2:
         row["error"] = error or error2
     return row
