@@ -8,8 +8,9 @@
 """
 
 from fastsnake.warm.ahead import resolve_parts, warm
-from fastsnake.warm.notice import compile_notice
+from fastsnake.warm.notice import compile_notice, expect
 from fastsnake.warm.parts import WarmError
 from fastsnake.warm.store import cache_root, clear_stale, stale_folders
 
-__all__ = ["compile_notice", "warm", "resolve_parts", "WarmError", "cache_root", "clear_stale", "stale_folders"]
+__all__ = ["compile_notice", "expect", "warm", "resolve_parts", "WarmError", "cache_root", "clear_stale",
+           "stale_folders"]

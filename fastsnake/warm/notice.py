@@ -19,16 +19,19 @@ from contextlib import contextmanager
 
 from fastsnake.warm import store
 
-# Rough cold compile seconds on a 2-core machine (bench/bench_cold_start.py), by the module of
-# the kernel numba starts with; the longest prefix wins. Used until this machine measured its own.
+# Rough cold compile seconds on a busy 2-core machine (bench/bench_cold_start.py, a policy's first
+# `play`), by what a command said it expects (`expect`: "policy:NAME") or else by the module of the
+# first kernel numba compiles (the longest prefix wins). Used until this machine measured its own.
 TYPICAL_SECONDS = {
-    "fastsnake.snake": 20,
-    "fastsnake.snake.policies.grove": 90,
-    "fastsnake.snake.policies.cell": 35,
-    "fastsnake.snake.policies.dhcr": 40,
-    "fastsnake.puzzle": 20,
-    "fastsnake.tour": 6,
-    "fastsnake.envs": 8,
+    "policy:cycle": 20, "policy:greedy": 15, "policy:greedy-dynamic": 25, "policy:phc": 35,
+    "policy:phc-faithful": 35, "policy:dhcr": 45, "policy:snake-ai": 25, "policy:snake-ai-safe": 60,
+    "policy:thesis-shortcut": 40, "policy:thesis-shortcut-faithful": 65, "policy:cell": 70,
+    "policy:grove": 120, "policy:strongest": 120,
+    "fastsnake.snake": 25,
+    "fastsnake.puzzle": 12,
+    "fastsnake.puzzle.reduce": 35,
+    "fastsnake.tour": 10,
+    "fastsnake.envs": 14,
 }
 # Compiles shorter than this leave no estimate behind: a stray helper compiled in a warm run
 # must not teach the next cold run that it takes a second.
@@ -36,11 +39,30 @@ _RECORD_AT_LEAST = 2.0
 _TICK_SECONDS = 1.0
 
 
-def typical_seconds(module: str) -> float | None:
-    recorded = store.read_json(store.TIMES_FILE).get(module)
+# What the command about to run expects to compile: (words, estimate key), set by `expect`.
+_expected: tuple[str, str] | None = None
+
+
+def expect(what: str, key: str) -> None:
+    """Name what the next compiles are for, e.g. ``expect("policy strongest's kernels",
+    "policy:strongest")``: the notice then says so, and estimates by `key`, instead of naming the
+    first kernel numba happens to compile (often a small helper of the engine)."""
+    global _expected
+    _expected = (what, key)
+
+
+def expect_nothing() -> None:
+    global _expected
+    _expected = None
+
+
+def typical_seconds(key: str) -> float | None:
+    recorded = store.read_json(store.TIMES_FILE).get(key)
     if isinstance(recorded, (int, float)):
         return float(recorded)
-    best = _longest_prefix(module, TYPICAL_SECONDS)
+    if key in TYPICAL_SECONDS:
+        return float(TYPICAL_SECONDS[key])
+    best = _longest_prefix(key, TYPICAL_SECONDS)
     return None if best is None else float(TYPICAL_SECONDS[best])
 
 
@@ -84,7 +106,7 @@ class CompileWatch:
         self.tick = self.stream.isatty() if tick is None else tick
         self.compiles = 0  # outermost compiles seen
         self.seconds = 0.0
-        self.first_module: str | None = None
+        self.key: str | None = None  # what the estimate of this compile is kept under
         self._depth = 0
         self._started = 0.0
         self._lock = threading.Lock()
@@ -108,11 +130,10 @@ class CompileWatch:
             first = self.compiles == 1
         if first:
             dispatcher = (event.data or {}).get("dispatcher")
-            func = getattr(dispatcher, "py_func", None)
-            module = getattr(func, "__module__", "?")
-            self.first_module = module
-            self._say(f"fastsnake: compiling {describe(module)}, "
-                      f"{_about(typical_seconds(module))} once; later runs load them from the cache in "
+            module = getattr(getattr(dispatcher, "py_func", None), "__module__", "?")
+            what, self.key = _expected if _expected is not None else (describe(module), module)
+            self._say(f"fastsnake: compiling {what}, "
+                      f"{_about(typical_seconds(self.key))} once; later runs load them from the cache in "
                       f"{store.cache_root()} (fastsnake warm compiles ahead of time)\n")
             store.prune_stale()
         if self.tick:
@@ -147,11 +168,11 @@ class CompileWatch:
             pass
 
     def record(self) -> None:
-        """Keep this compile's seconds as the estimate for the module it started with."""
-        if self.first_module is None or self.seconds < _RECORD_AT_LEAST:
+        """Keep this compile's seconds as the next estimate for its key."""
+        if self.key is None or self.seconds < _RECORD_AT_LEAST:
             return
         times = store.read_json(store.TIMES_FILE)
-        times[self.first_module] = round(self.seconds, 1)
+        times[self.key] = round(self.seconds, 1)
         store.write_json(store.TIMES_FILE, times)
 
 
@@ -169,6 +190,7 @@ def compile_notice(stream=None, tick: bool | None = None):
     try:
         yield watch
     finally:
+        expect_nothing()
         event.unregister("numba:compile", watch)
         watch._stop_ticker()
         watch.record()

@@ -77,3 +77,17 @@ def test_cold_command_says_it_compiles_once_warm_one_says_nothing(tmp_path):
     assert warm.returncode == 0, warm.stderr
     assert NOTICE not in warm.stderr
     assert json.loads(warm.stdout)["path"] == json.loads(cold.stdout)["path"]
+
+
+def test_an_expectation_names_what_is_compiled_and_is_forgotten_after():
+    from fastsnake.warm import expect
+
+    stream = io.StringIO()
+    expect("policy example's kernels", "policy:example")
+    with compile_notice(stream=stream, tick=False):
+        _fresh_function()(1)
+    assert "policy example's kernels" in stream.getvalue()
+    stream = io.StringIO()
+    with compile_notice(stream=stream, tick=False):
+        _fresh_function()(1)
+    assert "example" not in stream.getvalue()
