@@ -17,13 +17,16 @@ from fastsnake.warm import store
 
 
 def resolve_parts(policies=(), puzzle=False, tour=False, envs=False, everything=False) -> list[str]:
-    """The part names of a request; ``everything`` is every built-in policy and every other part."""
+    """The part names of a request; ``everything`` is every built-in policy and every other part
+    (the envs only when gymnasium is installed: they are an extra)."""
+    from importlib.util import find_spec
+
     chosen = P.builtin_policy_parts() if everything else P.policy_parts(policies)
     if everything or puzzle:
         chosen += ["puzzle", "puzzle-large"]
     if everything or tour:
         chosen.append("tour")
-    if everything or envs:
+    if envs or (everything and find_spec("gymnasium") is not None):
         chosen.append("envs")
     return list(dict.fromkeys(chosen))
 

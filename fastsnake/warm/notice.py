@@ -113,7 +113,8 @@ class CompileWatch:
         self._ticker: threading.Thread | None = None
         self._stop_tick = threading.Event()
 
-    # numba's Listener protocol (duck-typed so that importing this module does not import numba)
+    # numba's Listener protocol; `compile_notice` registers the class as a virtual subclass of
+    # numba's Listener, so that importing this module does not import numba.
     def notify(self, event) -> None:
         if event.is_start:
             self.on_start(event)
