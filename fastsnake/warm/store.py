@@ -4,8 +4,8 @@ small files we keep beside numba's (compile times, marks of parts compiled ahead
 `fastsnake._numba_cache` files each part's kernels under ``<root>/<part>-<hash of its sources>``.
 A fingerprint folder whose hash is not one of the installed sources' is stale: a source edit,
 an upgrade or another checkout left it. Stale folders are pruned on a cold compile (all but the
-newest `KEEP_STALE` of each part, so a few checkouts sharing the cache do not evict one another)
-and removed altogether by ``fastsnake warm --clear``.
+newest `KEEP_STALE` of each part and any written in the last day, so checkouts sharing the cache do
+not evict one another) and removed altogether by ``fastsnake warm --clear``.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ _PACKAGE_DIR = Path(__file__).resolve().parents[1]
 _FINGERPRINT = re.compile(r"^(?P<part>[a-z_]+)-[0-9a-f]{16}$")
 TIMES_FILE = "compile-seconds.json"
 KEEP_STALE = 3
-# A folder written this recently may belong to a process compiling right now: never pruned.
-_BUSY_SECONDS = 15 * 60
+# A folder written this recently may belong to a running process of another checkout or version
+# (numba fails, on Linux, saving into a folder removed under it): never pruned automatically.
+_BUSY_SECONDS = 24 * 3600
 
 
 def parts() -> list[str]:

@@ -44,8 +44,8 @@ def test_clear_removes_only_stale_fingerprints(cache):
 def test_prune_keeps_the_newest_stale_folders_of_each_part(cache):
     names = [f"snake-{i:016x}" for i in range(KEEP_STALE + 2)]
     for age, name in enumerate(names):  # names[0] is the newest
-        _folder(cache, name, age_seconds=3600 * (age + 1))
-    _folder(cache, "tour-00000000000000ff", age_seconds=7200)
+        _folder(cache, name, age_seconds=86400 * (age + 2))
+    _folder(cache, "tour-00000000000000ff", age_seconds=86400 * 9)
     removed = prune_stale()
     assert sorted(removed) == sorted(names[KEEP_STALE:])
     left = sorted(p.name for p in cache.iterdir())
