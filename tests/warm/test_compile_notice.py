@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numba
+import pytest
 
 from fastsnake.warm import compile_notice
 from fastsnake.warm.notice import describe
@@ -91,3 +92,13 @@ def test_an_expectation_names_what_is_compiled_and_is_forgotten_after():
     with compile_notice(stream=stream, tick=False):
         _fresh_function()(1)
     assert "example" not in stream.getvalue()
+
+
+@pytest.mark.slow
+def test_the_default_zigzag_cycle_never_compiles_the_random_cycle_builder(tmp_path):
+    code = ("import fastsnake; fastsnake.play('cycle', 6); fastsnake.sweep('phc', 6, 4, threads=1); "
+            "from fastsnake.snake.cycles import random_cells; print(len(random_cells.signatures))")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["0"]
