@@ -16,3 +16,6 @@ from hypothesis import settings  # noqa: E402
 
 settings.register_profile("fastsnake", deadline=None)
 settings.load_profile("fastsnake")
+# The compile notice goes to stderr of in-process CLI calls, whose stderr some tests read whole;
+# tests/warm checks the notice in subprocesses of its own.
+os.environ.setdefault("FASTSNAKE_QUIET_COMPILE", "1")

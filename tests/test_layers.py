@@ -37,6 +37,7 @@ CLI_MAY_IMPORT = {
     "fastsnake.tour",
     "fastsnake.envs",
     "fastsnake.viewer",
+    "fastsnake.warm",
     "fastsnake.errors",
     "fastsnake.sizes",
     "fastsnake.files",

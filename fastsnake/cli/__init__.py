@@ -18,6 +18,7 @@ import sys
 
 from fastsnake.cli import common
 from fastsnake.errors import FastsnakeError, InputError
+from fastsnake.warm import compile_notice
 
 # Verb modules, imported lazily so `fastsnake tour` never pays for the puzzle code.
 VERB_MODULES = (
@@ -25,6 +26,7 @@ VERB_MODULES = (
     "fastsnake.cli.puzzle",
     "fastsnake.cli.tour",
     "fastsnake.cli.view",
+    "fastsnake.cli.warm",
 )
 
 
@@ -61,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     common.set_json_errors(getattr(args, "json", False))
     try:
-        result = args.handler(args)
+        with compile_notice():
+            result = args.handler(args)
     except InputError as exc:
         return common.fail(str(exc), 2)
     except KeyboardInterrupt:

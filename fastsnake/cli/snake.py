@@ -177,6 +177,7 @@ def cmd_sweep(args):
         result = fastsnake.resume_sweep(args.resume, threads=args.threads, cluster=args.cluster, progress=True)
     else:
         _require(args, "policy", "size", "games")
+        _expect_policy(args.policy)
         if args.out:
             common.check_output("--out", args.out, folder_target=not args.out.endswith(".parquet"))
         if args.cluster and not args.out:
@@ -252,6 +253,7 @@ def cmd_play(args):
 
     if args.replay:
         common.check_output("--replay", args.replay)
+    _expect_policy(args.policy)
     game = fastsnake.play(args.policy, args.size, args.seed, args.game, **_rules(args), **_options(args))
     if args.replay:
         game.save(args.replay)
@@ -263,6 +265,13 @@ def cmd_play(args):
         if args.replay:
             common.log(f"replay: {args.replay}")
     return result
+
+
+def _expect_policy(name: str) -> None:
+    """A cold run's compile notice names the policy (its first compile is an engine helper)."""
+    from fastsnake.warm import expect
+
+    expect(f"policy {name}'s kernels", f"policy:{name}")
 
 
 def cmd_policies(args):

@@ -452,11 +452,14 @@ def new_record(capacity):
 
 @njit(cache=True)
 def _grown(rec, used):
+    # An element loop, not slice assignment: numba's slice assignment compiles its broadcast
+    # shape check and error text (seconds of every cold `play`) for copies that cannot mismatch.
     bigger = new_record(2 * rec[R_MOVE].shape[0])
-    bigger[R_MOVE][:used] = rec[R_MOVE][:used]
-    bigger[R_HEAD][:used] = rec[R_HEAD][:used]
-    bigger[R_LENGTH][:used] = rec[R_LENGTH][:used]
-    bigger[R_APPLE][:used] = rec[R_APPLE][:used]
+    for i in range(used):
+        bigger[R_MOVE][i] = rec[R_MOVE][i]
+        bigger[R_HEAD][i] = rec[R_HEAD][i]
+        bigger[R_LENGTH][i] = rec[R_LENGTH][i]
+        bigger[R_APPLE][i] = rec[R_APPLE][i]
     return bigger
 
 

@@ -35,7 +35,14 @@ from fastsnake.snake.board import CFG_COLS
 from fastsnake.snake.cycles import CYCLE_KINDS
 from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC, play_recorded, sweep_chunk
 from fastsnake.snake.policies import EnginePolicy
-from fastsnake.snake.policies.cycle import W_CELLS, cycle_params, cycle_workspace, reset_cycle
+from fastsnake.snake.policies.cycle import (
+    W_CELLS,
+    by_cycle_kind,
+    cycle_params,
+    cycle_workspace,
+    reset_cycle,
+    reset_zigzag,
+)
 
 # Workspace slots: the cycle policy's workspace (start cycle), successor, position, scratch.
 D_CYCLE, D_NXT, D_ORDER, D_SEG, D_BEST = range(5)
@@ -51,14 +58,24 @@ def _alloc(cfg, nbr, params):
     return cws, np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32), np.empty(8, np.int32)
 
 
-@njit(cache=True)
-def _reset(ws, g):
-    reset_cycle(ws[D_CYCLE], g)
+@njit(cache=True, inline="always")
+def _reset_on(reset_start_cycle, ws, g):
+    reset_start_cycle(ws[D_CYCLE], g)
     cells, nxt, order = ws[D_CYCLE][W_CELLS], ws[D_NXT], ws[D_ORDER]
     n = cells.shape[0]
     for k in range(n):
         nxt[cells[k]] = cells[k + 1] if k + 1 < n else cells[0]
         order[cells[k]] = k
+
+
+@njit(cache=True)
+def _reset(ws, g):
+    _reset_on(reset_cycle, ws, g)
+
+
+@njit(cache=True)
+def _reset_zigzag(ws, g):
+    _reset_on(reset_zigzag, ws, g)
 
 
 @njit(cache=True, inline="always")
@@ -233,11 +250,25 @@ def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset, _decide, _cycle_cells, cfg, nbr, params, seed)
 
 
+@njit(cache=True, parallel=True)
+def _sweep_zigzag(cfg, nbr, params, base_seed, first, out, nblocks):
+    sweep_chunk(_alloc, _reset_zigzag, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
+
+
+@njit(cache=True)
+def _play_zigzag(cfg, nbr, params, seed):
+    return play_recorded(_alloc, _reset_zigzag, _decide, _cycle_cells, cfg, nbr, params, seed)
+
+
+_sweep_kernel = by_cycle_kind(_sweep, _sweep_zigzag)
+_play_kernel = by_cycle_kind(_play, _play_zigzag)
+
+
 POLICY = EnginePolicy(
     name="dhcr",
     summary=__doc__,
-    sweep_kernel=_sweep,
-    play_kernel=_play,
+    sweep_kernel=_sweep_kernel,
+    play_kernel=_play_kernel,
     make_params=cycle_params,
     guaranteed=True,
     options={"cycle": ("zigzag", CYCLE_KINDS)},

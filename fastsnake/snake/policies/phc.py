@@ -31,7 +31,16 @@ from numba import njit
 from fastsnake.snake.cycles import CYCLE_KINDS, check_cycle_board
 from fastsnake.snake.engine import G_NBR, G_OCC, play_recorded, sweep_chunk
 from fastsnake.snake.policies import EnginePolicy
-from fastsnake.snake.policies.cycle import W_MOVE, W_ORDER, W_PARAMS, cycle_order, cycle_workspace, reset_cycle
+from fastsnake.snake.policies.cycle import (
+    W_MOVE,
+    W_ORDER,
+    W_PARAMS,
+    by_cycle_kind,
+    cycle_order,
+    cycle_workspace,
+    reset_cycle,
+    reset_zigzag,
+)
 
 # params: [cycle kind, mode]; the mode folds in the tail rule so a move reads one number.
 PARAM_MODE = 1  # after cycle.PARAM_CYCLE
@@ -128,6 +137,20 @@ def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, reset_cycle, _decide, cycle_order, cfg, nbr, params, seed)
 
 
+@njit(cache=True, parallel=True)
+def _sweep_zigzag(cfg, nbr, params, base_seed, first, out, nblocks):
+    sweep_chunk(_alloc, reset_zigzag, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
+
+
+@njit(cache=True)
+def _play_zigzag(cfg, nbr, params, seed):
+    return play_recorded(_alloc, reset_zigzag, _decide, cycle_order, cfg, nbr, params, seed)
+
+
+_sweep_kernel = by_cycle_kind(_sweep, _sweep_zigzag)
+_play_kernel = by_cycle_kind(_play, _play_zigzag)
+
+
 def safety_params(faithful):
     """make_params of a cycle-order policy: [cycle kind, mode]; the mode picks the safety rule
     for the game's tail rule, or the faithful (unsafe) original."""
@@ -143,8 +166,8 @@ def safety_params(faithful):
 PHC = EnginePolicy(
     name="phc",
     summary=__doc__,
-    sweep_kernel=_sweep,
-    play_kernel=_play,
+    sweep_kernel=_sweep_kernel,
+    play_kernel=_play_kernel,
     make_params=safety_params(False),
     guaranteed=True,
     options={"cycle": ("zigzag", CYCLE_KINDS)},
@@ -152,8 +175,8 @@ PHC = EnginePolicy(
 PHC_FAITHFUL = EnginePolicy(
     name="phc-faithful",
     summary=__doc__,
-    sweep_kernel=_sweep,
-    play_kernel=_play,
+    sweep_kernel=_sweep_kernel,
+    play_kernel=_play_kernel,
     make_params=safety_params(True),
     guaranteed=False,
     options={"cycle": ("zigzag", CYCLE_KINDS)},

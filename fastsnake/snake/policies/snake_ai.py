@@ -33,9 +33,11 @@ from fastsnake.snake.policies.cycle import (
     W_ORDER,
     W_PARAMS,
     W_RNG,
+    by_cycle_kind,
     cycle_order,
     cycle_workspace,
     reset_cycle,
+    reset_zigzag,
 )
 from fastsnake.snake.policies.phc import FAITHFUL, FOLLOW_SAFE, PARAM_MODE, ahead, safety_params, tail_distance
 
@@ -55,6 +57,12 @@ def _alloc(cfg, nbr, params):
 def _reset(ws, g):
     ws[W_DISORDERED][FLAG] = 0
     reset_cycle(ws, g)
+
+
+@njit(cache=True)
+def _reset_zigzag(ws, g):
+    ws[W_DISORDERED][FLAG] = 0
+    reset_zigzag(ws, g)
 
 
 @njit(cache=True)
@@ -143,13 +151,27 @@ def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset, _decide, cycle_order, cfg, nbr, params, seed)
 
 
+@njit(cache=True, parallel=True)
+def _sweep_zigzag(cfg, nbr, params, base_seed, first, out, nblocks):
+    sweep_chunk(_alloc, _reset_zigzag, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
+
+
+@njit(cache=True)
+def _play_zigzag(cfg, nbr, params, seed):
+    return play_recorded(_alloc, _reset_zigzag, _decide, cycle_order, cfg, nbr, params, seed)
+
+
+_sweep_kernel = by_cycle_kind(_sweep, _sweep_zigzag)
+_play_kernel = by_cycle_kind(_play, _play_zigzag)
+
+
 
 def _policy(name, faithful):
     return EnginePolicy(
         name=name,
         summary=__doc__,
-        sweep_kernel=_sweep,
-        play_kernel=_play,
+        sweep_kernel=_sweep_kernel,
+        play_kernel=_play_kernel,
         make_params=safety_params(faithful),
         guaranteed=not faithful,
         options={"cycle": ("zigzag", CYCLE_KINDS)},

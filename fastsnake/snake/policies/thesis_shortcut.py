@@ -43,9 +43,11 @@ from fastsnake.snake.policies.cycle import (
     W_ORDER,
     W_PARAMS,
     W_RNG,
+    by_cycle_kind,
     cycle_order,
     cycle_workspace,
     reset_cycle,
+    reset_zigzag,
 )
 from fastsnake.snake.policies.phc import ahead, tail_distance
 
@@ -66,13 +68,23 @@ def _alloc(cfg, nbr, params):
             astar_buffers(n), np.zeros(3, np.int64), np.zeros(n, np.int32))
 
 
-@njit(cache=True)
-def _reset(ws, g):
+@njit(cache=True, inline="always")
+def _reset_on(reset_start_cycle, ws, g):
     plan = ws[W_PLAN]
     plan[P_LEN] = 0
     plan[P_NEXT] = 0
     plan[P_APPLE] = -1
-    reset_cycle(ws, g)
+    reset_start_cycle(ws, g)
+
+
+@njit(cache=True)
+def _reset(ws, g):
+    _reset_on(reset_cycle, ws, g)
+
+
+@njit(cache=True)
+def _reset_zigzag(ws, g):
+    _reset_on(reset_zigzag, ws, g)
 
 
 @njit(cache=True, inline="always")
@@ -174,6 +186,20 @@ def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset, _decide, cycle_order, cfg, nbr, params, seed)
 
 
+@njit(cache=True, parallel=True)
+def _sweep_zigzag(cfg, nbr, params, base_seed, first, out, nblocks):
+    sweep_chunk(_alloc, _reset_zigzag, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
+
+
+@njit(cache=True)
+def _play_zigzag(cfg, nbr, params, seed):
+    return play_recorded(_alloc, _reset_zigzag, _decide, cycle_order, cfg, nbr, params, seed)
+
+
+_sweep_kernel = by_cycle_kind(_sweep, _sweep_zigzag)
+_play_kernel = by_cycle_kind(_play, _play_zigzag)
+
+
 def _params(variant):
     def make(config, options) -> np.ndarray:
         check_cycle_board(config.rows, config.cols)
@@ -191,8 +217,8 @@ def _policy(name, variant):
     return EnginePolicy(
         name=name,
         summary=__doc__,
-        sweep_kernel=_sweep,
-        play_kernel=_play,
+        sweep_kernel=_sweep_kernel,
+        play_kernel=_play_kernel,
         make_params=_params(variant),
         guaranteed=variant == FIXED,
         options={"cycle": ("zigzag", CYCLE_KINDS)} if variant == FIXED

@@ -1,0 +1,16 @@
+"""Compiled kernels ahead of time, and a word while compiling.
+
+- `compile_notice`: within the block, numba's first compile prints one line on stderr (what,
+  roughly how long, where the cache lives); the CLI runs every verb inside it.
+- `warm`: compile what a user names (policies, the puzzle, tour and env kernels) in parallel
+  processes, so the first real call loads instead of compiling (``fastsnake warm``).
+- `clear_stale`: remove cache folders of other sources than the installed ones.
+"""
+
+from fastsnake.warm.ahead import resolve_parts, warm
+from fastsnake.warm.notice import compile_notice, expect
+from fastsnake.warm.parts import WarmError
+from fastsnake.warm.store import cache_root, clear_stale, stale_folders
+
+__all__ = ["compile_notice", "expect", "warm", "resolve_parts", "WarmError", "cache_root", "clear_stale",
+           "stale_folders"]
