@@ -135,11 +135,14 @@ def test_maskable_ppo_trains_and_plays_through_compare():
     agent = model_agent(model)
     policy = fastsnake.Policy(E.agent_policy(agent, masked=True, obs="features"), summary="MaskablePPO smoke")
     fastsnake.register_policy("ppo-smoke", policy, replace_existing=True)
-    table = fastsnake.compare(["ppo-smoke", "cycle"], 6, 3, seed=9, max_moves=200)
+    try:  # the registry is process-wide: leave it as it was for the tests after this one
+        table = fastsnake.compare(["ppo-smoke", "cycle"], 6, 3, seed=9, max_moves=200)
+        # Game k of the compare is the model playing game k of seed 9 in the env, move for move.
+        rows = fastsnake.sweep("ppo-smoke", 6, 3, seed=9, max_moves=200).table
+    finally:
+        fastsnake.unregister_policy("ppo-smoke")
     assert table.column("policy").to_pylist() == ["ppo-smoke", "cycle"]
     assert table.column("games").to_pylist() == [3, 3]
-    # Game k of the compare is the model playing game k of seed 9 in the env, move for move.
-    rows = fastsnake.sweep("ppo-smoke", 6, 3, seed=9, max_moves=200).table
     single = E.SnakeEnv(size=6, obs="features", max_moves=200)
     for k in range(3):
         obs, info = single.reset(seed=9, options={"game": k})
@@ -155,6 +158,8 @@ def test_training_example_writes_log_checkpoint_and_policy(tmp_path, capsys):
     import csv
     import importlib.util
     from pathlib import Path
+
+    import fastsnake
 
     folder = Path(__file__).resolve().parents[2] / "examples" / "rl"
 
@@ -175,8 +180,11 @@ def test_training_example_writes_log_checkpoint_and_policy(tmp_path, capsys):
     compare = example("compare_agent")
     png = tmp_path / "curve.png"
     capsys.readouterr()
-    assert compare.main([str(out / "policy.pt"), "--size", "6", "--obs", "features", "--games", "2",
-                         "--policies", "greedy", "--plot", str(out / "log.csv"), str(png)]) == 0
+    try:
+        assert compare.main([str(out / "policy.pt"), "--size", "6", "--obs", "features", "--games", "2",
+                             "--policies", "greedy", "--plot", str(out / "log.csv"), str(png)]) == 0
+    finally:
+        fastsnake.unregister_policy(compare.AGENT)
     table = capsys.readouterr().out
     assert "| maskable-ppo | 2 |" in table and "| greedy | 2 |" in table
     assert png.read_bytes().startswith(b"\x89PNG")
