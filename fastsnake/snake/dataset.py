@@ -584,18 +584,20 @@ def _verify_folder(path: Path) -> dict:
         if status == "missing":
             continue
         present += 1
-        if status == "damaged":
-            coverage.mark_damaged(first, count, f"{name} {detail}; {_redo_hint(path, name)}")
-            continue
         try:
             params, table = read_sweep_table(dataset.chunk_path(index))
         except SweepFileError as exc:
-            coverage.mark_damaged(first, count, f"{name} {exc.reason}; {_redo_hint(path, name)}")
+            coverage.mark_damaged(first, count, f"{name} {detail if status == 'damaged' else exc.reason}; "
+                                                f"{_redo_hint(path, name)}")
             continue
+        # Rows that read back with their own seeds count where they belong, even from a damaged
+        # chunk: a chunk copied over another shows as that chunk's games doubled.
         coverage.add_rows(table, spec.seed)
-        problem = row_problem(table, params, first)
+        problem = detail if status == "damaged" else None
+        if problem is None and row_problem(table, params, first):
+            problem = f"is damaged ({row_problem(table, params, first)})"
         if problem:
-            coverage.mark_damaged(first, count, f"{name} is damaged ({problem}); {_redo_hint(path, name)}")
+            coverage.mark_damaged(first, count, f"{name} {problem}; {_redo_hint(path, name)}")
     strays = sorted(e.name for e in path.iterdir() if _chunk_index(e.name) is not None
                     and _chunk_index(e.name) >= spec.n_chunks)
     for name in strays:
