@@ -595,7 +595,7 @@ def play(policy, size, seed=0, game=0, *, start_length=3, tail="follow", max_mov
     name = policy_name(policy)
     seed = check_seed(seed)
     if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game < 2**63:
-        raise SweepError(f"game={game!r} must be a whole number from 0 to 2**63-1")
+        raise SweepError(f"game={game!r} must be a whole number >= 0 and < 2**63")
     config = board(size, start_length, tail, max_moves)
     replay, seconds = play_game(name, config, seed, int(game), options)
     return Game(replay, seconds)

@@ -354,3 +354,70 @@ def test_truncated_chunk_and_file_are_refused(tmp_path):
     with pytest.raises(SweepError, match="not a readable Parquet file"):
         read_parquet(path)
     assert np.all(pq.read_table(folder / "chunk-00000000.parquet").column("game").to_numpy() < 100)
+
+
+# -- cluster mode ---------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_a_cluster_with_no_workers_left_stops_resumably(tmp_path, monkeypatch, capfd):
+    pytest.importorskip("distributed")
+    import distributed
+
+    from fastsnake.snake import cluster
+
+    monkeypatch.setattr(cluster, "NO_WORKERS_SECONDS", 1.0)
+    monkeypatch.setattr(cluster, "POLL_SECONDS", 0.5)
+    folder = tmp_path / "c"
+
+    def drop_every_worker(done, total):
+        if done:
+            distributed.get_client().cluster.scale(0)
+
+    with pytest.raises(SweepError, match="no worker for 1 s; stopped .* resume"):
+        fastsnake.sweep("greedy", 6, 4000, 11, out=folder, chunk_size=100, cluster="local:1",
+                        progress=drop_every_worker)
+    assert "Traceback" not in capfd.readouterr().err
+    assert fastsnake.resume_sweep(folder, threads=1).summary["games"] == 4000
+    assert fastsnake.verify_sweep(folder)["complete"]
+
+
+@pytest.mark.slow
+def test_a_write_error_in_cluster_mode_is_one_line(tmp_path, monkeypatch, capfd):
+    pytest.importorskip("distributed")
+    write = SweepDataset.write_chunk
+
+    def full_after_two(self, index, rows):
+        if len(self.records) >= 2:
+            raise SweepError(f"cannot write {str(self.chunk_path(index))!r}: No space left on device")
+        return write(self, index, rows)
+
+    monkeypatch.setattr(SweepDataset, "write_chunk", full_after_two)
+    folder = tmp_path / "c"
+    code = main(["sweep", "--policy", "greedy", "--size", "6", "--games", "1000", "--seed", "11", "--chunk-size",
+                 "100", "--out", str(folder), "--cluster", "local:1"])
+    err = capfd.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert [line for line in err.splitlines() if line.startswith("fastsnake: error:")] == [err.splitlines()[-1]]
+    monkeypatch.setattr(SweepDataset, "write_chunk", write)
+    assert fastsnake.resume_sweep(folder, threads=1).summary["games"] == 1000
+
+
+@pytest.mark.slow
+def test_a_killed_dask_worker_costs_nothing(tmp_path):
+    pytest.importorskip("distributed")
+    import distributed
+
+    reference = read_dataset(_folder(tmp_path, "ref", SweepSpec(**dict(SPEC.to_json(), games=2000))))[1]
+    killed = []
+
+    def kill_a_worker(done, total):
+        if done and not killed:
+            pids = distributed.get_client().run(os.getpid)
+            killed.append(next(iter(pids.values())))
+            os.kill(killed[0], signal.SIGKILL)
+
+    folder = tmp_path / "c"
+    result = fastsnake.sweep("greedy", 6, 2000, 11, out=folder, chunk_size=100, cluster="local:2",
+                             progress=kill_a_worker)
+    assert killed and result.summary["games"] == 2000
+    assert read_dataset(folder)[1].equals(reference)
