@@ -158,7 +158,7 @@ def _manifest_checksum(data: dict) -> str:
 
 
 def _redo_hint(path, name: str) -> str:
-    return f"remove {str(Path(path) / name)!r} and resume the sweep to redo it"
+    return f"remove {name} and resume the sweep to redo it"
 
 
 class SweepDataset:
@@ -266,19 +266,8 @@ class SweepDataset:
                 self._lock_depth -= 1
             return
         lock = self.path / LOCK
+        fd = self._take_lock(lock)
         try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as exc:
-            raise SweepError(f"cannot lock sweep folder {str(self.path)!r}: {exc.strerror or exc}") from None
-        try:
-            owner = _lock_owner(fd)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                owner = _lock_owner(fd) or owner or {}
-                raise SweepError(f"sweep folder {str(self.path)!r} is being written by process "
-                                 f"{owner.get('pid', '?')} on {owner.get('host', '?')} (since "
-                                 f"{owner.get('since', '?')}); wait for it to finish, or stop it first") from None
             owner = _lock_owner(fd)
             if owner and not (owner.get("host") == host_name() and owner.get("pid") == os.getpid()):
                 if owner.get("host") == host_name() and pid_alive(int(owner.get("pid", 0))):
@@ -302,8 +291,33 @@ class SweepDataset:
             self._lock_depth = 0
             self._lock_fd = None
             with contextlib.suppress(OSError):
-                os.ftruncate(fd, 0)  # no owner; the file stays (unlinking it would race a waiting locker)
+                os.unlink(lock)  # while still locked: a process that opened it then finds it gone
             os.close(fd)
+
+    def _take_lock(self, lock: Path) -> int:
+        """An open, flock'd descriptor of `lock` that is still the file under that name (a writer
+        that ended unlinks the file it held; a locker that opened that one opens again)."""
+        for _ in range(10):
+            try:
+                fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise SweepError(f"cannot lock sweep folder {str(self.path)!r}: {exc.strerror or exc}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                owner = _lock_owner(fd) or {}
+                os.close(fd)
+                raise SweepError(f"sweep folder {str(self.path)!r} is being written by process "
+                                 f"{owner.get('pid', '?')} on {owner.get('host', '?')} (since "
+                                 f"{owner.get('since', '?')}); wait for it to finish, or stop it first") from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(lock).st_ino
+            except OSError:
+                same = False
+            if same:
+                return fd
+            os.close(fd)
+        raise SweepError(f"cannot lock sweep folder {str(self.path)!r}: its lock file keeps changing")
 
     # -- chunks ----------------------------------------------------------------
     def chunk_path(self, index: int) -> Path:
@@ -329,7 +343,7 @@ class SweepDataset:
         if record is not None:
             try:
                 if _sha256(path) != record["sha256"]:
-                    return "damaged", None, "is damaged (its content differs from the manifest's record, SHA-256)"
+                    return "damaged", None, "is damaged (SHA-256 differs from the manifest)"
                 return "ok", self._chunk_stats(index), None
             except (OSError, KeyError, ValueError, TypeError) as exc:
                 return "damaged", None, f"cannot be read ({getattr(exc, 'strerror', None) or exc})"

@@ -135,8 +135,8 @@ def test_a_flipped_byte_in_a_chunk_is_refused_naming_the_chunk(tmp_path):
     folder = _folder(tmp_path)
     chunk = folder / "chunk-00000002.parquet"
     flip_bit(chunk, chunk.stat().st_size // 3, 2)
-    with pytest.raises(SweepError, match=r"chunk-00000002.parquet is damaged .* remove .*chunk-00000002.parquet"
-                                         r"' and resume the sweep to redo it$"):
+    with pytest.raises(SweepError, match=r"chunk-00000002.parquet is damaged .*; remove chunk-00000002.parquet "
+                                         r"and resume the sweep to redo it$"):
         fastsnake.resume_sweep(folder, threads=1)
     with pytest.raises(SweepError, match="chunk-00000002.parquet is damaged"):
         read_sweep(folder)
