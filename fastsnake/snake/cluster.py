@@ -61,7 +61,7 @@ class ClusterRunner:
             workers = value or max(1, (os.cpu_count() or 2) // threads_per_worker)
             self.cluster = distributed.LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True,
-                dashboard_address=None, silence_logs=logging.ERROR,
+                dashboard_address=None, silence_logs=logging.CRITICAL,
             )
             self.client = distributed.Client(self.cluster)
         else:
@@ -86,10 +86,12 @@ class ClusterRunner:
         return False
 
     def workers(self) -> int:
-        return len(self.client.scheduler_info().get("workers", {}))
+        # Asked of the scheduler each time (scheduler_info() may answer from a cache).
+        return len(self.client.nthreads())
 
     def chunk_source(self, spec_json: dict):
-        """A `chunk_source` for `run_dataset_sweep`: chunks as they complete, in any order."""
+        """A `chunk_source` for `run_dataset_sweep`: chunks as they complete, in any order, and
+        None every `POLL_SECONDS` without one (so that a signal is answered while none comes)."""
         import distributed
 
         def source(indices):
@@ -106,9 +108,17 @@ class ClusterRunner:
                         done, pending = distributed.wait(pending, timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
                     except (TimeoutError, distributed.TimeoutError):
                         done = set()
+                    fetched = False
                     for future in done:
-                        yield self._result(future)
-                    if done:
+                        result = self._result(future)
+                        if result is None:  # its result was on a worker that left: computed again
+                            pending.add(future)
+                        else:
+                            fetched = True
+                            yield result
+                    if not fetched:
+                        yield None  # nothing came: the caller may look at its stop flag
+                    if fetched:
                         alone_since = None
                     elif self.workers() > 0:
                         alone_since = None
@@ -118,15 +128,20 @@ class ClusterRunner:
                         raise SweepError(f"the cluster has had no worker for {NO_WORKERS_SECONDS:.0f} s; stopped "
                                          "(the finished chunks are kept: resume the sweep when workers are back)")
             finally:
-                for future in futures:
-                    future.cancel()
+                with contextlib.suppress(Exception):  # a client already closed has nothing to cancel
+                    self.client.cancel(futures)
 
         return source
 
     @staticmethod
     def _result(future):
+        """The chunk a finished future holds, or None when it cannot be fetched now."""
+        import distributed
+
         try:
-            return future.result()
+            return future.result(timeout=POLL_SECONDS)
+        except (TimeoutError, distributed.TimeoutError):
+            return None
         except SweepError:
             raise
         except Exception as exc:  # a chunk that failed on every worker it was given (KilledWorker, ...)

@@ -472,7 +472,8 @@ def run_dataset_sweep(dataset: SweepDataset, *, threads: int, progress=None, chu
     (statistics, seconds, cpu seconds, stopped): stopped is None when every chunk is done, else
     the signal's name ('SIGINT', 'SIGTERM') or True (interrupted without a signal of ours).
 
-    chunk_source(indices) yields (index, rows) in any order; default: computed here, in order.
+    chunk_source(indices) yields (index, rows) in any order, or None while it waits (a chance to
+    stop on a signal); default: computed here, in order.
     """
     with dataset.writing():
         missing, acc = dataset.scan()
@@ -487,18 +488,23 @@ def run_dataset_sweep(dataset: SweepDataset, *, threads: int, progress=None, chu
         wall0, cpu0 = time.perf_counter(), time.process_time()
         interrupted = False
         with stop_requests() as stop:
+            chunks = chunk_source(missing)
             try:
-                chunks = chunk_source(missing)
-                for index, rows in chunks:
-                    acc.merge(dataset.write_chunk(index, rows))
-                    done += 1
-                    if progress is not None:
-                        progress(done, total)
+                for item in chunks:
+                    if item is not None:
+                        index, rows = item
+                        acc.merge(dataset.write_chunk(index, rows))
+                        done += 1
+                        if progress is not None:
+                            progress(done, total)
                     if stop["stop"]:
-                        chunks.close()  # cancels what a cluster still has queued
                         break
             except KeyboardInterrupt:
                 interrupted = True
+            finally:
+                # Now, while a cluster's client is still open: cancels what it still has queued
+                # (left to the garbage collector, that fails later with a traceback).
+                chunks.close()
             stopped = None
             if stop["signal"] is not None:
                 import signal

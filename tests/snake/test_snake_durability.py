@@ -382,24 +382,25 @@ def test_a_cluster_with_no_workers_left_stops_resumably(tmp_path, monkeypatch, c
 
 
 @pytest.mark.slow
-def test_a_write_error_in_cluster_mode_is_one_line(tmp_path, monkeypatch, capfd):
+def test_a_write_error_in_cluster_mode_is_one_line(tmp_path):
+    """A real full disk (RLIMIT_FSIZE) under a cluster sweep: one line, exit 2, no dask traceback."""
     pytest.importorskip("distributed")
-    write = SweepDataset.write_chunk
+    import resource
+    import subprocess
+    import sys
 
-    def full_after_two(self, index, rows):
-        if len(self.records) >= 2:
-            raise SweepError(f"cannot write {str(self.chunk_path(index))!r}: No space left on device")
-        return write(self, index, rows)
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
 
-    monkeypatch.setattr(SweepDataset, "write_chunk", full_after_two)
+    fastsnake.sweep("cycle", 6, 10)  # the kernel is in the cache (a worker cannot write it under the limit)
     folder = tmp_path / "c"
-    code = main(["sweep", "--policy", "greedy", "--size", "6", "--games", "1000", "--seed", "11", "--chunk-size",
-                 "100", "--out", str(folder), "--cluster", "local:1"])
-    err = capfd.readouterr().err
-    assert code == 2 and "Traceback" not in err
-    assert [line for line in err.splitlines() if line.startswith("fastsnake: error:")] == [err.splitlines()[-1]]
-    monkeypatch.setattr(SweepDataset, "write_chunk", write)
-    assert fastsnake.resume_sweep(folder, threads=1).summary["games"] == 1000
+    cmd = [sys.executable, "-m", "fastsnake", "sweep", "--policy", "cycle", "--size", "6", "--games", "300000",
+           "--chunk-size", "100000", "--out", str(folder), "--cluster", "local:1"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=small_files, timeout=600)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("fastsnake: error: cannot write")
+    assert fastsnake.resume_sweep(folder, threads=1).summary["games"] == 300000
 
 
 @pytest.mark.slow
