@@ -105,7 +105,7 @@ class Trial:
         target = self.fresh(kind)
         sig = self.rng.choice([signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
         proc = subprocess.Popen(self.command(target), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        time.sleep(self.rng.uniform(0.0, 4.0))
+        time.sleep(self.rng.uniform(0.0, 3.0))
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=600)
         if kind == "file":
