@@ -302,7 +302,10 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
             stream.abort()
             raise
         summary = summarize(result)
-        if result.stats.games < int(games):
+        if result.stats.games == 0:  # stopped before the first chunk: no file of no games
+            stream.abort()
+            written = SweepResult(summary, None, None, result)
+        elif result.stats.games < int(games):
             summary["partial_file"] = stream.keep_partial()
             written = SweepResult(summary, None, None, result, file=summary["partial_file"])
         else:

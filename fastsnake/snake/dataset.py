@@ -213,7 +213,7 @@ class SweepDataset:
         return dataset
 
     @staticmethod
-    def _read_manifest(path: Path):
+    def _read_manifest(path: Path, warn: bool = True):
         where = str(path / MANIFEST)
         try:
             data = json.loads((path / MANIFEST).read_bytes())
@@ -235,7 +235,7 @@ class SweepDataset:
         if "checksum" in data and data["checksum"] != _manifest_checksum(data):
             raise SweepError(f"{where!r} is damaged (its checksum does not match its content); restore it from a "
                              "backup, or start the sweep again in a new folder")
-        if data.get("code") != _code_fingerprint():
+        if warn and data.get("code") != _code_fingerprint():
             sys.stderr.write(f"fastsnake: warning: {str(path)!r} was started by other code "
                              f"(version {data.get('version')}); resumed chunks use this version\n")
         return spec, records, data
@@ -286,6 +286,7 @@ class SweepDataset:
             raise
         self._lock_fd, self._lock_depth = fd, 1
         try:
+            self._reread_manifest()
             yield self
         finally:
             self._lock_depth = 0
@@ -293,6 +294,17 @@ class SweepDataset:
             with contextlib.suppress(OSError):
                 os.unlink(lock)  # while still locked: a process that opened it then finds it gone
             os.close(fd)
+
+    def _reread_manifest(self) -> None:
+        """Under the lock, the manifest as it is now: another writer may have created the folder
+        for another sweep, or finished chunks, since this object opened it."""
+        if not (self.path / MANIFEST).exists():
+            return
+        spec, records, data = self._read_manifest(self.path, warn=False)
+        if spec != self.spec:
+            raise SweepError(f"{str(self.path)!r} now holds a different sweep (another process wrote it "
+                             "meanwhile); use a new folder")
+        self.records, self.manifest = records, data
 
     def _take_lock(self, lock: Path) -> int:
         """An open, flock'd descriptor of `lock` that is still the file under that name (a writer

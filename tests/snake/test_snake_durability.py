@@ -235,6 +235,15 @@ def test_a_stale_lock_is_taken_over_with_a_warning(tmp_path, capsys):
     assert f"taking over the lock of process {pid}" in capsys.readouterr().err
 
 
+def test_a_folder_rewritten_by_another_writer_meanwhile_is_refused(tmp_path):
+    folder = tmp_path / "d"
+    first = SweepDataset.open(folder, SPEC)
+    SweepDataset(folder, SweepSpec(**dict(SPEC.to_json(), seed=12))).save_manifest()  # a second creator won
+    with pytest.raises(SweepError, match="now holds a different sweep"):
+        run_dataset_sweep(first, threads=1)
+    assert not list(folder.glob("chunk-*"))
+
+
 def test_scans_never_delete_a_live_writers_temporary_files(tmp_path):
     folder = _folder(tmp_path)
     (folder / "chunk-00000003.parquet").unlink()
