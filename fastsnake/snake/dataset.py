@@ -357,7 +357,7 @@ class SweepDataset:
                 if _sha256(path) != record["sha256"]:
                     return "damaged", None, "is damaged (SHA-256 differs from the manifest)"
                 return "ok", self._chunk_stats(index), None
-            except (OSError, KeyError, ValueError, TypeError) as exc:
+            except (OSError, KeyError, ValueError, TypeError, NotImplementedError) as exc:
                 return "damaged", None, f"cannot be read ({getattr(exc, 'strerror', None) or exc})"
         try:
             params, table = read_sweep_table(path)

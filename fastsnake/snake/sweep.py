@@ -37,6 +37,9 @@ RECORD_COLUMNS = ("game", "seed", "outcome", "moves", "apples", "length")
 PARQUET_META_KEY = b"fastsnake"
 # A hash of the parameters' JSON, so that a flipped bit in the (unchecksummed) footer is caught.
 PARQUET_META_HASH_KEY = b"fastsnake_sha256"
+# The rows a file holds, noted by its writer when it closes: a flipped row count in the footer
+# (which no page checksum covers) would otherwise read back as a shorter, valid-looking file.
+ROWS_META_KEY = b"fastsnake_rows"
 SWEEP_FORMAT = "fastsnake-sweep/1"
 # Parquet page checksums: written by every writer, verified by every reader.
 WRITE_OPTIONS = {"write_page_checksum": True}
@@ -373,6 +376,7 @@ class ParquetStream:
         self.tmp = temp_name(self.path)
         self.parameters, self.base_seed = parameters, base_seed
         self.writer = None
+        self.rows = 0
 
     def write(self, first_game: int, rows) -> None:
         import pyarrow.parquet as pq
@@ -382,6 +386,7 @@ class ParquetStream:
             if self.writer is None:
                 self.writer = pq.ParquetWriter(self.tmp, table.schema, **WRITE_OPTIONS)
             self.writer.write_table(table)
+            self.rows += table.num_rows
         except OSError as exc:
             self.abort()
             raise SweepError(f"cannot write {self.path!r}: {exc.strerror or exc}") from None
@@ -400,9 +405,10 @@ class ParquetStream:
         try:
             if self.writer is None:  # no chunk finished: still a valid, empty sweep file
                 table = rows_table(np.zeros((0, 4), np.int64), 0, self.base_seed, self.parameters)
-                pq.write_table(table, self.tmp, **WRITE_OPTIONS)
-            else:
-                self.writer.close()
+                self.writer = pq.ParquetWriter(self.tmp, table.schema, **WRITE_OPTIONS)
+                self.writer.write_table(table)
+            self.writer.add_key_value_metadata({ROWS_META_KEY: str(self.rows).encode()})
+            self.writer.close()
             fsync_path(self.tmp)
             os.replace(self.tmp, final)
             fsync_path(os.path.dirname(os.path.abspath(final)))
@@ -433,8 +439,9 @@ def write_table_atomically(table, path) -> None:
     import pyarrow.parquet as pq
 
     try:
-        with written_atomically(path) as tmp:
-            pq.write_table(table, tmp, **WRITE_OPTIONS)
+        with written_atomically(path) as tmp, pq.ParquetWriter(tmp, table.schema, **WRITE_OPTIONS) as writer:
+            writer.write_table(table)
+            writer.add_key_value_metadata({ROWS_META_KEY: str(table.num_rows).encode()})
     except OSError as exc:
         raise SweepError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
 
@@ -459,23 +466,37 @@ def read_parquet(path):
 def read_sweep_table(path):
     """(parameters, table) of one sweep Parquet file, its page checksums and parameter hash
     verified; SweepError naming the file for anything unreadable or foreign."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
         table = pq.read_table(str(path), **READ_OPTIONS)
+        # The footer (schema, names, lengths) has no page checksum: a flipped bit there can make
+        # invalid UTF-8, an impossible type, or arrays that disagree; validation sees them all.
+        table.validate(full=True)
+        names = table.column_names
     except FileNotFoundError:
         raise SweepError(f"sweep file {str(path)!r} does not exist") from None
     except IsADirectoryError:
         raise SweepFileError(path, "is a folder, not a sweep file") from None
-    except (OSError, ValueError) as exc:  # pyarrow's own text is a paragraph; the cause fits in a clause
+    except (OSError, ValueError, NotImplementedError, MemoryError, pa.ArrowException) as exc:
+        # pyarrow's own text is a paragraph; the cause fits in a clause
         if "checksum" in str(exc).lower():
             raise SweepFileError(path, "is damaged (a page checksum does not match)") from None
         raise SweepFileError(path, "is not a readable Parquet file (cut short, damaged, or another format)") from None
     meta = table.schema.metadata or {}
     raw = meta.get(PARQUET_META_KEY)
-    missing = [c for c in RECORD_COLUMNS if c not in table.column_names]
+    missing = [c for c in RECORD_COLUMNS if c not in names]
     if raw is None or missing:
         raise SweepFileError(path, f"is not a fastsnake sweep file (no sweep parameters or columns {missing})")
+    for name, kind in _record_types().items():
+        column = table.column(name)
+        if column.type != kind or column.null_count:  # a flipped type or null flag in the footer
+            raise SweepFileError(path, f"is damaged (column {name!r} is {column.type}"
+                                       f"{' with nulls' if column.null_count else ''}, not {kind})")
+    stored_rows = _stored_row_count(path)
+    if stored_rows is not None and stored_rows != table.num_rows:
+        raise SweepFileError(path, f"is damaged ({table.num_rows} rows where {stored_rows} were written)")
     digest = meta.get(PARQUET_META_HASH_KEY)
     if digest is not None and hashlib.sha256(raw).hexdigest().encode() != digest:
         raise SweepFileError(path, "is damaged (its sweep parameters do not match their hash)")
@@ -486,6 +507,23 @@ def read_sweep_table(path):
     except ValueError:
         raise SweepFileError(path, "is damaged (its sweep parameters are not valid JSON)") from None
     return params, table
+
+
+def _record_types() -> dict:
+    """The Arrow type of each record column, as `rows_table` writes it."""
+    schema = rows_table(np.zeros((0, 4), np.int64), 0, 0, {}).schema
+    return {name: schema.field(name).type for name in RECORD_COLUMNS}
+
+
+def _stored_row_count(path) -> int | None:
+    """The row count a writer noted in the file's key-value metadata (None for files without)."""
+    import pyarrow.parquet as pq
+
+    try:
+        raw = (pq.read_metadata(str(path)).metadata or {}).get(ROWS_META_KEY)
+        return None if raw is None else int(raw)
+    except (OSError, ValueError, TypeError):
+        return -1
 
 
 def row_problem(table, params: dict, first: int | None = None) -> str | None:

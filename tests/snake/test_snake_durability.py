@@ -131,6 +131,31 @@ def test_flipped_bits_in_a_sweep_file_are_refused_or_harmless(tmp_path):
     assert silent == []
 
 
+@pytest.mark.slow
+def test_every_bit_of_a_sweep_files_footer_is_refused_or_harmless(tmp_path):
+    """The footer has no page checksum: flipped types, null flags, row counts and names must
+    still never read back as other rows or escape as anything but a SweepError (17,000 flips)."""
+    path = tmp_path / "s.parquet"
+    fastsnake.sweep("cycle", 4, 40, 1, out=path, threads=1)
+    good = read_parquet(path)[1]
+    data = path.read_bytes()
+    footer = int.from_bytes(data[-8:-4], "little")
+    copy = tmp_path / "c.parquet"
+    silent = []
+    for offset in range(len(data) - 8 - footer, len(data)):
+        for bit in range(8):
+            flipped = bytearray(data)
+            flipped[offset] ^= 1 << bit
+            copy.write_bytes(bytes(flipped))
+            try:
+                table = read_parquet(copy)[1]
+            except SweepError:
+                continue
+            if not (table.equals(good) and table.schema.equals(good.schema)):
+                silent.append((offset, bit))
+    assert silent == []
+
+
 def test_a_flipped_byte_in_a_chunk_is_refused_naming_the_chunk(tmp_path):
     folder = _folder(tmp_path)
     chunk = folder / "chunk-00000002.parquet"
