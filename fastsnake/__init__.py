@@ -22,6 +22,7 @@ configure_numba_cache()
 _SNAKE = {
     "sweep": "fastsnake.snake.api",
     "resume_sweep": "fastsnake.snake.api",
+    "verify_sweep": "fastsnake.snake.api",
     "play": "fastsnake.snake.api",
     "compare": "fastsnake.snake.api",
     "policies": "fastsnake.snake.api",
@@ -36,6 +37,7 @@ _SNAKE = {
     "game_seed": "fastsnake.snake.rng:game_seed_py",
     "InputError": "fastsnake.errors",
     "FastsnakeError": "fastsnake.errors",
+    "Terminated": "fastsnake.errors",
     "PolicyError": "fastsnake.snake.policies",
     "BoardError": "fastsnake.snake.board",
     "SweepError": "fastsnake.snake.sweep",

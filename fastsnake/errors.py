@@ -23,3 +23,18 @@ def read_error_reason(exc: BaseException) -> str:
     if "contains pickled" in text or "allow_pickle" in text:
         return "not a numpy .npz archive"
     return text
+
+
+class Terminated(SystemExit):
+    """SIGTERM stopped a long job after it kept what it had finished. A `SystemExit` (status
+    143, as a process killed by SIGTERM reports it), so a script that does not catch it stops
+    as the signal asked, instead of carrying on as if the job had ended. ``result`` holds what
+    was finished (e.g. a sweep's result with the finished games)."""
+
+    def __init__(self, message: str = "terminated (SIGTERM)", result=None):
+        super().__init__(143)
+        self.message = message
+        self.result = result
+
+    def __str__(self) -> str:
+        return self.message

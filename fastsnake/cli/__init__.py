@@ -17,7 +17,7 @@ import os
 import sys
 
 from fastsnake.cli import common
-from fastsnake.errors import FastsnakeError, InputError
+from fastsnake.errors import FastsnakeError, InputError, Terminated
 from fastsnake.warm import compile_notice
 
 # Verb modules, imported lazily so `fastsnake tour` never pays for the puzzle code.
@@ -69,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         return common.fail(str(exc), 2)
     except KeyboardInterrupt:
         return common.fail("interrupted", 130)
+    except Terminated as exc:  # SIGTERM: what was finished is kept; the status says who stopped us
+        return common.fail(str(exc), 143)
     except BrokenPipeError:
         raise
     except FastsnakeError as exc:

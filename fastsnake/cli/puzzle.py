@@ -372,16 +372,46 @@ def cmd_random(args):
     return out
 
 
+# A file's "optimal": true is a claim; `check` repeats it only after an optimal search agrees,
+# on boards where one finishes in moments (else it says it could not verify it).
+CHECK_OPTIMAL_CELLS = 16
+CHECK_OPTIMAL_SECONDS = 20.0
+
+
 def cmd_check(args):
     from fastsnake import puzzle as P
 
     sol = P.load_solution(args.file)
+    optimal, optimum, unverified = sol.optimal, None, None
+    if sol.optimal:
+        if sol.rows * sol.cols > CHECK_OPTIMAL_CELLS:
+            unverified = f"no optimal search on a board over {CHECK_OPTIMAL_CELLS} cells"
+        else:
+            try:
+                optimum = P.solve(sol.start.tolist(), sol.goal.tolist(), rows=sol.rows, cols=sol.cols,
+                                  time_limit=CHECK_OPTIMAL_SECONDS).length
+            except P.PuzzleLimitError:
+                unverified = f"the optimal search did not finish in {CHECK_OPTIMAL_SECONDS:.0f} s"
+            optimal = None if optimum is None else len(sol.moves) == optimum
     out = {"file": args.file, "valid": True, "rows": sol.rows, "cols": sol.cols,
-           "length": len(sol.moves), "optimal": sol.optimal}
-    if not args.json:
-        print(f"{args.file}: valid {sol.rows}x{sol.cols} solution, {len(sol.moves)} moves"
-              + (" (optimal)" if sol.optimal else ""))
-    return out
+           "length": len(sol.moves), "optimal": optimal, "optimal_claimed": sol.optimal,
+           "optimal_length": optimum}
+    if unverified:
+        out["optimal"] = None
+        out["optimal_unverified"] = unverified
+    if args.json:
+        common.emit_json(out)
+    else:
+        note = ""
+        if sol.optimal and optimal:
+            note = " (optimal, verified by search)"
+        elif sol.optimal and unverified:
+            note = f" (claims optimal; not verified: {unverified})"
+        print(f"{args.file}: valid {sol.rows}x{sol.cols} solution, {len(sol.moves)} moves{note}")
+    if optimal is False and sol.optimal:
+        raise InputError(f"{args.file!r} claims an optimal solution, but its {len(sol.moves)} moves are not: "
+                         f"the optimum is {optimum}")
+    return None
 
 
 def _mean(xs):

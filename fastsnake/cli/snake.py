@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fastsnake.cli import common
-from fastsnake.errors import InputError
+from fastsnake.errors import InputError, Terminated
 
 REPLAY_TAG = "fastsnake-replay/1"
 
@@ -107,6 +107,13 @@ def register(sub) -> None:
     _first_group(p, need)
     p.set_defaults(handler=cmd_sweep)
 
+    p = sub.add_parser("verify", help="check a sweep file or folder: which games are missing, doubled or damaged",
+                       epilog=common.examples("fastsnake verify sweep.parquet",
+                                              "fastsnake verify big/ --json     # a sweep folder, every chunk"))
+    p.add_argument("path", metavar="FILE.parquet|DIR", help="a sweep's --out file or folder")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.set_defaults(handler=cmd_verify)
+
     p = sub.add_parser("compare", help="several policies on the same seeds, one table",
                        epilog=_policy_list(
                            "fastsnake compare --size 10 --games 10000 --policies cycle,greedy",
@@ -171,25 +178,34 @@ def cmd_sweep(args):
     import fastsnake
 
     _check_plot(args)
-    if args.resume:
-        if args.out and args.out != args.resume:
-            raise InputError("give either --resume DIR or --out DIR, not both")
-        result = fastsnake.resume_sweep(args.resume, threads=args.threads, cluster=args.cluster, progress=True)
-    else:
-        _require(args, "policy", "size", "games")
-        _expect_policy(args.policy)
-        if args.out:
-            common.check_output("--out", args.out, folder_target=not args.out.endswith(".parquet"))
-        if args.cluster and not args.out:
-            raise InputError("--cluster writes a sweep folder: give --out DIR")
-        # Without --out only the summary is printed: rows are kept only when a plot needs them,
-        # so a sweep of any size runs in bounded memory.
-        result = fastsnake.sweep(args.policy, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
-                                 out=args.out, progress=True, chunk_size=args.chunk_size, cluster=args.cluster,
-                                 rows=bool(args.plot), **_options(args))
+    try:
+        result = _run_sweep(fastsnake, args)
+    except Terminated as stop:  # SIGTERM: say what was kept, then exit 143 (no plot: stop promptly)
+        if stop.result is None:
+            raise
+        _finish_sweep(args, stop.result.summary, True)
+        raise
     if args.plot:
         result.plot(args.plot)
     return _finish_sweep(args, result.summary, result.interrupted)
+
+
+def _run_sweep(fastsnake, args):
+    if args.resume:
+        if args.out and args.out != args.resume:
+            raise InputError("give either --resume DIR or --out DIR, not both")
+        return fastsnake.resume_sweep(args.resume, threads=args.threads, cluster=args.cluster, progress=True)
+    _require(args, "policy", "size", "games")
+    _expect_policy(args.policy)
+    if args.out:
+        common.check_output("--out", args.out, folder_target=not args.out.endswith(".parquet"))
+    if args.cluster and not args.out:
+        raise InputError("--cluster writes a sweep folder: give --out DIR")
+    # Without --out only the summary is printed: rows are kept only when a plot needs them,
+    # so a sweep of any size runs in bounded memory.
+    return fastsnake.sweep(args.policy, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
+                           out=args.out, progress=True, chunk_size=args.chunk_size, cluster=args.cluster,
+                           rows=bool(args.plot), **_options(args))
 
 
 def _require(args, *names):
@@ -202,15 +218,45 @@ def _finish_sweep(args, summary, interrupted):
     if not args.json:
         print(_describe(summary))
         print(format_table([summary]))
-        if args.out or args.resume:
+        if (args.out or args.resume) and not summary.get("partial_file"):
             common.log(f"per-game records: {args.out or args.resume}")
     if interrupted:
         requested = summary.get("games_requested", 0)
-        common.log(f"interrupted: kept the {summary['games']:,} finished games of {requested:,}")
+        where = ""
+        if summary.get("partial_file"):
+            where = f" in {summary['partial_file']} ({args.out} was left as it was)"
+        elif summary.get("folder"):
+            where = f" in {summary['folder']} (finish it with: fastsnake sweep --resume {summary['folder']})"
+        common.log(f"interrupted: kept the {summary['games']:,} finished games of {requested:,}{where}")
         if args.json:
             common.emit_json(summary)
+        if summary.get("signal") == "SIGTERM":
+            return summary  # the caller re-raises Terminated
         raise KeyboardInterrupt
     return summary
+
+
+def cmd_verify(args):
+    import fastsnake
+
+    report = fastsnake.verify_sweep(args.path)
+    if args.json:
+        common.emit_json(report)
+    else:
+        state = "complete" if report["complete"] else "intact, incomplete" if report["ok"] else "DAMAGED"
+        print(f"{report['path']}: {state}: {report['rows']:,} rows of {report['games']:,} games; "
+              f"{report['missing_games']:,} missing, {report['doubled_games']:,} doubled, "
+              f"{report['damaged_games']:,} damaged")
+        for key in ("missing", "doubled", "damaged"):
+            if report[key]:
+                ranges = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in report[key][:10])
+                more = " ..." if len(report[key]) > 10 else ""
+                print(f"  {key}: {ranges}{more}")
+        for problem in report["problems"]:
+            print(f"  {problem}")
+    if not report["ok"]:
+        raise InputError(f"{args.path!r} is damaged: {report['problems'][0] if report['problems'] else 'see above'}")
+    return None
 
 
 def _check_plot(args):

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from fastsnake.files import written_atomically
 from fastsnake.puzzle.board import PuzzleInputError
 from fastsnake.sizes import MEMORY_BUDGET_ENV, memory_budget
 
@@ -394,12 +395,10 @@ def _save(path: Path, key, compact: np.ndarray, seconds: float) -> None:
     header = {"key": key, "size": len(compact), "build_seconds": round(seconds, 3),
               "blake2b": hashlib.blake2b(memoryview(compact), digest_size=16).hexdigest()}
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
-    with open(tmp, "wb") as fh:
+    with written_atomically(path) as tmp, open(tmp, "wb") as fh:  # a full disk leaves no half file
         fh.write(_MAGIC)
         fh.write((json.dumps(header) + "\n").encode())
         fh.write(memoryview(compact))
-    os.replace(tmp, path)
 
 
 def is_sparse(n: int, k: int) -> bool:
@@ -515,12 +514,12 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
         _convert(table, built, n, k, False)
     try:
         _save(path, key, built, seconds)
+        saved = f"saved {compact_size:,} bytes to {path}"
     except OSError as exc:
-        if progress is not None:
-            progress(f"pdb: cannot cache {path}: {exc.strerror}")
+        saved = f"not saved: cannot write {path} ({exc.strerror or exc})"
     info.update(source="built", seconds=seconds, bfs_states=seen, max=int(built.max()))
     if progress is not None:
-        progress(f"pdb: built in {seconds:.1f} s, saved {compact_size:,} bytes to {path}")
+        progress(f"pdb: built in {seconds:.1f} s, {saved}")
     return table, info
 
 

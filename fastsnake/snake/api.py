@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fastsnake.errors import InputError
+from fastsnake.errors import InputError, Terminated
 from fastsnake.files import file_in_the_way
 from fastsnake.sizes import memory_budget, parse_size
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, BoardError, GameConfig
@@ -41,6 +41,7 @@ from fastsnake.snake.sweep import (
     check_seed,
     check_threads,
     prepare,
+    raise_if_terminated,
     records_table,
     run_sweep,
     summarize,
@@ -50,7 +51,7 @@ from fastsnake.snake.sweep import (
 
 __all__ = [
     "Game", "Policy", "SweepResult", "compare", "load_game", "play", "policies", "register_policy",
-    "replay_game", "report_sweeps", "resume_sweep", "summary_rows", "sweep",
+    "replay_game", "report_sweeps", "resume_sweep", "summary_rows", "sweep", "verify_sweep",
 ]
 
 _TIMING_KEYS = frozenset({"seconds", "games_per_second", "moves_per_second", "cpu_seconds", "games_per_cpu_second",
@@ -213,6 +214,11 @@ def _is_folder_target(out) -> bool:
     return out is not None and not str(out).endswith(".parquet")
 
 
+def _check_path(value, name: str) -> None:
+    if value is not None and not isinstance(value, (str, os.PathLike)):
+        raise SweepError(f"{name}={value!r} is not a path (give a str or pathlib.Path)")
+
+
 # What one game costs in memory when its row is kept: the kernel row (4 x int64) and its Arrow
 # columns (game, seed, moves int64; apples, length int32; outcome index int32).
 BYTES_PER_KEPT_GAME = 32 + 8 * 3 + 4 * 3
@@ -261,12 +267,17 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
     -------
     SweepResult
         ``.table`` (pyarrow), ``.summary`` (dict), ``.to_pandas()``. A sweep stopped by
-        Ctrl-C returns the finished games with ``summary["interrupted"]`` True.
+        Ctrl-C returns the finished games with ``summary["interrupted"]`` True; with
+        ``out="big.parquet"`` they are kept in ``big.partial.parquet`` (``summary["partial_file"]``),
+        so a complete ``big.parquet`` of an earlier run is never replaced by a part.
 
     Raises
     ------
     InputError
         (a ValueError) for an unknown policy, a bad size, rule, option or count.
+    fastsnake.Terminated
+        (a SystemExit, status 143) when SIGTERM stopped the sweep; the finished games are kept
+        as for Ctrl-C and ``.result`` holds them.
 
     Examples
     --------
@@ -279,6 +290,9 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
     check_games(games)
     seed = check_seed(seed)
     config = board(size, start_length, tail, max_moves)
+    _check_path(out, "out")
+    if threads is not None:
+        check_threads(threads)
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
                                    or chunk_size < 1):
         raise SweepError(f"chunk_size={chunk_size!r} must be a whole number >= 1")
@@ -294,7 +308,7 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
     if out is not None:
         _check_output(out)
         policy_obj, resolved, _, _, _ = prepare(name, config, options)
-        parameters = _file_parameters(policy_obj.name, config, seed, resolved)
+        parameters = _file_parameters(policy_obj.name, config, seed, resolved, int(games))
         stream = ParquetStream(out, parameters, seed)
         try:
             result = run_sweep(name, config, int(games), seed=seed, threads=threads, options=options,
@@ -303,10 +317,19 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
             stream.abort()
             raise
         summary = summarize(result)
-        from fastsnake.snake.report import run_record
+        if result.stats.games == 0:  # stopped before the first chunk: no file of no games
+            stream.abort()
+            written = SweepResult(summary, None, None, result)
+        else:
+            from fastsnake.snake.report import run_record
 
-        stream.close(run_record(summary))
-        return SweepResult(summary, None, None, result, file=str(out))
+            if result.stats.games < int(games):
+                summary["partial_file"] = stream.keep_partial(run_record(summary))
+                written = SweepResult(summary, None, None, result, file=summary["partial_file"])
+            else:
+                written = SweepResult(summary, None, None, result, file=stream.close(run_record(summary)))
+        raise_if_terminated(summary, written)
+        return written
     if rows:
         need = int(games) * BYTES_PER_KEPT_GAME
         budget = memory_budget()
@@ -316,15 +339,17 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
                              f"out='sweep.parquet' or out='folder/', or keep only the summary with rows=False")
     result = run_sweep(name, config, int(games), seed=seed, threads=threads, options=options,
                        progress=_progress(progress, name), keep_rows=bool(rows))
-    return SweepResult(summarize(result), records_table(result) if rows else None, None, result)
+    done = SweepResult(summarize(result), records_table(result) if rows else None, None, result)
+    raise_if_terminated(done.summary, done)
+    return done
 
 
-def _file_parameters(policy: str, config: GameConfig, seed: int, options: dict) -> dict:
+def _file_parameters(policy: str, config: GameConfig, seed: int, options: dict, games: int) -> dict:
     from fastsnake.snake.sweep import SWEEP_FORMAT
 
     return {"format": SWEEP_FORMAT, "policy": policy, "rows": config.rows, "cols": config.cols,
             "start_length": config.start_length, "tail_rule": config.tail_rule, "max_moves": config.move_cap,
-            "seed": seed, "first_game": 0, "options": options}
+            "seed": seed, "first_game": 0, "games": games, "options": options}
 
 
 def resume_sweep(folder, *, threads=None, cluster=None, progress=False) -> SweepResult:
@@ -361,6 +386,7 @@ def resume_sweep(folder, *, threads=None, cluster=None, progress=False) -> Sweep
     """
     from fastsnake.snake.dataset import SweepDataset
 
+    _check_path(folder, "folder")
     return _run_folder(SweepDataset.open(folder), threads, cluster, progress)
 
 
@@ -368,24 +394,65 @@ def _run_folder(dataset, threads, cluster, progress) -> SweepResult:
     from fastsnake.snake.dataset import run_dataset_sweep
 
     spec = dataset.spec
-    before = dataset.scan()[1]
     bar = _progress(progress, spec.policy, "chunk")
-    if cluster:
-        from fastsnake.snake.cluster import ClusterRunner
+    with dataset.writing():
+        before = dataset.scan()[1]
+        if cluster:
+            from fastsnake.snake.cluster import ClusterRunner
 
-        threads = threads or 1
-        with ClusterRunner(cluster, threads) as runner:
-            sys.stderr.write(f"cluster: {runner.workers()} workers, {threads} thread(s) each\n")
-            acc, seconds, cpu, interrupted = run_dataset_sweep(
-                dataset, threads=threads, progress=bar, chunk_source=runner.chunk_source(spec.to_json()))
-    else:
-        threads = check_threads(threads)
-        acc, seconds, cpu, interrupted = run_dataset_sweep(dataset, threads=threads, progress=bar)
+            threads = threads or 1
+            with ClusterRunner(cluster, threads) as runner:
+                sys.stderr.write(f"cluster: {runner.workers()} workers, {threads} thread(s) each\n")
+                acc, seconds, cpu, stopped = run_dataset_sweep(
+                    dataset, threads=threads, progress=bar, chunk_source=runner.chunk_source(spec.to_json()))
+        else:
+            threads = check_threads(threads)
+            acc, seconds, cpu, stopped = run_dataset_sweep(dataset, threads=threads, progress=bar)
     summary = summary_dict(acc, spec.policy, spec.config, spec.options, spec.seed, threads, seconds, cpu,
-                           before=before, games_requested=spec.games, interrupted=interrupted,
+                           before=before, games_requested=spec.games, interrupted=stopped is not None,
+                           signal=stopped if stopped not in (None, True) else None,
                            folder=str(dataset.path), chunks=spec.n_chunks, chunk_size=spec.chunk_size,
                            cluster=cluster)
-    return SweepResult(summary, None, str(dataset.path))
+    result = SweepResult(summary, None, str(dataset.path))
+    raise_if_terminated(summary, result)
+    return result
+
+
+def verify_sweep(path) -> dict:
+    """Check a sweep file or folder: every page checksum, every chunk against the manifest's
+    record (rows, first and last game, seed, content hash), and every game's index and seed.
+
+    Parameters
+    ----------
+    path : str or path
+        A sweep's ``*.parquet`` file (or a ``*.partial.parquet`` an interrupted sweep kept), or
+        a sweep folder.
+
+    Returns
+    -------
+    dict
+        ``path, kind`` ("file" or "folder"), ``ok`` (True when nothing is damaged, doubled or
+        out of place), ``complete`` (every game present), ``games`` (asked), ``rows`` (read),
+        ``missing``, ``doubled``, ``damaged`` (lists of ``[first, last]`` game ranges),
+        ``problems`` (one line each, naming the file) and, for a folder, ``chunks``.
+
+    Raises
+    ------
+    InputError
+        When `path` does not exist or is no sweep at all.
+
+    Examples
+    --------
+    >>> import fastsnake, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.parquet")
+    >>> _ = fastsnake.sweep("cycle", 6, 100, out=path)
+    >>> fastsnake.verify_sweep(path)["ok"]
+    True
+    """
+    from fastsnake.snake.dataset import verify_sweep_path
+
+    _check_path(path, "path")
+    return verify_sweep_path(path)
 
 
 def plot_results(results, path) -> None:
@@ -433,8 +500,12 @@ def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow"
     results = []
     for p in engine_policies:
         own = {k: v for k, v in options.items() if k in p.options}
-        result = sweep(p.name, size, games, seed, start_length=start_length, tail=tail, max_moves=max_moves,
-                       threads=threads, progress=progress, **own)
+        try:
+            result = sweep(p.name, size, games, seed, start_length=start_length, tail=tail,
+                           max_moves=max_moves, threads=threads, progress=progress, **own)
+        except Terminated as stop:  # the finished sweeps come along
+            stop.result = results + [stop.result]
+            raise
         results.append(result)
         if result.interrupted:
             break
@@ -622,8 +693,8 @@ def play(policy, size, seed=0, game=0, *, start_length=3, tail="follow", max_mov
     """
     name = policy_name(policy)
     seed = check_seed(seed)
-    if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or game < 0:
-        raise SweepError(f"game={game!r} must be a whole number >= 0")
+    if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game < 2**63:
+        raise SweepError(f"game={game!r} must be a whole number >= 0 and < 2**63")
     config = board(size, start_length, tail, max_moves)
     replay, seconds = play_game(name, config, seed, int(game), options)
     return Game(replay, seconds)

@@ -43,6 +43,10 @@ def neighbour_table(rows: int, cols: int) -> np.ndarray:
     return table.reshape(-1)
 
 
+# Move counters are int64; a cap with headroom keeps every count (and count + 1) exact.
+MAX_MOVE_CAP = 2**62
+
+
 @dataclass(frozen=True)
 class GameConfig:
     """Validated rules of a game; `arrays()` gives what the kernels take."""
@@ -69,6 +73,8 @@ class GameConfig:
             raise BoardError(f"tail rule {self.tail_rule!r} is not one of {', '.join(TAIL_RULES)}")
         if self.max_moves is not None and int(self.max_moves) < 1:
             raise BoardError(f"max moves {self.max_moves} must be at least 1")
+        if self.max_moves is not None and int(self.max_moves) > MAX_MOVE_CAP:
+            raise BoardError(f"max moves {self.max_moves} is over the largest cap, 2**62 (the kernels count in int64)")
 
     @property
     def cells(self) -> int:

@@ -2,49 +2,70 @@
 
 Layout of ``DIR``::
 
-    _manifest.json          the sweep's parameters, chunk size, code version
+    _manifest.json          the sweep's parameters, chunk size, code version, and a record of
+                            each finished chunk (rows, first and last game, seed, SHA-256)
+    _writer.lock            who writes the folder now (pid, host); locked with flock
     chunk-00000000.parquet  games [first, first + chunk_size) of the sweep
     chunk-00000001.parquet  ...
 
 Each chunk file is written under a temporary name (ignored by readers: it starts
-with a dot) and renamed when complete, so after a crash, even SIGKILL, every
+with a dot), synced and renamed when complete, then recorded in the manifest
+(written the same way), so after a crash, even SIGKILL or power loss, every
 ``chunk-*.parquet`` present is whole; resuming computes exactly the chunks that
-are missing. Each chunk carries its own summary statistics in its metadata, so
-the sweep's summary is rebuilt from metadata without reading rows, and memory
-stays bounded by one chunk whatever the number of games.
+are missing. A chunk whose bytes differ from its record (bit-rot, a file copied
+in from another sweep) is refused, naming it; a whole chunk the manifest does not
+record yet (the writer died between the two renames) is adopted only after its
+every row is checked. Each chunk carries its own summary statistics in its
+metadata, so the sweep's summary is rebuilt without reading rows, and memory stays
+bounded by one chunk whatever the number of games. One process writes a folder at
+a time (`SweepDataset.writing`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
 import os
+import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import numba
 import numpy as np
 
 from fastsnake import __version__
-from fastsnake.files import file_in_the_way
+from fastsnake.files import file_in_the_way, fsync_path, host_name, pid_alive, remove_stale_temps
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME
 from fastsnake.snake.stats import SummaryAccumulator
 from fastsnake.snake.sweep import (
     PARQUET_META_KEY,
     SWEEP_FORMAT,
+    WRITE_OPTIONS,
     SweepError,
+    SweepFileError,
     SweepResult,
     prepare,
     read_parquet,
+    read_sweep_table,
     records_table,
+    row_problem,
     stop_requests,
 )
 
 DATASET_FORMAT = "fastsnake-sweep-dataset/1"
 MANIFEST = "_manifest.json"
+LOCK = "_writer.lock"
 CHUNK_META_KEY = b"fastsnake_chunk"
 DEFAULT_CHUNK_SIZE = 50_000
+# Ranges listed by `verify_sweep_path` (the counts are always whole).
+MAX_LISTED_RANGES = 100
+
+_SPEC_TYPES = {"policy": str, "rows": int, "cols": int, "start_length": int, "tail_rule": str, "max_moves": int,
+               "seed": int, "games": int, "first_game": int, "options": dict, "chunk_size": int}
 
 
 @dataclass(frozen=True)
@@ -80,6 +101,25 @@ class SweepSpec:
 
     @classmethod
     def from_json(cls, data: dict) -> "SweepSpec":
+        """The spec a manifest holds; ValueError naming the first field of the wrong kind."""
+        if not isinstance(data, dict):
+            raise ValueError("'sweep' is not an object")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown field {unknown[0]!r}")
+        for name, kind in _SPEC_TYPES.items():
+            if name not in data:
+                if name in ("first_game", "options", "chunk_size"):
+                    continue
+                raise ValueError(f"no field {name!r}")
+            value = data[name]
+            if isinstance(value, bool) or not isinstance(value, kind):
+                wanted = "a whole number" if kind is int else kind.__name__
+                raise ValueError(f"field {name!r} is {value!r}, not {wanted}")
+        for name, low in (("games", 1), ("chunk_size", 1), ("first_game", 0), ("seed", 0)):
+            if name in data and data[name] < low:
+                raise ValueError(f"field {name!r} is {data[name]!r}, below {low}")
         return cls(**data)
 
 
@@ -99,10 +139,37 @@ def _chunk_name(index: int) -> str:
     return f"chunk-{index:08d}.parquet"
 
 
+def _chunk_index(name: str) -> int | None:
+    stem = name[len("chunk-"):-len(".parquet")]
+    return int(stem) if name.startswith("chunk-") and name.endswith(".parquet") and stem.isdigit() else None
+
+
+def _sha256(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _manifest_checksum(data: dict) -> str:
+    body = {k: v for k, v in data.items() if k != "checksum"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def _redo_hint(path, name: str) -> str:
+    return f"remove {name} and resume the sweep to redo it"
+
+
 class SweepDataset:
-    def __init__(self, path, spec: SweepSpec):
+    def __init__(self, path, spec: SweepSpec, records: dict | None = None, manifest: dict | None = None):
         self.path = Path(path)
         self.spec = spec
+        self.records = dict(records or {})  # chunk index -> its record in the manifest
+        self.manifest = manifest or {"format": DATASET_FORMAT, "sweep": spec.to_json(), "version": __version__,
+                                     "code": _code_fingerprint(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        self._lock_fd = None
+        self._lock_depth = 0
 
     # -- opening ---------------------------------------------------------------
     @classmethod
@@ -113,76 +180,231 @@ class SweepDataset:
         if path.exists() and not path.is_dir():
             raise SweepError(f"{str(path)!r} exists and is not a folder")
         if manifest.exists():
-            stored = cls._read_manifest(path)
+            stored, records, data = cls._read_manifest(path)
             if spec is not None:
                 differ = {k: (stored.to_json()[k], v) for k, v in spec.to_json().items()
                           if k != "chunk_size" and stored.to_json()[k] != v}
                 if differ:
                     detail = ", ".join(f"{k}: {old!r} there, {new!r} asked" for k, (old, new) in differ.items())
                     raise SweepError(f"{str(path)!r} holds a different sweep ({detail}); use a new folder")
-            return cls(path, stored)
+            return cls(path, stored, records, data)
         if spec is None:
             raise SweepError(f"{str(path)!r} has no sweep to resume (no {MANIFEST})")
-        if path.exists() and any(path.iterdir()):
-            raise SweepError(f"{str(path)!r} is not empty and holds no sweep; use a new folder")
+        if path.is_dir():
+            remove_stale_temps(path, f".{MANIFEST}.tmp")  # a killed or failed first write
+            if any(e.name != LOCK for e in path.iterdir()):
+                raise SweepError(f"{str(path)!r} is not empty and holds no sweep; use a new folder")
+        created = not path.exists()
+        dataset = cls(path, spec)
         try:
             path.mkdir(parents=True, exist_ok=True)
-            data = {"format": DATASET_FORMAT, "sweep": spec.to_json(), "version": __version__,
-                    "code": _code_fingerprint(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-            _atomic_write(path / MANIFEST, json.dumps(data, indent=2).encode())
-        except OSError as exc:
+            dataset.save_manifest()
+        except (OSError, SweepError) as exc:
+            if created:
+                with contextlib.suppress(OSError):
+                    path.rmdir()  # nothing of ours left behind: the same command can run again
+            if isinstance(exc, SweepError):
+                raise
             blocker = file_in_the_way(path / MANIFEST)
             if blocker is not None:
                 raise SweepError(f"cannot create sweep folder {str(path)!r}: {str(blocker)!r} is a file, "
                                  "not a folder") from None
             raise SweepError(f"cannot create sweep folder {str(path)!r}: {exc.strerror or exc}") from None
-        return cls(path, spec)
+        return dataset
 
     @staticmethod
-    def _read_manifest(path: Path) -> SweepSpec:
+    def _read_manifest(path: Path, warn: bool = True):
+        where = str(path / MANIFEST)
         try:
-            data = json.loads((path / MANIFEST).read_text())
+            data = json.loads((path / MANIFEST).read_bytes())
+            if not isinstance(data, dict):
+                raise ValueError("not an object")
             if data.get("format") != DATASET_FORMAT:
                 raise ValueError(f"format {data.get('format')!r}")
             spec = SweepSpec.from_json(data["sweep"])
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise SweepError(f"{str(path / MANIFEST)!r} is not a fastsnake sweep manifest ({exc})") from None
-        if data.get("code") != _code_fingerprint():
-            import sys
-
+            records = {}
+            for key, record in (data.get("chunks") or {}).items():
+                if not (isinstance(record, dict) and key.isdigit() and isinstance(record.get("sha256"), str)
+                        and all(isinstance(record.get(k), int) for k in ("rows", "first", "last", "seed"))):
+                    raise ValueError(f"chunk record {key!r} is malformed")
+                records[int(key)] = record
+        except OSError as exc:
+            raise SweepError(f"cannot read {where!r}: {exc.strerror or exc}") from None
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise SweepError(f"{where!r} is not a fastsnake sweep manifest ({exc})") from None
+        if "checksum" in data and data["checksum"] != _manifest_checksum(data):
+            raise SweepError(f"{where!r} is damaged (its checksum does not match its content); restore it from a "
+                             "backup, or start the sweep again in a new folder")
+        if warn and data.get("code") != _code_fingerprint():
             sys.stderr.write(f"fastsnake: warning: {str(path)!r} was started by other code "
                              f"(version {data.get('version')}); resumed chunks use this version\n")
-        return spec
+        return spec, records, data
+
+    def save_manifest(self) -> None:
+        """Write the manifest whole (temporary file, fsync, rename, fsync of the folder)."""
+        data = {k: v for k, v in self.manifest.items() if k not in ("chunks", "checksum")}
+        data["chunks"] = {str(i): self.records[i] for i in sorted(self.records)}
+        data["checksum"] = _manifest_checksum(data)
+        try:
+            _atomic_write(self.path / MANIFEST, json.dumps(data, indent=1).encode())
+        except OSError as exc:
+            raise SweepError(f"cannot write {str(self.path / MANIFEST)!r}: {exc.strerror or exc} (the finished "
+                             "chunks are kept; resuming checks and records them)") from None
+        self.manifest = data
+
+    # -- one writer at a time ----------------------------------------------------
+    @contextlib.contextmanager
+    def writing(self):
+        """Hold the folder's writer lock: a second writer (another process, here or on another
+        host sharing the folder) is refused naming the owner; the lock of a process that died
+        is taken over with a warning. Re-entrant within one dataset object."""
+        if self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield self
+            finally:
+                self._lock_depth -= 1
+            return
+        lock = self.path / LOCK
+        fd = self._take_lock(lock)
+        try:
+            owner = _lock_owner(fd)
+            if owner and not (owner.get("host") == host_name() and owner.get("pid") == os.getpid()):
+                if owner.get("host") == host_name() and pid_alive(int(owner.get("pid", 0))):
+                    # Alive but not holding the lock: a writer that does not lock (older code).
+                    raise SweepError(f"sweep folder {str(self.path)!r} names live process {owner.get('pid')} as "
+                                     "its writer; wait for it to finish, or stop it first")
+                sys.stderr.write(f"fastsnake: warning: sweep folder {str(self.path)!r}: taking over the lock of "
+                                 f"process {owner.get('pid')} on {owner.get('host')}, which is gone\n")
+            me = json.dumps({"pid": os.getpid(), "host": host_name(),
+                             "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}).encode()
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, me, 0)
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._lock_fd, self._lock_depth = fd, 1
+        try:
+            self._reread_manifest()
+            yield self
+        finally:
+            self._lock_depth = 0
+            self._lock_fd = None
+            with contextlib.suppress(OSError):
+                os.unlink(lock)  # while still locked: a process that opened it then finds it gone
+            os.close(fd)
+
+    def _reread_manifest(self) -> None:
+        """Under the lock, the manifest as it is now: another writer may have created the folder
+        for another sweep, or finished chunks, since this object opened it."""
+        if not (self.path / MANIFEST).exists():
+            return
+        spec, records, data = self._read_manifest(self.path, warn=False)
+        if spec != self.spec:
+            raise SweepError(f"{str(self.path)!r} now holds a different sweep (another process wrote it "
+                             "meanwhile); use a new folder")
+        self.records, self.manifest = records, data
+
+    def _take_lock(self, lock: Path) -> int:
+        """An open, flock'd descriptor of `lock` that is still the file under that name (a writer
+        that ended unlinks the file it held; a locker that opened that one opens again)."""
+        for _ in range(10):
+            try:
+                fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise SweepError(f"cannot lock sweep folder {str(self.path)!r}: {exc.strerror or exc}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                owner = _lock_owner(fd) or {}
+                os.close(fd)
+                raise SweepError(f"sweep folder {str(self.path)!r} is being written by process "
+                                 f"{owner.get('pid', '?')} on {owner.get('host', '?')} (since "
+                                 f"{owner.get('since', '?')}); wait for it to finish, or stop it first") from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(lock).st_ino
+            except OSError:
+                same = False
+            if same:
+                return fd
+            os.close(fd)
+        raise SweepError(f"cannot lock sweep folder {str(self.path)!r}: its lock file keeps changing")
 
     # -- chunks ----------------------------------------------------------------
     def chunk_path(self, index: int) -> Path:
         return self.path / _chunk_name(index)
 
-    def chunk_stats(self, index: int) -> SummaryAccumulator | None:
-        """The stored statistics of a finished chunk; None if it is missing or unreadable."""
+    def _chunk_stats(self, index: int) -> SummaryAccumulator:
         import pyarrow.parquet as pq
 
+        meta = pq.read_schema(self.chunk_path(index)).metadata or {}
+        info = json.loads(meta[CHUNK_META_KEY])
+        return SummaryAccumulator.from_json(info["stats"])
+
+    def check_chunk(self, index: int):
+        """('missing' | 'ok' | 'adopt' | 'damaged', statistics or None, record to adopt or, damaged,
+        what is wrong as a clause after the chunk's name: "is damaged (...)").
+
+        A recorded chunk is checked against its record's SHA-256 (every byte); an unrecorded
+        one by reading every row (page checksums, game indices, seeds, its chunk metadata)."""
+        path = self.chunk_path(index)
+        if not path.exists():
+            return "missing", None, None
+        record = self.records.get(index)
+        if record is not None:
+            try:
+                if _sha256(path) != record["sha256"]:
+                    return "damaged", None, "is damaged (SHA-256 differs from the manifest)"
+                return "ok", self._chunk_stats(index), None
+            except (OSError, KeyError, ValueError, TypeError, NotImplementedError) as exc:
+                return "damaged", None, f"cannot be read ({getattr(exc, 'strerror', None) or exc})"
         try:
-            meta = pq.read_schema(self.chunk_path(index)).metadata or {}
-            info = json.loads(meta[CHUNK_META_KEY])
-            if info["index"] != index:
-                return None
-            return SummaryAccumulator.from_json(info["stats"])
-        except (OSError, KeyError, ValueError):
-            return None
+            params, table = read_sweep_table(path)
+        except SweepFileError as exc:
+            return "damaged", None, exc.reason
+        first, count = self.spec.chunk_range(index)
+        try:
+            info = json.loads((table.schema.metadata or {})[CHUNK_META_KEY])
+            stats = SummaryAccumulator.from_json(info["stats"])
+        except (KeyError, ValueError, TypeError):
+            return "damaged", None, "is damaged (it has no chunk statistics)"
+        if params.get("seed") != self.spec.seed:
+            return "damaged", None, f"belongs to a sweep of seed {params.get('seed')!r}, not {self.spec.seed}"
+        problem = row_problem(table, params, first)
+        if problem is None and (table.num_rows != count or info.get("index") != index or stats.games != count):
+            problem = f"it holds {table.num_rows} games where chunk {index} has {count}"
+        if problem is not None:
+            return "damaged", None, f"is damaged ({problem})"
+        return "adopt", stats, self._record(index, path)
+
+    def _record(self, index: int, path: Path) -> dict:
+        first, count = self.spec.chunk_range(index)
+        return {"rows": count, "first": first, "last": first + count - 1, "seed": self.spec.seed,
+                "sha256": _sha256(path), "bytes": path.stat().st_size}
 
     def scan(self) -> tuple[list[int], SummaryAccumulator]:
-        """(missing chunk indices, statistics of the finished ones). Leftover temp files are removed."""
-        for leftover in self.path.glob(".chunk-*.tmp*"):
-            leftover.unlink(missing_ok=True)
+        """(missing chunk indices, statistics of the finished ones), every finished chunk checked;
+        SweepError naming a damaged one. Temporary files of dead writers are removed (a live
+        writer's never: it holds the lock, and a resume waits for it)."""
+        remove_stale_temps(self.path, ".chunk-")
+        remove_stale_temps(self.path, f".{MANIFEST}.tmp")
         acc = SummaryAccumulator()
-        missing = []
+        missing, adopted = [], {}
         for index in range(self.spec.n_chunks):
-            stats = self.chunk_stats(index)
-            if stats is None:
+            status, stats, detail = self.check_chunk(index)
+            if status == "missing":
                 missing.append(index)
+            elif status == "damaged":
+                raise SweepError(f"sweep folder {str(self.path)!r}: {_chunk_name(index)} {detail}; "
+                                 f"{_redo_hint(self.path, _chunk_name(index))}")
             else:
+                if status == "adopt":
+                    adopted[index] = detail
                 acc.merge(stats)
+        if adopted and self._lock_depth:
+            self.records.update(adopted)
+            self.save_manifest()
         return missing, acc
 
     def write_chunk(self, index: int, rows: np.ndarray) -> SummaryAccumulator:
@@ -190,6 +412,8 @@ class SweepDataset:
 
         spec = self.spec
         first, count = spec.chunk_range(index)
+        if rows.shape[0] != count:
+            raise SweepError(f"chunk {index} came back with {rows.shape[0]} games, not {count}")
         result = SweepResult(
             policy=spec.policy, config=spec.config, options=spec.options, base_seed=spec.seed,
             first_game=first, games_requested=count, threads=1,
@@ -203,27 +427,50 @@ class SweepDataset:
         meta = dict(table.schema.metadata)
         sweep = json.loads(meta[PARQUET_META_KEY])
         sweep.update(first_game=spec.first_game, games=spec.games)
-        meta[PARQUET_META_KEY] = json.dumps(sweep).encode()
+        from fastsnake.snake.sweep import with_parameters
+
+        table = with_parameters(table, sweep)
+        meta = dict(table.schema.metadata)
         meta[CHUNK_META_KEY] = json.dumps({"index": index, "first": first, "count": count,
                                            "stats": acc.to_json()}).encode()
         table = table.replace_schema_metadata(meta)
         final = self.chunk_path(index)
         tmp = self.path / f".{final.name}.tmp{os.getpid()}"
         try:
-            pq.write_table(table, tmp)
-            with open(tmp, "rb") as fh:
-                os.fsync(fh.fileno())
+            pq.write_table(table, tmp, **WRITE_OPTIONS)
+            fsync_path(tmp)
+            record = self._record(index, tmp)
             os.replace(tmp, final)
+            fsync_path(self.path)
         except OSError as exc:
             tmp.unlink(missing_ok=True)
             raise SweepError(f"cannot write {str(final)!r}: {exc.strerror or exc}") from None
+        self.records[index] = record
+        self.save_manifest()
         return acc
+
+
+def _lock_owner(fd) -> dict | None:
+    try:
+        raw = os.pread(fd, 4096, 0)
+        owner = json.loads(raw) if raw.strip() else None
+    except (OSError, ValueError):
+        return None
+    return owner if isinstance(owner, dict) else None
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        fsync_path(path.parent)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _code_fingerprint() -> str:
@@ -233,57 +480,191 @@ def _code_fingerprint() -> str:
 
 
 def run_dataset_sweep(dataset: SweepDataset, *, threads: int, progress=None, chunk_source=None):
-    """Compute and write every missing chunk; returns (statistics, seconds, cpu seconds, interrupted).
+    """Compute and write every missing chunk, holding the folder's writer lock; returns
+    (statistics, seconds, cpu seconds, stopped): stopped is None when every chunk is done, else
+    the signal's name ('SIGINT', 'SIGTERM') or True (interrupted without a signal of ours).
 
-    chunk_source(indices) yields (index, rows) in any order; default: computed here, in order.
+    chunk_source(indices) yields (index, rows) in any order, or None while it waits (a chance to
+    stop on a signal); default: computed here, in order.
     """
-    missing, acc = dataset.scan()
-    total = dataset.spec.n_chunks
-    done = total - len(missing)
-    if progress is not None:
-        progress(done, total)
-    if chunk_source is None:
-        def chunk_source(indices):
-            for index in indices:
-                yield compute_chunk(dataset.spec.to_json(), index, threads)
-    wall0, cpu0 = time.perf_counter(), time.process_time()
-    interrupted = False
-    with stop_requests() as stop:
-        try:
+    with dataset.writing():
+        missing, acc = dataset.scan()
+        total = dataset.spec.n_chunks
+        done = total - len(missing)
+        if progress is not None:
+            progress(done, total)
+        if chunk_source is None:
+            def chunk_source(indices):
+                for index in indices:
+                    yield compute_chunk(dataset.spec.to_json(), index, threads)
+        wall0, cpu0 = time.perf_counter(), time.process_time()
+        interrupted = False
+        with stop_requests() as stop:
             chunks = chunk_source(missing)
-            for index, rows in chunks:
-                acc.merge(dataset.write_chunk(index, rows))
-                done += 1
-                if progress is not None:
-                    progress(done, total)
-                if stop["stop"]:
-                    chunks.close()  # cancels what a cluster still has queued
-                    break
-        except KeyboardInterrupt:
-            interrupted = True
-        interrupted = interrupted or stop["stop"]
-    return acc, time.perf_counter() - wall0, time.process_time() - cpu0, interrupted
+            try:
+                for item in chunks:
+                    if item is not None:
+                        index, rows = item
+                        acc.merge(dataset.write_chunk(index, rows))
+                        done += 1
+                        if progress is not None:
+                            progress(done, total)
+                    if stop["stop"]:
+                        break
+            except KeyboardInterrupt:
+                interrupted = True
+            finally:
+                # Now, while a cluster's client is still open: cancels what it still has queued
+                # (left to the garbage collector, that fails later with a traceback).
+                chunks.close()
+            stopped = None
+            if stop["signal"] is not None:
+                import signal
+
+                stopped = signal.Signals(stop["signal"]).name
+            elif interrupted or stop["stop"]:
+                stopped = True
+    return acc, time.perf_counter() - wall0, time.process_time() - cpu0, stopped
+
+
+def _ranges(mask: np.ndarray, first: int) -> list[list[int]]:
+    """[[a, b], ...]: the runs of True in `mask` as inclusive game ranges (the first few)."""
+    if not mask.any():
+        return []
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], mask.view(np.int8), [0]))))
+    starts, ends = edges[0::2], edges[1::2] - 1
+    return [[first + int(a), first + int(b)] for a, b in zip(starts[:MAX_LISTED_RANGES], ends[:MAX_LISTED_RANGES],
+                                                             strict=True)]
+
+
+class _Coverage:
+    """How often each game of a sweep was found whole, and which were found damaged."""
+
+    def __init__(self, first: int, games: int):
+        self.first, self.games = first, games
+        self.count = np.zeros(games, np.uint8)
+        self.damaged = np.zeros(games, bool)
+        self.problems: list[str] = []
+        self.rows = 0
+
+    def add_rows(self, table, base_seed: int) -> None:
+        from fastsnake.snake.rng import game_seeds
+
+        games = table.column("game").to_numpy(zero_copy_only=False).astype(np.int64)
+        seeds = table.column("seed").to_numpy(zero_copy_only=False).astype(np.uint64)
+        self.rows += games.shape[0]
+        inside = (games >= self.first) & (games < self.first + self.games)
+        good = inside.copy()
+        if inside.any():
+            want = game_seeds(np.uint64(base_seed), np.int64(self.first), np.int64(self.games))
+            good[inside] = seeds[inside] == want[games[inside] - self.first]
+        where = games[good] - self.first
+        np.add.at(self.count, where, 1)
+        bad = inside & ~good
+        self.damaged[games[bad] - self.first] = True
+
+    def mark_damaged(self, first: int, count: int, problem: str) -> None:
+        lo = max(0, first - self.first)
+        self.damaged[lo: lo + count] = True
+        self.problems.append(problem)
+
+    def report(self, path, kind: str, **extra) -> dict:
+        missing = (self.count == 0) & ~self.damaged
+        doubled = self.count > 1
+        report = {"path": str(path), "kind": kind, "games": self.games, "rows": self.rows,
+                  "missing_games": int(missing.sum()), "doubled_games": int(doubled.sum()),
+                  "damaged_games": int(self.damaged.sum()),
+                  "missing": _ranges(missing, self.first), "doubled": _ranges(doubled, self.first),
+                  "damaged": _ranges(self.damaged, self.first), "problems": self.problems}
+        report.update(extra)
+        report["ok"] = not (self.problems or doubled.any() or self.damaged.any())
+        report["complete"] = report["ok"] and not missing.any()
+        return report
+
+
+def verify_sweep_path(path) -> dict:
+    """The report of `fastsnake.verify_sweep` (see there); SweepError if `path` is no sweep."""
+    path = Path(path)
+    if not path.exists():
+        raise SweepError(f"{str(path)!r} does not exist")
+    if path.is_dir():
+        return _verify_folder(path)
+    params, table = read_sweep_table(path)  # an unreadable file is no report, it is damaged whole
+    try:
+        first = int(params.get("first_game", 0))
+        games = int(params.get("games", table.num_rows))
+        seed = int(params["seed"])
+    except (KeyError, TypeError, ValueError):
+        raise SweepError(f"{str(path)!r}: its sweep parameters have no valid seed or game count") from None
+    coverage = _Coverage(first, max(games, table.num_rows))
+    coverage.add_rows(table, seed)
+    problem = row_problem(table, params)
+    if problem:
+        coverage.problems.append(f"{path.name} is damaged ({problem})")
+    return coverage.report(path, "file")
+
+
+def _verify_folder(path: Path) -> dict:
+    dataset = SweepDataset.open(path)
+    spec = dataset.spec
+    coverage = _Coverage(spec.first_game, spec.games)
+    present = 0
+    for index in range(spec.n_chunks):
+        name = _chunk_name(index)
+        first, count = spec.chunk_range(index)
+        status, _, detail = dataset.check_chunk(index)
+        if status == "missing":
+            continue
+        present += 1
+        try:
+            params, table = read_sweep_table(dataset.chunk_path(index))
+        except SweepFileError as exc:
+            coverage.mark_damaged(first, count, f"{name} {detail if status == 'damaged' else exc.reason}; "
+                                                f"{_redo_hint(path, name)}")
+            continue
+        # Rows that read back with their own seeds count where they belong, even from a damaged
+        # chunk: a chunk copied over another shows as that chunk's games doubled.
+        coverage.add_rows(table, spec.seed)
+        problem = detail if status == "damaged" else None
+        if problem is None and row_problem(table, params, first):
+            problem = f"is damaged ({row_problem(table, params, first)})"
+        if problem:
+            coverage.mark_damaged(first, count, f"{name} {problem}; {_redo_hint(path, name)}")
+    strays = sorted(e.name for e in path.iterdir() if _chunk_index(e.name) is not None
+                    and _chunk_index(e.name) >= spec.n_chunks)
+    for name in strays:
+        coverage.problems.append(f"{name}: no chunk of this sweep has that number; remove it")
+    return coverage.report(path, "folder", chunks=spec.n_chunks, chunks_present=present)
 
 
 def read_dataset(path):
-    """(parameters dict, pyarrow table of every finished chunk) of a sweep folder."""
-    import pyarrow.parquet as pq
-
+    """(parameters dict, pyarrow table of every finished chunk) of a sweep folder, every chunk
+    checked against the manifest's record or, unrecorded, row by row; SweepError naming a
+    damaged chunk and how to redo it."""
     dataset = SweepDataset.open(path)
     params = dict(dataset.spec.to_json(), format=SWEEP_FORMAT)
-    files = sorted(Path(path).glob("chunk-*.parquet"))
-    if not files:
-        raise SweepError(f"sweep folder {str(path)!r} has no finished chunk yet")
     parts = []
-    for f in files:
+    for index in range(dataset.spec.n_chunks):
+        status, _, detail = dataset.check_chunk(index)
+        name = _chunk_name(index)
+        if status == "missing":
+            continue
+        if status == "damaged":
+            raise SweepError(f"sweep folder {str(path)!r}: {name} {detail}; {_redo_hint(path, name)}")
         try:
-            parts.append(pq.read_table(str(f)))
-        except (OSError, ValueError):  # pyarrow.ArrowInvalid is a ValueError
-            raise SweepError(f"sweep folder {str(path)!r}: {f.name!r} is not a readable Parquet file; "
-                             "resuming the sweep redoes it") from None
+            chunk_params, table = read_sweep_table(dataset.chunk_path(index))
+        except SweepFileError as exc:
+            raise SweepError(f"sweep folder {str(path)!r}: {name} {exc.reason}; {_redo_hint(path, name)}") from None
+        problem = row_problem(table, chunk_params, dataset.spec.chunk_range(index)[0])
+        if problem:
+            raise SweepError(f"sweep folder {str(path)!r}: {name} is damaged ({problem}); "
+                             f"{_redo_hint(path, name)}")
+        parts.append(table)
+    if not parts:
+        raise SweepError(f"sweep folder {str(path)!r} has no finished chunk yet")
     import pyarrow as pa
 
-    return params, pa.concat_tables(parts).sort_by("game")
+    return params, pa.concat_tables(parts)
 
 
 def read_sweep(path):

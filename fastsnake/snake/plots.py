@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from fastsnake.errors import InputError
+from fastsnake.files import written_atomically
 from fastsnake.snake.engine import DIED
 
 
@@ -38,7 +39,8 @@ def plot_sweeps(results, path) -> None:
         ax.legend()
     fig.tight_layout()
     try:
-        fig.savefig(str(path), dpi=110)
+        with written_atomically(path) as tmp:  # a full disk leaves an earlier plot as it was
+            fig.savefig(tmp, dpi=110, format="png")
     except OSError as exc:
         raise InputError(f"cannot write plot {str(path)!r}: {exc}") from None
     finally:

@@ -27,7 +27,7 @@ from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, R_LENGTH, STUCK
 from fastsnake.snake.replay import DEPRECATED_PICK, Replay, play_game, trace
 from fastsnake.snake.stats import SummaryAccumulator, summary_rows
-from fastsnake.snake.sweep import PARQUET_META_KEY, RUN_META_KEY
+from fastsnake.snake.sweep import PARQUET_META_KEY, READ_OPTIONS, RUN_META_KEY
 
 # How many games of each kind a report picks per policy (the CLI's defaults).
 DEFAULT_WORST = 10
@@ -88,7 +88,7 @@ def _parquet_sources(path: str) -> list[SweepSource]:
     import pyarrow.parquet as pq
 
     try:
-        pf = pq.ParquetFile(path)
+        pf = pq.ParquetFile(path, **READ_OPTIONS)
         meta = pf.metadata.metadata or {}
     except FileNotFoundError:
         raise ReportError(f"{path!r} does not exist") from None
@@ -108,15 +108,18 @@ def _parquet_sources(path: str) -> list[SweepSource]:
 
     def read(policy=None):
         def batches():
+            import pyarrow as pa
             import pyarrow.compute as pc
 
-            for batch in pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS):
-                import pyarrow as pa
-
-                table = pa.Table.from_batches([batch])
-                if policy is not None:
-                    table = table.filter(pc.equal(table.column("policy"), policy))
-                yield table
+            try:
+                for batch in pq.ParquetFile(path, **READ_OPTIONS).iter_batches(batch_size=BATCH_ROWS):
+                    table = pa.Table.from_batches([batch])
+                    if policy is not None:
+                        table = table.filter(pc.equal(table.column("policy"), policy))
+                    yield table
+            except (OSError, ValueError) as exc:  # a page checksum that fails, a page cut short
+                raise ReportError(f"{path!r} is damaged ({str(exc).splitlines()[0][:120]}); "
+                                  "'fastsnake verify' checks it") from None
         return batches
 
     if "policy" not in names:
@@ -125,7 +128,7 @@ def _parquet_sources(path: str) -> list[SweepSource]:
     import pyarrow.compute as pc
 
     policies = []
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=BATCH_ROWS, columns=["policy"]):
+    for batch in pq.ParquetFile(path, **READ_OPTIONS).iter_batches(batch_size=BATCH_ROWS, columns=["policy"]):
         for name in pc.unique(batch.column(0)).to_pylist():
             if name not in policies:
                 policies.append(name)
@@ -165,7 +168,7 @@ def _folder_source(path: str) -> SweepSource:
 
         for f in files:
             try:
-                for batch in pq.ParquetFile(str(f)).iter_batches(batch_size=BATCH_ROWS):
+                for batch in pq.ParquetFile(str(f), **READ_OPTIONS).iter_batches(batch_size=BATCH_ROWS):
                     yield pa.Table.from_batches([batch])
             except (OSError, ValueError):
                 raise ReportError(f"sweep folder {path!r}: {f.name!r} is not a readable Parquet file; "

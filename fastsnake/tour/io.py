@@ -141,6 +141,9 @@ def _read(path, key: str, fmt: str) -> tuple[dict, np.ndarray | None]:
             if not isinstance(header, dict):
                 raise SaveFileError(f"{str(path)!r}: not a JSON object")
             raw = header.pop(key, None)
+            if raw is not None and not (isinstance(raw, list) and all(type(v) is int for v in raw)):
+                # np.asarray(..., int64) would quietly truncate 56.5 to square 56
+                raise SaveFileError(f"{str(path)!r}: {key} is not a list of whole square indices")
             squares = None if raw is None else np.asarray(raw, dtype=np.int64)
         else:
             data = read_npz(path, keys=("meta", key))  # NotAnArchive is a ValueError
@@ -148,7 +151,7 @@ def _read(path, key: str, fmt: str) -> tuple[dict, np.ndarray | None]:
             squares = data.get(key)
     except SaveFileError:
         raise
-    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+    except (OSError, ValueError, KeyError, TypeError, EOFError, OverflowError, zipfile.BadZipFile) as exc:
         raise SaveFileError(f"{str(path)!r} is not a readable {fmt} file: {read_error_reason(exc)}") from None
     if header.get("format") != fmt:
         raise SaveFileError(f"{str(path)!r}: format is {header.get('format')!r}, expected {fmt!r}")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
-from fastsnake.files import written_atomically
+from fastsnake.files import folder_written_atomically, written_atomically
 from fastsnake.viewer import backend
 from fastsnake.viewer.backend import INSTALL_HINT, ViewerError
 from fastsnake.viewer.player import check_speed
@@ -54,16 +55,22 @@ def export_frames(view, out, *, every: int = 1, speed: int = 20, cell: int | Non
     t0 = time.perf_counter()
     if kind == "png":
         folder = Path(out)
+        if folder.is_dir():
+            others = sorted(p.name for p in folder.iterdir() if not re.fullmatch(r"frame_\d{6}\.png", p.name))
+            if others:  # the frames replace the folder whole: never take a user's other files with it
+                raise ViewerError(f"--export {str(folder)!r} holds other files ({others[0]!r}, ...); "
+                                  "export the frames to a new folder")
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ViewerError(f"cannot create folder {str(folder)!r}: {exc.strerror or exc}") from None
-        for k, frame in enumerate(indices):
-            view.render(surface, frame, overlays)
-            try:
-                pg.image.save(surface, str(folder / f"frame_{k:06d}.png"))
-            except (pg.error, OSError) as exc:
-                raise ViewerError(f"cannot write frames to {str(folder)!r}: {exc}") from None
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            # Frames go to a temporary folder that takes the name only when every frame is
+            # written: a full disk leaves an earlier export as it was, never half replaced.
+            with folder_written_atomically(folder) as tmp:
+                for k, frame in enumerate(indices):
+                    view.render(surface, frame, overlays)
+                    pg.image.save(surface, os.path.join(tmp, f"frame_{k:06d}.png"))
+        except (pg.error, OSError) as exc:
+            raise ViewerError(f"cannot write frames to {str(folder)!r}: {getattr(exc, 'strerror', None) or exc}") \
+                from None
     else:
         size = surface.get_size()
 

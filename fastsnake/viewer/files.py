@@ -24,6 +24,8 @@ def sniff(path: Path) -> str:
     name = str(path)
     with open(path, "rb") as fh:
         magic = fh.read(4)
+    if not magic:  # named .npz or .json, an empty file is neither
+        raise ViewerError(f"{name!r} is empty (0 bytes; a file cut short or never written)")
     if magic.startswith(b"PK"):
         data = read_npz(path, keys=("format", "meta"))  # NotAnArchive is a ValueError
         if "format" in data:

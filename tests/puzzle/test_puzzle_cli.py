@@ -105,3 +105,31 @@ def test_load_solution_not_json(tmp_path):
     path.write_text("{nope")
     with pytest.raises(PuzzleInputError, match="not JSON"):
         load_solution(path)
+
+
+def test_check_verifies_an_optimal_claim(capsys, tmp_path):
+    """A file saying "optimal": true of a longer path is not believed: check searches and says so."""
+    from fastsnake.puzzle import apply_moves
+
+    path = tmp_path / "sol.json"
+    _json(capsys, ["puzzle", "solve", "--start", "012 345 678", "--goal", "806 547 231", "--algorithm", "astar",
+                   "--json", "--save", str(path)])
+    doc = json.loads(path.read_text())
+    start = np.array(doc["start"])
+    detour = next(m + back for m, back in ("UD", "DU", "LR", "RL") if _legal(apply_moves, start, m))
+    doc["moves"] = detour + doc["moves"]
+    doc["length"] = len(doc["moves"])
+    path.write_text(json.dumps(doc))
+    assert main(["puzzle", "check", str(path), "--json"]) == 2
+    out, err = capsys.readouterr()
+    report = json.loads(out.splitlines()[0])
+    assert report["optimal"] is False and report["optimal_claimed"] is True and report["optimal_length"] == 31
+    assert "the optimum is 31" in err
+
+
+def _legal(apply_moves, board, move) -> bool:
+    try:
+        apply_moves(board, move, 3, 3)
+    except ValueError:
+        return False
+    return True

@@ -149,3 +149,20 @@ def test_compact_layout_matches_sparse(monkeypatch, tmp_path):
             r0 = solve(b, goal, rows=3, cols=3, algorithm=alg, heuristic="pdb", context=sparse_ctx)
             assert r.length == dist[states[i]]
             assert r.nodes_generated == r0.nodes_generated
+
+
+def test_a_failed_cache_write_says_not_saved_and_leaves_nothing(tmp_path, monkeypatch):
+    """A full disk while caching a built table: no "saved" message, no half file under any name."""
+    import resource
+
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
+    messages = []
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64, hard))  # writes past 64 bytes fail with EFBIG
+    try:
+        table, info = P.group_table(3, 3, 8, [0, 1, 2], progress=messages.append)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert info["source"] == "built" and table.any()
+    assert not any("saved " in m for m in messages) and any("not saved" in m for m in messages)
+    assert [p for p in (tmp_path / "pdb").rglob("*") if p.is_file()] == []

@@ -57,15 +57,18 @@ def _start_billion_sweep(path):
     return proc
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_keeps_exactly_the_finished_games_in_a_valid_file(tmp_path, sig):
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_keeps_exactly_the_finished_games_in_a_valid_file(tmp_path, sig, code):
     path = tmp_path / "big.parquet"
     proc = _start_billion_sweep(path)
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 130, err
+    assert proc.returncode == code, err
     summary = json.loads(out)
-    table = pq.read_table(path)
+    assert not path.exists()  # the finished part is not the asked file: it has a name of its own
+    kept = tmp_path / "big.partial.parquet"
+    assert summary["partial_file"] == str(kept) and str(kept) in err
+    table = pq.read_table(kept)
     assert summary["interrupted"] is True and 0 < summary["games"] == table.num_rows < 10**9
     assert table.column("game").to_pylist()[-1] == table.num_rows - 1
     k = min(500, table.num_rows)  # the first chunk may hold fewer games
@@ -73,7 +76,8 @@ def test_a_signal_keeps_exactly_the_finished_games_in_a_valid_file(tmp_path, sig
     assert _rows(table.slice(0, k)) == _rows(first)
     assert summary["moves_mean"] == pytest.approx(sum(table.column("moves").to_pylist()) / table.num_rows)
     assert not list(tmp_path.glob(".*partial*"))
-    assert err.strip().splitlines()[-1].startswith("fastsnake: error: interrupted")
+    assert err.strip().splitlines()[-1].startswith("fastsnake: error: " + ("interrupted" if code == 130 else
+                                                                           "terminated"))
 
 
 def test_a_killed_sweep_leaves_the_previous_file_whole(tmp_path):
@@ -83,3 +87,6 @@ def test_a_killed_sweep_leaves_the_previous_file_whole(tmp_path):
     proc.kill()
     proc.communicate(timeout=60)
     assert pq.read_table(path).num_rows == 77  # the partial dot-file beside it is not a result
+    assert list(tmp_path.glob(".kept.parquet.partial-*"))
+    fastsnake.sweep("cycle", 6, 5, 0, out=tmp_path / "kept.parquet")  # the next run clears it away
+    assert not list(tmp_path.glob(".kept.parquet.partial-*"))

@@ -69,3 +69,14 @@ def test_rejects_bad_files(tmp_path):
         load_tour(garbage)
     with pytest.raises(TourInputError, match=".npz or .json"):
         save_tour(tmp_path / "t.txt", result)
+
+
+def test_fractional_squares_are_refused(tmp_path):
+    """56.5 is no square: a JSON tour must not be read as if it said 56."""
+    target = tmp_path / "t.json"
+    save_tour(target, find_tour(KNIGHT, 6, 7, 5, method="search"))
+    doc = json.loads(target.read_text())
+    doc["path"][3] = doc["path"][3] + 0.5
+    target.write_text(json.dumps(doc))
+    with pytest.raises(SaveFileError, match="whole square indices"):
+        load_tour(target)

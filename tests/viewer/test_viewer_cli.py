@@ -134,3 +134,10 @@ def test_export_needs_no_display(monkeypatch, tmp_path, capsys):
 def test_bad_options(capsys, argv, message):
     code, out, err = run(["view", str(GOLDEN / "greedy10.npz"), *argv], capsys)
     assert code == 2 and out == "" and message in err and err.count("\n") == 1
+
+
+def test_an_empty_file_is_called_empty(tmp_path, capsys):
+    for name in ("empty.npz", "empty.json"):
+        (tmp_path / name).write_bytes(b"")
+        code, out, err = run(["view", str(tmp_path / name)], capsys)
+        assert code == 2 and "is empty" in err and "JSON" not in err, err

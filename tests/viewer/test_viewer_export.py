@@ -52,3 +52,25 @@ def test_export_targets_are_checked(views, tmp_path):
     with pytest.raises(ViewerError, match="every=136 or more"):
         ex.export_frames(views("cycle30.npz"), tmp_path / "big.gif")
     assert not (tmp_path / "big.gif").exists()
+
+
+def test_a_full_disk_never_leaves_a_half_replaced_frames_folder(views, tmp_path):
+    """PNG frames go to a temporary folder that takes the name only when whole."""
+    import resource
+
+    view = views("greedy10.npz")
+    out = tmp_path / "frames"
+    ex.export_frames(view, out, every=50)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200, hard))  # each PNG is bigger: EFBIG, as on a full disk
+    try:
+        with pytest.raises(ViewerError, match="cannot write frames"):
+            ex.export_frames(view, out, every=7)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["frames"]
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ViewerError, match="holds other files"):
+        ex.export_frames(view, out, every=50)

@@ -1,0 +1,90 @@
+"""Fault injection for tests and bench/fault_injection.py: flipped bits, cut files, a full disk,
+a process that holds a folder's writer lock, a process id that is surely gone."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+
+def flip_bit(path, offset: int, bit: int = 0) -> None:
+    """Flip one bit of the byte at `offset` of `path`, in place."""
+    with open(path, "r+b") as fh:
+        fh.seek(offset)
+        byte = fh.read(1)[0]
+        fh.seek(offset)
+        fh.write(bytes([byte ^ (1 << bit)]))
+
+
+def truncate(path, size: int) -> None:
+    with open(path, "r+b") as fh:
+        fh.truncate(size)
+
+
+@contextlib.contextmanager
+def disk_limit(size: int):
+    """Within the block, no file of this process may grow beyond `size` bytes (RLIMIT_FSIZE):
+    writes past it fail with EFBIG, as on a full disk (Python ignores SIGXFSZ)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+
+def dead_pid() -> int:
+    """The id of a process that has exited (and was reaped)."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+@contextlib.contextmanager
+def lock_holder(folder):
+    """Another live process holding `folder`'s writer lock the way a sweep does; yields its pid."""
+    script = textwrap.dedent(f"""
+        import fcntl, json, os, socket, sys, time
+        fd = os.open({str(Path(folder) / "_writer.lock")!r}, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps({{"pid": os.getpid(), "host": socket.gethostname(), "since": "now"}}).encode(), 0)
+        print("locked", flush=True)
+        sys.stdin.read()
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "locked"
+        yield proc.pid
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+
+
+@contextlib.contextmanager
+def live_process():
+    """A live process (that does nothing); yields its pid."""
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        yield proc.pid
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+
+
+def same_bytes(a, b) -> bool:
+    return Path(a).read_bytes() == Path(b).read_bytes()
+
+
+def sample_offsets(size: int, count: int, seed: int = 0) -> list[tuple[int, int]]:
+    """`count` (offset, bit) pairs spread over a file of `size` bytes, the same every run."""
+    import random
+
+    rng = random.Random(seed)
+    return [(rng.randrange(size), rng.randrange(8)) for _ in range(count)]
+
