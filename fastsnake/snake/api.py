@@ -554,7 +554,8 @@ def write_compare(results, path) -> None:
     tables = [r.table.add_column(0, "policy", pa.array([r.summary["policy"]] * r.table.num_rows)) for r in results]
     table = pa.concat_tables(tables, promote_options="permissive")
     compared = [{"parameters": _file_parameters(r.summary["policy"], _config_of(r.summary), r.summary["seed"],
-                                                r.summary["options"]), "run": run_record(r.summary)} for r in results]
+                                                r.summary["options"], r.summary["games"]),
+                 "run": run_record(r.summary)} for r in results]
     meta = dict(table.schema.metadata or {})
     meta[COMPARE_META_KEY] = json.dumps(compared).encode()
     write_table_atomically(table.replace_schema_metadata(meta), path)
