@@ -58,7 +58,7 @@ def export_frames(view, out, *, every: int = 1, speed: int = 20, cell: int | Non
         if folder.is_dir():
             others = sorted(p.name for p in folder.iterdir() if not re.fullmatch(r"frame_\d{6}\.png", p.name))
             if others:  # the frames replace the folder whole: never take a user's other files with it
-                raise ViewerError(f"--export {str(folder)!r} holds other files ({others[0]!r}, ...); "
+                raise ViewerError(f"out={str(folder)!r} holds other files ({others[0]!r}, ...); "
                                   "export the frames to a new folder")
         try:
             folder.parent.mkdir(parents=True, exist_ok=True)
