@@ -328,7 +328,11 @@ def _hist_edges(aggs) -> np.ndarray | None:
     highs = [int(a.stats.values[-1]) for a in aggs if a.stats.games]
     if not lows:
         return None
-    lo, hi = min(lows), max(highs)
+    return _bin_edges(min(lows), max(highs))
+
+
+def _bin_edges(lo: int, hi: int) -> np.ndarray:
+    """At most HIST_BINS bins of one whole-number width covering lo..hi, as their edges."""
     width = max(1, -(-(hi - lo + 1) // HIST_BINS))
     bins = -(-(hi - lo + 1) // width)
     return lo + width * np.arange(bins + 1, dtype=np.int64)
@@ -352,11 +356,8 @@ def _paired(a: SweepSource, agg_a: _Aggregate, b: SweepSource, agg_b: _Aggregate
     if len(common) == 0:
         return None
     diff = agg_b.paired["moves"][ib] - agg_a.paired["moves"][ia]
-    lo, hi = int(diff.min()), int(diff.max())
-    width = max(1, -(-(hi - lo + 1) // HIST_BINS))
-    bins = -(-(hi - lo + 1) // width)
-    edges = lo + width * np.arange(bins + 1, dtype=np.int64)
-    counts = np.bincount((diff - lo) // width, minlength=bins)
+    edges = _bin_edges(int(diff.min()), int(diff.max()))
+    counts = np.bincount((diff - edges[0]) // (edges[1] - edges[0]), minlength=len(edges) - 1)
     return {"a": a.policy, "b": b.policy, "games": int(len(common)), "edges": edges.tolist(),
             "counts": counts.astype(np.int64).tolist(), "mean": float(diff.mean()),
             "b_fewer": int((diff < 0).sum()), "b_more": int((diff > 0).sum()), "ties": int((diff == 0).sum()),
@@ -398,18 +399,24 @@ def game_record(replay: Replay) -> dict:
             "apples": webpage.pack_cells(replay.apples, n)}
 
 
-def game_entry(replay: Replay, row: dict | None = None, why=(), start_length: int | None = None) -> dict:
+def _entry(*, policy, rows, cols, seed, game, game_seed, start_length, tail, max_moves, outcome, moves, apples,
+           length, why) -> dict:
+    """The fields the page's table and scripting API show for a Snake game (one key set for all)."""
+    return {"kind": "snake", "policy": policy, "rows": rows, "cols": cols, "seed": seed, "game": game,
+            "game_seed": str(game_seed), "start_length": start_length, "tail": tail, "max_moves": max_moves,
+            "outcome": outcome, "moves": moves, "apples": apples, "length": length, "why": list(why)}
+
+
+def game_entry(replay: Replay, why=()) -> dict:
     """The page's entry for one game: what the table shows, and its record for the player."""
-    s = replay.summary()
     from fastsnake.snake.rng import game_seed_py
 
-    entry = {
-        "kind": "snake", "policy": s["policy"], "rows": s["rows"], "cols": s["cols"], "seed": s["seed"],
-        "game": s["game"], "game_seed": str(game_seed_py(s["seed"], s["game"])),
-        "start_length": start_length or len(replay.body), "tail": replay.tail_rule, "max_moves": replay.max_moves,
-        "outcome": s["outcome"], "moves": s["moves"], "apples": s["apples"], "length": s["length"],
-        "why": list(why), "cell_bytes": webpage.cell_bytes(replay.rows * replay.cols),
-    }
+    s = replay.summary()
+    entry = _entry(policy=s["policy"], rows=s["rows"], cols=s["cols"], seed=s["seed"], game=s["game"],
+                   game_seed=game_seed_py(s["seed"], s["game"]), start_length=len(replay.body),
+                   tail=replay.tail_rule, max_moves=replay.max_moves, outcome=s["outcome"], moves=s["moves"],
+                   apples=s["apples"], length=s["length"], why=why)
+    entry["cell_bytes"] = webpage.cell_bytes(replay.rows * replay.cols)
     entry["data"] = game_record(replay)
     return entry
 
@@ -518,24 +525,22 @@ def build(sources: list[SweepSource], *, worst=DEFAULT_WORST, best=DEFAULT_BEST,
         config = src.config
         options = src.params.get("options") or {}
         replays_for_apples = []
-        replayed: dict[int, Replay] = {}
+        for_apples = {row["game"] for row in sampled[:sample]}
         todo = list(chosen.items())
         extra = [row for row in sampled[:sample] if row["game"] not in chosen]
         for k, (index, (row, why)) in enumerate(todo + [(r["game"], (r, None)) for r in extra]):
             if progress:
                 progress(f"re-playing {src.policy}", k, len(todo) + len(extra))
             replay, note = _replay_row(src, config, options, row)
-            if replay is not None:
-                replayed[index] = replay
-                if row in sampled[:sample]:
-                    replays_for_apples.append(replay)
+            if replay is not None and index in for_apples:
+                replays_for_apples.append(replay)
             if why is None:
                 continue
             if replay is None:
                 problems.append(note)
                 games.append(_bare_entry(src, row, why, note))
                 continue
-            entry = game_entry(replay, row, why, start_length=config.start_length)
+            entry = game_entry(replay, why)
             size = _record_size(entry)
             if spent + size > budget:
                 entry.pop("data")
@@ -598,21 +603,14 @@ def _replay_row(src: SweepSource, config: GameConfig, options: dict, row: dict):
 
 
 def _bare_entry(src: SweepSource, row: dict, why, note: str) -> dict:
+    """The entry of a sweep row that has no record in the page (`note` says why)."""
     c = src.config
-    return {"kind": "snake", "policy": src.policy, "rows": c.rows, "cols": c.cols, "seed": int(src.params["seed"]),
-            "game": row["game"], "game_seed": str(row["seed"]), "start_length": c.start_length, "tail": c.tail_rule,
-            "max_moves": c.move_cap, "outcome": OUTCOME_NAMES[row["outcome"]], "moves": row["moves"],
-            "apples": row["apples"], "length": row["length"], "why": list(why), "note": note}
-
-
-def replay_games(replays: list[tuple[str, Replay]]) -> list[dict]:
-    """The page entries of replay files ((label, Replay) pairs), for a page of just the player."""
-    games = []
-    for i, (label, replay) in enumerate(replays):
-        entry = game_entry(replay, why=[label])
-        entry["index"] = i
-        games.append(entry)
-    return games
+    entry = _entry(policy=src.policy, rows=c.rows, cols=c.cols, seed=int(src.params["seed"]), game=row["game"],
+                   game_seed=row["seed"], start_length=c.start_length, tail=c.tail_rule, max_moves=c.move_cap,
+                   outcome=OUTCOME_NAMES[row["outcome"]], moves=row["moves"], apples=row["apples"],
+                   length=row["length"], why=why)
+    entry["note"] = note
+    return entry
 
 
 def write_report(path, data: dict) -> int:

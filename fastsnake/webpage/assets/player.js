@@ -168,11 +168,10 @@ var FastsnakePlayer = (function () {
     this._tick = function (now) { self.tick(now); };
   }
 
-  Player.prototype.load = function (timeline, meta) {
+  Player.prototype.load = function (timeline) {
     this.playing = false;
     this.frame = 0; // before anything reads a frame of the new timeline
     this.tl = timeline;
-    this.meta = meta || {};
     var side = Math.max(timeline.rows, timeline.cols);
     var pitch = Math.max(1, Math.floor(MAX_PIXELS / side));
     this.pitch = pitch;

@@ -281,7 +281,7 @@
     problemBox.hidden = !tl.problem;
     problemBox.textContent = tl.problem ? "This record does not follow the rules: " + tl.problem : "";
     scrub.max = tl.frames - 1;
-    player.load(tl, g);
+    player.load(tl);
     return !tl.problem;
   }
 
