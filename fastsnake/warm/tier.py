@@ -168,13 +168,12 @@ def announce(job: Job, parts, started: bool, stream=None) -> None:
     root = store.cache_root()
     if not parts:
         line = f"fastsnake: running {job.what} interpreted ({TIER_ENV}=interpreted)"
-    elif started:
-        line = (f"fastsnake: {job.what}'s kernels are not compiled yet: they compile in the background "
-                f"({about(estimate_seconds(parts))}, log {root / LOG_FILE}); this run is interpreted")
     else:
-        line = (f"fastsnake: {job.what}'s kernels are not compiled yet: they compile in the background after "
-                f"the compile running now (log {root / LOG_FILE}); this run is interpreted")
-    stream.write(line + f" ({TIER_ENV}=compiled to compile first)\n")
+        when = "in the background" if started else "in the background after the compile running now"
+        line = (f"fastsnake: the kernels of {job.what} are not compiled yet: they compile {when} "
+                f"({about(estimate_seconds(parts))}; log {root / LOG_FILE}); this run is interpreted, "
+                f"same results ({TIER_ENV}=compiled to compile first)")
+    stream.write(line + "\n")
     stream.flush()
 
 
@@ -221,8 +220,8 @@ def puzzle_job(rows: int, cols: int, algorithm: str) -> Job | None:
 
 def tour_job(rows: int, cols: int, count: bool = False, jumps: int | None = None) -> Job:
     if jumps is not None:
-        return Job("the leaper-tour kernels", ["tour"], rows * cols * max(jumps, 1), REACH_WORK_LIMIT)
-    return Job("the leaper-tour kernels", ["tour"], rows * cols, TOUR_COUNT_CELLS_LIMIT if count else TOUR_CELLS_LIMIT)
+        return Job("the leaper tours", ["tour"], rows * cols * max(jumps, 1), REACH_WORK_LIMIT)
+    return Job("the leaper tours", ["tour"], rows * cols, TOUR_COUNT_CELLS_LIMIT if count else TOUR_CELLS_LIMIT)
 
 
 def first_call(job: Job | None, argv) -> None:

@@ -111,3 +111,16 @@ def test_a_cold_tour_answers_interpreted_and_compiles_behind_it(cache):
     warm = _cli(cache, *argv, FASTSNAKE_TIER="auto")
     assert warm.returncode == 0 and warm.stderr == ""  # loaded: no line at all
     assert json.loads(warm.stdout)["path"] == json.loads(cold.stdout)["path"]
+
+
+@pytest.mark.slow
+def test_an_interpreted_search_out_of_time_runs_compiled_instead(cache):
+    _marked(cache, "tour")  # no background compile; the compiled rerun compiles in the foreground
+    argv = ("tour", "--piece", "2,3", "--size", "8", "--time-limit", "0.05", "--json")
+    tiered = _cli(cache, *argv, FASTSNAKE_TIER="interpreted")
+    compiled = _cli(cache, *argv, FASTSNAKE_TIER="compiled")
+    assert "running it compiled instead" in tiered.stderr
+    assert tiered.returncode == compiled.returncode
+    drop = ("seconds", "compile_seconds")
+    assert {k: v for k, v in json.loads(tiered.stdout).items() if k not in drop} == \
+        {k: v for k, v in json.loads(compiled.stdout).items() if k not in drop}
