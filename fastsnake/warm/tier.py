@@ -173,8 +173,11 @@ def announce(job: Job, parts, started: bool, stream=None) -> None:
         line = (f"fastsnake: the kernels of {job.what} are not compiled yet: they compile {when} "
                 f"({about(estimate_seconds(parts))}; log {root / LOG_FILE}); this run is interpreted, "
                 f"same results ({TIER_ENV}=compiled to compile first)")
-    stream.write(line + "\n")
-    stream.flush()
+    try:
+        stream.write(line + "\n")
+        stream.flush()
+    except (OSError, ValueError):  # a closed stderr must not fail the command
+        pass
 
 
 def exec_interpreted(argv) -> None:
