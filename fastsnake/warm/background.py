@@ -1,4 +1,4 @@
-"""``python -m fastsnake.warm.background PART...``: the interpreted tier's background compile.
+"""`main(PARTS)`: the interpreted tier's background compile, in a process of its own.
 
 Started detached by `fastsnake.warm.tier` (own session, stdout and stderr in the log file). One
 runs at a time: the runner holds `tier.LOCK_FILE` while it compiles; a process started meanwhile

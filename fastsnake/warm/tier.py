@@ -7,11 +7,11 @@ compiled for the installed sources yet (`fastsnake warm` marks a part compiled, 
 its work is small (`Job.work` <= `Job.limit`, limits below, measured in docs/performance.md),
 the CLI
 
-1. starts one detached background ``fastsnake warm`` of the parts the command needs (a lock
-   keeps it to one at a time; it outlives the command; its log is `LOG_FILE` in the cache root),
+1. starts one detached background warm (`fastsnake.warm.background`) of the parts the command
+   needs (one at a time: a lock; it outlives the command; its log is `LOG_FILE` in the cache root),
 2. says so in one line on stderr,
 3. replaces itself (exec: same pid, stdout, stderr, exit status and signals) with the same
-   command under ``NUMBA_DISABLE_JIT=1``.
+   command under ``NUMBA_DISABLE_JIT=1``, importing the same fastsnake.
 
 Large jobs compile as before. ``FASTSNAKE_TIER=compiled`` turns the tier off, ``interpreted``
 forces it for any size. An interpreted run that cannot finish within a limit that counts
@@ -25,6 +25,7 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from fastsnake.errors import FastsnakeError, InputError
 from fastsnake.warm import parts as P
@@ -135,8 +136,8 @@ def background_busy() -> bool:
 
 
 def start_background_warm(parts) -> bool:
-    """Start ``python -m fastsnake.warm.background PARTS`` detached (own session: a Ctrl-C or the
-    end of the command does not stop it; output to `LOG_FILE`). It compiles `parts` now, or, when
+    """Start `fastsnake.warm.background.main(PARTS)` in a detached Python process (own session: a
+    Ctrl-C or the end of the command does not stop it; output to `LOG_FILE`). It compiles `parts` now, or, when
     another background compile runs (then this returns False), queues them for that one."""
     root = store.cache_root()
     busy = background_busy()
@@ -145,8 +146,9 @@ def start_background_warm(parts) -> bool:
     try:
         root.mkdir(parents=True, exist_ok=True)
         with open(root / LOG_FILE, "ab") as log:
-            subprocess.Popen([sys.executable, "-m", "fastsnake.warm.background", *parts], stdin=subprocess.DEVNULL,
-                             stdout=log, stderr=log, env=env, start_new_session=True, close_fds=True)
+            subprocess.Popen(_python("from fastsnake.warm.background import main; sys.exit(main(sys.argv[1:]))",
+                                     parts), stdin=subprocess.DEVNULL, stdout=log, stderr=log, env=env,
+                             start_new_session=True, close_fds=True)
     except OSError:
         return False
     return not busy
@@ -196,7 +198,14 @@ def exec_compiled(argv) -> None:
 def _exec(argv, env) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, [sys.executable, "-m", "fastsnake", *argv], env)
+    os.execve(sys.executable, _python("from fastsnake.cli import run; run()", argv), env)
+
+
+def _python(code: str, argv) -> list[str]:
+    """``python -c CODE ARGV`` importing this very fastsnake: ``-m`` would put the working directory
+    first on sys.path, and a checkout there (another version) would run instead of this one."""
+    package_parent = str(Path(__file__).resolve().parents[2])
+    return [sys.executable, "-c", f"import sys; sys.path[0] = {package_parent!r}; {code}", *argv]
 
 
 def snake_job(policies, size, games: int = 1) -> Job | None:

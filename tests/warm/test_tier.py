@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -73,11 +74,27 @@ def test_a_background_compile_started_while_one_runs_queues_its_parts(cache):
     assert not tier.background_busy()
 
 
-def _cli(cache, *argv, **env):
+def _cli(cache, *argv, cwd=None, **env):
     env = dict({k: v for k, v in os.environ.items() if k != "FASTSNAKE_QUIET_COMPILE"},
                NUMBA_CACHE_DIR=str(cache), **env)
     return subprocess.run([sys.executable, "-m", "fastsnake", *argv], env=env, capture_output=True, text=True,
-                          timeout=900)
+                          timeout=900, cwd=cwd)
+
+
+def test_the_interpreted_run_imports_this_fastsnake_not_one_in_the_working_directory(cache, tmp_path):
+    _marked(cache, "tour")
+    other = tmp_path / "checkout"
+    (other / "fastsnake").mkdir(parents=True)
+    (other / "fastsnake" / "__init__.py").write_text("raise ImportError('the wrong fastsnake')\n")
+    import fastsnake.cli
+
+    launcher = f"import sys; sys.path[0] = {str(Path(fastsnake.__file__).parents[1])!r}; import fastsnake.cli"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), FASTSNAKE_TIER="interpreted")
+    done = subprocess.run([sys.executable, "-c", launcher + "; fastsnake.cli.run()", "reach", "--piece", "1,2",
+                           "--size", "5", "--jumps", "1", "--json"], env=env, capture_output=True, text=True,
+                          timeout=900, cwd=other)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["count"] == 2
 
 
 def test_the_interpreted_run_prints_the_compiled_commands_output(cache):
