@@ -146,7 +146,7 @@ def register(sub) -> None:
 def _play_job(args):
     from fastsnake.warm import snake_job
 
-    return snake_job([args.policy], args.size)
+    return snake_job([args.policy], args.size, max_moves=args.max_moves)
 
 
 def _sweep_job(args):
@@ -155,7 +155,7 @@ def _sweep_job(args):
 
     if args.resume or args.cluster or None in (args.policy, args.size, args.games):
         return None
-    return snake_job([args.policy], args.size, args.games)
+    return snake_job([args.policy], args.size, args.games, args.max_moves)
 
 
 def _compare_job(args):
@@ -163,7 +163,7 @@ def _compare_job(args):
     from fastsnake.warm import snake_job
 
     names = [p.strip() for p in (args.policies or "").split(",") if p.strip()] or list(fastsnake.policies())
-    return snake_job(names, args.size, args.games)
+    return snake_job(names, args.size, args.games, args.max_moves)
 
 
 def _first_group(parser, group) -> None:

@@ -208,9 +208,10 @@ def _python(code: str, argv) -> list[str]:
     return [sys.executable, "-c", f"import sys; sys.path[0] = {package_parent!r}; {code}", *argv]
 
 
-def snake_job(policies, size, games: int = 1) -> Job | None:
+def snake_job(policies, size, games: int = 1, max_moves: int | None = None) -> Job | None:
     """A play, sweep or compare of built-in `policies` on `size` (None for a user policy: its
-    kernels are the user's, their interpreted arithmetic is not ours to vouch for)."""
+    kernels are the user's, their interpreted arithmetic is not ours to vouch for). A game is
+    counted as cells^2 moves (the default move cap), or `max_moves` when that is more."""
     from fastsnake.sizes import parse_size
     from fastsnake.snake.policies import OWN_DISTRIBUTION, get_policy
 
@@ -219,8 +220,8 @@ def snake_job(policies, size, games: int = 1) -> Job | None:
     if not names or any(get_policy(name).origin != OWN_DISTRIBUTION for name in names):
         return None
     what = f"policy {names[0]}" if len(names) == 1 else "policies " + ", ".join(names)
-    return Job(what, [P.POLICY_PREFIX + name for name in names], len(names) * games * (rows * cols) ** 2,
-               SNAKE_WORK_LIMIT)
+    per_game = max((rows * cols) ** 2, max_moves or 0)
+    return Job(what, [P.POLICY_PREFIX + name for name in names], len(names) * games * per_game, SNAKE_WORK_LIMIT)
 
 
 def puzzle_job(rows: int, cols: int, algorithm: str) -> Job | None:

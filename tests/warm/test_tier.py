@@ -46,6 +46,7 @@ def test_a_large_job_compiles_unless_the_tier_is_forced(cache):
     assert tier.choose(job, {}) is None
     assert tier.choose(job, {"FASTSNAKE_TIER": "interpreted"}) == ["policy:cycle"]
     assert tier.choose(tier.snake_job(["cycle"], 24), {}) is None  # one game, but a big board
+    assert tier.choose(tier.snake_job(["cycle"], 10, max_moves=10 ** 7), {}) is None  # a long game allowed
     assert tier.choose(tier.puzzle_job(4, 4, "astar"), {}) is None
     assert tier.choose(tier.puzzle_job(4, 4, "reduce"), {}) == ["puzzle"]
     assert tier.puzzle_job(3, 3, "bfs") is None
