@@ -4,12 +4,18 @@ takes once the cache is warm (issue 29).
 Each case runs in a fresh subprocess twice with the same, initially empty, temporary
 NUMBA_CACHE_DIR: the first run compiles everything the case needs (cold), the second loads it
 from the cache (warm). "compile share" is the part of the cold run the warm run does not pay:
-(cold - warm) / cold.
+(cold - warm) / cold. Both runs are on the compiled tier (FASTSNAKE_TIER=compiled).
+
+With --tiered, each case also runs once more on its own empty cache as a user gets it
+(FASTSNAKE_TIER=auto): "tiered s" is that first call's wall time (interpreted when the job is
+small, see docs/performance.md), "ready s" when the background compile it started had finished
+(counted from the call's start; the script waits for it before the next case).
 
     python bench/bench_cold_start.py                       # every case, one at a time
     python bench/bench_cold_start.py --only play-cycle,tour --jobs 2
     python bench/bench_cold_start.py --list                # the case names
     python bench/bench_cold_start.py --markdown            # the table for docs/performance.md
+    python bench/bench_cold_start.py --tiered --only play-strongest   # + the tiered first call
 
 Cases run serially by default: two cold compiles side by side on a 2-core machine measure the
 machine, not fastsnake. This is a script, not a pytest benchmark (a cold case takes minutes).
@@ -18,6 +24,7 @@ machine, not fastsnake. This is a script, not a pytest benchmark (a cold case ta
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import shutil
@@ -90,17 +97,52 @@ SETUP = {
 }
 
 
-def timed(argv: list[str], cache: str) -> tuple[float, str | None]:
-    """(wall seconds, error text or None) of one run with NUMBA_CACHE_DIR=cache."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+def timed(argv: list[str], cache: str, tier: str = "compiled") -> tuple[float, str | None, str]:
+    """(wall seconds, error text or None, stderr) of one run with NUMBA_CACHE_DIR=cache."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache, FASTSNAKE_TIER=tier)
+    env.pop("FASTSNAKE_QUIET_COMPILE", None)
     t0 = time.perf_counter()
     proc = subprocess.run(argv, env=env, capture_output=True, text=True, cwd=REPO)
     seconds = time.perf_counter() - t0
     error = None if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["exit %d" % proc.returncode])[-1]
-    return seconds, error
+    return seconds, error, proc.stderr
 
 
-def measure(name: str, argv: list[str]) -> dict:
+# The interpreted tier's background compile: its lock and log in the cache root (fastsnake.warm.tier).
+BACKGROUND_LOCK = "background-warm.lock"
+BACKGROUND_LOG = "background-warm.log"
+
+
+def background_done(cache: str, started: float, timeout: float = 1800) -> float | None:
+    """Seconds from `started` until the background compile in `cache` released its lock (None: none ran)."""
+    log = Path(cache) / BACKGROUND_LOG
+    deadline = time.perf_counter() + timeout
+    while "compiling" not in (log.read_text() if log.exists() else ""):
+        if time.perf_counter() > deadline or not log.exists() and time.perf_counter() - started > 60:
+            return None
+        time.sleep(0.2)
+    with open(Path(cache) / BACKGROUND_LOCK, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # blocks until the runner (and whatever it queued) is done
+    return time.perf_counter() - started
+
+
+def measure_tiered(argv: list[str], work: str) -> dict:
+    cache = tempfile.mkdtemp(prefix="tiered-")
+    try:
+        t0 = time.perf_counter()
+        seconds, error, stderr = timed(argv, cache, tier="auto")
+        interpreted = "this run is interpreted" in stderr
+        ready = background_done(cache, t0) if interpreted else None
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    row = {"tiered_seconds": round(seconds, 1), "interpreted": interpreted,
+           "ready_seconds": None if ready is None else round(ready, 1)}
+    if error:
+        row["tiered_error"] = error
+    return row
+
+
+def measure(name: str, argv: list[str], tiered: bool = False) -> dict:
     cache = tempfile.mkdtemp(prefix=f"cold-{name}-")
     work = tempfile.mkdtemp(prefix=f"work-{name}-")
     setup_cache = tempfile.mkdtemp(prefix=f"setup-{name}-")
@@ -111,17 +153,26 @@ def measure(name: str, argv: list[str]) -> dict:
         error = None
         for step in SETUP.get(name, []):
             error = error or timed([a.replace("{work}", work) for a in step], setup_cache)[1]
-        cold, error = timed(argv, cache) if error is None else (float("nan"), error)
-        warm, error2 = timed(argv, cache) if error is None else (float("nan"), None)
+        cold, error, _ = timed(argv, cache) if error is None else (float("nan"), error, "")
+        warm, error2, _ = timed(argv, cache) if error is None else (float("nan"), None, "")
+        extra = measure_tiered(argv, work) if tiered and error is None and argv[:3] == CLI else {}
     finally:
         for folder in (cache, work, setup_cache):
             shutil.rmtree(folder, ignore_errors=True)
     row = {"case": name, "command": label,
            "cold_seconds": round(cold, 1), "warm_seconds": round(warm, 1),
-           "compile_share": round((cold - warm) / cold, 2) if cold == cold and warm == warm else None}
+           "compile_share": round((cold - warm) / cold, 2) if cold == cold and warm == warm else None, **extra}
     if error or error2:
         row["error"] = error or error2
     return row
+
+
+def _tiered_cells(r: dict) -> tuple[str, str]:
+    if "tiered_seconds" not in r:
+        return "", ""
+    if not r["interpreted"]:
+        return f"{r['tiered_seconds']} (compiled)", ""
+    return f"{r['tiered_seconds']} (interpreted)", "" if r["ready_seconds"] is None else str(r["ready_seconds"])
 
 
 def main(argv=None) -> int:
@@ -131,6 +182,8 @@ def main(argv=None) -> int:
     parser.add_argument("--list", action="store_true", help="print the case names and stop")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--json", action="store_true", help="print one JSON list on stdout")
+    parser.add_argument("--tiered", action="store_true",
+                        help="also time each CLI case's first call as a user gets it (interpreted tier)")
     args = parser.parse_args(argv)
     table = cases()
     if args.list:
@@ -143,8 +196,9 @@ def main(argv=None) -> int:
     started = time.perf_counter()
 
     def run(name):
-        row = measure(name, table[name])
-        sys.stderr.write(f"{name}: cold {row['cold_seconds']} s, warm {row['warm_seconds']} s"
+        row = measure(name, table[name], tiered=args.tiered)
+        tiered = f", tiered {' / ready '.join(c for c in _tiered_cells(row) if c)} s" if args.tiered else ""
+        sys.stderr.write(f"{name}: cold {row['cold_seconds']} s, warm {row['warm_seconds']} s{tiered}"
                          f"{'  ERROR ' + row['error'] if 'error' in row else ''}\n")
         return row
 
@@ -154,16 +208,20 @@ def main(argv=None) -> int:
     if args.json:
         print(json.dumps(rows))
     elif args.markdown:
-        print("| case | command | cold s | warm s | compile share |\n|---|---|---:|---:|---:|")
+        extra = " tiered first call s | compiled in background by s |" if args.tiered else ""
+        print(f"| case | command | cold s | warm s | compile share |{extra}\n|---|---|---:|---:|---:|"
+              + ("---:|---:|" if args.tiered else ""))
         for r in rows:
             share = "error: " + r["error"] if "error" in r else f"{r['compile_share']:.0%}"
-            print(f"| {r['case']} | `{r['command']}` | {r['cold_seconds']} | {r['warm_seconds']} | {share} |")
+            cells = "".join(f" {c} |" for c in _tiered_cells(r)) if args.tiered else ""
+            print(f"| {r['case']} | `{r['command']}` | {r['cold_seconds']} | {r['warm_seconds']} | {share} |{cells}")
     else:
         width = max(len(r["case"]) for r in rows)
-        print(f"{'case'.ljust(width)}  cold s  warm s  compile")
+        print(f"{'case'.ljust(width)}  cold s  warm s  compile" + ("  tiered s / ready s" if args.tiered else ""))
         for r in rows:
             share = "ERROR " + r["error"] if "error" in r else f"{r['compile_share']:.0%}"
-            print(f"{r['case'].ljust(width)}  {r['cold_seconds']:6.1f}  {r['warm_seconds']:6.1f}  {share}")
+            tiered = "  " + " / ".join(c for c in _tiered_cells(r) if c) if args.tiered else ""
+            print(f"{r['case'].ljust(width)}  {r['cold_seconds']:6.1f}  {r['warm_seconds']:6.1f}  {share:>7}{tiered}")
     return 1 if any("error" in r for r in rows) else 0
 
 

@@ -6,6 +6,9 @@ from pathlib import Path
 _REPO = Path(__file__).resolve().parents[1]
 # Set before anything imports numba; fastsnake adds a source-hash subfolder itself.
 os.environ.setdefault("NUMBA_CACHE_DIR", str(_REPO / ".cache" / "numba"))
+# The tests compile what they need: a `fastsnake` subprocess must not turn interpreted and start a
+# background compile fighting them for the cores (tests/warm/test_tier.py asks for the tier itself).
+os.environ.setdefault("FASTSNAKE_TIER", "compiled")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")

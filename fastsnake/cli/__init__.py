@@ -18,7 +18,7 @@ import sys
 
 from fastsnake.cli import common
 from fastsnake.errors import FastsnakeError, InputError, Terminated
-from fastsnake.warm import compile_notice
+from fastsnake.warm import NeedsCompiled, compile_notice, compiled_instead, first_call, interpreted_run
 
 # Verb modules, imported lazily so `fastsnake tour` never pays for the puzzle code.
 VERB_MODULES = (
@@ -56,15 +56,24 @@ def _version() -> str:
     return f"fastsnake {__version__}"
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
+    """Run one command. `tiered` (the `fastsnake` command, not a test calling main) lets a small
+    first call become an interpreted run while its kernels compile in the background
+    (`fastsnake.warm.tier`): the process is replaced, so this returns only on the compiled path."""
     argv = sys.argv[1:] if argv is None else list(argv)
     common.start_run(argv)
     parser = build_parser()
     args = parser.parse_args(argv)
     common.set_json_errors(getattr(args, "json", False))
     try:
+        if tiered:
+            first_call(_tier_job(args), argv)
         with compile_notice():
             result = args.handler(args)
+    except NeedsCompiled as exc:
+        if not (tiered and interpreted_run()):
+            return common.fail(str(exc), 1)
+        compiled_instead(argv, str(exc))
     except InputError as exc:
         return common.fail(str(exc), 2)
     except KeyboardInterrupt:
@@ -84,9 +93,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _tier_job(args):
+    """The verb's `tier_job(args)`: what it needs compiled and how big it is (None: not tiered).
+    Bad input is the handler's to report, with its own words."""
+    job = getattr(args, "tier_job", None)
+    if job is None:
+        return None
+    try:
+        return job(args)
+    except Exception:  # noqa: BLE001 - the compiled path reports what is wrong with the input
+        return None
+
+
 def run() -> None:
     try:
-        code = main()
+        code = main(tiered=True)
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader closed the pipe (e.g. `| head`): stop quietly, as a SIGPIPE'd tool would.

@@ -46,7 +46,7 @@ def register(subparsers) -> None:
     p.add_argument("--save", metavar="FILE", default=None, help="write the solution for the viewer")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    p.set_defaults(handler=cmd_solve)
+    p.set_defaults(handler=cmd_solve, tier_job=_solve_job)
 
     p = sub.add_parser("compare", help="solve random instances with several heuristics",
                        epilog=common.examples("fastsnake puzzle compare --size 3 --count 20",
@@ -152,6 +152,21 @@ def _progress(args):
     if getattr(args, "quiet", False):
         return None
     return common.log
+
+
+# Heuristics cheap enough to run interpreted: the others build tables first.
+_TIER_HEURISTICS = ("auto", "misplaced", "manhattan", "linear-conflict")
+
+
+def _solve_job(args):
+    """One small board may be solved interpreted; a batch, a table heuristic or a time limit not."""
+    from fastsnake.warm import puzzle_job
+
+    if args.batch is not None or args.start is None or args.time_limit is not None or args.partition is not None \
+            or args.heuristic not in _TIER_HEURISTICS:
+        return None
+    rows, cols = _dims(args, args.start)
+    return puzzle_job(rows, cols, args.algorithm)
 
 
 def cmd_solve(args):

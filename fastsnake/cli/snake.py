@@ -81,7 +81,7 @@ def register(sub) -> None:
     p.add_argument("--game", type=common.nonnegative_int, default=0, help="game index within the seed (default 0)")
     p.add_argument("--replay", metavar="FILE.npz", help="write the game as a replay file")
     _game_options(p)
-    p.set_defaults(handler=cmd_play)
+    p.set_defaults(handler=cmd_play, tier_job=_play_job)
 
     p = sub.add_parser("sweep", help="play many games of one policy; summary and per-game records",
                        epilog=_policy_list(
@@ -105,7 +105,7 @@ def register(sub) -> None:
     p.add_argument("--plot", metavar="FILE.png", help="histogram of moves per game (needs matplotlib)")
     _game_options(p, size_group=need)
     _first_group(p, need)
-    p.set_defaults(handler=cmd_sweep)
+    p.set_defaults(handler=cmd_sweep, tier_job=_sweep_job)
 
     p = sub.add_parser("verify", help="check a sweep file or folder: which games are missing, doubled or damaged",
                        epilog=common.examples("fastsnake verify sweep.parquet",
@@ -126,7 +126,7 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="FILE.parquet", help="per-game records of every policy (column 'policy')")
     p.add_argument("--plot", metavar="FILE.png", help="moves histograms of every policy (needs matplotlib)")
     _game_options(p)
-    p.set_defaults(handler=cmd_compare)
+    p.set_defaults(handler=cmd_compare, tier_job=_compare_job)
 
     p = sub.add_parser("replay", help="re-create a game of a sweep from its seed and save it; or check a replay file",
                        epilog=common.examples(
@@ -141,6 +141,29 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="FILE.npz", help="replay file to write (with --from)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_replay)
+
+
+def _play_job(args):
+    from fastsnake.warm import snake_job
+
+    return snake_job([args.policy], args.size, max_moves=args.max_moves)
+
+
+def _sweep_job(args):
+    """A tiny sweep may run interpreted; a resumed or clustered one is never tiny enough to tell."""
+    from fastsnake.warm import snake_job
+
+    if args.resume or args.cluster or None in (args.policy, args.size, args.games):
+        return None
+    return snake_job([args.policy], args.size, args.games, args.max_moves)
+
+
+def _compare_job(args):
+    import fastsnake
+    from fastsnake.warm import snake_job
+
+    names = [p.strip() for p in (args.policies or "").split(",") if p.strip()] or list(fastsnake.policies())
+    return snake_job(names, args.size, args.games, args.max_moves)
 
 
 def _first_group(parser, group) -> None:

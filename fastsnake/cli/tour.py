@@ -6,6 +6,7 @@ import argparse
 
 from fastsnake.cli import common
 from fastsnake.errors import InputError
+from fastsnake.warm import NeedsCompiled, interpreted_run
 
 _PIECE_HELP = ("symmetric (a,b)-leaper, or its name: 1,2 knight, 1,3 camel, 2,3 zebra, 1,4 giraffe, "
                "0,1 wazir, ...; repeat for a compound piece")
@@ -38,7 +39,7 @@ def register(subparsers) -> None:
     tour.add_argument("--save", metavar="FILE", help="write the tour to FILE (.npz or .json, format fastsnake-tour/1)")
     tour.add_argument("--no-path", action="store_true", help="leave the path out of the JSON (huge boards)")
     tour.add_argument("--json", action="store_true", help="print one JSON object")
-    tour.set_defaults(handler=run_tour)
+    tour.set_defaults(handler=run_tour, tier_job=_tour_job)
 
     reach = subparsers.add_parser(
         "reach",
@@ -57,7 +58,23 @@ def register(subparsers) -> None:
                        help="write the cells to FILE (.npz or .json, format fastsnake-reach/1)")
     reach.add_argument("--no-cells", action="store_true", help="leave the cell list out of the JSON")
     reach.add_argument("--json", action="store_true", help="print one JSON object")
-    reach.set_defaults(handler=run_reach)
+    reach.set_defaults(handler=run_reach, tier_job=_reach_job)
+
+
+def _tour_job(args):
+    from fastsnake.warm import tour_job
+
+    if args.count and args.time_limit is not None:
+        return None  # a count cut by time is a lower bound: interpreted, a smaller one
+    rows, cols = args.size
+    return tour_job(rows, cols, count=args.count)
+
+
+def _reach_job(args):
+    from fastsnake.warm import tour_job
+
+    rows, cols = args.size
+    return tour_job(rows, cols, jumps=args.n)
 
 
 def _positive_float(text: str) -> float:
@@ -122,6 +139,8 @@ def run_tour(args):
     result = find_tour(piece, rows, cols, 0 if start is None else start, closed=args.closed, time_limit=limit,
                        seed=args.seed, method=args.method, max_nodes=args.max_nodes)
     if result.exists is None:  # stopped at a limit with no verdict: one line, exit 2
+        if interpreted_run() and result.extra.get("limit", "time") == "time":
+            raise NeedsCompiled("the interpreted search reached its time limit")  # compiled, it may not
         raise result.limit_error(cli=True)
     if args.save:
         from fastsnake.tour import save_tour

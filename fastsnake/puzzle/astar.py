@@ -14,8 +14,11 @@ or reports "node limit reached"; between calls the driver checks the time limit.
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
-from numba import njit
+from numba import config, njit
 
 from fastsnake.puzzle.heuristics import (
     _LC_BUF,
@@ -32,6 +35,9 @@ from fastsnake.puzzle.heuristics import (
     _h_eval,
 )
 from fastsnake.search.heap import heap_pop, heap_push
+
+if config.DISABLE_JIT:  # interpreted, the uint64 hash sums are numpy scalars: they wrap (as intended) and warn
+    warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning, re.escape(__name__))
 
 A_BUDGET, A_FOUND, A_EXHAUSTED, A_GROW = range(4)
 # Slots of the counter vector `st`.

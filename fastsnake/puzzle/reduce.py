@@ -37,12 +37,17 @@ Kernels: `_reduce` (the reduction, numba), `_shorten` (the post-pass, numba);
 
 from __future__ import annotations
 
+import re
 import time
+import warnings
 
 import numpy as np
-from numba import njit
+from numba import config, njit
 
 from fastsnake.puzzle import board as B
+
+if config.DISABLE_JIT:  # interpreted, the uint64 hash sums are numpy scalars: they wrap (as intended) and warn
+    warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning, re.escape(__name__))
 
 # Slots of the kernel state vector `st`.
 ST_NMOVES, ST_STAMP, ST_STAMP2, ST_JOINT = range(4)

@@ -5,8 +5,16 @@ chunk or the order in which games run, so a game replays identically anywhere.
 SplitMix64 (Steele, Lea & Flood 2014) passes BigCrush and needs one uint64 of state.
 """
 
+import re
+import warnings
+
 import numpy as np
-from numba import njit
+from numba import config, njit
+
+if config.DISABLE_JIT:
+    # Interpreted (NUMBA_DISABLE_JIT=1), the uint64 sums below are numpy scalars: they wrap as the
+    # compiled code does, and numpy warns each time. The wrapping is the algorithm.
+    warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning, re.escape(__name__))
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

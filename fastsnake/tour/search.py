@@ -22,7 +22,7 @@ in-neighbours' degrees, so a square whose only exit is home is not a dead end.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import config, njit
 
 FOUND = 1
 EXHAUSTED = 2
@@ -41,6 +41,27 @@ def _tie(seed, w):
     x *= 0x94D049BB133111EB
     x ^= x >> 29
     return x & 0xFFF
+
+
+_U64 = (1 << 64) - 1
+
+
+def _signed64(x):
+    x &= _U64
+    return x - (1 << 64) if x >> 63 else x
+
+
+def _tie_interpreted(seed, w):
+    """`_tie` for the interpreted tier: numba does these sums in wrapping int64, Python ints do not wrap."""
+    x = _signed64((int(w) + 1) * 0x9E3779B97F4A7C15 + int(seed) * 0xBF58476D1CE4E5B9)
+    x ^= x >> 31
+    x = _signed64(x * 0x94D049BB133111EB)
+    x ^= x >> 29
+    return np.int64(x & 0xFFF)
+
+
+if config.DISABLE_JIT:
+    _tie = _tie_interpreted  # noqa: F811
 
 
 @njit(cache=True, inline="always")

@@ -5,12 +5,23 @@
 - `warm`: compile what a user names (policies, the puzzle, tour and env kernels) in parallel
   processes, so the first real call loads instead of compiling (``fastsnake warm``).
 - `clear_stale`: remove cache folders of other sources than the installed ones.
+- `tier`: a small first call runs interpreted while its kernels compile in the background.
 """
 
 from fastsnake.warm.ahead import resolve_parts, warm
 from fastsnake.warm.notice import compile_notice, expect
 from fastsnake.warm.parts import WarmError
 from fastsnake.warm.store import cache_root, clear_stale, stale_folders
+from fastsnake.warm.tier import (
+    NeedsCompiled,
+    compiled_instead,
+    first_call,
+    interpreted_run,
+    puzzle_job,
+    snake_job,
+    tour_job,
+)
 
 __all__ = ["compile_notice", "expect", "warm", "resolve_parts", "WarmError", "cache_root", "clear_stale",
-           "stale_folders"]
+           "stale_folders", "first_call", "compiled_instead", "NeedsCompiled",
+           "interpreted_run", "snake_job", "puzzle_job", "tour_job"]

@@ -89,7 +89,7 @@ def describe(module: str) -> str:
     return _KERNELS_OF[prefix] if prefix else f"the numba code of {module}"
 
 
-def _about(seconds: float | None) -> str:
+def about(seconds: float | None) -> str:
     if seconds is None:
         return "up to a few minutes"
     if seconds < 90:
@@ -134,7 +134,7 @@ class CompileWatch:
             module = getattr(getattr(dispatcher, "py_func", None), "__module__", "?")
             what, self.key = _expected if _expected is not None else (describe(module), module)
             self._say(f"fastsnake: compiling {what}, "
-                      f"{_about(typical_seconds(self.key))} once; later runs load them from the cache in "
+                      f"{about(typical_seconds(self.key))} once; later runs load them from the cache in "
                       f"{store.cache_root()} (fastsnake warm compiles ahead of time)\n")
             store.prune_stale()
         if self.tick:

@@ -9,8 +9,14 @@ per-search suffix tables (`suffix_test`). `apple_test` picks the form for a plan
 """
 
 import numpy as np
-from numba import njit
+from numba import config, njit
 from numba.cpython.unsafe.numbers import trailing_zeros
+
+if config.DISABLE_JIT:  # the interpreted tier (NUMBA_DISABLE_JIT=1): numba's intrinsic has no Python body
+
+    def trailing_zeros(x):
+        x = int(x)
+        return (x & -x).bit_length() - 1
 
 from fastsnake.snake.celltree.layout import (
     I_BLOCK_LINKS,
