@@ -2,14 +2,15 @@
 
 Python runs a signal handler only between bytecodes of the main thread, never while that thread
 is inside a kernel. So a kernel that may run for long is called through `call_kernel`: it runs on
-a worker thread (our kernels and users' numba kernels are compiled ``nogil=True``) while the main
-thread waits, interruptibly, for it. A signal handler can then set the run's `CFG_CANCEL` slot,
-which the engine reads every `engine.CANCEL_POLL_MOVES` moves: the kernel returns within that
-many moves, and `call_kernel` raises `Cancelled` instead of handing back what it left unfinished
-(a cancelled game is never a result). An exception raised in the waiting main thread (a second
-signal, or Ctrl-C where no handler of ours is installed) leaves at once, even when the kernel
-does not return (a user's ``decide`` that loops for ever): the kernel is cancelled and left to
-its daemon thread, which the process's exit ends.
+a worker thread (our kernels and users' numba kernels are compiled ``nogil=True``; a plain-Python
+policy yields the GIL as any Python thread does) while the main thread waits, interruptibly, for
+it. A signal handler can then set the run's `CFG_CANCEL` slot, which the engine reads every
+`engine.CANCEL_POLL_MOVES` moves: the kernel returns within that many moves, and `call_kernel`
+raises `Cancelled` instead of handing back what it left unfinished (a cancelled game is never a
+result). An exception raised in the waiting main thread (a second signal, or Ctrl-C where no
+handler of ours is installed) leaves at once, even when the kernel does not return (a user's
+``decide`` that loops for ever): the kernel is cancelled and left to its daemon thread, which the
+process's exit ends.
 
 `stop_requests` is how sweeps take SIGINT and SIGTERM: the first asks every running kernel to
 stop (its unfinished chunk is dropped, every finished one kept), the second stops at once.
@@ -52,18 +53,19 @@ def is_cancelled(cfg) -> bool:
     return bool(cfg[CFG_CANCEL])
 
 
-def call_kernel(kernel, cfg, *args, in_thread: bool = True):
+def call_kernel(kernel, cfg, *args):
     """``kernel(cfg, *args)`` so that it can be stopped; `Cancelled` when it was.
 
-    in_thread: run it on a worker thread while the main thread waits (a kernel that releases the
-    GIL); False for code that runs Python anyway (a plain-Python policy), which signal handlers
-    interrupt by themselves. Off the main thread there are no signals to wait for: a direct call.
+    From the main thread it runs on a worker thread while the main thread waits: a plain-Python
+    policy's game loop too, so that no signal's exception is raised inside a numba call (numba
+    building a result tuple with an exception pending crashes the process). Off the main thread
+    there are no signals to wait for: a direct call.
     """
     _running.append(cfg)
     try:
         if any(stop["stop"] for stop in _stops):
             cancel(cfg)
-        if in_thread and threading.current_thread() is threading.main_thread():
+        if threading.current_thread() is threading.main_thread():
             result = _on_worker(kernel, cfg, args)
         else:
             result = kernel(cfg, *args)

@@ -131,8 +131,7 @@ def compute_chunk(spec: dict, index: int, threads: int = 1):
     first, count = spec.chunk_range(index)
     out = np.zeros((count, 4), dtype=np.int64)
     nblocks = max(1, min(count, 4 * numba.get_num_threads()))
-    call_kernel(policy.sweep_kernel, cfg, nbr, params, np.uint64(spec.seed), np.int64(first), out, nblocks,
-                in_thread=policy.kind != "python")
+    call_kernel(policy.sweep_kernel, cfg, nbr, params, np.uint64(spec.seed), np.int64(first), out, nblocks)
     return index, out
 
 

@@ -96,8 +96,7 @@ def play_game(policy_name: str, config: GameConfig, seed: int = 0, game: int = 0
     policy, resolved, params, cfg, nbr = prepare(policy_name, config, options)
     t0 = time.perf_counter()
     outcome, body0, moves, apples, cycle = call_kernel(
-        policy.play_kernel, cfg, nbr, params, np.uint64(game_seed(np.uint64(seed), np.uint64(game))),
-        in_thread=policy.kind != "python")
+        policy.play_kernel, cfg, nbr, params, np.uint64(game_seed(np.uint64(seed), np.uint64(game))))
     seconds = time.perf_counter() - t0
     replay = Replay(
         rows=config.rows,

@@ -195,12 +195,10 @@ def run_sweep(
     interrupted = False
     compile_seconds = 0.0
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    in_thread = policy.kind != "python"
     with stop_requests() as stop:
         try:
             # Compile (or load from cache) before the clock starts.
-            call_kernel(policy.sweep_kernel, cfg, nbr, params, np.uint64(seed), np.int64(first_game), out[:0], 1,
-                        in_thread=in_thread)
+            call_kernel(policy.sweep_kernel, cfg, nbr, params, np.uint64(seed), np.int64(first_game), out[:0], 1)
             compile_seconds = time.perf_counter() - wall0
             wall0, cpu0 = time.perf_counter(), time.process_time()
             while done < games and not stop["stop"]:
@@ -209,7 +207,7 @@ def run_sweep(
                 nblocks = max(1, min(n, 4 * threads))
                 rows = out[done : done + n] if keep_rows else out[:n]
                 call_kernel(policy.sweep_kernel, cfg, nbr, params, np.uint64(seed), np.int64(first_game + done), rows,
-                            nblocks, in_thread=in_thread)
+                            nblocks)
                 stats.add(rows[:, ROW_OUTCOME], rows[:, ROW_MOVES], rows[:, ROW_APPLES], rows[:, ROW_LENGTH])
                 if on_chunk is not None:
                     on_chunk(first_game + done, rows)
