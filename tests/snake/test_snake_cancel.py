@@ -187,3 +187,13 @@ def test_the_library_keeps_returning_the_finished_part_on_ctrl_c():
         timer.cancel()
     assert result.interrupted and result.summary["games"] <= ENDLESS_GAME
     assert (result.table.column("outcome").to_numpy(zero_copy_only=False) == "died").all()
+
+
+def test_a_second_signal_keeps_a_folders_finished_chunks(tmp_path):
+    folder = tmp_path / "d"
+    proc = _start(["sweep", "--policy", "hang", *ARGS, "--games", "1000", "--chunk-size", "10", "--out", str(folder)],
+                  lambda: (folder / "chunk-00000005.parquet").exists())
+    code, _, err = _stop(proc, signal.SIGTERM, times=20)
+    assert code == 143, err
+    assert not [p for p in folder.iterdir() if p.name.startswith(".")]
+    assert read_dataset(folder)[1].column("game").to_pylist() == list(range(60))
