@@ -36,7 +36,7 @@ CANCELLED = -3  # the run was cancelled (`CFG_CANCEL`) before the game ended: ne
 # Moves between two looks at the cancellation slot: a cancelled game returns after at most this
 # many moves of its policy. Looking costs one load per burst, not per move (`run`); the evidence for
 # the figure (slowest moves, cost on engine speed) is in docs/performance.md, "Stopping a running game".
-CANCEL_POLL_MOVES = 64
+CANCEL_POLL_MOVES = 256
 OUTCOME_NAMES = ("running", "won", "died", "stuck")
 
 # Slots of the game tuple (arrays only; scalars travel in a `State` value).
