@@ -98,8 +98,8 @@ def _on_worker(kernel, cfg, args):
             finished.set()
 
     worker = threading.Thread(target=work, name="fastsnake-kernel", daemon=True)
-    worker.start()
     try:
+        worker.start()
         finished.wait()  # a signal handler runs here, and what it raises leaves at once
     except BaseException:
         cancel(cfg)

@@ -8,7 +8,9 @@ apply the same rules to the same seeds and play identical games.
 
 Sweeps of a numba policy run one nogil kernel call per block of games on Python
 threads, each with its own workspace (``alloc(rows, cols)``, made once per worker
-thread and reused); plain-Python policies run on the calling thread.
+thread and reused); plain-Python policies run on the thread `cancel.call_kernel`
+runs kernels on. Both stop when their run is cancelled: the engine's `run` returns
+CANCELLED, which no row records.
 """
 
 from __future__ import annotations
