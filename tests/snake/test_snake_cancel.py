@@ -40,7 +40,10 @@ def _start(args, ready):
     """The CLI with the endless policies, once it is past compiling and `ready()` holds."""
     proc = subprocess.Popen([sys.executable, str(SCRIPT), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=SCRIPT.parent)
-    assert proc.stderr.readline().strip() == "ready"
+    lines = []
+    while proc.poll() is None and (not lines or lines[-1] != "ready"):
+        lines.append(proc.stderr.readline().strip())
+    assert lines and lines[-1] == "ready", (lines, proc.communicate())
     deadline = time.time() + 300
     while time.time() < deadline and proc.poll() is None and not ready():
         time.sleep(0.05)
@@ -179,13 +182,16 @@ def test_the_library_keeps_returning_the_finished_part_on_ctrl_c():
     """`fastsnake.sweep` in the main thread: a signal cancels the endless game; Ctrl-C returns the finished
     games marked interrupted, as it did before kernels could be cancelled."""
     register()
-    timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT))  # whenever it lands, the game never ends
-    timer.start()
-    try:
-        result = fastsnake.sweep("endless", 8, 1000, start_length=1, max_moves=NEVER, threads=1)
-    finally:
-        timer.cancel()
-    assert result.interrupted and result.summary["games"] <= ENDLESS_GAME
+    timers = []
+
+    def progress(done, total):  # after the first chunk, a signal while the endless game plays (or is about to)
+        if not timers:
+            timers.append(threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)))
+            timers[0].start()
+
+    result = fastsnake.sweep("endless", 8, 1000, start_length=1, max_moves=NEVER, threads=1, progress=progress)
+    timers[0].join()
+    assert result.interrupted and 0 < result.summary["games"] <= ENDLESS_GAME
     assert (result.table.column("outcome").to_numpy(zero_copy_only=False) == "died").all()
 
 
