@@ -203,3 +203,24 @@ def test_a_second_signal_keeps_a_folders_finished_chunks(tmp_path):
     assert code == 143, err
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]
     assert read_dataset(folder)[1].column("game").to_pylist() == list(range(60))
+
+
+@pytest.mark.slow
+def test_a_signal_stops_a_cluster_sweep_keeping_its_finished_chunks(tmp_path):
+    """The client answers at its next look and shuts the local cluster down, the worker's running chunk with it."""
+    pytest.importorskip("distributed")
+    folder = tmp_path / "c"
+    proc = subprocess.Popen([sys.executable, "-m", "fastsnake", "sweep", "--policy", "greedy", "--size", "48",
+                             "--games", "400", "--chunk-size", "2", "--cluster", "local:1", "--out", str(folder),
+                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None and not (folder / "chunk-00000001.parquet").exists():
+        time.sleep(0.05)
+    code, stdout, err = _stop(proc, signal.SIGINT)
+    assert code == 130, err
+    kept = sorted(p.name for p in folder.glob("chunk-*"))
+    assert 2 <= len(kept) < 200 and not [p for p in folder.iterdir() if p.name.startswith(".")]
+    table = read_dataset(folder)[1]
+    assert table.num_rows == json.loads(stdout)["games"] == 2 * len(kept)
+    reference = fastsnake.sweep("greedy", 48, 4, 0, threads=1).table
+    assert table.sort_by("game").slice(0, 4).column("moves").equals(reference.column("moves"))
