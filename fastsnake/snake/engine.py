@@ -113,10 +113,20 @@ def ix(i):
     return np.uint64(i)
 
 
+def load_relaxed(array, index):
+    """array[index] read from memory each time (compiled: an atomic, monotonic load): another
+    thread may write it while the kernel runs, and a plain load could be kept in a register for
+    good. In plain Python (kernels run interpreted) a plain read is that already."""
+    return array[index]
+
+
+@overload(load_relaxed, inline="always")
+def _load_relaxed_typed(array, index):
+    return lambda array, index: _load_relaxed(array, index)
+
+
 @intrinsic
 def _load_relaxed(typingctx, array, index):
-    """array[index] read from memory each time (an atomic, monotonic load): another thread may
-    write it while the kernel runs, and a plain load could be kept in a register for good."""
     if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
         return None
 
@@ -133,7 +143,7 @@ def _load_relaxed(typingctx, array, index):
 @njit(cache=True, inline="always")
 def cancelled(cfg):
     """True once the run playing on `cfg` is asked to stop (`CFG_CANCEL`, set by `cancel.py`)."""
-    return _load_relaxed(cfg, CFG_CANCEL) != 0
+    return load_relaxed(cfg, CFG_CANCEL) != 0
 
 
 @njit(cache=True, inline="always")
