@@ -24,9 +24,11 @@ TAIL_RULES = {"follow": TAIL_FOLLOW, "blocked": TAIL_BLOCKED}
 
 MIN_SIDE, MAX_SIDE = 2, 256
 
-# Layout of the int64 config array every kernel receives.
-CFG_ROWS, CFG_COLS, CFG_START_LENGTH, CFG_TAIL_RULE, CFG_MAX_MOVES = range(5)
-CFG_SIZE = 5
+# Layout of the int64 config array every kernel receives. CFG_CANCEL is not a rule but a request:
+# nonzero asks every game playing on this array to stop (the engine polls it; `cancel.py` sets it),
+# so one array per run carries its cancellation into every kernel without a signature of its own.
+CFG_ROWS, CFG_COLS, CFG_START_LENGTH, CFG_TAIL_RULE, CFG_MAX_MOVES, CFG_CANCEL = range(6)
+CFG_SIZE = 6
 
 
 class BoardError(InputError):

@@ -39,6 +39,7 @@ import numpy as np
 from fastsnake import __version__
 from fastsnake.files import file_in_the_way, fsync_path, host_name, pid_alive, remove_stale_temps
 from fastsnake.snake.board import GameConfig
+from fastsnake.snake.cancel import call_kernel, stop_requests
 from fastsnake.snake.engine import ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME
 from fastsnake.snake.stats import SummaryAccumulator
 from fastsnake.snake.sweep import (
@@ -53,7 +54,6 @@ from fastsnake.snake.sweep import (
     read_sweep_table,
     records_table,
     row_problem,
-    stop_requests,
 )
 
 DATASET_FORMAT = "fastsnake-sweep-dataset/1"
@@ -131,7 +131,7 @@ def compute_chunk(spec: dict, index: int, threads: int = 1):
     first, count = spec.chunk_range(index)
     out = np.zeros((count, 4), dtype=np.int64)
     nblocks = max(1, min(count, 4 * numba.get_num_threads()))
-    policy.sweep_kernel(cfg, nbr, params, np.uint64(spec.seed), np.int64(first), out, nblocks)
+    call_kernel(policy.sweep_kernel, cfg, nbr, params, np.uint64(spec.seed), np.int64(first), out, nblocks)
     return index, out
 
 

@@ -14,11 +14,12 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
-from numba.core import types
+from numba.core import cgutils, types
 from numba.core.errors import TypingError
-from numba.extending import overload
+from numba.extending import intrinsic, overload
 
 from fastsnake.snake.board import (
+    CFG_CANCEL,
     CFG_COLS,
     CFG_MAX_MOVES,
     CFG_ROWS,
@@ -31,6 +32,11 @@ from fastsnake.snake.rng import RNG_SEED, RNG_STATE, below, game_seed
 RUNNING, WON, DIED, STUCK = 0, 1, 2, 3
 BROKEN = -1  # a replay whose apple list contradicts the rules
 BAD_MOVE = -2  # a user policy returned something other than 0..3 (the game stops, nothing is moved)
+CANCELLED = -3  # the run was cancelled (`CFG_CANCEL`) before the game ended: never a result, never recorded
+# Moves between two looks at the cancellation slot: a cancelled game returns after at most this
+# many moves of its policy. Looking costs one load per burst, not per move (`run`); the evidence for
+# the figure (slowest moves, cost on engine speed) is in docs/performance.md, "Stopping a running game".
+CANCEL_POLL_MOVES = 256
 OUTCOME_NAMES = ("running", "won", "died", "stuck")
 
 # Slots of the game tuple (arrays only; scalars travel in a `State` value).
@@ -105,6 +111,39 @@ def ix(i):
     """`i` (known >= 0) as an unsigned index: numba then emits no negative-index fix-up
     (a shift, an and and an add per access, two of them on the move-to-move dependency chain)."""
     return np.uint64(i)
+
+
+def load_relaxed(array, index):
+    """array[index] read from memory each time (compiled: an atomic, monotonic load): another
+    thread may write it while the kernel runs, and a plain load could be kept in a register for
+    good. In plain Python (kernels run interpreted) a plain read is that already."""
+    return array[index]
+
+
+@overload(load_relaxed, inline="always")
+def _load_relaxed_typed(array, index):
+    return lambda array, index: _load_relaxed(array, index)
+
+
+@intrinsic
+def _load_relaxed(typingctx, array, index):
+    if not isinstance(array, types.Array) or not isinstance(index, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        aryty, idxty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        at = context.cast(builder, args[1], idxty, types.intp)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [at])
+        return builder.load_atomic(ptr, "monotonic", aryty.dtype.bitwidth // 8)
+
+    return array.dtype(array, index), codegen
+
+
+@njit(cache=True, inline="always")
+def cancelled(cfg):
+    """True once the run playing on `cfg` is asked to stop (`CFG_CANCEL`, set by `cancel.py`)."""
+    return load_relaxed(cfg, CFG_CANCEL) != 0
 
 
 @njit(cache=True, inline="always")
@@ -257,6 +296,10 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
     njit ``decide(state, ws)``, then asked through `user_move` with ``ws`` the
     context tuple of `user_context`; a move outside 0..3 stops with BAD_MOVE.
     The None case is pruned at compile time, so our policies pay nothing for it.
+
+    A run asked to stop (`cancelled`) returns outcome CANCELLED; the slot is read once per burst of
+    `CANCEL_POLL_MOVES` moves, so a move costs what it did before: the inner loop's bound is the
+    burst's end instead of `stop`.
     """
     cfg, nbr, body, occ, free, freepos, rng = g
     n = body.shape[0]
@@ -264,67 +307,74 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
     follow = cfg[CFG_TAIL_RULE] == TAIL_FOLLOW
     stop = st.moves + max_steps
     while st.outcome == RUNNING and st.moves < stop:
-        if user is None:
-            move = decide(ws, g, st)
-        else:
-            move = user_move(user, ws, g, st)
-            if move < 0 or move > 3:
-                st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, st.moves,
-                                st.apples, BAD_MOVE)
-                break
-        moves = st.moves + 1
-        target = nbr[ix(st.head * 4 + move)]
-        if target < 0:
-            st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves, st.apples,
-                            DIED)
-        else:
-            hi = st.head_i + 1
-            if hi == n:
-                hi = 0
-            if target == st.apple:
-                # Growing: the tail stays, the apple cell leaves the free list.
-                occ[ix(target)] = 1
-                body[ix(hi)] = target
-                last = st.nfree - 1
-                pos = freepos[ix(target)]
-                moved = free[ix(last)]
-                free[ix(pos)] = moved
-                freepos[ix(moved)] = pos
-                outcome = STUCK if moves >= max_moves else RUNNING
-                if last == 0:
-                    outcome, apple = WON, -1
-                elif listed_apples is None:
-                    apple = free[ix(below(rng, last))]
-                elif st.apples + 1 < listed_apples.shape[0] and occ[listed_apples[st.apples + 1]] == 0:
-                    apple = listed_apples[st.apples + 1]
-                else:
-                    outcome, apple = BROKEN, -1
-                st = make_state(target, st.tail, hi, st.tail_i, st.length + 1, apple, last, moves, st.apples + 1,
-                                outcome)
-            elif occ[ix(target)] != 0 and not (target == st.tail and follow):
-                st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves,
-                                st.apples, DIED)
+        if cancelled(cfg):
+            st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, st.moves,
+                            st.apples, CANCELLED)
+            break
+        burst = min(stop, st.moves + CANCEL_POLL_MOVES)
+        while st.outcome == RUNNING and st.moves < burst:
+            if user is None:
+                move = decide(ws, g, st)
             else:
-                tail = st.tail
-                ti = st.tail_i + 1
-                if ti == n:
-                    ti = 0
-                occ[ix(tail)] = 0
-                occ[ix(target)] = 1
-                body[ix(hi)] = target
-                if target != tail:
-                    # The freed tail cell takes the slot of the cell the head entered.
+                move = user_move(user, ws, g, st)
+                if move < 0 or move > 3:
+                    st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, st.moves,
+                                    st.apples, BAD_MOVE)
+                    break
+            moves = st.moves + 1
+            target = nbr[ix(st.head * 4 + move)]
+            if target < 0:
+                st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves, st.apples,
+                                DIED)
+            else:
+                hi = st.head_i + 1
+                if hi == n:
+                    hi = 0
+                if target == st.apple:
+                    # Growing: the tail stays, the apple cell leaves the free list.
+                    occ[ix(target)] = 1
+                    body[ix(hi)] = target
+                    last = st.nfree - 1
                     pos = freepos[ix(target)]
-                    free[ix(pos)] = tail
-                    freepos[ix(tail)] = pos
-                outcome = STUCK if moves >= max_moves else RUNNING
-                st = make_state(target, body[ix(ti)], hi, ti, st.length, st.apple, st.nfree, moves, st.apples, outcome)
-        if rec is not None:
-            t = moves - 1
-            rec[R_MOVE][t] = move
-            rec[R_HEAD][t] = st.head
-            rec[R_LENGTH][t] = st.length
-            rec[R_APPLE][t] = st.apple
+                    moved = free[ix(last)]
+                    free[ix(pos)] = moved
+                    freepos[ix(moved)] = pos
+                    outcome = STUCK if moves >= max_moves else RUNNING
+                    if last == 0:
+                        outcome, apple = WON, -1
+                    elif listed_apples is None:
+                        apple = free[ix(below(rng, last))]
+                    elif st.apples + 1 < listed_apples.shape[0] and occ[listed_apples[st.apples + 1]] == 0:
+                        apple = listed_apples[st.apples + 1]
+                    else:
+                        outcome, apple = BROKEN, -1
+                    st = make_state(target, st.tail, hi, st.tail_i, st.length + 1, apple, last, moves, st.apples + 1,
+                                    outcome)
+                elif occ[ix(target)] != 0 and not (target == st.tail and follow):
+                    st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves,
+                                    st.apples, DIED)
+                else:
+                    tail = st.tail
+                    ti = st.tail_i + 1
+                    if ti == n:
+                        ti = 0
+                    occ[ix(tail)] = 0
+                    occ[ix(target)] = 1
+                    body[ix(hi)] = target
+                    if target != tail:
+                        # The freed tail cell takes the slot of the cell the head entered.
+                        pos = freepos[ix(target)]
+                        free[ix(pos)] = tail
+                        freepos[ix(tail)] = pos
+                    outcome = STUCK if moves >= max_moves else RUNNING
+                    st = make_state(target, body[ix(ti)], hi, ti, st.length, st.apple, st.nfree, moves, st.apples,
+                                    outcome)
+            if rec is not None:
+                t = moves - 1
+                rec[R_MOVE][t] = move
+                rec[R_HEAD][t] = st.head
+                rec[R_LENGTH][t] = st.length
+                rec[R_APPLE][t] = st.apple
     return st
 
 
@@ -433,6 +483,8 @@ def sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, n
         for k in range(lo, hi):
             st = start_game(g, ws, reset, game_seed(base_seed, first + k))
             st = run(g, ws, decide, st, cfg[CFG_MAX_MOVES], None, None)
+            if st.outcome == CANCELLED:
+                break  # the chunk is dropped whole (`cancel.call_kernel`): its rows are not results
             out[k, ROW_OUTCOME] = st.outcome
             out[k, ROW_MOVES] = st.moves
             out[k, ROW_APPLES] = st.apples

@@ -35,6 +35,7 @@ import numpy as np
 from fastsnake.errors import InputError
 from fastsnake.files import NotAnArchive, read_npz, written_atomically
 from fastsnake.snake.board import TAIL_RULES, GameConfig
+from fastsnake.snake.cancel import call_kernel
 from fastsnake.snake.dataset import read_sweep
 from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, RUNNING, trace_moves
 from fastsnake.snake.rng import game_seed
@@ -94,9 +95,8 @@ def play_game(policy_name: str, config: GameConfig, seed: int = 0, game: int = 0
         raise ReplayError(f"game index {game} must be at least 0")
     policy, resolved, params, cfg, nbr = prepare(policy_name, config, options)
     t0 = time.perf_counter()
-    outcome, body0, moves, apples, cycle = policy.play_kernel(
-        cfg, nbr, params, np.uint64(game_seed(np.uint64(seed), np.uint64(game)))
-    )
+    outcome, body0, moves, apples, cycle = call_kernel(
+        policy.play_kernel, cfg, nbr, params, np.uint64(game_seed(np.uint64(seed), np.uint64(game))))
     seconds = time.perf_counter() - t0
     replay = Replay(
         rows=config.rows,

@@ -4,7 +4,7 @@ Game i of a sweep with base seed S always uses `game_seed(S, i)`, so the
 per-game records do not depend on the thread count, the chunk size or the
 order of chunks. The runner grows the chunk size until a chunk takes about
 `target_chunk_seconds`, reports progress after each chunk, and stops cleanly on
-Ctrl-C or SIGTERM, keeping every finished chunk.
+Ctrl-C or SIGTERM, keeping every finished chunk (the chunk playing is cancelled: `cancel.py`).
 
 Every Parquet file written here carries page checksums, and every read verifies
 them and the rows themselves (game indices in order, each seed the one its game
@@ -17,9 +17,7 @@ import hashlib
 import json
 import os
 import signal
-import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numba
@@ -28,6 +26,7 @@ import numpy as np
 from fastsnake.errors import InputError, Terminated
 from fastsnake.files import fsync_path, remove_stale_temps, temp_name, written_atomically
 from fastsnake.snake.board import GameConfig
+from fastsnake.snake.cancel import call_kernel, stop_requests
 from fastsnake.snake.engine import OUTCOME_NAMES, ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME
 from fastsnake.snake.policies import get_policy, resolve_options
 from fastsnake.snake.rng import game_seeds
@@ -161,30 +160,6 @@ def next_chunk_size(size: int, seconds: float, target_seconds: float, threads: i
     return int(max(threads, min(size * 2, MAX_CHUNK, size * target_seconds / seconds)))
 
 
-@contextmanager
-def stop_requests():
-    """SIGINT and SIGTERM ask the sweep to stop after the chunk it is playing (``flag["stop"]``,
-    ``flag["signal"]`` the first signal), so a chunk is never half counted or half written; a
-    second signal stops at once (between kernel calls)."""
-    flag = {"stop": False, "signal": None}
-    if threading.current_thread() is not threading.main_thread():
-        yield flag
-        return
-
-    def request(signum, frame):
-        if flag["stop"]:
-            raise KeyboardInterrupt
-        flag["stop"] = True
-        flag["signal"] = signum
-
-    previous = {sig: signal.signal(sig, request) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield flag
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
 def run_sweep(
     policy_name: str,
     config: GameConfig,
@@ -223,7 +198,7 @@ def run_sweep(
     with stop_requests() as stop:
         try:
             # Compile (or load from cache) before the clock starts.
-            policy.sweep_kernel(cfg, nbr, params, np.uint64(seed), np.int64(first_game), out[:0], 1)
+            call_kernel(policy.sweep_kernel, cfg, nbr, params, np.uint64(seed), np.int64(first_game), out[:0], 1)
             compile_seconds = time.perf_counter() - wall0
             wall0, cpu0 = time.perf_counter(), time.process_time()
             while done < games and not stop["stop"]:
@@ -231,7 +206,8 @@ def run_sweep(
                 t0 = time.perf_counter()
                 nblocks = max(1, min(n, 4 * threads))
                 rows = out[done : done + n] if keep_rows else out[:n]
-                policy.sweep_kernel(cfg, nbr, params, np.uint64(seed), np.int64(first_game + done), rows, nblocks)
+                call_kernel(policy.sweep_kernel, cfg, nbr, params, np.uint64(seed), np.int64(first_game + done), rows,
+                            nblocks)
                 stats.add(rows[:, ROW_OUTCOME], rows[:, ROW_MOVES], rows[:, ROW_APPLES], rows[:, ROW_LENGTH])
                 if on_chunk is not None:
                     on_chunk(first_game + done, rows)
@@ -241,7 +217,7 @@ def run_sweep(
                 if chunk_size is None:
                     size = next_chunk_size(n, time.perf_counter() - t0, target_chunk_seconds, threads)
         except KeyboardInterrupt:
-            # Outside the main thread (no signal handler of ours) the interrupt arrives between calls.
+            # A second signal, or a kernel cancelled (`cancel.Cancelled`): its chunk is dropped.
             interrupted = True
         interrupted = interrupted or stop["stop"]
         stop_signal = stop["signal"]

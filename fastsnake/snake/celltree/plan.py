@@ -162,13 +162,13 @@ def decide(ws, g, st):
     return replan(I, L, X, order, body, st)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def sweep_kernel(cfg, nbr, params, base_seed, first, out, nblocks):
     """The engine's sweep over the cell-tree agent (`engine.sweep_chunk`)."""
     sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, nblocks)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def play_kernel(cfg, nbr, params, seed):
     """One recorded game of the cell-tree agent (`engine.play_recorded`)."""
     return play_recorded(alloc, reset, decide, start_cells, cfg, nbr, params, seed)

@@ -240,22 +240,22 @@ def _cycle_cells(ws):
     return ws[D_CYCLE][W_CELLS]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
     sweep_chunk(_alloc, _reset, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset, _decide, _cycle_cells, cfg, nbr, params, seed)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _sweep_zigzag(cfg, nbr, params, base_seed, first, out, nblocks):
     sweep_chunk(_alloc, _reset_zigzag, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _play_zigzag(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset_zigzag, _decide, _cycle_cells, cfg, nbr, params, seed)
 

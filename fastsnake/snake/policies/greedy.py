@@ -79,12 +79,12 @@ def _no_cycle(ws):
     return ws[W_NONE]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
     sweep_chunk(_alloc, _reset, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset, _decide, _no_cycle, cfg, nbr, params, seed)
 

@@ -127,22 +127,22 @@ def _alloc(cfg, nbr, params):
     return cycle_workspace(cfg, nbr, params)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
     sweep_chunk(_alloc, reset_cycle, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, reset_cycle, _decide, cycle_order, cfg, nbr, params, seed)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _sweep_zigzag(cfg, nbr, params, base_seed, first, out, nblocks):
     sweep_chunk(_alloc, reset_zigzag, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _play_zigzag(cfg, nbr, params, seed):
     return play_recorded(_alloc, reset_zigzag, _decide, cycle_order, cfg, nbr, params, seed)
 

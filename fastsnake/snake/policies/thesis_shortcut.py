@@ -176,22 +176,22 @@ def _decide(ws, g, st):
     return ws[W_MOVE][head]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
     sweep_chunk(_alloc, _reset, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset, _decide, cycle_order, cfg, nbr, params, seed)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _sweep_zigzag(cfg, nbr, params, base_seed, first, out, nblocks):
     sweep_chunk(_alloc, _reset_zigzag, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _play_zigzag(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset_zigzag, _decide, cycle_order, cfg, nbr, params, seed)
 

@@ -8,12 +8,13 @@ apply the same rules to the same seeds and play identical games.
 
 Sweeps of a numba policy run one nogil kernel call per block of games on Python
 threads, each with its own workspace (``alloc(rows, cols)``, made once per worker
-thread and reused); plain-Python policies run on the calling thread.
+thread and reused); plain-Python policies run on the thread `cancel.call_kernel`
+runs kernels on. Both stop when their run is cancelled: the engine's `run` returns
+CANCELLED, which no row records.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import operator
 import os
 import re
@@ -26,10 +27,12 @@ import numpy as np
 from numba import njit
 
 from fastsnake.snake.board import CFG_COLS, CFG_MAX_MOVES, CFG_ROWS, CFG_START_LENGTH, CFG_TAIL_RULE, TAIL_FOLLOW
+from fastsnake.snake.cancel import is_cancelled, on_daemon_threads
 from fastsnake.snake.cycles import check_cycle_board
 from fastsnake.snake.engine import (
     BAD_MOVE,
     BOX_MOVE,
+    CANCELLED,
     E_KIND,
     E_REAL,
     E_TYPE,
@@ -209,7 +212,8 @@ def sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
     """Games first .. first+len(out)-1 of a sweep, rows as `engine.sweep_chunk` writes them.
 
     Returns (games finished, (error record, real value)): play stops at the first game whose
-    policy misbehaved (the record says how; that game's row is not written).
+    policy misbehaved (the record says how; that game's row is not written), or that was cancelled
+    (the record says nothing).
     """
     g = new_game(cfg, nbr)
     ctx = user_context(ws, nbr)
@@ -220,7 +224,7 @@ def sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
         if ctx[U_ERROR][E_KIND] != ERR_NONE:
             return k, (ctx[U_ERROR], ctx[U_ERROR_REAL])
         st = run(g, ctx, _unused_decide, st, cfg[CFG_MAX_MOVES], None, None, decide)
-        if st.outcome == BAD_MOVE:
+        if st.outcome == BAD_MOVE or st.outcome == CANCELLED:
             return k, (ctx[U_ERROR], ctx[U_ERROR_REAL])
         out[k, ROW_OUTCOME] = st.outcome
         out[k, ROW_MOVES] = st.moves
@@ -449,15 +453,14 @@ class UserRunner:
                                            out[lo:hi])
             finally:
                 self._give_ws(rows, cols, ws)
-            if done < hi - lo:
+            if done < hi - lo and not is_cancelled(cfg):  # a cancelled block is no failure (`cancel.py`)
                 return _Failure(first + lo + done, error)
             return None
 
         if threads == 1 or nblocks == 1:
             failures = [block(lo, hi) for lo, hi in bounds]
         else:
-            with concurrent.futures.ThreadPoolExecutor(threads) as pool:
-                failures = list(pool.map(lambda b: block(*b), bounds))
+            failures = on_daemon_threads(lambda b: block(*b), bounds, threads)
         failures = [f for f in failures if f is not None]
         if failures:
             game, error = min(failures, key=lambda f: f.game)
@@ -507,6 +510,8 @@ class UserRunner:
             for k in range(out.shape[0]):
                 st, _ = game.start(game_seed(np.uint64(base_seed), np.uint64(first + k)))
                 st = game.play(st, first + k)
+                if st.outcome == CANCELLED:
+                    return  # `cancel.call_kernel` drops the chunk
                 out[k] = (st.outcome, st.moves, st.apples, st.length)
         finally:
             self._give_ws(rows, cols, ws)
