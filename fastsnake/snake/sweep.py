@@ -135,7 +135,7 @@ def check_seed(seed: int) -> int:
 def prepare(policy_name: str, config: GameConfig, options: dict | None):
     """Look up the policy and build its kernel inputs (validates options and board)."""
     policy = get_policy(policy_name)
-    resolved = resolve_options(policy, options)
+    resolved = resolve_options(policy, options, config)
     params = policy.make_params(config, resolved)
     cfg, nbr = config.arrays()
     return policy, resolved, params, cfg, nbr

@@ -9,7 +9,7 @@ import cycle.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -32,9 +32,9 @@ class EnginePolicy:
     summary: str
     sweep_kernel: Callable  # (cfg, nbr, params, base_seed, first, out, nblocks)
     play_kernel: Callable  # (cfg, nbr, params, seed) -> (outcome, body0, moves, apples, cycle)
-    make_params: Callable  # (GameConfig, options: dict) -> int64 array; raises PolicyError
+    make_params: Callable  # (GameConfig, values of every option) -> int64 array; raises PolicyError
     guaranteed: bool = False  # never loses, under both tail rules
-    options: dict = field(default_factory=dict)  # option name -> (default, allowed values)
+    options: tuple = ()  # the `options.Option` rows it takes, in the order defaults are resolved
     origin: str = OWN_DISTRIBUTION  # the package that provides it ("__main__" etc. when registered in-process)
     kind: str = "engine"  # engine (our kernel protocol), numba or python (a user's decide)
 
@@ -43,6 +43,16 @@ class EnginePolicy:
         """The first sentence-line of the summary, for one-line listings."""
         text = (self.summary or "").strip()
         return text.split("\n\n")[0].replace("\n", " ") if text else ""
+
+    @property
+    def option_names(self) -> list[str]:
+        return [opt.name for opt in self.options]
+
+    def params(self, config, options: dict | None = None) -> np.ndarray:
+        """The kernels' parameter vector for a game on `config` with `options` (checked, defaults filled)."""
+        from fastsnake.snake.policies.options import resolve  # options.py builds on this module
+
+        return self.make_params(config, resolve(self.name, self.options, options, config))
 
 
 def check_name(name) -> str:
