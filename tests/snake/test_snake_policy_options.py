@@ -138,7 +138,7 @@ def test_a_declaration_must_be_option_rows():
     grove = get_policy("grove")
     bad = EnginePolicy(name="bad-options", summary="", sweep_kernel=grove.sweep_kernel, play_kernel=grove.play_kernel,
                        make_params=grove.make_params, options=({"detours": 8},))
-    with pytest.raises(PolicyError, match="is not a fastsnake.Option"):
+    with pytest.raises(PolicyError, match="is not a fastsnake.snake.policies.Option"):
         register_policy("bad-options", bad)
 
 

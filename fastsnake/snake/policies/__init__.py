@@ -23,13 +23,17 @@ from dataclasses import replace
 
 # Re-exported: policy modules and packages import these from here (they live below the registry,
 # in protocol.py, so that user.py, which the registry imports, can use them without a cycle).
-from fastsnake.snake.policies.options import BySize, Option, OptionError, check_table, resolve  # noqa: F401
 from fastsnake.snake.policies.protocol import (  # noqa: F401
     OWN_DISTRIBUTION,
+    BySize,
     EnginePolicy,
+    Option,
+    OptionError,
     PolicyError,
     check_name,
+    check_table,
     no_params,
+    resolve,
 )
 
 ENTRY_POINT_GROUP = "fastsnake.policies"

@@ -41,7 +41,7 @@ about 6 % more games per CPU-s, 20x20 46 % more; docs/agents.md).
 """
 
 from fastsnake.snake.celltree.params import check_board, pack
-from fastsnake.snake.celltree.plan import play_kernel, sweep_kernel
+from fastsnake.snake.celltree.plan import cell_play_kernel, cell_sweep_kernel
 from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.policies.grove import COUNT_LIMIT
 
@@ -66,8 +66,8 @@ def cell_params(config, values):
 POLICY = EnginePolicy(
     name="cell",
     summary=__doc__,
-    sweep_kernel=sweep_kernel,
-    play_kernel=play_kernel,
+    sweep_kernel=cell_sweep_kernel,
+    play_kernel=cell_play_kernel,
     make_params=cell_params,
     guaranteed=True,
     options=OPTIONS,
