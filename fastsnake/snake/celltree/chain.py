@@ -129,13 +129,13 @@ def detour_chain(I, L, X, order, body, st, bound, rounds):
         if st.length + 1 == n:
             chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             return total + steps
-        ok, reached, gen = apple_test(I, L, X, body, st, vpath, total, path, steps, win)
+        ok, reached, gen = apple_test(I, L, X, body, st, vpath, np.int64(total), path, np.int64(steps), win)
         if ok:
             chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             if r > 0 and X[P_SNUGCHAIN] & SNUG_CHAIN_APPLE:
                 # The snuggest of the shortest legs from the last detour target, if it passes too.
                 s2 = snug_astar(I, L, X, head, st.apple, steps, L[L_TIME_BASE] + steps, X[P_SELFK])
-                if s2 > 0 and apple_test(I, L, X, body, st, vpath, total, path, s2, win)[0]:
+                if s2 > 0 and apple_test(I, L, X, body, st, vpath, np.int64(total), path, np.int64(s2), win)[0]:
                     to_moves(nbr2, head, path, s2, trial, total)
                     return total + s2
             return total + steps

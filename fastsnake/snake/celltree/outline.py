@@ -392,11 +392,14 @@ def suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, step
     return crossed == seen_blocks - 1 and everything
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def apple_test(I, L, X, body, st, vpath, total, path, steps, win):
     """The outline test of the body at the apple (body ++ vpath[:total] ++ path[:steps]): from the suffix
     tables (`suffix_test`), else by walking the window (cell's way; the row masks on big boards).
-    Returns (passes, the reached blocks of the single-word masks, the stamp generation)."""
+    Returns (passes, the reached blocks of the single-word masks, the stamp generation).
+
+    Called once a plan, not per search node, so it is a call, not inlined: inlined, its three outline
+    tests were typed again at each of its four call sites (seconds of every cold compile)."""
     n = body.shape[0]
     nb = n // 4
     blk, side, stamp = segment(I, I_BLOCK_OF, n), segment(I, I_SIDE_EDGE, n), segment(I, I_STAMPS, 5 * nb)
