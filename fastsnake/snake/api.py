@@ -771,7 +771,9 @@ def policies(details: bool = False) -> dict:
 
     Returns ``{name: summary}`` (the summary's first paragraph); with ``details=True``
     ``{name: {"summary", "origin", "kind", "guaranteed", "options"}}`` where origin is
-    the providing package and kind is ``engine`` (ours), ``numba`` or ``python``.
+    the providing package and kind is ``engine`` (ours), ``numba`` or ``python``; options
+    maps each option the policy declares to ``{"type", "default", "default_by_size", "low",
+    "high", "words", "allowed", "help"}`` (``default`` is None when it depends on the board).
     A policy that cannot be loaded is left out with a warning on stderr.
 
     Parameters

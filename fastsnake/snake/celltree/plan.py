@@ -10,7 +10,7 @@ and bound or the other trees, and leaving them out of its kernels halves their c
 
 from numba import njit
 
-from fastsnake.snake.celltree.chain import detour_chain
+from fastsnake.snake.celltree.chain import detour_chain, plain_chain
 from fastsnake.snake.celltree.layout import (
     I_PLAN,
     I_TRIAL_PLAN,
@@ -56,22 +56,28 @@ from fastsnake.snake.celltree.workspace import alloc, reset, start_cells
 from fastsnake.snake.engine import G_BODY, play_recorded, sweep_chunk
 
 
-@njit(cache=True)
-def chain_search(I, L, X, order, body, st, bound, rounds):
-    """cell's plan: the shortest path, else the detour chain (`detour_chain`); its length (0: none)."""
+@njit(cache=True, inline="always")
+def chain_search_with(chain, I, L, X, order, body, st, bound, rounds):
+    """The shortest path, else the detour chain (`chain`: `detour_chain` or `plain_chain`); its length."""
     X[X_SUFFIX_MADE] = 0  # the suffix tables are made at the first `suffix_test`
-    steps = detour_chain(I, L, X, order, body, st, bound, rounds)
+    steps = chain(I, L, X, order, body, st, bound, rounds)
     undo_virtual(L)
     return steps
 
 
 @njit(cache=True)
+def chain_search(I, L, X, order, body, st, bound, rounds):
+    """cell's plan: the shortest path, else the detour chain without snug legs (`plain_chain`)."""
+    return chain_search_with(plain_chain, I, L, X, order, body, st, bound, rounds)
+
+
+@njit(cache=True)
 def search(I, L, X, order, body, st, bound, rounds):
-    """cell's plan (`chain_search`), then the branch and bound (`enumerate_routes`): when
+    """cell's plan with grove's snug chain legs (`detour_chain`), then the branch and bound (`enumerate_routes`): when
     the chain detoured, a shorter plan that also ends on an outline (not with TIES_ONLY); when the shortest
     path passed, the snuggest shortest path that passes (TIES_BOTH, TIES_ONLY). A plan replaces the
     chain's only if it passes the same outline test, so the guarantee is cell's."""
-    steps = chain_search(I, L, X, order, body, st, bound, rounds)
+    steps = chain_search_with(detour_chain, I, L, X, order, body, st, bound, rounds)
     if X[P_BUDGET] > 0 and L[L_SHORTEST] > 0 and st.length + 1 < body.shape[0]:
         if (steps == 0 or L[L_DETOUR_ROUNDS] > 0) and X[P_TIES] != TIES_ONLY:
             limit = steps - 1 if steps > 0 else bound

@@ -35,9 +35,9 @@ boards are refused. Options: ``detours`` (rounds per search, default 8) and
 ``research_every`` (default 8): fewer detours or rarer re-searches are faster
 and a few moves longer.
 
-The kernels are `grove`'s (`fastsnake.snake.celltree`) with its choices among passing plans
-off: they play these games move for move and faster than `cell`'s own kernels did (10x10
-about 6 % more games per CPU-s, 20x20 46 % more; docs/agents.md).
+The kernels are `grove`'s code (`fastsnake.snake.celltree`) built without its choices among
+passing plans (`plan.cell_play_kernel`): they play these games move for move and faster than
+`cell`'s own kernels did (10x10 about 6 % more games per CPU-s, 20x20 46 % more; docs/agents.md).
 """
 
 from fastsnake.snake.celltree.params import check_board, pack
