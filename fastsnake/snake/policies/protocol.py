@@ -42,7 +42,7 @@ class EnginePolicy:
     play_kernel: Callable  # (cfg, nbr, params, seed) -> (outcome, body0, moves, apples, cycle)
     make_params: Callable  # (GameConfig, values of every option) -> int64 array; raises PolicyError
     guaranteed: bool = False  # never loses, under both tail rules
-    options: tuple = ()  # the `options.Option` rows it takes, in the order defaults are resolved
+    options: tuple = ()  # the `Option` rows it takes, in the order their defaults are resolved
     origin: str = OWN_DISTRIBUTION  # the package that provides it ("__main__" etc. when registered in-process)
     kind: str = "engine"  # engine (our kernel protocol), numba or python (a user's decide)
 
@@ -122,10 +122,9 @@ class Option:
 
     def check(self, policy: str, raw):
         """`raw` as this option's value (a string from the command line is read as a number)."""
-        if self.type is str or (isinstance(raw, str) and raw in self.words):
-            if raw in self.words:
-                return raw
-        elif not isinstance(raw, bool):
+        if isinstance(raw, str) and raw in self.words:
+            return raw
+        if self.type is int and not isinstance(raw, bool):
             value = whole_value(raw)
             if value is not None and (self.low is None or value >= self.low) \
                     and (self.high is None or value <= self.high):
