@@ -103,7 +103,7 @@ def snug_apple_leg(I, L, X, body, st, vpath, total, path, steps, win, head):
     """The snuggest of the shortest legs from the last detour target `head` to the apple (`snug_astar`),
     if the body it leaves passes the outline test too; its length (0: none)."""
     s2 = snug_astar(I, L, X, head, st.apple, steps, L[L_TIME_BASE] + steps, X[P_SELFK])
-    if s2 > 0 and plan_test(I, L, X, body, st, vpath, np.int64(total), path, np.int64(s2), win)[0]:
+    if s2 > 0 and plan_test(I, L, X, body, st, vpath, total, path, np.int64(s2), win)[0]:
         return s2
     return 0
 
@@ -155,11 +155,12 @@ def chain_with(snug_leg, apple_leg, I, L, X, order, body, st, bound, rounds):
         if st.length + 1 == n:
             chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             return total + steps
-        ok, reached, gen = apple_test(I, L, X, body, st, vpath, total, path, steps, win)
+        # int64 counts (not a literal 0): one specialisation of the tests it calls, shared with `plan_test`.
+        ok, reached, gen = apple_test(I, L, X, body, st, vpath, np.int64(total), path, np.int64(steps), win)
         if ok:
             chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             if r > 0 and X[P_SNUGCHAIN] & SNUG_CHAIN_APPLE:
-                s2 = apple_leg(I, L, X, body, st, vpath, total, path, steps, win, head)
+                s2 = apple_leg(I, L, X, body, st, vpath, np.int64(total), path, np.int64(steps), win, head)
                 if s2 > 0:
                     to_moves(nbr2, head, path, s2, trial, total)
                     return total + s2

@@ -80,7 +80,7 @@ def enumerate_routes(I, L, X, body, st, limit):
         if v == apple:
             dcell[gm] = v
             path = dcell[1:gm + 1]
-            ok = apple_test(I, L, X, body, st, vpath, 0, path, gm, win)[0]
+            ok = apple_test(I, L, X, body, st, vpath, np.int64(0), path, np.int64(gm), win)[0]
             if ok:
                 score = hug(L, n, cols, onpath, path, gm) if ties else 0
                 if best == 0 or gm < best or score > best_score:
