@@ -275,3 +275,63 @@ def test_no_seed_numbers_in_the_package():
         if pattern.search(line)
     ]
     assert not bad, bad
+
+
+# Underscore names one module may take from another, each with its reason; everything else a module
+# shares is public (no underscore). test_private_allow_list_is_current keeps the list honest.
+PRIVATE_ALLOWED = {
+    "fastsnake._numba_cache": "the package's numba cache set-up: private to the package, not to a module; "
+                              "every part (warm, user kernels, dask workers) points numba at the same folders",
+}
+
+
+def _private_uses(name: str):
+    """(what, line) for each underscore name `name` takes from another fastsnake module: ``from m import _x``,
+    ``import fastsnake._m`` and ``m._x`` on a fastsnake module bound by an import."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"), str(MODULES[name]))
+    private = lambda part: part.startswith("_") and not part.startswith("__")  # noqa: E731
+    bound = {}  # local name -> fastsnake module it is bound to
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("fastsnake"):
+            for a in node.names:
+                full = f"{node.module}.{a.name}"
+                if any(private(p) for p in node.module.split(".")):
+                    yield node.module, node.lineno
+                elif private(a.name):
+                    yield (full if full in MODULES else f"{node.module}:{a.name}"), node.lineno
+                elif full in MODULES:
+                    bound[a.asname or a.name] = full
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("fastsnake"):
+                    if any(private(p) for p in a.name.split(".")):
+                        yield a.name, node.lineno
+                    if a.asname:
+                        bound[a.asname] = a.name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in bound \
+                and private(node.attr) and bound[node.value.id] != name:
+            yield f"{bound[node.value.id]}:{node.attr}", node.lineno
+
+
+def test_no_module_takes_another_modules_private_names():
+    found = [(what, _where(name, line)) for name in MODULES for what, line in _private_uses(name)
+             if what not in PRIVATE_ALLOWED and what.partition(":")[0] != name]
+    assert not found, "give these names a public name where they belong: " + ", ".join(f"{w} ({at})" for w, at in found)
+
+
+def test_private_allow_list_is_current():
+    used = {what for name in MODULES for what, _ in _private_uses(name)}
+    assert set(PRIVATE_ALLOWED) <= used
+
+
+def test_the_private_check_sees_all_three_forms(tmp_path):
+    source = ("from fastsnake.snake.engine import _hidden\nimport fastsnake._numba_cache\n"
+              "from fastsnake.snake import engine\nengine._other\n")
+    MODULES["fastsnake.probe"] = tmp_path / "probe.py"
+    try:
+        MODULES["fastsnake.probe"].write_text(source)
+        assert {what for what, _ in _private_uses("fastsnake.probe")} == {
+            "fastsnake.snake.engine:_hidden", "fastsnake._numba_cache", "fastsnake.snake.engine:_other"}
+    finally:
+        del MODULES["fastsnake.probe"]

@@ -21,11 +21,15 @@ CASES = {
     "greedy": (GameConfig(10, 10, 3, "follow"), 5_000),
     "cell": (GameConfig(10, 10, 1, "blocked"), 1_000),
     "dhcr": (GameConfig(10, 10, 1, "blocked"), 1_000),
+    "grove": (GameConfig(10, 10, 1, "blocked"), 500),
+    # A case NAME@N plays policy NAME on NxN (the cell-tree presets' big-board kernels from 16x16 on).
+    "cell@20": (GameConfig(20, 20, 1, "blocked"), 40),
+    "grove@20": (GameConfig(20, 20, 1, "blocked"), 20),
 }
 numba.set_num_threads(1)
 for name in sys.argv[1].split(","):
     config, games = CASES[name]
-    pol, _, params, cfg, nbr = prepare(name, config, {})
+    pol, _, params, cfg, nbr = prepare(name.partition("@")[0], config, {})
     out = np.zeros((games, 4), np.int64)
     pol.sweep_kernel(cfg, nbr, params, np.uint64(0), np.int64(0), out[:1], 1)
     best = 1e9

@@ -19,7 +19,8 @@ def _game_options(parser, *, size_group=None):
     parser.add_argument("--seed", type=common.nonnegative_int, default=0, help="base seed (default 0)")
     parser.add_argument("--cycle", choices=("zigzag", "random"), default=None,
                         help="Hamiltonian cycle of cycle-based policies (default zigzag)")
-    parser.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE", help="other policy option")
+    parser.add_argument("--opt", action="append", default=[], metavar="KEY=VALUE",
+                        help="other policy option ('fastsnake policies --help' lists each policy's)")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
 
@@ -48,6 +49,28 @@ def _policy_list(*example_lines: str):
     return epilog
 
 
+def _option_list() -> str:
+    """The policies' options as they declare them (`fastsnake policies --json` lists the same rows);
+    policies with the same options share one entry."""
+    import json
+    import textwrap
+
+    import fastsnake
+
+    groups: dict[str, list[str]] = {}
+    for name, info in fastsnake.policies(details=True).items():
+        if info["options"]:
+            groups.setdefault(json.dumps(info["options"]), []).append(name)
+    lines = ["policy options (--opt NAME=VALUE on play, sweep and compare; keyword arguments in the library):"]
+    for rows, names in groups.items():
+        lines.append(f"  {', '.join(names)}:")
+        for opt, row in json.loads(rows).items():
+            default = row["default_by_size"] or row["default"]
+            text = f"{opt}: {row['allowed']}, default {default}; {row['help']}"
+            lines += textwrap.wrap(text, 96, initial_indent="    ", subsequent_indent="      ")
+    return "\n".join(lines)
+
+
 def _rules(args) -> dict:
     return {"start_length": args.start_length, "tail": args.tail, "max_moves": args.max_moves}
 
@@ -67,8 +90,8 @@ def _options(args) -> dict:
 
 def register(sub) -> None:
     p = sub.add_parser("policies", help="list every Snake policy: built-in, installed and where it comes from",
-                       epilog=common.examples("fastsnake policies",
-                                              "fastsnake policies --json     # summary, origin, options of each"))
+                       epilog=lambda: _option_list() + "\n\n" + common.examples(
+                           "fastsnake policies", "fastsnake policies --json     # summary, origin, options of each"))
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_policies)
 

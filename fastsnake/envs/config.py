@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import re
 import secrets
 from dataclasses import dataclass
 
 import numpy as np
 
 from fastsnake.errors import InputError
-from fastsnake.snake.board import GameConfig
+from fastsnake.sizes import parse_size
+from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, GameConfig
 
 RENDER_MODES = ("rgb_array", "human")
 SEED_LIMIT = 2**64
-_SIZE = re.compile(r"^\s*(\d+)\s*(?:[xX]\s*(\d+))?\s*$")
 
 
 class EnvError(InputError):
@@ -24,23 +23,6 @@ def _whole(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise EnvError(f"{name}={value!r} is not a whole number")
     return int(value)
-
-
-def parse_size(size) -> tuple[int, int]:
-    """10 -> (10, 10); (10, 12) -> (10, 12); "10x12" or "10" likewise."""
-    if isinstance(size, str):
-        match = _SIZE.match(size)
-        if not match:
-            raise EnvError(f"size {size!r} is not RxC or N (e.g. 10x12 or 10)")
-        rows = int(match.group(1))
-        return rows, int(match.group(2)) if match.group(2) is not None else rows
-    if isinstance(size, (tuple, list)):
-        if len(size) != 2:
-            raise EnvError(f"size {size!r} must be (rows, cols)")
-        rows, cols = size
-        return _whole(rows, "rows"), _whole(cols, "cols")
-    side = _whole(size, "size")
-    return side, side
 
 
 @dataclass(frozen=True)
@@ -64,7 +46,7 @@ class EnvConfig:
 
 def env_config(size, start_length=3, tail="follow", max_moves=None, max_episode_steps=None,
                render_mode=None) -> EnvConfig:
-    rows, cols = parse_size(size)
+    rows, cols = parse_size(size, lo=MIN_SIDE, hi=MAX_SIDE, error=EnvError)
     start_length = _whole(start_length, "start_length")
     if not isinstance(tail, str):
         raise EnvError(f"tail={tail!r} is not one of follow, blocked")

@@ -24,7 +24,7 @@ from fastsnake.snake.engine import (
     STUCK,
     WON,
     State,
-    _boxed_move,
+    boxed_move,
     make_state,
     run,
     start_default,
@@ -210,7 +210,7 @@ def step_range(cfg, nbr, path, batch, actions, reward, terminated, truncated, lo
         g = game_of(cfg, nbr, batch, i)
         old = load_state(batch, i)
         box[BOX_MOVE] = actions[i]
-        new = run(g, box, _boxed_move, old, 1, None, None)
+        new = run(g, box, boxed_move, old, 1, None, None)
         store_state(batch, i, new)
         update_grid(old, new, batch[B_GRID][i])
         write_mask(cfg, nbr, batch[B_OCC][i], new, batch[B_MASK][i])

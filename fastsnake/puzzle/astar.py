@@ -21,7 +21,6 @@ import numpy as np
 from numba import config, njit
 
 from fastsnake.puzzle.heuristics import (
-    _LC_BUF,
     H_MANHATTAN,
     H_MISPLACED,
     H_ZERO,
@@ -32,7 +31,8 @@ from fastsnake.puzzle.heuristics import (
     HC_NGROUPS,
     HC_NLK,
     HC_ROWS,
-    _h_eval,
+    LINE_CONFLICT_BUF,
+    scratch_heuristic,
 )
 from fastsnake.search.heap import heap_pop, heap_push
 
@@ -202,7 +202,7 @@ def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, h
             else:
                 board[blank] = t
                 board[a] = 0
-                h = _h_eval(board, hc, idx, hl, buf)
+                h = scratch_heuristic(board, hc, idx, hl, buf)
                 board[a] = t
                 board[blank] = 0
             k = nodes
@@ -267,7 +267,7 @@ class AStarSearch:
         nlk, ngroups = int(hc[HC_NLK]), int(hc[HC_NGROUPS])
         self.idx = np.zeros(max(nlk * ngroups, 1), np.int64)
         self.hl = np.zeros(max(nlk, 1), np.int64)
-        self.buf = np.zeros(_LC_BUF, np.int64)
+        self.buf = np.zeros(LINE_CONFLICT_BUF, np.int64)
         self.goal_words = np.zeros(self.nwords, np.uint64)
         _pack(np.asarray(goal, np.int8), self.goal_words, 0, self.bits, self.per, self.nwords)
         # The root is node 0.

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from fastsnake.puzzle.board import PuzzleInputError
-from fastsnake.puzzle.pdb import MAX_GROUP, _popcount16, _rank
+from fastsnake.puzzle.pdb import MAX_GROUP, group_rank, popcount16_table
 
 H_ZERO, H_MISPLACED, H_MANHATTAN, H_LINEAR, H_WALKING, H_PDB = range(6)
 # Slots of the context tuple `hc` (see the module docstring). numba reads a tuple slot
@@ -35,7 +35,7 @@ H_ZERO, H_MISPLACED, H_MANHATTAN, H_LINEAR, H_WALKING, H_PDB = range(6)
  HC_WDH_NEXT, HC_WDH_CODES, HC_DCELL, HC_LK_SLOT, HC_GSIZE, HC_GCOMPACT, HC_POP) = range(23)
 HC_SLOTS = 23
 # Scratch for linear conflicts: a line of up to 36 goal positions, then their LIS lengths.
-_LC_BUF = 72
+LINE_CONFLICT_BUF = 72
 HEURISTICS = {
     "zero": H_ZERO,
     "misplaced": H_MISPLACED,
@@ -113,16 +113,16 @@ def build_context(kind: int, rows: int, cols: int, goal, pdb=None, wd=None):
     return (np.int64(kind), np.int64(rows), np.int64(cols), goalpos, md,
             tables, offsets, lk_grp, lk_mult, lk_cell, np.int64(nlk), np.int64(ngroups),
             wdv.dist, wdv.next, wdv.codes, wdh.dist, wdh.next, wdh.codes, dcell, lk_slot, gsize, gcompact,
-            _popcount16() if pdb is not None else np.zeros(1, np.uint8))
+            popcount16_table() if pdb is not None else np.zeros(1, np.uint8))
 
 
 @njit(cache=True)
-def _line_conflicts(board, goalpos, rows, cols, line, is_row, buf):
+def line_conflicts(board, goalpos, rows, cols, line, is_row, buf):
     """Tiles to lift out of one row/column so the rest of its home tiles are in order.
 
     Counts k - LIS over the tiles of the line whose goal is in this line (by goal
     column for a row, goal row for a column); each lifted tile costs 2 moves that
-    Manhattan distance does not count. `buf` is scratch of _LC_BUF int64.
+    Manhattan distance does not count. `buf` is scratch of LINE_CONFLICT_BUF int64.
     """
     length = cols if is_row else rows
     k = 0
@@ -155,7 +155,7 @@ def _line_conflicts(board, goalpos, rows, cols, line, is_row, buf):
 
 
 @njit(cache=True)
-def _wd_code(board, goalpos, rows, cols, along_rows):
+def walking_code(board, goalpos, rows, cols, along_rows):
     """Walking-distance state code: counts[line][goal line] (last goal line dropped), blank line.
 
     `along_rows` = True groups tiles by row (the vertical walking distance).
@@ -182,7 +182,7 @@ def _wd_code(board, goalpos, rows, cols, along_rows):
 
 
 @njit(cache=True)
-def _wd_index(codes, code):
+def walking_index(codes, code):
     i = np.searchsorted(codes, code)
     if i < len(codes) and codes[i] == code:
         return i
@@ -190,7 +190,7 @@ def _wd_index(codes, code):
 
 
 @njit(cache=True)
-def _pdb_cells(board, n, lk_grp, lk_slot, lk_cell, nlk, ngroups, pc):
+def pdb_cells(board, n, lk_grp, lk_slot, lk_cell, nlk, ngroups, pc):
     """pc[(l*G + g)*MAX_GROUP + slot] = the mirrored cell of each group tile, per lookup."""
     for l in range(nlk):
         for cell in range(n):
@@ -205,13 +205,13 @@ def _pdb_h(board, n, pdb, p_off, lk_grp, lk_mult, lk_cell, nlk, ngroups, idx, hl
            lk_slot, gsize, gcompact, pop, pc):
     """Fill idx[l*G + g] and hl[l] from scratch; return max over lookups. `pc` is
     scratch of nlk*G*MAX_GROUP cells (left holding the mirrored cells)."""
-    _pdb_cells(board, n, lk_grp, lk_slot, lk_cell, nlk, ngroups, pc)
+    pdb_cells(board, n, lk_grp, lk_slot, lk_cell, nlk, ngroups, pc)
     best = 0
     for l in range(nlk):
         for g in range(ngroups):
             idx[l * ngroups + g] = 0
             if gcompact[g]:
-                idx[l * ngroups + g] = _rank(pc, (l * ngroups + g) * MAX_GROUP, gsize[g], n, pop)
+                idx[l * ngroups + g] = group_rank(pc, (l * ngroups + g) * MAX_GROUP, gsize[g], n, pop)
         for cell in range(n):
             t = board[cell]
             if t == 0:
@@ -235,12 +235,12 @@ def _h_full(board, hc):
     ngroups = hc[HC_NGROUPS]
     idx = np.empty(max(nlk * ngroups, 1), np.int64)
     hl = np.empty(max(nlk, 1), np.int64)
-    buf = np.empty(_LC_BUF, np.int64)
-    return _h_eval(board, hc, idx, hl, buf)
+    buf = np.empty(LINE_CONFLICT_BUF, np.int64)
+    return scratch_heuristic(board, hc, idx, hl, buf)
 
 
 @njit(cache=True)
-def _h_eval(board, hc, idx, hl, buf):
+def scratch_heuristic(board, hc, idx, hl, buf):
     """The heuristic value of `board` from scratch; PDB lookups use the scratch idx/hl
     (left holding this board's per-lookup indices and sums), linear conflicts `buf`."""
     kind = hc[HC_KIND]
@@ -264,13 +264,13 @@ def _h_eval(board, hc, idx, hl, buf):
             h += md[board[cell] * n + cell]
         if kind == H_LINEAR:
             for r in range(rows):
-                h += 2 * _line_conflicts(board, goalpos, rows, cols, r, True, buf)
+                h += 2 * line_conflicts(board, goalpos, rows, cols, r, True, buf)
             for c in range(cols):
-                h += 2 * _line_conflicts(board, goalpos, rows, cols, c, False, buf)
+                h += 2 * line_conflicts(board, goalpos, rows, cols, c, False, buf)
         return h
     if kind == H_WALKING:
-        iv = _wd_index(hc[HC_WDV_CODES], _wd_code(board, goalpos, rows, cols, True))
-        ih = _wd_index(hc[HC_WDH_CODES], _wd_code(board, goalpos, rows, cols, False))
+        iv = walking_index(hc[HC_WDV_CODES], walking_code(board, goalpos, rows, cols, True))
+        ih = walking_index(hc[HC_WDH_CODES], walking_code(board, goalpos, rows, cols, False))
         return np.int64(hc[HC_WDV_DIST][iv]) + np.int64(hc[HC_WDH_DIST][ih])
     # The cells scratch reuses `buf` when it is big enough (A* calls this per node).
     need = max(hc[HC_NLK] * hc[HC_NGROUPS] * MAX_GROUP, 1)

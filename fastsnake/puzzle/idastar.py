@@ -14,7 +14,6 @@ import numpy as np
 from numba import njit
 
 from fastsnake.puzzle.heuristics import (
-    _LC_BUF,
     H_LINEAR,
     H_MANHATTAN,
     H_MISPLACED,
@@ -41,10 +40,11 @@ from fastsnake.puzzle.heuristics import (
     HC_WDH_NEXT,
     HC_WDV_DIST,
     HC_WDV_NEXT,
-    _line_conflicts,
-    _pdb_cells,
+    LINE_CONFLICT_BUF,
+    line_conflicts,
+    pdb_cells,
 )
-from fastsnake.puzzle.pdb import MAX_GROUP, _rank
+from fastsnake.puzzle.pdb import MAX_GROUP, group_rank
 
 # Kernel results.
 IDA_BUDGET, IDA_FOUND, IDA_ITERATION_DONE = 0, 1, 2
@@ -73,7 +73,7 @@ def _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, h
             at = base + lk_slot[l * n + t]
             was = pc[at]
             pc[at] = was + dcell[l * 4 + m]
-            nw = _rank(pc, base, gsize[g], n, pop)
+            nw = group_rank(pc, base, gsize[g], n, pop)
             pc[at] = was
         else:
             nw = old + dcell[l * 4 + m] * lk_mult[l * n + t]
@@ -117,12 +117,12 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
     n = rows * cols
     new_idx = np.empty(max(nlk, 1), np.int64)
     new_hl = np.empty(max(nlk, 1), np.int64)
-    buf = np.empty(_LC_BUF, np.int64)
+    buf = np.empty(LINE_CONFLICT_BUF, np.int64)
     # Mirrored cells of every group's tiles (compact groups are ranked from them).
     pc = np.empty(max(nlk * ngroups * MAX_GROUP, 1), np.int64)
     ranked = False  # some group is compact: keep pc up to date
     if kind == H_PDB:
-        _pdb_cells(board, n, lk_grp, lk_slot, hc[HC_LK_CELL], nlk, ngroups, pc)
+        pdb_cells(board, n, lk_grp, lk_slot, hc[HC_LK_CELL], nlk, ngroups, pc)
         for g in range(ngroups):
             ranked |= gcompact[g]
 
@@ -188,10 +188,10 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
                 line = goalpos[t] % cols
                 crosses = line == a % cols or line == blank % cols
             if crosses:
-                before = _line_conflicts(board, goalpos, rows, cols, line, m < 2, buf)
+                before = line_conflicts(board, goalpos, rows, cols, line, m < 2, buf)
                 board[blank] = t
                 board[a] = 0
-                after = _line_conflicts(board, goalpos, rows, cols, line, m < 2, buf)
+                after = line_conflicts(board, goalpos, rows, cols, line, m < 2, buf)
                 board[a] = t
                 board[blank] = 0
                 nh += 2 * (after - before)

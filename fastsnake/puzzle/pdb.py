@@ -74,7 +74,7 @@ def cache_dir() -> Path:
 # ---------------------------------------------------------------- kernels
 
 @njit(cache=True)
-def _popcount16():
+def popcount16_table():
     out = np.zeros(1 << 16, np.uint8)
     for i in range(1, 1 << 16):
         out[i] = out[i >> 1] + (i & 1)
@@ -82,7 +82,7 @@ def _popcount16():
 
 
 @njit(cache=True, inline="always")
-def _rank(cells, off, m, n, pop):
+def group_rank(cells, off, m, n, pop):
     """Compact rank of the m distinct cells cells[off..off+m-1] (a partial permutation
     of n cells): the table index of a group too big for the sparse layout."""
     r = np.int64(0)
@@ -96,7 +96,7 @@ def _rank(cells, off, m, n, pop):
 
 @njit(cache=True, inline="always")
 def _unrank(r, cells, m, n):
-    """Inverse of `_rank`: fill cells[0..m-1]; returns their occupancy bitmask."""
+    """Inverse of `group_rank`: fill cells[0..m-1]; returns their occupancy bitmask."""
     for i in range(m - 1, -1, -1):
         cells[i] = r % (n - i)  # the digit: how many free cells lie below this one
         r //= n - i
@@ -158,7 +158,7 @@ def _regions_start(rows, cols, goal_cells, blank_cell, state, out):
     n = rows * cols
     k = len(goal_cells)
     nb, not_first, not_last = _board_masks(rows, cols)
-    pop = _popcount16()
+    pop = popcount16_table()
     cells = np.empty(k, np.int64)
     occ = 0
     for i in range(k):
@@ -167,7 +167,7 @@ def _regions_start(rows, cols, goal_cells, blank_cell, state, out):
     free = ((1 << n) - 1) & ~occ
     comp = _flood(1 << blank_cell, free, cols, not_first, not_last)
     low = comp & -comp
-    r0 = _rank(cells, 0, k, n, pop)
+    r0 = group_rank(cells, 0, k, n, pop)
     bit = 1 << pop[free & (low - 1)]
     state[r0, 0] = bit
     state[r0, 1] = bit
@@ -190,7 +190,7 @@ def _regions_layer(rows, cols, k, d, state, out):
     n = rows * cols
     full = (1 << n) - 1
     nb, not_first, not_last = _board_masks(rows, cols)
-    pop = _popcount16()
+    pop = popcount16_table()
     cells = np.empty(k, np.int64)
     child_r = np.empty(4 * k, np.int64)
     child_bit = np.empty(4 * k, np.int64)
@@ -231,7 +231,7 @@ def _regions_layer(rows, cols, k, d, state, out):
                     free2 = (free | (1 << p)) & ~bb
                     comp2 = _flood(1 << p, free2, cols, not_first, not_last)
                     low2 = comp2 & -comp2
-                    child_r[nm] = _rank(cells, 0, k, n, pop)
+                    child_r[nm] = group_rank(cells, 0, k, n, pop)
                     child_bit[nm] = 1 << pop[free2 & (low2 - 1)]
                     nm += 1
                 cells[i] = p
@@ -255,7 +255,7 @@ def _regions_layer(rows, cols, k, d, state, out):
 @njit(cache=True)
 def _convert(sparse, compact, n, k, to_compact):
     """Copy between the sparse (cell_i * n**i) and compact (rank) layouts."""
-    pop = _popcount16()
+    pop = popcount16_table()
     cells = np.empty(k, np.int64)
     for s in range(len(sparse)):
         v = s
@@ -271,7 +271,7 @@ def _convert(sparse, compact, n, k, to_compact):
             cells[i] = c
         if not ok:
             continue
-        r = _rank(cells, 0, k, n, pop)
+        r = group_rank(cells, 0, k, n, pop)
         if to_compact:
             compact[r] = sparse[s]
         else:

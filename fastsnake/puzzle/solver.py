@@ -12,15 +12,15 @@ import numpy as np
 from fastsnake.puzzle import board as B
 from fastsnake.puzzle.astar import A_BUDGET, A_EXHAUSTED, A_FOUND, A_GROW, AStarSearch
 from fastsnake.puzzle.heuristics import (
-    _LC_BUF,
     H_PDB,
     H_WALKING,
     HC_KIND,
     HC_NGROUPS,
     HC_NLK,
-    _h_eval,
+    LINE_CONFLICT_BUF,
     build_context,
     heuristic_code,
+    scratch_heuristic,
 )
 from fastsnake.puzzle.idastar import IDA_BUDGET, IDA_FOUND, IdaSearch
 from fastsnake.sizes import MEMORY_BUDGET_ENV, parse_size
@@ -203,7 +203,7 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
     nlk, ngroups = int(hc[HC_NLK]), int(hc[HC_NGROUPS])
     idx = np.zeros(max(nlk * ngroups, 1), np.int64)
     hl = np.zeros(max(nlk, 1), np.int64)
-    h0 = int(_h_eval(start, hc, idx, hl, np.zeros(_LC_BUF, np.int64)))
+    h0 = int(scratch_heuristic(start, hc, idx, hl, np.zeros(LINE_CONFLICT_BUF, np.int64)))
     extra = {k: v for k, v in info.items() if k != "setup_seconds"}
     t0 = time.perf_counter()
     if time_limit is not None:

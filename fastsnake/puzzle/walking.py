@@ -10,7 +10,7 @@ ones: their sum is admissible for any goal (tiles only matter by goal line).
 
 A table depends only on (lines, cells per line, the goal blank's line), so the
 columns use the same builder with the board transposed. States are coded as in
-`heuristics._wd_code` (base cells+1 digits for counts[line][goal line], the last
+`heuristics.walking_code` (base cells+1 digits for counts[line][goal line], the last
 goal line left out as it follows from the others, then the blank line) and stored
 sorted by code, so the from-scratch evaluation finds a state by binary search;
 IDA* follows next[(id*2 + dir)*L + goal line] (dir 0: blank to line-1, 1: to line+1).
@@ -30,8 +30,8 @@ from fastsnake.puzzle.heuristics import (  # WalkingTable lives there, so heuris
     HC_WDH_CODES,
     HC_WDV_CODES,
     WalkingTable,
-    _wd_code,
-    _wd_index,
+    walking_code,
+    walking_index,
 )
 
 # Above this many table states the build stops (4x4: 24,964; 4x6: 377,872; 5x5: more).
@@ -158,8 +158,8 @@ def state_ids(board, hc) -> tuple[int, int]:
     """Table ids of `board` in the vertical and horizontal tables of context `hc`."""
     board = np.asarray(board, np.int8)
     rows, cols, goalpos = int(hc[HC_ROWS]), int(hc[HC_COLS]), hc[HC_GOALPOS]
-    iv = int(_wd_index(hc[HC_WDV_CODES], _wd_code(board, goalpos, rows, cols, True)))
-    ih = int(_wd_index(hc[HC_WDH_CODES], _wd_code(board, goalpos, rows, cols, False)))
+    iv = int(walking_index(hc[HC_WDV_CODES], walking_code(board, goalpos, rows, cols, True)))
+    ih = int(walking_index(hc[HC_WDH_CODES], walking_code(board, goalpos, rows, cols, False)))
     if iv < 0 or ih < 0:
         raise AssertionError("walking distance: a reachable board is missing from the table")
     return iv, ih

@@ -493,13 +493,13 @@ def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow"
             raise PolicyError("compare needs at least one policy")
     engine_policies = [get_policy(n) for n in names]  # unknown names fail before any game is played
     check_games(games)
-    taken = set().union(*(p.options for p in engine_policies))
+    taken = set().union(*(p.option_names for p in engine_policies))
     unused = sorted(set(k for k, v in options.items() if v is not None) - taken)
     if unused:
         raise PolicyError(f"no compared policy takes option {unused[0]!r}")
     results = []
     for p in engine_policies:
-        own = {k: v for k, v in options.items() if k in p.options}
+        own = {k: v for k, v in options.items() if k in p.option_names}
         try:
             result = sweep(p.name, size, games, seed, start_length=start_length, tail=tail,
                            max_moves=max_moves, threads=threads, progress=progress, **own)
@@ -771,7 +771,9 @@ def policies(details: bool = False) -> dict:
 
     Returns ``{name: summary}`` (the summary's first paragraph); with ``details=True``
     ``{name: {"summary", "origin", "kind", "guaranteed", "options"}}`` where origin is
-    the providing package and kind is ``engine`` (ours), ``numba`` or ``python``.
+    the providing package and kind is ``engine`` (ours), ``numba`` or ``python``; options
+    maps each option the policy declares to ``{"type", "default", "default_by_size", "low",
+    "high", "words", "allowed", "help"}`` (``default`` is None when it depends on the board).
     A policy that cannot be loaded is left out with a warning on stderr.
 
     Parameters
@@ -803,8 +805,7 @@ def policies(details: bool = False) -> dict:
             "origin": p.origin,
             "kind": p.kind,
             "guaranteed": p.guaranteed,
-            "options": {k: {"default": d, "allowed": list(a) if a is not None else None}
-                        for k, (d, a) in p.options.items()},
+            "options": {opt.name: opt.describe() for opt in p.options},
         }
         for p in found
     }

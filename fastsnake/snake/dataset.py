@@ -48,7 +48,7 @@ from fastsnake.snake.sweep import (
     WRITE_OPTIONS,
     SweepError,
     SweepFileError,
-    SweepResult,
+    SweepRun,
     prepare,
     read_parquet,
     read_sweep_table,
@@ -414,7 +414,7 @@ class SweepDataset:
         first, count = spec.chunk_range(index)
         if rows.shape[0] != count:
             raise SweepError(f"chunk {index} came back with {rows.shape[0]} games, not {count}")
-        result = SweepResult(
+        result = SweepRun(
             policy=spec.policy, config=spec.config, options=spec.options, base_seed=spec.seed,
             first_game=first, games_requested=count, threads=1,
             outcome=rows[:, ROW_OUTCOME].astype(np.int8), moves=rows[:, ROW_MOVES].copy(),

@@ -439,7 +439,8 @@ def user_move(user, ctx, g, st):
 
 
 @njit(cache=True)
-def _boxed_move(box, g, st):
+def boxed_move(box, g, st):
+    """The `decide` of drivers that choose a move outside a kernel: the move they put in `box[BOX_MOVE]`."""
     return box[BOX_MOVE]
 
 
@@ -447,7 +448,7 @@ def _boxed_move(box, g, st):
 def apply_move(g, st, box):
     """One move, `box[BOX_MOVE]`, by the rules (`run`): for drivers that decide outside a kernel
     (plain-Python policies, environments). A move outside 0..3 must be refused by the caller."""
-    return run(g, box, _boxed_move, st, 1, None, None)
+    return run(g, box, boxed_move, st, 1, None, None)
 
 
 @njit(cache=True)

@@ -60,7 +60,10 @@ class SweepFileError(SweepError):
 
 
 @dataclass
-class SweepResult:
+class SweepRun:
+    """The games one run of a policy's sweep kernel played, as arrays, with its timing; the public
+    `fastsnake.SweepResult` (api.py) is built from it."""
+
     policy: str
     config: GameConfig
     options: dict
@@ -134,7 +137,7 @@ def check_seed(seed: int) -> int:
 def prepare(policy_name: str, config: GameConfig, options: dict | None):
     """Look up the policy and build its kernel inputs (validates options and board)."""
     policy = get_policy(policy_name)
-    resolved = resolve_options(policy, options)
+    resolved = resolve_options(policy, options, config)
     params = policy.make_params(config, resolved)
     cfg, nbr = config.arrays()
     return policy, resolved, params, cfg, nbr
@@ -174,7 +177,7 @@ def run_sweep(
     progress=None,
     keep_rows: bool = True,
     on_chunk=None,
-) -> SweepResult:
+) -> SweepRun:
     """Play games first_game .. first_game+games-1. `progress(done, total)` is called per chunk.
 
     With `chunk_size` fixed the chunks are exactly that big (tests use it to show
@@ -224,7 +227,7 @@ def run_sweep(
     seconds = time.perf_counter() - wall0
     cpu_seconds = time.process_time() - cpu0
     rows = out[:done] if keep_rows else out[:0]
-    return SweepResult(
+    return SweepRun(
         policy=policy.name,
         config=config,
         options=resolved,
@@ -255,7 +258,7 @@ def raise_if_terminated(summary: dict, result) -> None:
         raise Terminated(f"terminated (SIGTERM): kept the {summary.get('games', 0):,} finished games", result)
 
 
-def summarize(result: SweepResult) -> dict:
+def summarize(result: SweepRun) -> dict:
     """The sweep's summary: the keys of the `--json` contract, plus a few more."""
     acc = result.stats
     if acc is None:
@@ -294,7 +297,7 @@ def summary_dict(acc, policy, config, options, seed, threads, seconds, cpu_secon
     return Summary(summary)
 
 
-def records_table(result: SweepResult):
+def records_table(result: SweepRun):
     rows = np.stack([result.outcome, result.moves, result.apples, result.length], axis=1) if result.games else \
         np.zeros((0, 4), np.int64)
     return rows_table(rows, result.first_game, result.base_seed, result.parameters())
@@ -411,7 +414,7 @@ class ParquetStream:
             pass
 
 
-def write_parquet(result: SweepResult, path) -> None:
+def write_parquet(result: SweepRun, path) -> None:
     write_table_atomically(records_table(result), path)
 
 

@@ -12,7 +12,7 @@ from numba import njit
 
 
 @njit(cache=True)
-def _init_degrees(rows, cols, jr, jc, deg):
+def init_degrees(rows, cols, jr, jc, deg):
     """deg[v] = number of jumps from v that stay on the board."""
     k = jr.shape[0]
     for r in range(rows):
@@ -27,7 +27,7 @@ def _init_degrees(rows, cols, jr, jc, deg):
 
 
 @njit(cache=True)
-def _bfs(rows, cols, jr, jc, start, layers, dist):
+def jump_distances(rows, cols, jr, jc, start, layers, dist):
     """Breadth-first distances from `start` in the graph of (cell, step mod layers).
 
     layers=1 is plain BFS; layers=2 tracks the parity of the walk length, which is
@@ -65,7 +65,7 @@ def _bfs(rows, cols, jr, jc, start, layers, dist):
 
 
 @njit(cache=True)
-def _walk_step(rows, cols, jr, jc, cur, nxt):
+def walk_step(rows, cols, jr, jc, cur, nxt):
     """nxt = cells one jump from some cell of cur (uint8 masks). Returns |nxt|."""
     k = jr.shape[0]
     nxt[:] = 0
@@ -98,12 +98,12 @@ def distances(rows: int, cols: int, jumps: np.ndarray, start: int, *, reverse: b
     if reverse:
         jr, jc = -jr, -jc
     dist = np.full(rows * cols, -1, dtype=np.int32)
-    _bfs(rows, cols, jr, jc, int(start), 1, dist)
+    jump_distances(rows, cols, jr, jc, int(start), 1, dist)
     return dist
 
 
 def degrees(rows: int, cols: int, jumps: np.ndarray) -> np.ndarray:
     jr, jc = jump_arrays(jumps)
     deg = np.empty(rows * cols, dtype=np.int16)
-    _init_degrees(rows, cols, jr, jc, deg)
+    init_degrees(rows, cols, jr, jc, deg)
     return deg

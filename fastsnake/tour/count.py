@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from fastsnake.tour import checks
 from fastsnake.tour.pieces import Piece
 from fastsnake.tour.search import EXHAUSTED, SearchState
-from fastsnake.tour.tour import _SLICE, board_facts, check_limits, resolve, warm_up
+from fastsnake.tour.tour import WORK_SLICE, board_facts, check_limits, resolve, warm_up
 
 
 @dataclass
@@ -147,7 +147,7 @@ def count_tours(piece, rows, cols=None, start=None, *, closed: bool = False,
         state.reset(s)
         status = 0
         while status != EXHAUSTED:
-            status = state.run(_SLICE, 0, True)
+            status = state.run(WORK_SLICE, 0, True)
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         nodes += state.nodes

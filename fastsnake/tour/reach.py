@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fastsnake.tour.board import _bfs, _walk_step, jump_arrays
+from fastsnake.tour.board import jump_arrays, jump_distances, walk_step
 from fastsnake.tour.pieces import Piece, TourInputError
 from fastsnake.tour.tour import resolve, warm_up
 
@@ -103,11 +103,11 @@ def reach(piece, rows, cols=None, start=0, n=None, *, walk: bool = False) -> Rea
     cells_n = rows * cols
     if not walk:
         dist = np.full(cells_n, -1, dtype=np.int32)
-        _bfs(rows, cols, jr, jc, int(start), 1, dist)
+        jump_distances(rows, cols, jr, jc, int(start), 1, dist)
         cells = np.flatnonzero(dist == n)
     elif not piece.directed:
         dist = np.full(2 * cells_n, -1, dtype=np.int32)
-        _bfs(rows, cols, jr, jc, int(start), 2, dist)
+        jump_distances(rows, cols, jr, jc, int(start), 2, dist)
         best = dist.reshape(cells_n, 2)[:, n % 2]
         cells = np.flatnonzero((best >= 0) & (best <= n))
         if n > 0 and int(np.count_nonzero(dist >= 0)) == 1:
@@ -131,11 +131,11 @@ def _directed_walk(rows, cols, jr, jc, start, n):
             period = level - seen[key]
             remaining = (n - level) % period
             for _ in range(remaining):
-                _walk_step(rows, cols, jr, jc, cur, nxt)
+                walk_step(rows, cols, jr, jc, cur, nxt)
                 cur, nxt = nxt, cur
             return np.flatnonzero(cur)
         seen[key] = level
-        _walk_step(rows, cols, jr, jc, cur, nxt)
+        walk_step(rows, cols, jr, jc, cur, nxt)
         cur, nxt = nxt, cur
         level += 1
     return np.flatnonzero(cur)

@@ -301,15 +301,15 @@ def _search(rows, cols, jr, jc, directed, closed, count_mode, roth, seed, path, 
 
 def board_degrees(rows, cols, jr, jc, directed):
     """(out-degrees, in-degrees) of every square; the same array twice if undirected."""
-    from fastsnake.tour.board import _init_degrees
+    from fastsnake.tour.board import init_degrees
 
     n = rows * cols
     out = np.empty(n, dtype=np.int16)
-    _init_degrees(rows, cols, jr, jc, out)
+    init_degrees(rows, cols, jr, jc, out)
     if not directed:
         return out, out
     inn = np.empty(n, dtype=np.int16)
-    _init_degrees(rows, cols, -jr, -jc, inn)
+    init_degrees(rows, cols, -jr, -jc, inn)
     return out, inn
 
 

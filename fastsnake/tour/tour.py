@@ -26,7 +26,7 @@ DEFAULT_TIME_LIMIT = 10.0  # seconds of search before find_tour answers exists=N
 MAX_JUMPS = 255
 METHODS = ("auto", "search", "construct")
 # Slice of work between clock checks: ~5-20 ms of kernel time.
-_SLICE = 1 << 19
+WORK_SLICE = 1 << 19
 # Knight boards at least this large use the construction in "auto" mode (search
 # is already sub-millisecond below it, and keeps the seeded tie-break meaningful).
 CONSTRUCT_MIN_CELLS = 2500
@@ -310,7 +310,7 @@ def find_tour(piece, rows, cols=None, start=0, *, closed: bool = False,
         used = 0
         status = 0
         while used < cap:
-            step = min(_SLICE, cap - used)
+            step = min(WORK_SLICE, cap - used)
             if max_nodes is not None:
                 step = min(step, max_nodes - total)
                 if step <= 0:

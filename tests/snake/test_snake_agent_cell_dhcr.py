@@ -13,7 +13,7 @@ from fastsnake.snake.board import GameConfig
 from fastsnake.snake.celltree.blocks import block_edge_masks, block_links, block_tables, right_hand_table
 from fastsnake.snake.celltree.outline import on_some_outline, on_some_outline_bits
 from fastsnake.snake.engine import OUTCOME_NAMES, WON
-from fastsnake.snake.policies import get_policy, resolve_options
+from fastsnake.snake.policies import get_policy
 from fastsnake.snake.rng import game_seed_py
 from fastsnake.snake.sweep import run_sweep
 
@@ -87,7 +87,7 @@ def play_and_check(name, rows, cols, start_length, tail, seed, options=None, par
     """One game through the policy's play kernel, re-checked by the reference rules."""
     config = GameConfig(rows, cols, start_length, tail)
     policy = get_policy(name)
-    params = policy.make_params(config, resolve_options(policy, options))
+    params = policy.params(config, options)
     if params_edit:
         params_edit(params)
     cfg, nbr = config.arrays()
@@ -131,11 +131,11 @@ def test_cell_games_with_the_big_board_fallbacks_are_legal_and_won(rows, cols, s
 
 def test_cell_uses_the_table_and_bit_masks_up_to_their_limits():
     policy = get_policy("cell")
-    small = policy.make_params(GameConfig(50, 50, 1, "blocked"), resolve_options(policy, {}))
-    big = policy.make_params(GameConfig(52, 50, 1, "blocked"), resolve_options(policy, {}))
+    small = policy.params(GameConfig(50, 50, 1, "blocked"), {})
+    big = policy.params(GameConfig(52, 50, 1, "blocked"), {})
     assert small[2] == 1 and big[2] == 0  # 2,500 and 2,600 cells
-    assert policy.make_params(GameConfig(14, 18, 1, "blocked"), {})[3] == 1  # 63 blocks
-    assert policy.make_params(GameConfig(16, 16, 1, "blocked"), {})[3] == 0  # 64 blocks
+    assert policy.params(GameConfig(14, 18, 1, "blocked"))[3] == 1  # 63 blocks
+    assert policy.params(GameConfig(16, 16, 1, "blocked"))[3] == 0  # 64 blocks
 
 
 @settings(max_examples=40, deadline=None)

@@ -20,7 +20,7 @@ from fastsnake.snake.board import GameConfig, neighbour_table
 from fastsnake.snake.celltree import layout, times, workspace
 from fastsnake.snake.celltree.blocks import block_tables, right_hand_table
 from fastsnake.snake.engine import make_state
-from fastsnake.snake.policies.cell import cell_params
+from fastsnake.snake.policies import get_policy
 
 even = st.sampled_from([2, 4, 6])
 
@@ -146,7 +146,7 @@ def drive(rows, cols, tail, seed, start_length, grow_p, moves_wanted, gaps, tall
         seq.append(int(rng.choice(options)))
     config = GameConfig(rows, cols, len(seq), tail)
     cfg, nbr = config.arrays()
-    L = workspace.alloc(cfg, nbr, cell_params(config, {}))[layout.W_L]
+    L = workspace.alloc(cfg, nbr, get_policy("cell").params(config))[layout.W_L]
     L[layout.L_STAMPED_MOVE] = -2  # as _reset does
 
     body = np.zeros(n, np.int32)
@@ -260,7 +260,7 @@ def kernel_table(rows, cols, seq, tail, avoid=-1):
     n = rows * cols
     config = GameConfig(rows, cols, len(seq), tail)
     cfg, nbr = config.arrays()
-    L = workspace.alloc(cfg, nbr, cell_params(config, {}))[layout.W_L]
+    L = workspace.alloc(cfg, nbr, get_policy("cell").params(config))[layout.W_L]
     L[layout.L_STAMPED_MOVE] = -2
     body = np.zeros(n, np.int32)
     body[:len(seq)] = seq

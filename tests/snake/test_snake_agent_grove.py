@@ -45,8 +45,7 @@ from fastsnake.snake.celltree.params import (
 )
 from fastsnake.snake.celltree.workspace import alloc
 from fastsnake.snake.engine import OUTCOME_NAMES, WON
-from fastsnake.snake.policies import get_policy, resolve_options
-from fastsnake.snake.policies.grove import OPTIONS
+from fastsnake.snake.policies import get_policy
 from fastsnake.snake.rng import game_seed_py
 from fastsnake.snake.sweep import run_sweep
 
@@ -67,7 +66,7 @@ def random_right_hand_walk(rows, cols, rng, length):
 def _game(name, config, params_edit=None, options=None, seed=3):
     """(outcome, start body, moves) of one game through a policy's play kernel."""
     policy = get_policy(name)
-    params = policy.make_params(config, resolve_options(policy, options))
+    params = policy.params(config, options)
     if params_edit:
         params_edit(params)
     cfg, nbr = config.arrays()
@@ -118,7 +117,7 @@ def test_grove_without_branch_and_bound_plays_cells_games(rows, cols, start_leng
 def play(name, rows, cols, start_length, tail, seed, options=None, params_edit=None):
     config = GameConfig(rows, cols, start_length, tail)
     policy = get_policy(name)
-    params = policy.make_params(config, resolve_options(policy, options))
+    params = policy.params(config, options)
     if params_edit:
         params_edit(params)
     cfg, nbr = config.arrays()
@@ -214,7 +213,7 @@ def test_row_mask_outline_test_matches_brute_force(shape, seed, length):
     rows, cols = shape
     walk = random_right_hand_walk(rows, cols, np.random.default_rng(seed), length)
     config = GameConfig(rows, cols, 1, "blocked")
-    params = get_policy("grove").make_params(config, {})
+    params = get_policy("grove").params(config)
     _rows_kernels(params)
     cfg, nbr = config.arrays()
     X = alloc(cfg, nbr, params)[2]
@@ -326,24 +325,22 @@ def test_strongest_is_grove_and_guaranteed():
 
 def test_grove_uses_row_masks_and_suffix_tables_above_63_blocks():
     policy = get_policy("grove")
-    small = policy.make_params(GameConfig(14, 18, 1, "blocked"), resolve_options(policy, {}))
-    big = policy.make_params(GameConfig(30, 30, 1, "blocked"), resolve_options(policy, {}))
+    small = policy.params(GameConfig(14, 18, 1, "blocked"), {})
+    big = policy.params(GameConfig(30, 30, 1, "blocked"), {})
     assert small[P_BITS] == 1 and small[P_ROWS] == 0
     assert big[P_BITS] == 0 and big[P_ROWS] == ROWS_SUFFIX
 
 
 def test_branch_and_bound_defaults_by_board_size():
     policy = get_policy("grove")
-    small = policy.make_params(GameConfig(14, 18, 1, "blocked"), resolve_options(policy, {}))
-    big = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {}))
-    chosen = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {"budget": 7, "ties": 0}))
-    budget = {opt.name: opt for opt in OPTIONS}["budget"]
-    assert (budget.small, budget.big) == (2000, 10_000)
-    assert small[P_BUDGET] == budget.small and small[P_TIES] == TIES_BOTH
-    assert big[P_BUDGET] == budget.big and big[P_TIES] == TIES_ONLY
+    small = policy.params(GameConfig(14, 18, 1, "blocked"), {})
+    big = policy.params(GameConfig(20, 20, 1, "blocked"), {})
+    chosen = policy.params(GameConfig(20, 20, 1, "blocked"), {"budget": 7, "ties": 0})
+    assert small[P_BUDGET] == 2000 and small[P_TIES] == TIES_BOTH
+    assert big[P_BUDGET] == 10_000 and big[P_TIES] == TIES_ONLY
     assert chosen[P_BUDGET] == 7 and chosen[P_TIES] == 0
     assert small[P_SNUGCHAIN] == 0 and big[P_SNUGCHAIN] == 3 and big[P_SELFK] == 0
-    off = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {"budget": 0}))
+    off = policy.params(GameConfig(20, 20, 1, "blocked"), {"budget": 0})
     assert off[P_SNUGCHAIN] == 0
     # bigger boards: 32 detour rounds, the best of 13 outline trees, the snug A*, no backoff
     assert small[P_ROUNDS] == 8 and big[P_ROUNDS] == 32 and small[P_OUTLINE] == 0 and big[P_OUTLINE] == 2
@@ -351,10 +348,10 @@ def test_branch_and_bound_defaults_by_board_size():
     # re-searches: outline walks every 4th move on bigger boards (8th on smaller), detour-chain plans every 8th;
     # research_every, when given, sets both unless research_detours is given too
     assert (small[P_EVERY], small[P_CHAIN], big[P_EVERY], big[P_CHAIN]) == (8, 8, 4, 8)
-    every2 = policy.make_params(GameConfig(20, 20, 1, "blocked"), resolve_options(policy, {"research_every": 2}))
+    every2 = policy.params(GameConfig(20, 20, 1, "blocked"), {"research_every": 2})
     assert (every2[P_EVERY], every2[P_CHAIN]) == (2, 2)
-    both = resolve_options(policy, {"research_every": 2, "research_detours": 16})
-    assert tuple(policy.make_params(GameConfig(20, 20, 1, "blocked"), both)[[P_EVERY, P_CHAIN]]) == (2, 16)
+    both = policy.params(GameConfig(20, 20, 1, "blocked"), {"research_every": 2, "research_detours": 16})
+    assert tuple(both[[P_EVERY, P_CHAIN]]) == (2, 16)
 
 
 def test_grove_refuses_odd_boards_and_bad_options():

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from fastsnake.snake.board import GameConfig
-from fastsnake.snake.policies import get_policy, resolve_options
+from fastsnake.snake.policies import get_policy
 from fastsnake.snake.rng import game_seed_py
 from fastsnake.snake.sweep import run_sweep
 
@@ -45,7 +45,7 @@ def play_digest(setting, fallback, rows, cols, start_length, tail, seeds):
     name, options = SETTINGS[setting]
     config = GameConfig(rows, cols, start_length, tail)
     policy = get_policy(name)
-    params = policy.make_params(config, resolve_options(policy, options))
+    params = policy.params(config, options)
     for slot, value in FALLBACKS[fallback].items():
         params[slot] = value
     cfg, nbr = config.arrays()

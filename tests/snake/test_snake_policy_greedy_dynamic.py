@@ -53,7 +53,7 @@ def test_timed_astar_paths_are_legal_and_as_short_as_the_exact_search(rows, cols
 def decide(rows, cols, body, apple, tail="follow", budget=None):
     config = GameConfig(rows, cols, len(body), tail)
     cfg, nbr = config.arrays()
-    params = get_policy("greedy-dynamic").make_params(config, {"budget": budget})
+    params = get_policy("greedy-dynamic").params(config, {"budget": budget})
     g, state = set_position(cfg, nbr, np.array(body, np.int32), apple)
     return int(_decide(_alloc(cfg, nbr, params), g, state))
 
@@ -87,7 +87,7 @@ def test_out_of_budget_falls_back_to_the_roomiest_move():
 
 def test_bad_budget_is_refused():
     with pytest.raises(PolicyError, match="budget='x'"):
-        get_policy("greedy-dynamic").make_params(GameConfig(4, 4), {"budget": "x"})
+        get_policy("greedy-dynamic").params(GameConfig(4, 4), {"budget": "x"})
 
 
 @pytest.mark.parametrize("tail,length", [("follow", 3), ("blocked", 1)])

@@ -51,7 +51,7 @@ def decide(rows, cols, body, apple, tail="follow", faithful=False):
     config = GameConfig(rows, cols, len(body), tail)
     cfg, nbr = config.arrays()
     policy = get_policy("phc-faithful" if faithful else "phc")
-    params = policy.make_params(config, {"cycle": "zigzag"})
+    params = policy.params(config)
     g, state = set_position(cfg, nbr, np.array(body, np.int32), apple)
     return int(_decide(_alloc(cfg, nbr, params), g, state))
 

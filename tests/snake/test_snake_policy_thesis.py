@@ -78,14 +78,14 @@ def test_thesis_faithful_losses_replay_through_the_rule_check():
 
 def test_bad_room_option_is_refused():
     with pytest.raises(PolicyError, match="room='0'"):
-        get_policy("thesis-shortcut-faithful").make_params(GameConfig(4, 4), {"cycle": "zigzag", "room": "0"})
+        get_policy("thesis-shortcut-faithful").params(GameConfig(4, 4), {"room": "0"})
 
 
 def decide(rows, cols, body, apple, tail="follow", faithful=False, room="8"):
     config = GameConfig(rows, cols, len(body), tail)
     cfg, nbr = config.arrays()
     policy = get_policy("thesis-shortcut-faithful" if faithful else "thesis-shortcut")
-    params = policy.make_params(config, {"cycle": "zigzag", "room": room} if faithful else {"cycle": "zigzag"})
+    params = policy.params(config, {"room": room} if faithful else {})
     g, state = set_position(cfg, nbr, np.array(body, np.int32), apple)
     return int(_decide(_alloc(cfg, nbr, params), g, state))
 

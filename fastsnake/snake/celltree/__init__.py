@@ -6,7 +6,7 @@ parameter vector of `params`). Where things live:
 - `blocks`: the board as 2×2 blocks (right-hand moves, block sides and links, the leg table,
   cells by right-hand distance);
 - `layout`: the packed workspace arrays I, L, X and the slots and segments in them;
-- `params`: the parameter vector's slots and mode values; `options`: options as data;
+- `params`: the parameter vector's slots and mode values, and `pack` (options to the vector);
 - `times`: entry times of the body and `passable` (a move's legality against the moving tail);
 - `outline`: the outline test (is the body at the apple on some spanning tree's outline?);
 - `legs`: the A* legs (`leg`, and the snug `snug_astar`);

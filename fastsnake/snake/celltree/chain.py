@@ -27,7 +27,7 @@ from fastsnake.snake.celltree.layout import (
     segment,
 )
 from fastsnake.snake.celltree.legs import distance, leg, snug_astar, to_moves
-from fastsnake.snake.celltree.outline import apple_test
+from fastsnake.snake.celltree.outline import apple_test, plan_test
 from fastsnake.snake.celltree.params import (
     P_ROWS,
     P_SELFK,
@@ -99,10 +99,36 @@ def chain_moves(nbr2, start, vpath, total, head, path, steps, trial):
 
 
 @njit(cache=True)
-def detour_chain(I, L, X, order, body, st, bound, rounds):
-    """cell's `detour_chain`: the same plan, with the row-mask outline test and the detour scan over cut-off blocks.
+def snug_apple_leg(I, L, X, body, st, vpath, total, path, steps, win, head):
+    """The snuggest of the shortest legs from the last detour target `head` to the apple (`snug_astar`),
+    if the body it leaves passes the outline test too; its length (0: none)."""
+    s2 = snug_astar(I, L, X, head, st.apple, steps, L[L_TIME_BASE] + steps, X[P_SELFK])
+    if s2 > 0 and plan_test(I, L, X, body, st, vpath, total, path, np.int64(s2), win)[0]:
+        return s2
+    return 0
+
+
+@njit(cache=True)
+def no_snug_leg(I, L, X, start, goal, limit, until, selfk):
+    """The snug detour leg of a chain that never takes one (`P_SNUGCHAIN` 0, cell's): none found."""
+    return 0
+
+
+@njit(cache=True)
+def no_snug_apple_leg(I, L, X, body, st, vpath, total, path, steps, win, head):
+    """The snug last leg of a chain that never takes one: none found."""
+    return 0
+
+
+@njit(cache=True, inline="always")
+def chain_with(snug_leg, apple_leg, I, L, X, order, body, st, bound, rounds):
+    """The detour chain's plan into I's trial plan; its length (0: none). Legs are `leg`'s; where
+    `P_SNUGCHAIN` asks for snug ones, detour legs are `snug_leg`'s (`snug_astar`) and the last leg
+    `apple_leg`'s (`snug_apple_leg`). cell's chain passes functions that find none, so its kernels
+    do not compile the snug A*.
 
     Moves are made only for the plan returned (`chain_moves`, from the cells in vpath and path).
+    Inlined into `detour_chain` and `plain_chain` only (see `plan.replan_with`).
     """
     n = body.shape[0]
     cols = L[L_COLS]
@@ -129,13 +155,13 @@ def detour_chain(I, L, X, order, body, st, bound, rounds):
         if st.length + 1 == n:
             chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             return total + steps
-        ok, reached, gen = apple_test(I, L, X, body, st, vpath, total, path, steps, win)
+        # int64 counts (not a literal 0): one specialisation of the tests it calls, shared with `plan_test`.
+        ok, reached, gen = apple_test(I, L, X, body, st, vpath, np.int64(total), path, np.int64(steps), win)
         if ok:
             chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             if r > 0 and X[P_SNUGCHAIN] & SNUG_CHAIN_APPLE:
-                # The snuggest of the shortest legs from the last detour target, if it passes too.
-                s2 = snug_astar(I, L, X, head, st.apple, steps, L[L_TIME_BASE] + steps, X[P_SELFK])
-                if s2 > 0 and apple_test(I, L, X, body, st, vpath, total, path, s2, win)[0]:
+                s2 = apple_leg(I, L, X, body, st, vpath, np.int64(total), path, np.int64(steps), win, head)
+                if s2 > 0:
                     to_moves(nbr2, head, path, s2, trial, total)
                     return total + s2
             return total + steps
@@ -153,7 +179,7 @@ def detour_chain(I, L, X, order, body, st, bound, rounds):
         if X[P_SNUGCHAIN] & SNUG_CHAIN_DETOUR:
             ahead = 0 if X[P_SNUGCHAIN] & SNUG_CHAIN_LEG_END else distance(I, n, cols, best, st.apple)
             # With none found, the snug A* leaves I_LEG_PATH alone: the plain leg stays.
-            s1 = snug_astar(I, L, X, head, best, steps1, L[L_TIME_BASE] + steps1 + ahead, X[P_SELFK])
+            s1 = snug_leg(I, L, X, head, best, steps1, L[L_TIME_BASE] + steps1 + ahead, X[P_SELFK])
             if s1 > 0:
                 steps1 = s1
         stamp_virtual(L, path, steps1, head, st.moves + total)
@@ -161,3 +187,15 @@ def detour_chain(I, L, X, order, body, st, bound, rounds):
         total += steps1
         head = best
     return 0
+
+
+@njit(cache=True)
+def detour_chain(I, L, X, order, body, st, bound, rounds):
+    """grove's detour chain (`chain_with`), with snug legs where `P_SNUGCHAIN` asks for them."""
+    return chain_with(snug_astar, snug_apple_leg, I, L, X, order, body, st, bound, rounds)
+
+
+@njit(cache=True)
+def plain_chain(I, L, X, order, body, st, bound, rounds):
+    """cell's detour chain (`chain_with`): no snug legs, so `snug_astar` is not compiled for it."""
+    return chain_with(no_snug_leg, no_snug_apple_leg, I, L, X, order, body, st, bound, rounds)

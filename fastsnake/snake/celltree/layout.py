@@ -270,3 +270,11 @@ def segment_starts(coefficients, n, nb, hr, table):
 def segment(A, k, length):
     """Segment k of a packed array A (its first `length` entries)."""
     return A[A[k]:A[k] + length]
+
+
+@njit(cache=True)
+def copy_into(A, start, src):
+    """A[start:start + len(src)] = src, as a loop: numba compiles a slice assignment from an array with
+    its broadcast checks and their error text (seconds of every cold compile)."""
+    for i in range(src.shape[0]):
+        A[start + i] = src[i]

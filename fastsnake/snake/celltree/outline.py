@@ -402,7 +402,10 @@ def suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, step
 def apple_test(I, L, X, body, st, vpath, total, path, steps, win):
     """The outline test of the body at the apple (body ++ vpath[:total] ++ path[:steps]): from the suffix
     tables (`suffix_test`), else by walking the window (cell's way; the row masks on big boards).
-    Returns (passes, the reached blocks of the single-word masks, the stamp generation)."""
+    Returns (passes, the reached blocks of the single-word masks, the stamp generation).
+
+    Inlined where it runs per search node or leg (`snug.enumerate_routes`, the detour chain); the snug
+    legs and routes, which run it once a plan, call `plan_test`."""
     n = body.shape[0]
     nb = n // 4
     blk, side, stamp = segment(I, I_BLOCK_OF, n), segment(I, I_SIDE_EDGE, n), segment(I, I_STAMPS, 5 * nb)
@@ -420,6 +423,14 @@ def apple_test(I, L, X, body, st, vpath, total, path, steps, win):
         links, queue = segment(I, I_BLOCK_LINKS, 8 * nb), segment(I, I_BLOCK_QUEUE, nb)
         ok = on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m)
     return ok, reached, gen
+
+
+@njit(cache=True)
+def plan_test(I, L, X, body, st, vpath, total, path, steps, win):
+    """`apple_test` as a compiled call, for the callers that run it once a plan: inlined, its three
+    outline tests are typed again at each call site (seconds of every cold compile). Callers pass
+    the counts as int64 (a literal 0 would make another specialisation)."""
+    return apple_test(I, L, X, body, st, vpath, total, path, steps, win)
 
 
 @njit(cache=True, inline="always")

@@ -1,8 +1,13 @@
 """The parameter vector of the cell-tree kernels: its slots, the values of its mode slots, board limits.
 
-A preset (`fastsnake.snake.policies.cell`, `grove`) turns options into this int64 vector; the
-kernels copy it into the workspace (L from M_PARAMS on, X's setting slots) at allocation.
+A preset (`fastsnake.snake.policies.cell`, `grove`) resolves its declared options and `pack`s
+them into this int64 vector; the kernels copy it into the workspace (L from M_PARAMS on, X's
+setting slots) at allocation.
 """
+
+import numpy as np
+
+from fastsnake.snake.board import BoardError
 
 # Slots: detour rounds, re-search interval (of outline walks), keep the distance table, test
 # outlines on single-word bit masks, the row-mask outline test, backoff, branch-and-bound budget,
@@ -36,3 +41,36 @@ OUTLINE_CELL = 0
 # against the body still there at the estimated apple time); SNUG_CHAIN_LEG_END (with DETOUR): the
 # body still there at the detour leg's end instead.
 SNUG_CHAIN_APPLE, SNUG_CHAIN_DETOUR, SNUG_CHAIN_LEG_END = 1, 2, 4
+
+
+def check_board(policy: str, config) -> None:
+    if config.rows % 2 or config.cols % 2:
+        raise BoardError(f"policy {policy!r} needs even rows and cols (2x2 blocks); "
+                         f"board {config.rows}x{config.cols} has an odd side")
+
+
+def is_big(config) -> bool:
+    """More than BITS_BLOCKS 2×2 blocks: the presets' big-board defaults apply."""
+    return (config.rows // 2) * (config.cols // 2) > BITS_BLOCKS
+
+
+def pack(config, values: dict) -> np.ndarray:
+    """The parameter vector for `config` from the value of every option `grove` declares."""
+    params = np.zeros(P_COUNT, np.int64)
+    params[P_ROUNDS] = values["detours"]
+    params[P_EVERY] = values["research_every"]
+    params[P_TABLE] = config.cells <= DIST_TABLE_CELLS
+    params[P_BITS] = not is_big(config)
+    params[P_ROWS] = ROWS_SUFFIX if not params[P_BITS] and config.cols // 2 <= ROW_BLOCKS else 0
+    params[P_BACKOFF] = values["backoff"]
+    params[P_CHAIN] = values["research_detours"]
+    params[P_BUDGET] = values["budget"]
+    params[P_TIES] = values["ties"]
+    params[P_SNUG] = values["snug"]
+    params[P_OUTLINE] = values["outline"]
+    params[P_SNUGCHAIN] = values["snug_chain"]
+    params[P_SELFK] = values["snug_self"]
+    params[P_RROUNDS] = values["research_rounds"]
+    params[P_WROUNDS] = values["walk_rounds"]
+    params[P_BOWHICH] = values["backoff_on"]
+    return params

@@ -1,14 +1,16 @@
 """The agent's decision: search a plan, keep or replace the committed one, fall back on an outline walk.
 
-`search` runs the detour chain and then the branch and bound; `replan` decides when to re-search
-a committed plan (every few moves, with backoff) and commits; `decide` is the engine's per-move
-hook with the fast path for a standing plan. `sweep_kernel` and `play_kernel` are the compiled
-entry points of the presets.
+`chain_search` runs the detour chain (cell's search), `search` that and then the branch and bound;
+`replan` decides when to re-search a committed plan (every few moves, with backoff) and commits;
+`decide` is the engine's per-move hook with the fast path for a standing plan. `sweep_kernel` and
+`play_kernel` are grove's compiled entry points, `cell_sweep_kernel` and `cell_play_kernel` the
+same code over `chain_search` and the one outline tree: `cell`'s settings never reach the branch
+and bound or the other trees, and leaving them out of its kernels halves their compile time.
 """
 
 from numba import njit
 
-from fastsnake.snake.celltree.chain import detour_chain
+from fastsnake.snake.celltree.chain import detour_chain, plain_chain
 from fastsnake.snake.celltree.layout import (
     I_PLAN,
     I_TRIAL_PLAN,
@@ -28,6 +30,7 @@ from fastsnake.snake.celltree.layout import (
     X_NEXT_RESEARCH,
     X_RESEARCH_GAP,
     X_SUFFIX_MADE,
+    copy_into,
     segment,
 )
 from fastsnake.snake.celltree.params import (
@@ -53,15 +56,28 @@ from fastsnake.snake.celltree.workspace import alloc, reset, start_cells
 from fastsnake.snake.engine import G_BODY, play_recorded, sweep_chunk
 
 
+@njit(cache=True, inline="always")
+def chain_search_with(chain, I, L, X, order, body, st, bound, rounds):
+    """The shortest path, else the detour chain (`chain`: `detour_chain` or `plain_chain`); its length."""
+    X[X_SUFFIX_MADE] = 0  # the suffix tables are made at the first `suffix_test`
+    steps = chain(I, L, X, order, body, st, bound, rounds)
+    undo_virtual(L)
+    return steps
+
+
+@njit(cache=True)
+def chain_search(I, L, X, order, body, st, bound, rounds):
+    """cell's plan: the shortest path, else the detour chain without snug legs (`plain_chain`)."""
+    return chain_search_with(plain_chain, I, L, X, order, body, st, bound, rounds)
+
+
 @njit(cache=True)
 def search(I, L, X, order, body, st, bound, rounds):
-    """cell's plan (shortest path, else the detour chain), then the branch and bound (`enumerate_routes`): when
+    """cell's plan with grove's snug chain legs (`detour_chain`), then the branch and bound (`enumerate_routes`): when
     the chain detoured, a shorter plan that also ends on an outline (not with TIES_ONLY); when the shortest
     path passed, the snuggest shortest path that passes (TIES_BOTH, TIES_ONLY). A plan replaces the
     chain's only if it passes the same outline test, so the guarantee is cell's."""
-    X[X_SUFFIX_MADE] = 0  # the suffix tables are made at the first `suffix_test`
-    steps = detour_chain(I, L, X, order, body, st, bound, rounds)
-    undo_virtual(L)
+    steps = chain_search_with(detour_chain, I, L, X, order, body, st, bound, rounds)
     if X[P_BUDGET] > 0 and L[L_SHORTEST] > 0 and st.length + 1 < body.shape[0]:
         if (steps == 0 or L[L_DETOUR_ROUNDS] > 0) and X[P_TIES] != TIES_ONLY:
             limit = steps - 1 if steps > 0 else bound
@@ -77,6 +93,18 @@ def search(I, L, X, order, body, st, bound, rounds):
             if found > 0:
                 steps = found
     return steps
+
+
+@njit(cache=True)
+def cell_walk(I, L, X, body, st):
+    """cell's outline walk: the one tree of `outline_plan`; the plan's length."""
+    return outline_plan(I, L, body, st)
+
+
+@njit(cache=True)
+def walk(I, L, X, body, st):
+    """The outline walk `P_OUTLINE` asks for: cell's one tree, or the best of several (`outline_best`)."""
+    return outline_plan(I, L, body, st) if X[P_OUTLINE] == 0 else outline_best(I, L, X, body, st)
 
 
 @njit(cache=True, inline="always")
@@ -95,9 +123,12 @@ def research_due(L, X, pos, every):
     return pos % every == 0
 
 
-@njit(cache=True)
-def replan(I, L, X, order, body, st):
-    """cell's `replan` over this module's search."""
+@njit(cache=True, inline="always")
+def replan_with(searcher, walker, I, L, X, order, body, st):
+    """Re-search when due with `searcher` (`chain_search` or `search`), commit a shorter plan, else
+    walk an outline (`walker`: `cell_walk` or `walk`); the next move. Inlined into `replan` and
+    `cell_replan` only: a function passed to a compiled (not inlined) call would be a runtime
+    object, which numba cannot cache."""
     n = body.shape[0]
     plan = segment(I, I_PLAN, 2 * n + 2)
     if L[L_PLAN_MOVE] != st.moves or L[L_PLAN_APPLE] != st.apple:
@@ -114,7 +145,7 @@ def replan(I, L, X, order, body, st):
             again = X[P_WROUNDS] if L[L_RESEARCH] == RESEARCH_WALK else X[P_RROUNDS]
             if again >= 0:
                 rounds = again
-        steps = search(I, L, X, order, body, st, left - 1 if left > 0 else n - st.length, rounds)
+        steps = searcher(I, L, X, order, body, st, left - 1 if left > 0 else n - st.length, rounds)
     if left == 0 or (searched and 0 < steps < left):
         X[X_RESEARCH_GAP] = every
         X[X_NEXT_RESEARCH] = every
@@ -122,12 +153,12 @@ def replan(I, L, X, order, body, st):
         X[X_RESEARCH_GAP] = min(2 * X[X_RESEARCH_GAP], every * X[P_BACKOFF])
         X[X_NEXT_RESEARCH] = L[L_PLAN_POS] + X[X_RESEARCH_GAP]
     if steps > 0 and (left == 0 or steps < left):
-        plan[:steps] = segment(I, I_TRIAL_PLAN, steps)
+        copy_into(I, I[I_PLAN], segment(I, I_TRIAL_PLAN, steps))
         L[L_PLAN_LENGTH] = steps
         L[L_PLAN_POS] = 0
         L[L_RESEARCH] = 0 if L[L_DETOUR_ROUNDS] == 0 else 1
     elif left == 0:
-        L[L_PLAN_LENGTH] = outline_plan(I, L, body, st) if X[P_OUTLINE] == 0 else outline_best(I, L, X, body, st)
+        L[L_PLAN_LENGTH] = walker(I, L, X, body, st)
         L[L_PLAN_POS] = 0
         L[L_RESEARCH] = RESEARCH_WALK
         if L[L_SHORTEST] == 0:
@@ -141,9 +172,21 @@ def replan(I, L, X, order, body, st):
     return move
 
 
+@njit(cache=True)
+def replan(I, L, X, order, body, st):
+    """grove's re-search and commit (`replan_with` over `search` and `walk`)."""
+    return replan_with(search, walk, I, L, X, order, body, st)
+
+
+@njit(cache=True)
+def cell_replan(I, L, X, order, body, st):
+    """cell's: over `chain_search` and the one outline tree."""
+    return replan_with(chain_search, cell_walk, I, L, X, order, body, st)
+
+
 @njit(cache=True, inline="always")
-def decide(ws, g, st):
-    """The engine's per-move hook: the committed plan's next move, or `replan` when a (re-)search is due."""
+def next_move(ws, g, st, replanner):
+    """The committed plan's next move, or `replanner`'s (`replan`, `cell_replan`) when a (re-)search is due."""
     I, L, X, order, body = ws[W_I], ws[W_L], ws[W_X], ws[W_ORDER], g[G_BODY]
     stamp_head(L, body, st)
     pos = L[L_PLAN_POS]
@@ -159,7 +202,19 @@ def decide(ws, g, st):
             L[L_PLAN_POS] = pos + 1
             L[L_PLAN_MOVE] = st.moves + 1
             return I[I[I_PLAN] + pos]
-    return replan(I, L, X, order, body, st)
+    return replanner(I, L, X, order, body, st)
+
+
+@njit(cache=True, inline="always")
+def decide(ws, g, st):
+    """grove's per-move hook (the engine's `decide`)."""
+    return next_move(ws, g, st, replan)
+
+
+@njit(cache=True, inline="always")
+def cell_decide(ws, g, st):
+    """cell's per-move hook: no branch and bound, the one outline tree."""
+    return next_move(ws, g, st, cell_replan)
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -172,3 +227,15 @@ def sweep_kernel(cfg, nbr, params, base_seed, first, out, nblocks):
 def play_kernel(cfg, nbr, params, seed):
     """One recorded game of the cell-tree agent (`engine.play_recorded`)."""
     return play_recorded(alloc, reset, decide, start_cells, cfg, nbr, params, seed)
+
+
+@njit(cache=True, parallel=True)
+def cell_sweep_kernel(cfg, nbr, params, base_seed, first, out, nblocks):
+    """`sweep_kernel` over `cell_decide`."""
+    sweep_chunk(alloc, reset, cell_decide, cfg, nbr, params, base_seed, first, out, nblocks)
+
+
+@njit(cache=True)
+def cell_play_kernel(cfg, nbr, params, seed):
+    """`play_kernel` over `cell_decide`."""
+    return play_recorded(alloc, reset, cell_decide, start_cells, cfg, nbr, params, seed)

@@ -5,6 +5,7 @@ routes the snuggest (`hug`: sides against the border, itself, the body still the
 `snug_route` finds the snuggest shortest route by one A* (`legs.snug_astar`).
 """
 
+import numpy as np
 from numba import njit
 
 from fastsnake.snake.board import TAIL_FOLLOW
@@ -25,7 +26,7 @@ from fastsnake.snake.celltree.layout import (
     segment,
 )
 from fastsnake.snake.celltree.legs import distance, snug_astar, to_moves
-from fastsnake.snake.celltree.outline import apple_test
+from fastsnake.snake.celltree.outline import apple_test, plan_test
 from fastsnake.snake.celltree.params import P_BUDGET, P_SELFK, P_TIES, TIES_OFF
 from fastsnake.snake.celltree.times import passable
 
@@ -79,7 +80,7 @@ def enumerate_routes(I, L, X, body, st, limit):
         if v == apple:
             dcell[gm] = v
             path = dcell[1:gm + 1]
-            ok = apple_test(I, L, X, body, st, vpath, 0, path, gm, win)[0]
+            ok = apple_test(I, L, X, body, st, vpath, np.int64(0), path, np.int64(gm), win)[0]
             if ok:
                 score = hug(L, n, cols, onpath, path, gm) if ties else 0
                 if best == 0 or gm < best or score > best_score:
@@ -120,7 +121,7 @@ def snug_route(I, L, X, body, st, limit):
     steps = snug_astar(I, L, X, head, st.apple, limit, L[L_TIME_BASE] + limit, X[P_SELFK])
     if steps == 0:
         return 0
-    if not apple_test(I, L, X, body, st, vpath, 0, path, steps, win)[0]:
+    if not plan_test(I, L, X, body, st, vpath, np.int64(0), path, np.int64(steps), win)[0]:
         return 0
     to_moves(nbr2, head, path, steps, trial, 0)
     return steps

@@ -5,6 +5,7 @@ crossings (and avoids the edges it passes along); `outline_plan` builds one tree
 `outline_best` the shortest walk over a few trees (`bfs_tree` variants and `greedy_tree`).
 """
 
+import numpy as np
 from numba import njit
 
 from fastsnake.snake.celltree.layout import (
@@ -311,7 +312,7 @@ def outline_best(I, L, X, body, st):
         if v == nvar:
             greedy_tree(I, L, X, body, st)
         else:
-            bfs_tree(I, L, X, body, st, v)
+            bfs_tree(I, L, X, body, st, np.int64(v))
         cell = st.head
         steps = 0
         while cell != st.apple and steps < best_len:
@@ -322,5 +323,5 @@ def outline_best(I, L, X, body, st):
     if best == nvar:
         greedy_tree(I, L, X, body, st)
     else:
-        bfs_tree(I, L, X, body, st, best)
+        bfs_tree(I, L, X, body, st, np.int64(best))
     return walk_plan(I, n, cols, bits, st)

@@ -50,10 +50,11 @@ from fastsnake.snake.celltree.layout import (
     X_RIGHT_EDGES,
     X_SIDE_BIT,
     X_SIDE_WORD,
+    copy_into,
     segment,
     segment_starts,
 )
-from fastsnake.snake.celltree.params import P_BITS, P_COUNT, P_ROWS, P_TABLE
+from fastsnake.snake.celltree.params import P_BITS, P_ROWS, P_TABLE
 from fastsnake.snake.cycles import random_cells
 from fastsnake.snake.engine import G_CFG, G_RNG, lay_body_random
 from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
@@ -77,33 +78,33 @@ def alloc(cfg, nbr, params):
     table = params[P_TABLE] != 0
     o = segment_starts(I_COEFFICIENTS, n, nb, hr, table)
     I = np.zeros(o[-1], np.int32)
-    I[:o.shape[0]] = o
+    copy_into(I, 0, o)
     blk, side = block_tables(rows, cols)
-    segment(I, I_RIGHT_HAND, 4 * n)[:] = right_hand_table(nbr, rows, cols)
-    segment(I, I_BLOCK_OF, n)[:] = blk
-    segment(I, I_SIDE_EDGE, n)[:] = side
-    segment(I, I_BLOCK_LINKS, 8 * nb)[:] = block_links(rows, cols)
+    copy_into(I, I[I_RIGHT_HAND], right_hand_table(nbr, rows, cols))
+    copy_into(I, I[I_BLOCK_OF], blk)
+    copy_into(I, I[I_SIDE_EDGE], side)
+    copy_into(I, I[I_BLOCK_LINKS], block_links(rows, cols))
     if table:
         distances_to_every_cell(segment(I, I_RIGHT_HAND, 4 * n), segment(I, I_DISTANCES, n * n))
     leg_table(I, n, segment(I, I_LEG_MOVES, LEG_SLOTS * n))
 
     o = segment_starts(L_COEFFICIENTS, n, nb, hr, table)
     L = np.zeros(o[-1], np.int64)
-    L[L_HEAP:L_HEAP + o.shape[0]] = o
-    segment(L, L_BLOCK_OF, n)[:] = blk
-    segment(L, L_SIDE_EDGE, n)[:] = side
+    copy_into(L, L_HEAP, o)
+    copy_into(L, L[L_BLOCK_OF], blk)
+    copy_into(L, L[L_SIDE_EDGE], side)
     L[L_OPEN_RIGHT_MASK] = -1  # no masks: the queue BFS
     if params[P_BITS] != 0:
         L[L_OPEN_RIGHT_MASK], L[L_OPEN_DOWN_MASK] = block_edge_masks(rows, cols)
     L[L_ROWS] = rows
     L[L_COLS] = cols
     L[L_TAIL_RULE] = cfg[CFG_TAIL_RULE]
-    L[L_PARAMS:L_PARAMS + P_ROWS] = params[:P_ROWS]
+    copy_into(L, L_PARAMS, params[:P_ROWS])
 
     o = segment_starts(X_COEFFICIENTS, n, nb, hr, table)
     X = np.zeros(o[-1], np.int64)
-    X[X_RIGHT_EDGES:X_RIGHT_EDGES + o.shape[0]] = o
-    X[:P_COUNT] = params
+    copy_into(X, X_RIGHT_EDGES, o)
+    copy_into(X, 0, params)
     X[X_BLOCK_ROWS] = hr
     X[X_BLOCK_COLS] = hc
     order = np.empty(n * n if table else 0, np.int16)

@@ -25,10 +25,15 @@ from dataclasses import replace
 # in protocol.py, so that user.py, which the registry imports, can use them without a cycle).
 from fastsnake.snake.policies.protocol import (  # noqa: F401
     OWN_DISTRIBUTION,
+    BySize,
     EnginePolicy,
+    Option,
+    OptionError,
     PolicyError,
     check_name,
+    check_table,
     no_params,
+    resolve,
 )
 
 ENTRY_POINT_GROUP = "fastsnake.policies"
@@ -89,6 +94,7 @@ def _dist_name(ep) -> str:
 def as_engine_policy(name: str, obj, origin: str) -> EnginePolicy:
     """The engine form of a registered object (an EnginePolicy, a Policy or a decide function)."""
     if isinstance(obj, EnginePolicy):
+        check_table(name, obj.options)
         return obj if obj.name == name and obj.origin == origin else replace(obj, name=name, origin=origin)
     from fastsnake.snake.policies.user import Policy, user_engine_policy
 
@@ -215,19 +221,7 @@ def all_policies(errors: list | None = None) -> list[EnginePolicy]:
     return found
 
 
-def resolve_options(policy: EnginePolicy, options: dict | None) -> dict:
-    """Fill defaults and check values; options a policy does not take are refused."""
-    options = {k: v for k, v in (options or {}).items() if v is not None}
-    unknown = sorted(set(options) - set(policy.options))
-    if unknown:
-        takes = f"takes {', '.join(sorted(policy.options))}" if policy.options else "takes no options"
-        raise PolicyError(f"policy {policy.name!r} takes no option {unknown[0]!r} (it {takes})")
-    resolved = {}
-    for key, (default, allowed) in policy.options.items():
-        value = options.get(key, default)
-        if allowed is not None and value not in allowed:
-            raise PolicyError(
-                f"policy {policy.name!r}: {key}={value!r} is not one of {', '.join(map(str, allowed))}"
-            )
-        resolved[key] = value
-    return resolved
+def resolve_options(policy: EnginePolicy, options: dict | None, config) -> dict:
+    """The value of every option `policy` declares for a game on `config`: the ones given, checked
+    against the declaration, and the defaults (by board size where declared so) for the rest."""
+    return resolve(policy.name, policy.options, options, config)

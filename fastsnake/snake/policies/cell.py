@@ -35,34 +35,40 @@ boards are refused. Options: ``detours`` (rounds per search, default 8) and
 ``research_every`` (default 8): fewer detours or rarer re-searches are faster
 and a few moves longer.
 
-The kernels are `grove`'s (`fastsnake.snake.celltree`) with its choices among passing plans
-off: they play these games move for move and faster than `cell`'s own kernels did (10x10
-about 6 % more games per CPU-s, 20x20 46 % more; docs/agents.md).
+The kernels are `grove`'s code (`fastsnake.snake.celltree`) built without its choices among
+passing plans (`plan.cell_play_kernel`): they play these games move for move and faster than
+`cell`'s own kernels did (10x10 about 6 % more games per CPU-s, 20x20 46 % more; docs/agents.md).
 """
 
-from fastsnake.snake.celltree.options import Option
-from fastsnake.snake.celltree.plan import play_kernel, sweep_kernel
-from fastsnake.snake.policies import EnginePolicy
-from fastsnake.snake.policies.grove import grove_params
+from fastsnake.snake.celltree.params import check_board, pack
+from fastsnake.snake.celltree.plan import cell_play_kernel, cell_sweep_kernel
+from fastsnake.snake.policies import EnginePolicy, Option
+from fastsnake.snake.policies.grove import COUNT_LIMIT
 
 # The tuned defaults (every board size); what they were measured against: docs/agents.md.
 OPTIONS = (
-    Option("detours", 0, 64, 8, 8, "detour rounds per search"),
-    Option("research_every", 1, 1 << 30, 8, 8, "moves between re-searches of a detour or an outline walk"),
+    Option("detours", int, 8, "detour rounds per search", low=0, high=64),
+    Option("research_every", int, 8, "moves between re-searches of a detour or an outline walk",
+           low=1, high=COUNT_LIMIT),
 )
+# grove's options that cell does not take: its choices among passing plans off (no branch and bound
+# or snug search, the one outline tree, no backoff; re-search rounds = detours).
+GROVE_OFF = dict(backoff=1, backoff_on=3, budget=0, ties=0, snug=0, outline=0, snug_chain=0, snug_self=0,
+                 research_rounds=-1, walk_rounds=-1)
 
 
-def cell_params(config, options):
-    """grove's parameter vector with only cell's search: no branch and bound, cell's outline tree."""
-    return grove_params(config, options, "cell", OPTIONS)
+def cell_params(config, values):
+    """grove's parameter vector with only cell's search; detour chains are re-searched as often as walks."""
+    check_board("cell", config)
+    return pack(config, dict(GROVE_OFF, research_detours=values["research_every"], **values))
 
 
 POLICY = EnginePolicy(
     name="cell",
     summary=__doc__,
-    sweep_kernel=sweep_kernel,
-    play_kernel=play_kernel,
+    sweep_kernel=cell_sweep_kernel,
+    play_kernel=cell_play_kernel,
     make_params=cell_params,
     guaranteed=True,
-    options={opt.name: opt.registry_entry() for opt in OPTIONS},
+    options=OPTIONS,
 )

@@ -15,7 +15,7 @@ from numba import njit
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS
 from fastsnake.snake.cycles import CYCLE_KINDS, RANDOM, check_cycle_board, cycle_tables, random_cells, zigzag_cells
 from fastsnake.snake.engine import G_CFG, G_NBR, G_RNG, ix, lay_body_random, play_recorded, sweep_chunk
-from fastsnake.snake.policies import EnginePolicy
+from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
 
 # Workspace slots.
@@ -108,6 +108,11 @@ _sweep_kernel = by_cycle_kind(_sweep, _sweep_zigzag)
 _play_kernel = by_cycle_kind(_play, _play_zigzag)
 
 
+# The option of every policy that follows a Hamiltonian cycle.
+CYCLE_OPTION = Option("cycle", str, "zigzag", "the Hamiltonian cycle followed: rows swept in turn, or random",
+                      words=CYCLE_KINDS)
+
+
 def cycle_params(config, options) -> np.ndarray:
     check_cycle_board(config.rows, config.cols)
     return np.array([CYCLE_KINDS.index(options["cycle"])], dtype=np.int64)
@@ -120,5 +125,5 @@ POLICY = EnginePolicy(
     play_kernel=_play_kernel,
     make_params=cycle_params,
     guaranteed=True,
-    options={"cycle": ("zigzag", CYCLE_KINDS)},
+    options=(CYCLE_OPTION,),
 )

@@ -32,10 +32,10 @@ import numpy as np
 from numba import njit
 
 from fastsnake.snake.board import CFG_COLS
-from fastsnake.snake.cycles import CYCLE_KINDS
 from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC, play_recorded, sweep_chunk
 from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import (
+    CYCLE_OPTION,
     W_CELLS,
     by_cycle_kind,
     cycle_params,
@@ -271,5 +271,5 @@ POLICY = EnginePolicy(
     play_kernel=_play_kernel,
     make_params=cycle_params,
     guaranteed=True,
-    options={"cycle": ("zigzag", CYCLE_KINDS)},
+    options=(CYCLE_OPTION,),
 )

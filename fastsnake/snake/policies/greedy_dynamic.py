@@ -22,7 +22,7 @@ from fastsnake.search.bfs import bfs_buffers
 from fastsnake.search.timed_astar import MAX_BUDGET, T_PATH, timed_astar, timed_buffers
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW
 from fastsnake.snake.engine import G_CFG, G_NBR, body_cell, lay_body_random, play_recorded, sweep_chunk, sweep_path
-from fastsnake.snake.policies import EnginePolicy, PolicyError
+from fastsnake.snake.policies import BySize, EnginePolicy, Option
 from fastsnake.snake.policies.greedy import roomiest_move
 
 W_SEARCH, W_BFS, W_PATH0, W_NONE, W_PLAN, W_BODY, W_PARAMS = range(7)
@@ -93,18 +93,14 @@ def _play(cfg, nbr, params, seed):
     return play_recorded(_alloc, _reset, _decide, _no_cycle, cfg, nbr, params, seed)
 
 
+BUDGET_OPTION = Option(
+    "budget", int, BySize(lambda config, values, given: min(DEFAULT_BUDGET_PER_CELL * config.cells, MAX_BUDGET),
+                          f"{DEFAULT_BUDGET_PER_CELL} per cell, at most {MAX_BUDGET:,}"),
+    "A* nodes expanded per move", low=1, high=MAX_BUDGET)
+
+
 def _params(config, options) -> np.ndarray:
-    budget = options.get("budget")
-    if budget is None:
-        budget = min(DEFAULT_BUDGET_PER_CELL * config.cells, MAX_BUDGET)
-    try:
-        budget = int(budget)
-    except (TypeError, ValueError):
-        budget = 0
-    if not (1 <= budget <= MAX_BUDGET):
-        raise PolicyError(f"policy 'greedy-dynamic': budget={options.get('budget')!r} "
-                          f"is not a count in 1..{MAX_BUDGET}")
-    return np.array([budget], dtype=np.int64)
+    return np.array([options["budget"]], dtype=np.int64)
 
 
 POLICY = EnginePolicy(
@@ -113,5 +109,5 @@ POLICY = EnginePolicy(
     sweep_kernel=_sweep,
     play_kernel=_play,
     make_params=_params,
-    options={"budget": (None, None)},
+    options=(BUDGET_OPTION,),
 )

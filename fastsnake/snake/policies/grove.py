@@ -30,89 +30,58 @@ behind them: docs/agents.md.
 
 import dataclasses
 
-import numpy as np
-
-from fastsnake.snake.celltree.options import Option, check_board, is_big, read_options
-from fastsnake.snake.celltree.params import (
-    BITS_BLOCKS,
-    DIST_TABLE_CELLS,
-    P_BACKOFF,
-    P_BITS,
-    P_BOWHICH,
-    P_BUDGET,
-    P_CHAIN,
-    P_COUNT,
-    P_EVERY,
-    P_OUTLINE,
-    P_ROUNDS,
-    P_ROWS,
-    P_RROUNDS,
-    P_SELFK,
-    P_SNUG,
-    P_SNUGCHAIN,
-    P_TABLE,
-    P_TIES,
-    P_WROUNDS,
-    ROW_BLOCKS,
-    ROWS_SUFFIX,
-    SNUG_ASTAR,
-    TIES_ONLY,
-)
+from fastsnake.snake.celltree.params import BITS_BLOCKS, SNUG_ASTAR, TIES_ONLY, check_board, is_big, pack
 from fastsnake.snake.celltree.plan import play_kernel, sweep_kernel
-from fastsnake.snake.policies import EnginePolicy
+from fastsnake.snake.policies import BySize, EnginePolicy, Option
 
-# The tuned defaults: (small boards of at most 63 blocks, bigger boards). What each choice was
-# measured against is in docs/agents.md ("How grove's defaults were chosen").
+COUNT_LIMIT = 1 << 30  # bound of the options that count moves or nodes (no practical limit)
+
+
+def by_blocks(small, big) -> BySize:
+    """`small` on boards of at most BITS_BLOCKS 2×2 blocks (the single-word masks' limit), else `big`."""
+    return BySize(lambda config, values, given: big if is_big(config) else small,
+                  f"{small} up to {BITS_BLOCKS} 2x2 blocks, else {big}")
+
+
+def _research_detours(config, values, given):
+    return values["research_every"] if "research_every" in given else 8
+
+
+def _snug_chain(config, values, given):
+    # Snug chain legs need the snug search, which budget 0 turns off.
+    return (3 if is_big(config) else 0) if values["budget"] > 0 else 0
+
+
+# The tuned defaults; what each choice was measured against is in docs/agents.md ("How grove's
+# defaults were chosen"). A default may depend on options above it (the table's order).
 OPTIONS = (
-    Option("detours", 0, 64, 8, 32, "detour rounds per search"),
-    Option("research_every", 1, 1 << 30, 8, 4, "moves between re-searches of an outline walk", auto=True),
-    Option("research_detours", 1, 1 << 30, 8, 8,
-           "moves between re-searches of a detour chain's plan (default: research_every when given)", auto=True),
-    Option("backoff", 1, 1 << 20, 1, 1,
-           "after a re-search found nothing shorter wait twice as long, up to research_every x backoff", auto=True),
-    Option("backoff_on", 0, 3, 3, 3, "which plans back off (bits: 1 detour-chain plans, 2 outline walks)"),
-    Option("budget", 0, 1 << 30, 2000, 10_000, "branch-and-bound nodes per search (0: no branch and bound)"),
-    Option("ties", 0, TIES_ONLY, 1, 2, "0: only shorter than the chain, 1: also the snuggest shortest, 2: only that"),
-    Option("snug", 0, SNUG_ASTAR, 0, 1, "the snuggest shortest path by 0: branch and bound, 1: A*"),
-    Option("outline", 0, 1 << 20, 0, 2, "outline-walk trees (0: cell's one tree, k: 4(k+1) trees and a greedy one)"),
-    Option("snug_chain", 0, 7, 0, 3, "snug detour-chain legs (bits: 1 the last leg, 2 detour legs, 4 at leg end)"),
-    Option("snug_self", 0, 1 << 20, 0, 0, "snug A*: sides against the route's own last k cells"),
-    Option("research_rounds", -1, 64, -1, -1, "detour rounds of a re-search of a chain plan (-1: detours)"),
-    Option("walk_rounds", -1, 64, -1, -1, "detour rounds of a re-search of an outline walk (-1: detours)"),
+    Option("detours", int, by_blocks(8, 32), "detour rounds per search", low=0, high=64),
+    Option("research_every", int, by_blocks(8, 4), "moves between re-searches of an outline walk",
+           low=1, high=COUNT_LIMIT),
+    Option("research_detours", int, BySize(_research_detours, "research_every when given, else 8"),
+           "moves between re-searches of a detour chain's plan", low=1, high=COUNT_LIMIT),
+    Option("backoff", int, 1, "after a re-search found nothing shorter wait twice as long, "
+           "up to research_every x backoff", low=1, high=1 << 20),
+    Option("backoff_on", int, 3, "which plans back off (bits: 1 detour-chain plans, 2 outline walks)", low=0, high=3),
+    Option("budget", int, by_blocks(2000, 10_000), "branch-and-bound nodes per search (0: no branch and bound)",
+           low=0, high=COUNT_LIMIT),
+    Option("ties", int, by_blocks(1, 2), "0: only shorter than the chain, 1: also the snuggest shortest, 2: only that",
+           low=0, high=TIES_ONLY),
+    Option("snug", int, by_blocks(0, 1), "the snuggest shortest path by 0: branch and bound, 1: A*",
+           low=0, high=SNUG_ASTAR),
+    Option("outline", int, by_blocks(0, 2), "outline-walk trees (0: cell's one tree, k: 4(k+1) trees and a greedy one)",
+           low=0, high=1 << 20),
+    Option("snug_chain", int, BySize(_snug_chain, f"0 up to {BITS_BLOCKS} 2x2 blocks, else 3; 0 when budget is 0"),
+           "snug detour-chain legs (bits: 1 the last leg, 2 detour legs, 4 at leg end)", low=0, high=7),
+    Option("snug_self", int, 0, "snug A*: sides against the route's own last k cells", low=0, high=1 << 20),
+    Option("research_rounds", int, -1, "detour rounds of a re-search of a chain plan (-1: detours)", low=-1, high=64),
+    Option("walk_rounds", int, -1, "detour rounds of a re-search of an outline walk (-1: detours)", low=-1, high=64),
 )
 
 
-def grove_params(config, options, name="grove", table=OPTIONS) -> np.ndarray:
-    """The parameter vector of the cell-tree kernels for `config` and the options of `table`.
-
-    An option `table` does not declare is off: no backoff, no branch and bound or snug search, the
-    one outline tree, detour chains' plans re-searched every `research_every` moves (`cell`'s table).
-    """
-    check_board(name, config)
-    big = is_big(config)
-    value, given = read_options(name, table, options, big)
-    get = value.get
-    params = np.zeros(P_COUNT, np.int64)
-    params[P_ROUNDS] = get("detours")
-    params[P_EVERY] = get("research_every")
-    params[P_TABLE] = config.cells <= DIST_TABLE_CELLS
-    params[P_BITS] = (config.rows // 2) * (config.cols // 2) <= BITS_BLOCKS
-    params[P_ROWS] = ROWS_SUFFIX if not params[P_BITS] and config.cols // 2 <= ROW_BLOCKS else 0
-    params[P_BACKOFF] = get("backoff", 1)
-    # A detour chain's plan: every `research_every` moves when only that is given (or no separate option).
-    own = "research_detours" in given or ("research_every" not in given and "research_detours" in value)
-    params[P_CHAIN] = value["research_detours"] if own else params[P_EVERY]
-    params[P_BUDGET] = get("budget", 0)
-    params[P_TIES] = get("ties", 0)
-    params[P_SNUG] = get("snug", 0)
-    params[P_OUTLINE] = get("outline", 0)
-    # Snug chain legs need the snug search, which budget 0 turns off.
-    params[P_SNUGCHAIN] = get("snug_chain", 0) if "snug_chain" in given or params[P_BUDGET] > 0 else 0
-    params[P_SELFK] = get("snug_self", 0)
-    params[P_RROUNDS] = get("research_rounds", -1)
-    params[P_WROUNDS] = get("walk_rounds", -1)
-    params[P_BOWHICH] = get("backoff_on", 3)
-    return params
+def grove_params(config, values):
+    check_board("grove", config)
+    return pack(config, values)
 
 
 POLICY = EnginePolicy(
@@ -122,7 +91,7 @@ POLICY = EnginePolicy(
     play_kernel=play_kernel,
     make_params=grove_params,
     guaranteed=True,
-    options={opt.name: opt.registry_entry() for opt in OPTIONS},
+    options=OPTIONS,
 )
 
 # The strongest guaranteed agent we have: `grove` (the lowest mean moves of our agents).

@@ -32,6 +32,7 @@ from fastsnake.snake.cycles import CYCLE_KINDS, check_cycle_board
 from fastsnake.snake.engine import G_NBR, G_OCC, play_recorded, sweep_chunk
 from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import (
+    CYCLE_OPTION,
     W_MOVE,
     W_ORDER,
     W_PARAMS,
@@ -170,7 +171,7 @@ PHC = EnginePolicy(
     play_kernel=_play_kernel,
     make_params=safety_params(False),
     guaranteed=True,
-    options={"cycle": ("zigzag", CYCLE_KINDS)},
+    options=(CYCLE_OPTION,),
 )
 PHC_FAITHFUL = EnginePolicy(
     name="phc-faithful",
@@ -179,5 +180,5 @@ PHC_FAITHFUL = EnginePolicy(
     play_kernel=_play_kernel,
     make_params=safety_params(True),
     guaranteed=False,
-    options={"cycle": ("zigzag", CYCLE_KINDS)},
+    options=(CYCLE_OPTION,),
 )

@@ -24,10 +24,10 @@ Option ``cycle``: ``zigzag`` or ``random`` (a new random cycle per game).
 import numpy as np
 from numba import njit
 
-from fastsnake.snake.cycles import CYCLE_KINDS
 from fastsnake.snake.engine import G_NBR, G_OCC, body_cell, play_recorded, sweep_chunk
 from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import (
+    CYCLE_OPTION,
     W_CELLS,
     W_MOVE,
     W_ORDER,
@@ -174,7 +174,7 @@ def _policy(name, faithful):
         play_kernel=_play_kernel,
         make_params=safety_params(faithful),
         guaranteed=not faithful,
-        options={"cycle": ("zigzag", CYCLE_KINDS)},
+        options=(CYCLE_OPTION,),
     )
 
 

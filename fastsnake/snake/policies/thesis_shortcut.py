@@ -36,8 +36,9 @@ from fastsnake.search.astar import A_PATH, astar_buffers, astar_grid, move_betwe
 from fastsnake.snake.board import CFG_COLS, CFG_TAIL_RULE, TAIL_FOLLOW
 from fastsnake.snake.cycles import CYCLE_KINDS, check_cycle_board
 from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC, body_cell, play_recorded, sweep_chunk
-from fastsnake.snake.policies import EnginePolicy, PolicyError
+from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.policies.cycle import (
+    CYCLE_OPTION,
     W_CELLS,
     W_MOVE,
     W_ORDER,
@@ -58,6 +59,8 @@ W_ASTAR, W_PLAN, W_BODY_INDEX = 5, 6, 7
 P_LEN, P_NEXT, P_APPLE = 0, 1, 2
 # params: [cycle kind (cycle.PARAM_CYCLE), variant, room (cells to keep free after the apple; 0: the new length)]
 PARAM_VARIANT, PARAM_ROOM = 1, 2
+ROOM_OPTION = Option("room", int, 8, "cells after the apple on the cycle that must be free on arrival "
+                     "('length': the snake's new length)", low=1, words=("length",))
 
 
 @njit(cache=True)
@@ -203,10 +206,8 @@ _play_kernel = by_cycle_kind(_play, _play_zigzag)
 def _params(variant):
     def make(config, options) -> np.ndarray:
         check_cycle_board(config.rows, config.cols)
-        room = str(options.get("room", "8"))
-        if room != "length" and not (room.isdigit() and int(room) >= 1):
-            raise PolicyError(f"policy {'thesis-shortcut-faithful'!r}: room={room!r} is not 'length' or a count >= 1")
-        cells = 0 if room == "length" else int(room)
+        room = options.get("room", ROOM_OPTION.default)
+        cells = 0 if room == "length" else room
         return np.array([CYCLE_KINDS.index(options["cycle"]), variant, cells], dtype=np.int64)
 
     return make
@@ -221,8 +222,7 @@ def _policy(name, variant):
         play_kernel=_play_kernel,
         make_params=_params(variant),
         guaranteed=variant == FIXED,
-        options={"cycle": ("zigzag", CYCLE_KINDS)} if variant == FIXED
-        else {"cycle": ("zigzag", CYCLE_KINDS), "room": ("8", None)},
+        options=(CYCLE_OPTION,) if variant == FIXED else (CYCLE_OPTION, ROOM_OPTION),
     )
 
 
