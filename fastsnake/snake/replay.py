@@ -38,6 +38,7 @@ from fastsnake.snake.board import TAIL_RULES, GameConfig
 from fastsnake.snake.cancel import call_kernel
 from fastsnake.snake.dataset import read_sweep
 from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, RUNNING, trace_moves
+from fastsnake.snake.policies import recorded_options
 from fastsnake.snake.rng import game_seed
 from fastsnake.snake.sweep import check_seed, prepare
 
@@ -225,7 +226,7 @@ def load_replay(path, *, verify: bool = True) -> Replay:
         apples=apples.astype(np.int32),
         outcome=outcome,
         cycle=cycle,
-        options=options,
+        options=recorded_options(_scalar(data, "policy", name, "str"), options),
     )
     if verify:
         problem = replay_problem(replay)
@@ -305,7 +306,8 @@ def replay_from_sweep(path, pick: str):
             int(params["rows"]), int(params["cols"]), int(params["start_length"]),
             str(params["tail_rule"]), int(params["max_moves"]),
         )
-        return play_game(str(params["policy"]), config, int(params["seed"]), index, params.get("options") or {})
+        return play_game(str(params["policy"]), config, int(params["seed"]), index,
+                         recorded_options(str(params["policy"]), params.get("options")))
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, InputError):
             raise

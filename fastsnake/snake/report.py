@@ -25,6 +25,7 @@ from fastsnake import __version__, machine, webpage
 from fastsnake.errors import InputError
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, R_LENGTH, STUCK
+from fastsnake.snake.policies import recorded_options
 from fastsnake.snake.replay import DEPRECATED_PICK, Replay, play_game, trace
 from fastsnake.snake.stats import SummaryAccumulator, summary_rows
 from fastsnake.snake.sweep import PARQUET_META_KEY, READ_OPTIONS, RUN_META_KEY
@@ -523,7 +524,7 @@ def build(sources: list[SweepSource], *, worst=DEFAULT_WORST, best=DEFAULT_BEST,
             choose(row, "random")
 
         config = src.config
-        options = src.params.get("options") or {}
+        options = recorded_options(src.policy, src.params.get("options"))
         replays_for_apples = []
         for_apples = {row["game"] for row in sampled[:sample]}
         todo = list(chosen.items())

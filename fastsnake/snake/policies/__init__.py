@@ -225,3 +225,25 @@ def resolve_options(policy: EnginePolicy, options: dict | None, config) -> dict:
     """The value of every option `policy` declares for a game on `config`: the ones given, checked
     against the declaration, and the defaults (by board size where declared so) for the rest."""
     return resolve(policy.name, policy.options, options, config)
+
+
+# Files written before options were declared as data (fastsnake 0.x up to 2026-11) recorded a
+# cell/grove default that depends on the board as -1. No declared option takes -1 now.
+LEGACY_DEFAULT = -1
+
+
+def recorded_options(policy_name: str, options: dict | None) -> dict:
+    """Options as a sweep or replay file recorded them, read for today's declarations: a
+    `LEGACY_DEFAULT` where the declaration refuses it means "the default" (older files), so those
+    files still replay; every other value is checked as usual when the game is set up."""
+    options = dict(options or {})
+    try:
+        table = {opt.name: opt for opt in get_policy(policy_name).options}
+    except PolicyError:
+        return options
+    for name, value in list(options.items()):
+        opt = table.get(name)
+        if (value == LEGACY_DEFAULT and not isinstance(value, bool) and opt is not None and opt.type is int
+                and opt.low is not None and opt.low > LEGACY_DEFAULT):
+            del options[name]
+    return options
