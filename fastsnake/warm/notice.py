@@ -25,8 +25,8 @@ from fastsnake.warm import store
 TYPICAL_SECONDS = {
     "policy:cycle": 20, "policy:greedy": 15, "policy:greedy-dynamic": 25, "policy:phc": 35,
     "policy:phc-faithful": 35, "policy:dhcr": 45, "policy:snake-ai": 25, "policy:snake-ai-safe": 60,
-    "policy:thesis-shortcut": 40, "policy:thesis-shortcut-faithful": 65, "policy:cell": 70,
-    "policy:grove": 120, "policy:strongest": 120,
+    "policy:thesis-shortcut": 40, "policy:thesis-shortcut-faithful": 65, "policy:cell": 40,
+    "policy:grove": 70, "policy:strongest": 70,
     "fastsnake.snake": 25,
     "fastsnake.puzzle": 12,
     "fastsnake.puzzle.reduce": 35,
