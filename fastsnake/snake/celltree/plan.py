@@ -229,13 +229,13 @@ def play_kernel(cfg, nbr, params, seed):
     return play_recorded(alloc, reset, decide, start_cells, cfg, nbr, params, seed)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def cell_sweep_kernel(cfg, nbr, params, base_seed, first, out, nblocks):
     """`sweep_kernel` over `cell_decide`."""
     sweep_chunk(alloc, reset, cell_decide, cfg, nbr, params, base_seed, first, out, nblocks)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cell_play_kernel(cfg, nbr, params, seed):
     """`play_kernel` over `cell_decide`."""
     return play_recorded(alloc, reset, cell_decide, start_cells, cfg, nbr, params, seed)
