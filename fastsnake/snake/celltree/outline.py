@@ -5,7 +5,8 @@ passes along inside a block is still connected (then the crossings extend to a s
 avoiding those edges, whose outline -- a Hamiltonian cycle -- contains the walk). Three forms
 of the connectivity part: a queue BFS over block links, single 64-bit masks (at most 63
 blocks), one mask per row of blocks; and on big boards the body part of the test from
-per-search suffix tables (`suffix_test`). `apple_test` picks the form for a plan.
+per-search suffix tables (`suffix_test`). `apple_test` picks the form for a plan; `small_apple_test`
+leaves the row-mask forms out (kernels for boards of at most BITS_BLOCKS blocks).
 """
 
 import numpy as np
@@ -399,9 +400,10 @@ def suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, step
 
 
 @njit(cache=True, inline="always")
-def apple_test(I, L, X, body, st, vpath, total, path, steps, win):
-    """The outline test of the body at the apple (body ++ vpath[:total] ++ path[:steps]): from the suffix
-    tables (`suffix_test`), else by walking the window (cell's way; the row masks on big boards).
+def apple_test_with(rows_test, I, L, X, body, st, vpath, total, path, steps, win):
+    """The outline test of the body at the apple (body ++ vpath[:total] ++ path[:steps]): on the row masks
+    when `P_ROWS` asks for them (`rows_test`; kernels for boards without them pass `no_rows_test`),
+    else by walking the window (cell's way: single-word masks, or the queue BFS).
     Returns (passes, the reached blocks of the single-word masks, the stamp generation).
 
     Inlined where it runs per search node or leg (`snug.enumerate_routes`, the detour chain); the snug
@@ -411,18 +413,45 @@ def apple_test(I, L, X, body, st, vpath, total, path, steps, win):
     blk, side, stamp = segment(I, I_BLOCK_OF, n), segment(I, I_SIDE_EDGE, n), segment(I, I_STAMPS, 5 * nb)
     gen = next_generation(L, stamp)
     reached = np.int64(0)
-    if X[P_ROWS] == ROWS_SUFFIX:
-        return suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps), reached, gen
+    if X[P_ROWS] != 0:
+        return rows_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win), reached, gen
     m = walk_at_apple(body, st, vpath, total, path, steps, win)
     if L[L_OPEN_RIGHT_MASK] >= 0:
         ok, reached = on_some_outline_bits(blk, side, stamp, gen, nb, L[L_COLS] // 2, L[L_OPEN_RIGHT_MASK],
                                            L[L_OPEN_DOWN_MASK], win, m)
-    elif X[P_ROWS] != 0:
-        ok = on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m)
     else:
         links, queue = segment(I, I_BLOCK_LINKS, 8 * nb), segment(I, I_BLOCK_QUEUE, nb)
         ok = on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m)
     return ok, reached, gen
+
+
+@njit(cache=True, inline="always")
+def rows_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win):
+    """The row-mask forms of the test (boards of more than BITS_BLOCKS blocks): from the suffix tables
+    (`suffix_test`), or walking the window (`on_some_outline_rows`)."""
+    if X[P_ROWS] == ROWS_SUFFIX:
+        return suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps)
+    m = walk_at_apple(body, st, vpath, total, path, steps, win)
+    return on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m)
+
+
+@njit(cache=True)
+def no_rows_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win):
+    """The row-mask test of kernels that never get `P_ROWS` (chosen by `plan.by_board`): they leave the
+    suffix tables and row fills uncompiled. Nothing passes it."""
+    return False
+
+
+@njit(cache=True, inline="always")
+def apple_test(I, L, X, body, st, vpath, total, path, steps, win):
+    """`apple_test_with` every form of the test (grove's kernels, cell's on big boards)."""
+    return apple_test_with(rows_test, I, L, X, body, st, vpath, total, path, steps, win)
+
+
+@njit(cache=True, inline="always")
+def small_apple_test(I, L, X, body, st, vpath, total, path, steps, win):
+    """`apple_test_with` without the row masks (cell's kernels for boards of at most BITS_BLOCKS blocks)."""
+    return apple_test_with(no_rows_test, I, L, X, body, st, vpath, total, path, steps, win)
 
 
 @njit(cache=True)
