@@ -413,7 +413,7 @@ def apple_test_with(rows_test, I, L, X, body, st, vpath, total, path, steps, win
     blk, side, stamp = segment(I, I_BLOCK_OF, n), segment(I, I_SIDE_EDGE, n), segment(I, I_STAMPS, 5 * nb)
     gen = next_generation(L, stamp)
     reached = np.int64(0)
-    if X[P_ROWS] != 0:
+    if X[P_ROWS] == ROWS_SUFFIX or (X[P_ROWS] != 0 and L[L_OPEN_RIGHT_MASK] < 0):
         return rows_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win), reached, gen
     m = walk_at_apple(body, st, vpath, total, path, steps, win)
     if L[L_OPEN_RIGHT_MASK] >= 0:
