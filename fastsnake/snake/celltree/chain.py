@@ -123,7 +123,7 @@ def no_snug_apple_leg(I, L, X, body, st, vpath, total, path, steps, win, head):
 @njit(cache=True, inline="always")
 def chain_with(outline_test, snug_leg, apple_leg, I, L, X, order, body, st, bound, rounds):
     """The detour chain's plan into I's trial plan; its length (0: none). Plans pass `outline_test`
-    (`outline.apple_test`, or `small_apple_test` without the row masks). Legs are `leg`'s; where
+    (`outline.apple_test`, or `small_apple_test` on single-word masks only). Legs are `leg`'s; where
     `P_SNUGCHAIN` asks for snug ones, detour legs are `snug_leg`'s (`snug_astar`) and the last leg
     `apple_leg`'s (`snug_apple_leg`). cell's chain passes functions that find none, so its kernels
     do not compile the snug A*.
@@ -204,5 +204,5 @@ def plain_chain(I, L, X, order, body, st, bound, rounds):
 
 @njit(cache=True)
 def small_plain_chain(I, L, X, order, body, st, bound, rounds):
-    """`plain_chain` without the row-mask outline tests (`small_apple_test`): for params without `P_ROWS`."""
+    """`plain_chain` with the single-word-mask outline test only (`small_apple_test`; `plan.by_board`)."""
     return chain_with(small_apple_test, no_snug_leg, no_snug_apple_leg, I, L, X, order, body, st, bound, rounds)

@@ -7,7 +7,7 @@
 same code over `chain_search` and the one outline tree: `cell`'s settings never reach the branch
 and bound or the other trees, and leaving them out of its kernels halves their compile time.
 `cell_sweep` and `cell_play` (`by_board`) call those on big boards and `small_cell_*_kernel`,
-built without the row-mask outline test, on boards of at most BITS_BLOCKS blocks.
+with the single-word-mask outline test only, on boards of at most BITS_BLOCKS blocks.
 """
 
 from numba import njit
@@ -37,6 +37,7 @@ from fastsnake.snake.celltree.layout import (
 )
 from fastsnake.snake.celltree.params import (
     P_BACKOFF,
+    P_BITS,
     P_BOWHICH,
     P_BUDGET,
     P_CHAIN,
@@ -48,6 +49,7 @@ from fastsnake.snake.celltree.params import (
     P_SNUG,
     P_TIES,
     P_WROUNDS,
+    ROWS_SUFFIX,
     SNUG_ASTAR,
     TIES_OFF,
     TIES_ONLY,
@@ -76,7 +78,7 @@ def chain_search(I, L, X, order, body, st, bound, rounds):
 
 @njit(cache=True)
 def small_chain_search(I, L, X, order, body, st, bound, rounds):
-    """`chain_search` without the row-mask outline tests (`small_plain_chain`)."""
+    """`chain_search` with the single-word-mask outline test only (`small_plain_chain`)."""
     return chain_search_with(small_plain_chain, I, L, X, order, body, st, bound, rounds)
 
 
@@ -195,7 +197,7 @@ def cell_replan(I, L, X, order, body, st):
 
 @njit(cache=True)
 def small_cell_replan(I, L, X, order, body, st):
-    """`cell_replan` without the row-mask outline tests."""
+    """`cell_replan` with the single-word-mask outline test only."""
     return replan_with(small_chain_search, cell_walk, I, L, X, order, body, st)
 
 
@@ -234,7 +236,7 @@ def cell_decide(ws, g, st):
 
 @njit(cache=True, inline="always")
 def small_cell_decide(ws, g, st):
-    """`cell_decide` without the row-mask outline tests."""
+    """`cell_decide` with the single-word-mask outline test only."""
     return next_move(ws, g, st, small_cell_replan)
 
 
@@ -264,24 +266,26 @@ def cell_play_kernel(cfg, nbr, params, seed):
 
 @njit(cache=True, parallel=True, nogil=True)
 def small_cell_sweep_kernel(cfg, nbr, params, base_seed, first, out, nblocks):
-    """`cell_sweep_kernel` for params without `P_ROWS` (`by_board`)."""
+    """`cell_sweep_kernel` for params of single-word masks only (`by_board`)."""
     sweep_chunk(alloc, reset, small_cell_decide, cfg, nbr, params, base_seed, first, out, nblocks)
 
 
 @njit(cache=True, nogil=True)
 def small_cell_play_kernel(cfg, nbr, params, seed):
-    """`cell_play_kernel` for params without `P_ROWS` (`by_board`)."""
+    """`cell_play_kernel` for params of single-word masks only (`by_board`)."""
     return play_recorded(alloc, reset, small_cell_decide, start_cells, cfg, nbr, params, seed)
 
 
 def by_board(small_kernel, big_kernel):
-    """One kernel entry point that calls `big_kernel` when the params ask for the row-mask outline test
-    (`P_ROWS`: boards of more than BITS_BLOCKS 2x2 blocks) and `small_kernel` otherwise: numba compiles
-    a kernel on its first call, so games on small boards never compile the suffix tables and row fills
-    (as `cycle.by_cycle_kind` leaves out the random-cycle builder)."""
+    """One kernel entry point that calls `small_kernel` when the params test outlines on single-word
+    masks only (`P_BITS` without `ROWS_SUFFIX`: boards of at most BITS_BLOCKS 2x2 blocks) and
+    `big_kernel` otherwise: numba compiles a kernel on its first call, so games on small boards never
+    compile the suffix tables, row fills and queue BFS (as `cycle.by_cycle_kind` leaves out the
+    random-cycle builder)."""
 
     def kernel(cfg, nbr, params, *rest):
-        chosen = big_kernel if params[P_ROWS] != 0 else small_kernel
+        small = params[P_BITS] != 0 and params[P_ROWS] != ROWS_SUFFIX
+        chosen = small_kernel if small else big_kernel
         return chosen(cfg, nbr, params, *rest)
 
     return kernel
