@@ -20,6 +20,8 @@ from fastsnake.warm import store
 MARKS_FILE = "warm-marks.json"
 POLICY_PREFIX = "policy:"
 OTHER_PARTS = ("puzzle", "puzzle-large", "tour", "envs")
+# The smallest square board of more than 63 2x2 blocks (`_policy`).
+BIG_BOARD = 16
 # The source part (fingerprint folder) the kernels of a warm part live in.
 _SOURCE_PART = {"puzzle": "puzzle", "puzzle-large": "puzzle", "tour": "tour", "envs": "envs"}
 
@@ -101,6 +103,10 @@ def _policy(name: str) -> None:
 
     fastsnake.play(name, 10)
     fastsnake.sweep(name, 10, 4, threads=1)
+    # A board of more than 63 2x2 blocks too: `cell` plays those with other kernels (the row-mask
+    # outline test; `celltree.plan.by_board`), and a warmed policy compiles nothing at any size.
+    fastsnake.play(name, BIG_BOARD)
+    fastsnake.sweep(name, BIG_BOARD, 1, threads=1)
 
 
 def _puzzle(large: bool) -> None:

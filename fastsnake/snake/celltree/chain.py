@@ -27,7 +27,7 @@ from fastsnake.snake.celltree.layout import (
     segment,
 )
 from fastsnake.snake.celltree.legs import distance, leg, snug_astar, to_moves
-from fastsnake.snake.celltree.outline import apple_test, plan_test
+from fastsnake.snake.celltree.outline import apple_test, plan_test, small_apple_test
 from fastsnake.snake.celltree.params import (
     P_ROWS,
     P_SELFK,
@@ -121,14 +121,15 @@ def no_snug_apple_leg(I, L, X, body, st, vpath, total, path, steps, win, head):
 
 
 @njit(cache=True, inline="always")
-def chain_with(snug_leg, apple_leg, I, L, X, order, body, st, bound, rounds):
-    """The detour chain's plan into I's trial plan; its length (0: none). Legs are `leg`'s; where
+def chain_with(outline_test, snug_leg, apple_leg, I, L, X, order, body, st, bound, rounds):
+    """The detour chain's plan into I's trial plan; its length (0: none). Plans pass `outline_test`
+    (`outline.apple_test`, or `small_apple_test` on single-word masks only). Legs are `leg`'s; where
     `P_SNUGCHAIN` asks for snug ones, detour legs are `snug_leg`'s (`snug_astar`) and the last leg
     `apple_leg`'s (`snug_apple_leg`). cell's chain passes functions that find none, so its kernels
     do not compile the snug A*.
 
     Moves are made only for the plan returned (`chain_moves`, from the cells in vpath and path).
-    Inlined into `detour_chain` and `plain_chain` only (see `plan.replan_with`).
+    Inlined into `detour_chain`, `plain_chain` and `small_plain_chain` only (see `plan.replan_with`).
     """
     n = body.shape[0]
     cols = L[L_COLS]
@@ -156,7 +157,7 @@ def chain_with(snug_leg, apple_leg, I, L, X, order, body, st, bound, rounds):
             chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             return total + steps
         # int64 counts (not a literal 0): one specialisation of the tests it calls, shared with `plan_test`.
-        ok, reached, gen = apple_test(I, L, X, body, st, vpath, np.int64(total), path, np.int64(steps), win)
+        ok, reached, gen = outline_test(I, L, X, body, st, vpath, np.int64(total), path, np.int64(steps), win)
         if ok:
             chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
             if r > 0 and X[P_SNUGCHAIN] & SNUG_CHAIN_APPLE:
@@ -192,10 +193,16 @@ def chain_with(snug_leg, apple_leg, I, L, X, order, body, st, bound, rounds):
 @njit(cache=True)
 def detour_chain(I, L, X, order, body, st, bound, rounds):
     """grove's detour chain (`chain_with`), with snug legs where `P_SNUGCHAIN` asks for them."""
-    return chain_with(snug_astar, snug_apple_leg, I, L, X, order, body, st, bound, rounds)
+    return chain_with(apple_test, snug_astar, snug_apple_leg, I, L, X, order, body, st, bound, rounds)
 
 
 @njit(cache=True)
 def plain_chain(I, L, X, order, body, st, bound, rounds):
     """cell's detour chain (`chain_with`): no snug legs, so `snug_astar` is not compiled for it."""
-    return chain_with(no_snug_leg, no_snug_apple_leg, I, L, X, order, body, st, bound, rounds)
+    return chain_with(apple_test, no_snug_leg, no_snug_apple_leg, I, L, X, order, body, st, bound, rounds)
+
+
+@njit(cache=True)
+def small_plain_chain(I, L, X, order, body, st, bound, rounds):
+    """`plain_chain` with the single-word-mask outline test only (`small_apple_test`; `plan.by_board`)."""
+    return chain_with(small_apple_test, no_snug_leg, no_snug_apple_leg, I, L, X, order, body, st, bound, rounds)

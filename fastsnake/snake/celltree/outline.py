@@ -5,7 +5,8 @@ passes along inside a block is still connected (then the crossings extend to a s
 avoiding those edges, whose outline -- a Hamiltonian cycle -- contains the walk). Three forms
 of the connectivity part: a queue BFS over block links, single 64-bit masks (at most 63
 blocks), one mask per row of blocks; and on big boards the body part of the test from
-per-search suffix tables (`suffix_test`). `apple_test` picks the form for a plan.
+per-search suffix tables (`suffix_test`). `apple_test` picks the form for a plan; `small_apple_test`
+has the single-word masks only (kernels for boards of at most BITS_BLOCKS blocks).
 """
 
 import numpy as np
@@ -399,9 +400,10 @@ def suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, step
 
 
 @njit(cache=True, inline="always")
-def apple_test(I, L, X, body, st, vpath, total, path, steps, win):
-    """The outline test of the body at the apple (body ++ vpath[:total] ++ path[:steps]): from the suffix
-    tables (`suffix_test`), else by walking the window (cell's way; the row masks on big boards).
+def apple_test_with(big_board_test, I, L, X, body, st, vpath, total, path, steps, win):
+    """The outline test of the body at the apple (body ++ vpath[:total] ++ path[:steps]): on single-word
+    masks by walking the window (cell's way, boards of at most BITS_BLOCKS blocks), else
+    `big_board_test` (`big_board_test`; kernels for small boards only pass `no_big_board_test`).
     Returns (passes, the reached blocks of the single-word masks, the stamp generation).
 
     Inlined where it runs per search node or leg (`snug.enumerate_routes`, the detour chain); the snug
@@ -411,18 +413,44 @@ def apple_test(I, L, X, body, st, vpath, total, path, steps, win):
     blk, side, stamp = segment(I, I_BLOCK_OF, n), segment(I, I_SIDE_EDGE, n), segment(I, I_STAMPS, 5 * nb)
     gen = next_generation(L, stamp)
     reached = np.int64(0)
-    if X[P_ROWS] == ROWS_SUFFIX:
-        return suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps), reached, gen
-    m = walk_at_apple(body, st, vpath, total, path, steps, win)
-    if L[L_OPEN_RIGHT_MASK] >= 0:
+    if X[P_ROWS] != ROWS_SUFFIX and L[L_OPEN_RIGHT_MASK] >= 0:
+        m = walk_at_apple(body, st, vpath, total, path, steps, win)
         ok, reached = on_some_outline_bits(blk, side, stamp, gen, nb, L[L_COLS] // 2, L[L_OPEN_RIGHT_MASK],
                                            L[L_OPEN_DOWN_MASK], win, m)
-    elif X[P_ROWS] != 0:
-        ok = on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m)
-    else:
-        links, queue = segment(I, I_BLOCK_LINKS, 8 * nb), segment(I, I_BLOCK_QUEUE, nb)
-        ok = on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m)
-    return ok, reached, gen
+        return ok, reached, gen
+    return big_board_test(I, X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win), reached, gen
+
+
+@njit(cache=True, inline="always")
+def big_board_test(I, X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win):
+    """The forms of the test without single-word masks: from the suffix tables (`suffix_test`), else
+    walking the window on row masks (`on_some_outline_rows`) or by the queue BFS (`on_some_outline`)."""
+    if X[P_ROWS] == ROWS_SUFFIX:
+        return suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps)
+    m = walk_at_apple(body, st, vpath, total, path, steps, win)
+    if X[P_ROWS] != 0:
+        return on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m)
+    links, queue = segment(I, I_BLOCK_LINKS, 8 * nb), segment(I, I_BLOCK_QUEUE, nb)
+    return on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m)
+
+
+@njit(cache=True)
+def no_big_board_test(I, X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win):
+    """`big_board_test` of kernels that always get single-word masks (chosen by `plan.by_board`): they
+    leave the suffix tables, row fills and queue BFS uncompiled. Nothing passes it."""
+    return False
+
+
+@njit(cache=True, inline="always")
+def apple_test(I, L, X, body, st, vpath, total, path, steps, win):
+    """`apple_test_with` every form of the test (grove's kernels, cell's on big boards)."""
+    return apple_test_with(big_board_test, I, L, X, body, st, vpath, total, path, steps, win)
+
+
+@njit(cache=True, inline="always")
+def small_apple_test(I, L, X, body, st, vpath, total, path, steps, win):
+    """`apple_test_with` on single-word masks only (cell's kernels for boards of at most BITS_BLOCKS blocks)."""
+    return apple_test_with(no_big_board_test, I, L, X, body, st, vpath, total, path, steps, win)
 
 
 @njit(cache=True)

@@ -6,11 +6,13 @@
 `play_kernel` are grove's compiled entry points, `cell_sweep_kernel` and `cell_play_kernel` the
 same code over `chain_search` and the one outline tree: `cell`'s settings never reach the branch
 and bound or the other trees, and leaving them out of its kernels halves their compile time.
+`cell_sweep` and `cell_play` (`by_board`) call those on big boards and `small_cell_*_kernel`,
+with the single-word-mask outline test only, on boards of at most BITS_BLOCKS blocks.
 """
 
 from numba import njit
 
-from fastsnake.snake.celltree.chain import detour_chain, plain_chain
+from fastsnake.snake.celltree.chain import detour_chain, plain_chain, small_plain_chain
 from fastsnake.snake.celltree.layout import (
     I_PLAN,
     I_TRIAL_PLAN,
@@ -35,16 +37,19 @@ from fastsnake.snake.celltree.layout import (
 )
 from fastsnake.snake.celltree.params import (
     P_BACKOFF,
+    P_BITS,
     P_BOWHICH,
     P_BUDGET,
     P_CHAIN,
     P_EVERY,
     P_OUTLINE,
     P_ROUNDS,
+    P_ROWS,
     P_RROUNDS,
     P_SNUG,
     P_TIES,
     P_WROUNDS,
+    ROWS_SUFFIX,
     SNUG_ASTAR,
     TIES_OFF,
     TIES_ONLY,
@@ -69,6 +74,12 @@ def chain_search_with(chain, I, L, X, order, body, st, bound, rounds):
 def chain_search(I, L, X, order, body, st, bound, rounds):
     """cell's plan: the shortest path, else the detour chain without snug legs (`plain_chain`)."""
     return chain_search_with(plain_chain, I, L, X, order, body, st, bound, rounds)
+
+
+@njit(cache=True)
+def small_chain_search(I, L, X, order, body, st, bound, rounds):
+    """`chain_search` with the single-word-mask outline test only (`small_plain_chain`)."""
+    return chain_search_with(small_plain_chain, I, L, X, order, body, st, bound, rounds)
 
 
 @njit(cache=True)
@@ -184,6 +195,12 @@ def cell_replan(I, L, X, order, body, st):
     return replan_with(chain_search, cell_walk, I, L, X, order, body, st)
 
 
+@njit(cache=True)
+def small_cell_replan(I, L, X, order, body, st):
+    """`cell_replan` with the single-word-mask outline test only."""
+    return replan_with(small_chain_search, cell_walk, I, L, X, order, body, st)
+
+
 @njit(cache=True, inline="always")
 def next_move(ws, g, st, replanner):
     """The committed plan's next move, or `replanner`'s (`replan`, `cell_replan`) when a (re-)search is due."""
@@ -217,6 +234,12 @@ def cell_decide(ws, g, st):
     return next_move(ws, g, st, cell_replan)
 
 
+@njit(cache=True, inline="always")
+def small_cell_decide(ws, g, st):
+    """`cell_decide` with the single-word-mask outline test only."""
+    return next_move(ws, g, st, small_cell_replan)
+
+
 @njit(cache=True, parallel=True, nogil=True)
 def sweep_kernel(cfg, nbr, params, base_seed, first, out, nblocks):
     """The engine's sweep over the cell-tree agent (`engine.sweep_chunk`)."""
@@ -239,3 +262,34 @@ def cell_sweep_kernel(cfg, nbr, params, base_seed, first, out, nblocks):
 def cell_play_kernel(cfg, nbr, params, seed):
     """`play_kernel` over `cell_decide`."""
     return play_recorded(alloc, reset, cell_decide, start_cells, cfg, nbr, params, seed)
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def small_cell_sweep_kernel(cfg, nbr, params, base_seed, first, out, nblocks):
+    """`cell_sweep_kernel` for params of single-word masks only (`by_board`)."""
+    sweep_chunk(alloc, reset, small_cell_decide, cfg, nbr, params, base_seed, first, out, nblocks)
+
+
+@njit(cache=True, nogil=True)
+def small_cell_play_kernel(cfg, nbr, params, seed):
+    """`cell_play_kernel` for params of single-word masks only (`by_board`)."""
+    return play_recorded(alloc, reset, small_cell_decide, start_cells, cfg, nbr, params, seed)
+
+
+def by_board(small_kernel, big_kernel):
+    """One kernel entry point that calls `small_kernel` when the params test outlines on single-word
+    masks only (`P_BITS` without `ROWS_SUFFIX`: boards of at most BITS_BLOCKS 2x2 blocks) and
+    `big_kernel` otherwise: numba compiles a kernel on its first call, so games on small boards never
+    compile the suffix tables, row fills and queue BFS (as `cycle.by_cycle_kind` leaves out the
+    random-cycle builder)."""
+
+    def kernel(cfg, nbr, params, *rest):
+        small = params[P_BITS] != 0 and params[P_ROWS] != ROWS_SUFFIX
+        chosen = small_kernel if small else big_kernel
+        return chosen(cfg, nbr, params, *rest)
+
+    return kernel
+
+
+cell_sweep = by_board(small_cell_sweep_kernel, cell_sweep_kernel)
+cell_play = by_board(small_cell_play_kernel, cell_play_kernel)

@@ -36,12 +36,13 @@ boards are refused. Options: ``detours`` (rounds per search, default 8) and
 and a few moves longer.
 
 The kernels are `grove`'s code (`fastsnake.snake.celltree`) built without its choices among
-passing plans (`plan.cell_play_kernel`): they play these games move for move and faster than
-`cell`'s own kernels did (10x10 about 6 % more games per CPU-s, 20x20 46 % more; docs/agents.md).
+passing plans (`plan.cell_play`; on boards of at most 63 blocks also without the row-mask outline
+test): they play these games move for move and faster than `cell`'s own kernels did (10x10 about
+6 % more games per CPU-s, 20x20 46 % more; docs/agents.md).
 """
 
 from fastsnake.snake.celltree.params import check_board, pack
-from fastsnake.snake.celltree.plan import cell_play_kernel, cell_sweep_kernel
+from fastsnake.snake.celltree.plan import cell_play, cell_sweep
 from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.policies.grove import COUNT_LIMIT
 
@@ -66,8 +67,8 @@ def cell_params(config, values):
 POLICY = EnginePolicy(
     name="cell",
     summary=__doc__,
-    sweep_kernel=cell_sweep_kernel,
-    play_kernel=cell_play_kernel,
+    sweep_kernel=cell_sweep,
+    play_kernel=cell_play,
     make_params=cell_params,
     guaranteed=True,
     options=OPTIONS,
