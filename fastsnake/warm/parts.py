@@ -20,8 +20,6 @@ from fastsnake.warm import store
 MARKS_FILE = "warm-marks.json"
 POLICY_PREFIX = "policy:"
 OTHER_PARTS = ("puzzle", "puzzle-large", "tour", "envs")
-# The smallest square board of more than 63 2x2 blocks (`_policy`).
-BIG_BOARD = 16
 # The source part (fingerprint folder) the kernels of a warm part live in.
 _SOURCE_PART = {"puzzle": "puzzle", "puzzle-large": "puzzle", "tour": "tour", "envs": "envs"}
 
@@ -105,8 +103,19 @@ def _policy(name: str) -> None:
     fastsnake.sweep(name, 10, 4, threads=1)
     # A board of more than 63 2x2 blocks too: `cell` plays those with other kernels (the row-mask
     # outline test; `celltree.plan.by_board`), and a warmed policy compiles nothing at any size.
-    fastsnake.play(name, BIG_BOARD)
-    fastsnake.sweep(name, BIG_BOARD, 1, threads=1)
+    big = big_board()
+    fastsnake.play(name, big)
+    fastsnake.sweep(name, big, 1, threads=1)
+
+
+def big_board() -> int:
+    """The smallest even square board of more than `BITS_BLOCKS` 2x2 blocks (the single-word masks' limit)."""
+    from fastsnake.snake.celltree.params import BITS_BLOCKS
+
+    side = 2
+    while (side // 2) ** 2 <= BITS_BLOCKS:
+        side += 2
+    return side
 
 
 def _puzzle(large: bool) -> None:

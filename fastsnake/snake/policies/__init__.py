@@ -243,7 +243,7 @@ def recorded_options(policy_name: str, options: dict | None) -> dict:
         return options
     for name, value in list(options.items()):
         opt = table.get(name)
-        if (value == LEGACY_DEFAULT and not isinstance(value, bool) and opt is not None and opt.type is int
+        if (value == LEGACY_DEFAULT and opt is not None and opt.type is int
                 and opt.low is not None and opt.low > LEGACY_DEFAULT):
             del options[name]
     return options
