@@ -69,6 +69,7 @@ if __name__ == "__main__":
     import policy_endless  # by its name, not as __main__: numba caches kernels of importable policies
 
     import fastsnake
+    from fastsnake.cli import run  # imported before "ready": a signal during the import would be no test
 
     policy_endless.register()
     for name in ("endless", "endless-py", "hang"):  # compile (or load) the kernels before the test signals
@@ -77,6 +78,4 @@ if __name__ == "__main__":
     sys.stderr.write("ready\n")
     sys.stderr.flush()
     sys.argv[0] = "fastsnake"
-    from fastsnake.cli import run
-
     run()
