@@ -220,3 +220,69 @@ def format_mean_ci(mean: float | None, interval, digits: int = 1) -> str:
     if hw is None:
         return f"{mean:.{digits}f}"
     return f"{mean:.{digits}f} ± {hw:.{digits}f}"
+
+
+def ratio_ci95(numerators, denominators, rate: float | None = None) -> list[float] | None:
+    """The 95 % interval of a rate sum(numerators) / sum(denominators) measured in repeated parts.
+
+    Each part i (a timed chunk of a sweep) gives games or moves `numerators[i]` in CPU seconds
+    `denominators[i]`. The rate is the ratio estimator R = sum(n) / sum(d); its standard error is
+    the usual one of a ratio over sampled clusters (Cochran, Sampling Techniques, 6.9):
+    sqrt(sum((n_i - R d_i)^2) / ((k - 1) k)) / mean(d), with the Student t quantile of k - 1
+    degrees of freedom. With parts of equal `d` it is the t interval of the parts' rates. `rate`
+    centres the interval on a figure measured over the whole (the parts' sums, by default). None
+    with fewer than two parts or no time.
+    """
+    num = np.asarray(numerators, dtype=np.float64)
+    den = np.asarray(denominators, dtype=np.float64)
+    k = num.size
+    if k < 2 or den.sum() <= 0:
+        return None
+    ratio = num.sum() / den.sum()
+    rate = ratio if rate is None else rate
+    residual = num - ratio * den
+    se = math.sqrt(float(np.dot(residual, residual)) / ((k - 1) * k)) / den.mean()
+    if se == 0:
+        return [float(rate), float(rate)]
+    from scipy import stats
+
+    lo, hi = stats.t.interval(CONFIDENCE, k - 1, loc=rate, scale=se)
+    return [float(lo), float(hi)]
+
+
+def scaling_fit(cells, values) -> dict | None:
+    """How `values` grow with the board: the least-squares line of log(value) on log(cells).
+
+    Returns ``{"exponent", "exponent_ci95", "coefficient", "sizes"}``: value ~= coefficient *
+    cells ** exponent; the 95 % t interval of the slope (``scipy.stats.linregress``'s standard
+    error, n - 2 degrees of freedom) needs at least three sizes (None with two). None with fewer
+    than two distinct sizes or any value that is not positive.
+    """
+    x = np.asarray(cells, dtype=np.float64)
+    y = np.asarray(values, dtype=np.float64)
+    if x.size != y.size:
+        raise ValueError("scaling_fit needs one value per board size")
+    if x.size < 2 or np.unique(x).size < 2 or not (np.all(x > 0) and np.all(y > 0) and np.all(np.isfinite(y))):
+        return None
+    from scipy import stats
+
+    fit = stats.linregress(np.log(x), np.log(y))
+    ci = None
+    if x.size >= 3:
+        t = float(stats.t.ppf((1 + CONFIDENCE) / 2, x.size - 2))
+        ci = [float(fit.slope - t * fit.stderr), float(fit.slope + t * fit.stderr)]
+    return {"exponent": float(fit.slope), "exponent_ci95": ci, "coefficient": float(math.exp(fit.intercept)),
+            "sizes": int(x.size)}
+
+
+def format_rate_ci(rate: float | None, interval) -> str:
+    """'97.50% ± 0.68': a rate in percent with the half-width of its interval; a lopsided interval
+    (a Wilson interval near 0 % or 100 %) shows both sides, '100.00% +0.00/-0.18'."""
+    if rate is None:
+        return "-"
+    if interval is None:
+        return f"{rate:.2%}"
+    below, above = 100 * (rate - interval[0]), 100 * (interval[1] - rate)
+    if min(below, above) * 1.5 >= max(below, above):
+        return f"{rate:.2%} ± {(below + above) / 2:.2f}"
+    return f"{rate:.2%} +{above:.2f}/-{below:.2f}"

@@ -13,6 +13,8 @@ import warnings
 
 import numpy as np
 
+from fastsnake.snake.intervals import format_mean_ci, format_rate_ci, mean_ci95, wilson_ci95
+
 WON, DIED, STUCK = 1, 2, 3
 
 # Summary keys renamed so that one word names a game that ends by collision (outcome "died"):
@@ -111,7 +113,9 @@ class SummaryAccumulator:
             "deaths": self.deaths,
             "stuck": self.stuck,
             "win_rate": self.wins / n if n else None,
+            "win_rate_ci95": wilson_ci95(self.wins, n),
             "moves_mean": mean,
+            "moves_mean_ci95": mean_ci95(n, mean, std),
             "moves_std": std,
             "moves_min": int(self.values[0]) if n else None,
             "moves_q25": self.quantile(0.25),
@@ -141,13 +145,16 @@ class SummaryAccumulator:
         return acc
 
 
-# The summary table `sweep` and `compare` print and the report shows: (title, summary key, format).
+# The summary table `sweep` and `compare` print and the report shows: (title, summary key, format),
+# where format is a str.format pattern of the value or a function of the whole summary (a figure
+# with its 95 % interval: the mean moves' Student t, the win rate's Wilson).
 SUMMARY_COLUMNS = (
     ("policy", "policy", "{}"),
-    ("win %", "win_rate", "{:.2%}"),
+    ("games", "games", "{:,}"),
+    ("win % ±95%", "win_rate", lambda s: format_rate_ci(s["win_rate"], s.get("win_rate_ci95"))),
     ("died %", "death_rate", "{:.2%}"),
     ("stuck %", "stuck_rate", "{:.2%}"),
-    ("mean", "moves_mean", "{:.1f}"),
+    ("mean ±95%", "moves_mean", lambda s: format_mean_ci(s["moves_mean"], s.get("moves_mean_ci95"))),
     ("std", "moves_std", "{:.1f}"),
     ("min", "moves_min", "{}"),
     ("q25", "moves_q25", "{:.0f}"),
@@ -166,5 +173,6 @@ def summary_rows(summaries: list[dict]) -> tuple[list[str], list[list[str]]]:
     for summary in summaries:
         games = max(summary["games"], 1)
         values = dict(summary, death_rate=summary["deaths"] / games, stuck_rate=summary["stuck"] / games)
-        rows.append(["-" if values.get(key) is None else fmt.format(values[key]) for _, key, fmt in SUMMARY_COLUMNS])
+        rows.append(["-" if values.get(key) is None else fmt(values) if callable(fmt) else fmt.format(values[key])
+                     for _, key, fmt in SUMMARY_COLUMNS])
     return [title for title, _, _ in SUMMARY_COLUMNS], rows

@@ -28,6 +28,7 @@ from fastsnake.files import fsync_path, remove_stale_temps, temp_name, written_a
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.cancel import call_kernel, stop_requests
 from fastsnake.snake.engine import OUTCOME_NAMES, ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME
+from fastsnake.snake.intervals import ratio_ci95
 from fastsnake.snake.policies import get_policy, resolve_options
 from fastsnake.snake.rng import game_seeds
 from fastsnake.snake.stats import Summary, SummaryAccumulator
@@ -80,6 +81,8 @@ class SweepRun:
     interrupted: bool = False
     extra: dict = field(default_factory=dict)
     stats: SummaryAccumulator | None = None  # of every finished game (rows may not be kept)
+    # One (games, moves, wall seconds, CPU seconds) per timed chunk: the spread of the speed.
+    chunk_times: list = field(default_factory=list)
 
     @property
     def games(self) -> int:
@@ -193,6 +196,7 @@ def run_sweep(
 
     out = np.zeros((games if keep_rows else min(games, chunk_size or MAX_CHUNK), 4), dtype=np.int64)
     stats = SummaryAccumulator()
+    chunk_times = []
     done = 0
     size = chunk_size or first_chunk_size(config.rows * config.cols, threads)
     interrupted = False
@@ -206,7 +210,7 @@ def run_sweep(
             wall0, cpu0 = time.perf_counter(), time.process_time()
             while done < games and not stop["stop"]:
                 n = min(size, games - done, out.shape[0])
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 nblocks = max(1, min(n, 4 * threads))
                 rows = out[done : done + n] if keep_rows else out[:n]
                 call_kernel(policy.sweep_kernel, cfg, nbr, params, np.uint64(seed), np.int64(first_game + done), rows,
@@ -217,8 +221,11 @@ def run_sweep(
                 done += n
                 if progress is not None:
                     progress(done, games)
+                # The whole iteration is timed, so that the chunks' times add up to the sweep's.
+                chunk_wall = time.perf_counter() - t0
+                chunk_times.append((n, int(rows[:, ROW_MOVES].sum()), chunk_wall, time.process_time() - c0))
                 if chunk_size is None:
-                    size = next_chunk_size(n, time.perf_counter() - t0, target_chunk_seconds, threads)
+                    size = next_chunk_size(n, chunk_wall, target_chunk_seconds, threads)
         except KeyboardInterrupt:
             # A second signal, or a kernel cancelled (`cancel.Cancelled`): its chunk is dropped.
             interrupted = True
@@ -244,6 +251,7 @@ def run_sweep(
         interrupted=interrupted,
         extra={"compile_seconds": compile_seconds, "signal": _signal_name(stop_signal)},
         stats=stats,
+        chunk_times=chunk_times,
     )
 
 
@@ -264,9 +272,23 @@ def summarize(result: SweepRun) -> dict:
     if acc is None:
         acc = SummaryAccumulator()
         acc.add(result.outcome, result.moves, result.apples, result.length)
-    return summary_dict(acc, result.policy, result.config, result.options, result.base_seed, result.threads,
-                        result.seconds, result.cpu_seconds, games_requested=result.games_requested,
-                        interrupted=result.interrupted, **result.extra)
+    summary = summary_dict(acc, result.policy, result.config, result.options, result.base_seed, result.threads,
+                           result.seconds, result.cpu_seconds, games_requested=result.games_requested,
+                           interrupted=result.interrupted, **result.extra)
+    summary.update(speed_intervals(result.chunk_times, summary))
+    return summary
+
+
+def speed_intervals(chunk_times, summary: dict) -> dict:
+    """The 95 % intervals of a sweep's speeds from its timed chunks (`intervals.ratio_ci95`, centred
+    on the summary's figures), and how many chunks they rest on; None where fewer than two."""
+    games, moves, wall, cpu = np.asarray(chunk_times, dtype=np.float64).reshape(-1, 4).T
+    return {
+        "games_per_second_ci95": ratio_ci95(games, wall, summary["games_per_second"]),
+        "games_per_cpu_second_ci95": ratio_ci95(games, cpu, summary["games_per_cpu_second"]),
+        "moves_per_cpu_second_ci95": ratio_ci95(moves, cpu, summary["moves_per_cpu_second"]),
+        "timed_chunks": len(chunk_times),
+    }
 
 
 def summary_dict(acc, policy, config, options, seed, threads, seconds, cpu_seconds, before=None, **extra) -> dict:
