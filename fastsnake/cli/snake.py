@@ -7,9 +7,9 @@ from fastsnake.errors import InputError, Terminated
 
 REPLAY_TAG = "fastsnake-replay/1"
 
-def _game_options(parser, *, size_group=None):
+def _game_options(parser, *, size_group=None, size_help="board RxC or N (2..256 a side)"):
     (size_group or parser).add_argument("--size", required=size_group is None, type=common.size_text,
-                                        help="board RxC or N (2..256 a side)")
+                                        help=size_help)
     parser.add_argument("--start-length", type=common.whole_number, default=3,
                         help="start length of the snake (default 3)")
     parser.add_argument("--tail", choices=("follow", "blocked"), default="follow",
@@ -126,6 +126,9 @@ def register(sub) -> None:
     p.add_argument("--cluster", metavar="local[:N]|tcp://HOST:PORT",
                    help="run the chunks on a dask cluster (needs fastsnake[dist] and a sweep folder)")
     p.add_argument("--plot", metavar="FILE.png", help="histogram of moves per game (needs matplotlib)")
+    p.add_argument("--precision", type=float, metavar="P", default=None,
+                   help="play rounds of games until the mean's 95%% half-width is at most P x the mean "
+                        "(e.g. 0.01); --games is then the most; --out must be a .parquet file")
     _game_options(p, size_group=need)
     _first_group(p, need)
     p.set_defaults(handler=cmd_sweep, tier_job=_sweep_job)
@@ -142,13 +145,24 @@ def register(sub) -> None:
                            "fastsnake compare --size 10 --games 10000 --policies cycle,greedy",
                            "fastsnake compare --size 8 --games 200       # every policy",
                            "fastsnake compare --size 8 --games 5000 --policies cycle,phc,cell --out c.parquet "
-                           "--plot c.png"))
-    p.add_argument("--policies", default=None, help="comma-separated policy names (default: all, listed below)")
-    p.add_argument("--games", type=common.whole_number, required=True, help="games per policy")
+                           "--plot c.png",
+                           "fastsnake compare --size 20 --games 100000 --policies cell,grove --precision 0.002",
+                           "fastsnake compare --size 8,12,16 --games 500 --policies cycle,greedy --plot scaling.png"))
+    p.add_argument("--policies", default=None, help="comma-separated policy names (default: all, listed below); "
+                   "the first is the baseline of the paired comparisons")
+    p.add_argument("--games", type=common.whole_number, required=True,
+                   help="games per policy (with --precision: the most)")
+    p.add_argument("--baseline", metavar="NAME", default=None,
+                   help="the policy every other is paired with (default: the first of --policies)")
+    p.add_argument("--precision", type=float, metavar="P", default=None,
+                   help="play rounds of games until every 95%% half-width (each mean, each paired difference) is "
+                        "at most P x the (baseline's) mean, e.g. 0.01; --games is then the most")
     p.add_argument("--threads", type=common.whole_number, default=None, help="numba threads (default: all cores)")
-    p.add_argument("--out", metavar="FILE.parquet", help="per-game records of every policy (column 'policy')")
-    p.add_argument("--plot", metavar="FILE.png", help="moves histograms of every policy (needs matplotlib)")
-    _game_options(p)
+    p.add_argument("--out", metavar="FILE.parquet", help="per-game records of every policy (column 'policy'; "
+                   "one board size)")
+    p.add_argument("--plot", metavar="FILE.png", help="moves histograms of every policy; with several sizes, mean "
+                   "moves and games per CPU-second against cells, log-log (needs matplotlib)")
+    _game_options(p, size_help="board RxC or N (2..256 a side), or several: 10,20,30x40")
     p.set_defaults(handler=cmd_compare, tier_job=_compare_job)
 
     p = sub.add_parser("replay", help="re-create a game of a sweep from its seed and save it; or check a replay file",
@@ -183,10 +197,24 @@ def _sweep_job(args):
 
 def _compare_job(args):
     import fastsnake
+    import fastsnake.snake
     from fastsnake.warm import snake_job
 
     names = [p.strip() for p in (args.policies or "").split(",") if p.strip()] or list(fastsnake.policies())
-    return snake_job(names, args.size, args.games, args.max_moves)
+    # Several sizes: the largest board is the one that decides whether to compile.
+    sizes = fastsnake.snake.board_sizes(args.size)
+    biggest = max(sizes, key=lambda size: _cells(size)) if len(sizes) > 1 else args.size
+    return snake_job(names, biggest, args.games, args.max_moves)
+
+
+def _cells(size) -> int:
+    from fastsnake.sizes import parse_size
+
+    try:
+        rows, cols = parse_size(size)
+    except InputError:
+        return 0
+    return rows * cols
 
 
 def _first_group(parser, group) -> None:
@@ -195,10 +223,10 @@ def _first_group(parser, group) -> None:
     parser._action_groups.insert(1 if parser._positionals._group_actions else 0, group)
 
 
-def format_table(summaries: list[dict]) -> str:
+def format_table(summaries: list[dict], rows_of=None) -> str:
     from fastsnake.snake import summary_rows
 
-    header, body = summary_rows(summaries)
+    header, body = (rows_of or summary_rows)(summaries)
     rows = [header] + body
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = []
@@ -249,9 +277,11 @@ def _run_sweep(fastsnake, args):
         raise InputError("--cluster writes a sweep folder: give --out DIR")
     # Without --out only the summary is printed: rows are kept only when a plot needs them,
     # so a sweep of any size runs in bounded memory.
+    if args.precision is not None and args.out and not args.out.endswith(".parquet"):
+        raise InputError("--precision writes one Parquet file: give --out FILE.parquet, not a folder")
     return fastsnake.sweep(args.policy, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
                            out=args.out, progress=True, chunk_size=args.chunk_size, cluster=args.cluster,
-                           rows=bool(args.plot), **_options(args))
+                           rows=bool(args.plot), precision=args.precision, **_options(args))
 
 
 def _require(args, *names):
@@ -264,6 +294,11 @@ def _finish_sweep(args, summary, interrupted):
     if not args.json:
         print(_describe(summary))
         print(format_table([summary]))
+        if summary.get("precision"):
+            import fastsnake.snake as api
+
+            for line in api.compare_lines([summary]):
+                print(line)
         if (args.out or args.resume) and not summary.get("partial_file"):
             common.log(f"per-game records: {args.out or args.resume}")
     if interrupted:
@@ -319,20 +354,32 @@ def cmd_compare(args):
     import fastsnake.snake as api
 
     _check_plot(args)
+    several = len(api.board_sizes(args.size)) > 1
     if args.out:
         common.check_output("--out", args.out)
+        if several:
+            raise InputError("--out: a compare file holds one board size; compare several sizes without --out, "
+                             "or run one compare per size")
     results = api.compare_runs(args.policies, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
-                               progress=True, **_options(args))
+                               progress=True, baseline=args.baseline, precision=args.precision, **_options(args))
     summaries = [r.summary for r in results]
     if args.out:
         api.write_compare(results, args.out)
     if args.plot:
-        api.plot_results(results, args.plot)
+        if several:
+            api.plot_scaling(summaries, args.plot)
+        else:
+            api.plot_results(results, args.plot)
     if not args.json:
         s = summaries[0]
-        print(f"{s['rows']}x{s['cols']}, start length {s['start_length']}, tail {s['tail_rule']}, "
-              f"seed {s['seed']}, {args.games:,} games per policy")
-        print(format_table(summaries))
+        boards = ", ".join(dict.fromkeys(f"{x['rows']}x{x['cols']}" for x in summaries))
+        counts = sorted({x["games"] for x in summaries})
+        games = f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,}-{counts[-1]:,}"
+        print(f"{boards}, start length {s['start_length']}, tail {s['tail_rule']}, "
+              f"seed {s['seed']}, {games} games per policy")
+        print(format_table(summaries, api.compare_rows))
+        for line in api.compare_lines(summaries):
+            print(line)
     if any(r.interrupted for r in results):
         if args.json:
             common.emit_json(summaries)

@@ -3,6 +3,7 @@ re-exported at the top level (``fastsnake.sweep`` ...)."""
 
 _API = ("Game", "Policy", "SweepResult", "compare", "load_game", "play", "policies", "register_policy",
         "replay_game", "resume_sweep", "sweep", "plot_results", "compare_runs", "compare_table", "write_compare",
+        "compare_lines", "compare_rows", "scaling", "plot_scaling", "board_sizes",
         "timing_free", "board", "summary_rows", "report_sweeps")
 
 __all__ = list(_API)

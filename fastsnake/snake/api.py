@@ -50,12 +50,15 @@ from fastsnake.snake.sweep import (
 )
 
 __all__ = [
-    "Game", "Policy", "SweepResult", "compare", "load_game", "play", "policies", "register_policy",
+    "Game", "Policy", "SweepResult", "compare", "compare_lines", "compare_rows", "load_game", "play", "policies",
+    "register_policy",
     "replay_game", "report_sweeps", "resume_sweep", "summary_rows", "sweep", "verify_sweep",
 ]
 
 _TIMING_KEYS = frozenset({"seconds", "games_per_second", "moves_per_second", "cpu_seconds", "games_per_cpu_second",
-                          "moves_per_cpu_second", "compile_seconds", "threads"})
+                          "moves_per_cpu_second", "compile_seconds", "threads", "games_per_second_ci95",
+                          "games_per_cpu_second_ci95", "moves_per_cpu_second_ci95", "timed_chunks",
+                          "scaling"})
 
 
 def board(size, start_length: int = 3, tail: str = "follow", max_moves: int | None = None) -> GameConfig:
@@ -225,7 +228,8 @@ BYTES_PER_KEPT_GAME = 32 + 8 * 3 + 4 * 3
 
 
 def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
-          out=None, progress=False, chunk_size=None, cluster=None, rows=True, **options) -> SweepResult:
+          out=None, progress=False, chunk_size=None, cluster=None, rows=True, precision=None,
+          **options) -> SweepResult:
     """Play `games` games of `policy` on a `size` board; game i uses seed ``game_seed(seed, i)``.
 
     Parameters
@@ -260,6 +264,11 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
         memory budget (2 GiB, or the environment's FASTSNAKE_MEMORY_BUDGET) are refused up
         front: write them with `out` instead. With ``out="*.parquet"`` rows stream into the file
         chunk by chunk and ``table`` reads it back on first use.
+    precision : float, optional
+        Play rounds of games, in the order of a plain sweep, until the 95 % half-width of the
+        mean moves is at most `precision` x the mean; `games` is then the cap, and
+        ``summary["precision"]`` says how many games it took and whether the target was met
+        (docs/sweeps.md, "Precision on demand"). `out` must then be a ``*.parquet`` file.
     **options
         Policy options, e.g. ``cycle="random"``; checked as ``--opt`` is.
 
@@ -296,6 +305,11 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
                                    or chunk_size < 1):
         raise SweepError(f"chunk_size={chunk_size!r} must be a whole number >= 1")
+    if precision is not None:  # rounds over the plain sweep's games: fastsnake.snake.precision
+        if cluster is not None:
+            raise SweepError("a sweep to a precision runs on this machine: give either cluster or precision")
+        return sweep_to_precision(name, config, games, seed, precision, threads=threads, out=out, progress=progress,
+                                  rows=rows, options=options)
     if cluster is not None and not _is_folder_target(out):
         raise SweepError("a cluster sweep writes a sweep folder: give out a folder name (not *.parquet)")
     if _is_folder_target(out):
@@ -478,11 +492,32 @@ def plot_results(results, path) -> None:
     plot_sweeps(views, path)
 
 
+def plot_scaling(summaries, path) -> None:
+    """Mean moves and games per CPU-second against cells, log-log, of a compare over several board
+    sizes (its summaries, with their ``scaling`` fits) as one PNG (needs matplotlib)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise InputError("plots need matplotlib: pip install 'fastsnake[plot]'") from None
+    _check_output(path, "path")
+    from fastsnake.snake.plots import plot_scaling as draw
+
+    draw([s.summary if isinstance(s, SweepResult) else s for s in summaries], path)
+
+
 # -- compare ---------------------------------------------------------------------------------
 
 def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
-                 progress=False, **options) -> list[SweepResult]:
-    """One in-memory sweep per policy, same seeds; stops after a sweep interrupted by Ctrl-C."""
+                 progress=False, baseline=None, precision=None, **options) -> list[SweepResult]:
+    """One in-memory sweep per board size and policy, same seeds; stops after a sweep interrupted by Ctrl-C.
+
+    `size` is one size or several (a list, or ``"10,20x24,30"``): one result per size and policy,
+    sizes in the order given. Every result but the baseline's (the first policy, or `baseline`)
+    carries ``summary["paired"]`` against the baseline of its size; with several sizes every
+    result carries ``summary["scaling"]``, its policy's growth over the sizes (`scaling`). With
+    `precision` the games are played in rounds until every 95 % half-width is at most
+    `precision` x the mean, `games` at most (``summary["precision"]``; `fastsnake.snake.precision`).
+    """
     if policies is None:
         names = available()
     else:
@@ -492,35 +527,199 @@ def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow"
         if not names:
             raise PolicyError("compare needs at least one policy")
     engine_policies = [get_policy(n) for n in names]  # unknown names fail before any game is played
+    names = [p.name for p in engine_policies]
     check_games(games)
+    seed = check_seed(seed)
+    if threads is not None:
+        check_threads(threads)
+    base = _baseline_index(names, baseline)
+    if precision is not None:
+        from fastsnake.snake.precision import check_precision
+
+        precision = check_precision(precision)
+    configs = [board(item, start_length, tail, max_moves) for item in board_sizes(size)]
     taken = set().union(*(p.option_names for p in engine_policies))
     unused = sorted(set(k for k, v in options.items() if v is not None) - taken)
     if unused:
         raise PolicyError(f"no compared policy takes option {unused[0]!r}")
+
+    def own(name):
+        return {k: v for k, v in options.items() if k in get_policy(name).option_names}
+
     results = []
-    for p in engine_policies:
-        own = {k: v for k, v in options.items() if k in p.option_names}
-        try:
-            result = sweep(p.name, size, games, seed, start_length=start_length, tail=tail,
-                           max_moves=max_moves, threads=threads, progress=progress, **own)
-        except Terminated as stop:  # the finished sweeps come along
-            stop.result = results + [stop.result]
-            raise
-        results.append(result)
-        if result.interrupted:
+    for config in configs:
+        if precision is not None:
+            group = _compare_to_precision(names, config, int(games), seed, base, precision, threads, own, progress)
+        else:
+            group = []
+            for name in names:
+                try:
+                    result = sweep(name, (config.rows, config.cols), games, seed, start_length=start_length, tail=tail,
+                                   max_moves=max_moves, threads=threads, progress=progress, **own(name))
+                except Terminated as stop:  # the finished sweeps come along
+                    stop.result = results + group + [stop.result]
+                    raise
+                group.append(result)
+                if result.interrupted:
+                    break
+            _attach_paired(group, names[base], base)
+        results += group
+        if any(r.interrupted for r in group):
             break
+    if len(configs) > 1:
+        fits = scaling(results)
+        for r in results:
+            r.summary["scaling"] = fits.get(r.summary["policy"])
     return results
 
 
-def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
-            out=None, progress=False, **options):
-    """Several policies on the same games: a ``pyarrow.Table`` with one row per policy.
+def board_sizes(size) -> list:
+    """The board sizes of `size`: one (an int, ``(rows, cols)``, ``"RxC"``) or several (a list, or
+    ``"10,20x24,30"``)."""
+    if isinstance(size, str) and "," in size:
+        items = [item.strip() for item in size.split(",")]
+        if not all(items):
+            raise BoardError(f"size {size!r}: an empty item in the list of sizes")
+        return items
+    if isinstance(size, list):
+        if not size:
+            raise BoardError("size=[]: give at least one board size")
+        return size
+    return [size]
 
-    The columns are the summary keys of `sweep` (``policy, moves_mean, win_rate, ...``;
-    ``options`` as a JSON string). `policies` is a list of names/`Policy` objects, a
-    comma-separated string, or None for every registered policy. Options go to each
-    policy that takes them; an option no policy takes is refused. `out` (``*.parquet``)
-    writes every game's row with a ``policy`` column.
+
+def _baseline_index(names: list[str], baseline) -> int:
+    if baseline is None:
+        return 0
+    name = policy_name(baseline)
+    if name not in names:
+        raise PolicyError(f"baseline {name!r} is not one of the compared policies ({', '.join(names)})")
+    return names.index(name)
+
+
+def _attach_paired(group: list[SweepResult], baseline: str, base: int) -> None:
+    """`paired` of every result against the baseline's, on the games both played (same seeds)."""
+    from fastsnake.snake.intervals import PairedAccumulator
+    from fastsnake.snake.precision import OUTCOME_BY_CODE
+
+    if base >= len(group):
+        return
+    ref = group[base]._raw
+    group[base].summary["paired"] = None
+    for k, result in enumerate(group):
+        if k == base:
+            continue
+        run = result._raw
+        common = min(ref.games, run.games)
+        acc = PairedAccumulator()
+        acc.add(ref.outcome[:common], ref.moves[:common], run.outcome[:common], run.moves[:common])
+        result.summary["paired"] = acc.as_dict(baseline, OUTCOME_BY_CODE)
+
+
+def _compare_to_precision(names, config, cap, seed, base, precision, threads, own, progress,
+                          keep_rows=True) -> list[SweepResult]:
+    from fastsnake.snake.precision import run_to_precision
+
+    def progress_of(name, k):
+        return _progress(progress, f"{name} round {k}")
+
+    runs, paired, info = run_to_precision(
+        names, config, cap, seed, target=precision, baseline=base, threads=threads, options_of=own,
+        keep_rows=keep_rows, progress_of=progress_of if progress else None)
+    group = []
+    for run, pair in zip(runs, paired, strict=True):
+        summary = summarize(run)
+        summary["precision"] = info
+        if len(names) > 1:
+            summary["paired"] = pair
+        group.append(SweepResult(summary, records_table(run) if keep_rows else None, None, run))
+    stopped = [r for r in group if r.summary.get("signal") == "SIGTERM"]
+    if stopped:
+        raise Terminated(f"terminated (SIGTERM): kept the {stopped[0].summary['games']:,} finished games", group)
+    return group
+
+
+def sweep_to_precision(name, config, games, seed, precision, *, threads=None, out=None, progress=False,
+                       rows=True, options=None) -> SweepResult:
+    """`sweep(..., precision=P)`: rounds of one policy until the mean's 95 % half-width is at most
+    P x the mean (`fastsnake.snake.precision`); `out` (``*.parquet``) gets the games played."""
+    from fastsnake.snake.precision import check_precision
+
+    precision = check_precision(precision)
+    if out is not None:
+        if _is_folder_target(out):
+            raise SweepError("a sweep to a precision writes one Parquet file: give out a *.parquet name, not a folder")
+        _check_output(out)
+    if rows or out is not None:
+        need = int(games) * BYTES_PER_KEPT_GAME
+        if need > memory_budget():
+            raise SweepError(f"games={int(games):,}: a sweep to a precision keeps the rows of up to that many "
+                             f"games, about {need:,} bytes, over the memory budget of {memory_budget():,} "
+                             f"bytes; lower games or keep only the summary with rows=False (no out)")
+    group = _compare_to_precision([name], config, int(games), seed, 0, precision, threads,
+                                  lambda _: options or {}, progress, keep_rows=rows or out is not None)
+    result = group[0]
+    if out is not None and result.summary["games"]:
+        # The games played are known only at the end: the file is written whole then (the rows
+        # were kept), as games 0 .. n-1 of the plain sweep's parameters with games = n.
+        target = out if not result.interrupted else _partial_name(out)
+        write_table_atomically(result.table, target)
+        result.file = str(target)
+        if result.interrupted:
+            result.summary["partial_file"] = str(target)
+    if not rows:
+        result._table = None
+    raise_if_terminated(result.summary, result)
+    return result
+
+
+def _partial_name(path):
+    from fastsnake.snake.sweep import partial_name
+
+    return partial_name(path)
+
+
+def scaling(results) -> dict:
+    """How each policy's cost grows with the board over the sizes of `results` (one compare):
+    ``{policy: {"moves_exponent", "moves_exponent_ci95", "cpu_exponent", "cpu_exponent_ci95",
+    "sizes", "cells"}}`` where moves ~ cells^moves_exponent (mean moves per game) and CPU seconds
+    per game ~ cells^cpu_exponent, least squares on log-log (`intervals.scaling_fit`; the
+    intervals need three sizes or more)."""
+    from fastsnake.snake.intervals import scaling_fit
+
+    by_policy: dict[str, list[dict]] = {}
+    for r in results:
+        by_policy.setdefault(r.summary["policy"], []).append(r.summary)
+    fits = {}
+    for name, summaries in by_policy.items():
+        cells = [s["rows"] * s["cols"] for s in summaries]
+        moves = scaling_fit(cells, [s["moves_mean"] or 0 for s in summaries])
+        cost = scaling_fit(cells, [1 / s["games_per_cpu_second"] if s.get("games_per_cpu_second") else 0
+                                   for s in summaries])
+        fits[name] = {
+            "moves_exponent": None if moves is None else moves["exponent"],
+            "moves_exponent_ci95": None if moves is None else moves["exponent_ci95"],
+            "cpu_exponent": None if cost is None else cost["exponent"],
+            "cpu_exponent_ci95": None if cost is None else cost["exponent_ci95"],
+            "sizes": len(cells),
+            "cells": cells,
+        }
+    return fits
+
+
+def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
+            out=None, progress=False, baseline=None, precision=None, **options):
+    """Several policies on the same games: a ``pyarrow.Table`` with one row per board size and policy.
+
+    The columns are the summary keys of `sweep` (``policy, moves_mean, moves_mean_ci95, win_rate,
+    win_rate_ci95, ...``; ``options``, ``paired``, ``precision`` and ``scaling`` as JSON strings).
+    `policies` is a list of names/`Policy` objects, a comma-separated string, or None for every
+    registered policy; the first (or `baseline`) is the baseline: every other row's ``paired``
+    holds its paired comparison with it on the same seeds (docs/sweeps.md, "Paired
+    comparisons"). `size` may list several sizes (``[10, 20]`` or ``"10,20"``). `precision` plays
+    rounds until every 95 % half-width is at most that share of the mean (`games` is the cap).
+    Options go to each policy that takes them; an option no policy takes is refused. `out`
+    (``*.parquet``, one board size) writes every game's row with a ``policy`` column.
 
     Examples
     --------
@@ -531,8 +730,11 @@ def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max
     """
     if out is not None:
         _check_output(out)
+        if len(board_sizes(size)) > 1:
+            raise SweepError("out: a compare file holds one board size; compare several sizes without out, "
+                             "or run one compare per size")
     results = compare_runs(policies, size, games, seed, start_length=start_length, tail=tail, max_moves=max_moves,
-                           threads=threads, progress=progress, **options)
+                           threads=threads, progress=progress, baseline=baseline, precision=precision, **options)
     if out is not None:
         write_compare(results, out)
     return compare_table(results)
@@ -541,7 +743,85 @@ def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max
 def compare_table(results):
     import pyarrow as pa
 
-    return pa.Table.from_pylist([_flat(r.summary) for r in results])
+    rows = [_flat(r.summary) for r in results]
+    keys = list(dict.fromkeys(k for row in rows for k in row))  # from_pylist reads the first row's only
+    return pa.Table.from_pylist([{k: row.get(k) for k in keys} for row in rows])
+
+
+def compare_rows(summaries: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of `compare`'s table: the summary table (`summary_rows`) with the board size
+    first when the rows hold several, and games per CPU-second (± its 95 % interval from the timed
+    chunks) and threads beside the wall-clock games/s."""
+    from fastsnake.snake.intervals import half_width
+
+    header, rows = summary_rows(summaries)
+    several = len({(s["rows"], s["cols"]) for s in summaries}) > 1
+    header = (["size"] if several else []) + header + ["games/CPU-s ±95%", "threads"]
+    out = []
+    for s, row in zip(summaries, rows, strict=True):
+        rate, hw = s.get("games_per_cpu_second"), half_width(s.get("games_per_cpu_second_ci95"))
+        speed = "-" if rate is None else f"{rate:,.0f}" + ("" if hw is None else f" ± {hw:,.0f}")
+        out.append(([f"{s['rows']}x{s['cols']}"] if several else []) + row + [speed, str(s.get("threads", "-"))])
+    return header, out
+
+
+def compare_lines(summaries: list[dict]) -> list[str]:
+    """The text under `compare`'s table: one line per paired comparison, e.g. ``grove vs cell:
+    −235.0 moves (−3.1 % ± 0.2 %), p < 1e-300, 2,000 paired games``, then the scaling fits and the
+    precision reached."""
+    from fastsnake.snake.intervals import format_p, half_width
+
+    several = len({(s["rows"], s["cols"]) for s in summaries}) > 1
+    lines = []
+    for s in summaries:
+        p = s.get("paired")
+        if not p:
+            continue
+        where = f" ({s['rows']}x{s['cols']})" if several else ""
+        if p["moves_diff_mean"] is None:
+            text = f"{s['policy']} vs {p['baseline']}{where}: no game both won, no moves difference"
+        else:
+            hw = half_width(p["moves_diff_pct_ci95"])
+            pct = "" if p["moves_diff_pct"] is None else (
+                f" ({_signed(p['moves_diff_pct'])} %" + ("" if hw is None else f" ± {hw:.1f} %") + ")")
+            text = (f"{s['policy']} vs {p['baseline']}{where}: {_signed(p['moves_diff_mean'])} moves{pct}, "
+                    f"{format_p(p['p_value'])}, {p['games']:,} paired games")
+            if p.get("fewer_moves_share") is not None:
+                text += f", fewer moves in {p['fewer_moves_share']:.1%}"
+        if p["win_rate_diff"] is not None and p["outcomes"].get("won/won") != p["games_total"]:  # not both 100 %
+            ci = p["win_rate_diff_ci95"]
+            text += (f"; win rate {_signed(100 * p['win_rate_diff'], 2)} points"
+                     + ("" if ci is None else f" [{_signed(100 * ci[0], 2)}, {_signed(100 * ci[1], 2)}]") + " of "
+                     + f"{p['games_total']:,} games")
+        lines.append(text)
+    fits = {}
+    for s in summaries:
+        if s.get("scaling"):
+            fits.setdefault(s["policy"], s["scaling"])
+    for name, fit in fits.items():
+        lines.append(f"{name} growth over {fit['sizes']} sizes: moves ~ cells^{_exponent(fit, 'moves')}, "
+                     f"CPU time per game ~ cells^{_exponent(fit, 'cpu')}")
+    info = next((s["precision"] for s in summaries if s.get("precision")), None)
+    if info is not None:
+        state = "reached" if info["reached"] else "NOT reached"
+        limit = "" if info["limiting_half_width"] is None else f" ({info['limiting_half_width']:.2%})"
+        lines.append(f"precision {info['target']:.2%} {state} after {info['games']:,} games of at most "
+                     f"{info['cap']:,} ({info['rounds']} rounds; widest: {info['limiting']}{limit})")
+    return lines
+
+
+def _signed(value: float, digits: int = 1) -> str:
+    """−235.0 / +12.5: a difference with its sign (a true minus sign, as printed tables use)."""
+    text = f"{abs(value):,.{digits}f}"
+    return ("−" if value < 0 else "+") + text
+
+
+def _exponent(fit: dict, key: str) -> str:
+    value = fit.get(f"{key}_exponent")
+    if value is None:
+        return "-"
+    ci = fit.get(f"{key}_exponent_ci95")
+    return f"{value:.2f}" + ("" if ci is None else f" [{ci[0]:.2f}, {ci[1]:.2f}]")
 
 
 def write_compare(results, path) -> None:
