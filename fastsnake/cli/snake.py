@@ -265,6 +265,9 @@ def cmd_sweep(args):
 
 
 def _run_sweep(fastsnake, args):
+    if args.precision is not None and (args.resume or args.cluster):
+        raise InputError("--precision plays rounds on this machine: it cannot be combined with "
+                         f"{'--resume' if args.resume else '--cluster'}")
     if args.resume:
         if args.out and args.out != args.resume:
             raise InputError("give either --resume DIR or --out DIR, not both")
