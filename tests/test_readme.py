@@ -161,7 +161,8 @@ def test_ci_script_is_executable_bash():
 # parser; the set-up says how to put `fastsnake` on the PATH; and, read in order, the README installs
 # an extra before a command needs it (`--plot` the plot extra, `view` the viewer extra).
 
-DOCS_WITH_COMMANDS = [README] + [REPO / "docs" / name for name in ("index.md", "replays.md", "sweeps.md", "snake.md")]
+DOCS_WITH_COMMANDS = [README] + [REPO / "docs" / name for name in ("index.md", "replays.md", "sweeps.md", "snake.md",
+                                                                          "benchmarks.md")]
 EXTRA_NEEDED = {"--plot": "plot", "view": "viewer"}
 
 
