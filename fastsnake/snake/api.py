@@ -801,11 +801,12 @@ def compare_lines(summaries: list[dict]) -> list[str]:
     for name, fit in fits.items():
         lines.append(f"{name} growth over {fit['sizes']} sizes: moves ~ cells^{_exponent(fit, 'moves')}, "
                      f"CPU time per game ~ cells^{_exponent(fit, 'cpu')}")
-    info = next((s["precision"] for s in summaries if s.get("precision")), None)
-    if info is not None:
+    by_size = {(s["rows"], s["cols"]): s["precision"] for s in summaries if s.get("precision")}
+    for (rows, cols), info in by_size.items():  # one precision run per board size
+        where = f"{rows}x{cols}: " if several else ""
         state = "reached" if info["reached"] else "NOT reached"
         limit = "" if info["limiting_half_width"] is None else f" ({info['limiting_half_width']:.2%})"
-        lines.append(f"precision {info['target']:.2%} {state} after {info['games']:,} games of at most "
+        lines.append(f"{where}precision {info['target']:.2%} {state} after {info['games']:,} games of at most "
                      f"{info['cap']:,} ({info['rounds']} rounds; widest: {info['limiting']}{limit})")
     return lines
 
