@@ -41,10 +41,12 @@ test): they play these games move for move and faster than `cell`'s own kernels 
 6 % more games per CPU-s, 20x20 46 % more; docs/agents.md).
 """
 
-from fastsnake.snake.celltree.params import check_board, pack
-from fastsnake.snake.celltree.plan import cell_play, cell_sweep
+from fastsnake.snake.celltree.params import check_board, pack, single_word_masks
+from fastsnake.snake.celltree.plan import cell_decide, small_cell_decide
+from fastsnake.snake.celltree.workspace import alloc, reset, start_cells
 from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.policies.grove import COUNT_LIMIT
+from fastsnake.snake.policies.kernels import by_params, engine_kernels
 
 # The tuned defaults (every board size); what they were measured against: docs/agents.md.
 OPTIONS = (
@@ -64,11 +66,17 @@ def cell_params(config, values):
     return pack(config, dict(GROVE_OFF, research_detours=values["research_every"], **values))
 
 
+# grove's code without its choices among passing plans; on boards of at most BITS_BLOCKS blocks
+# without the row-mask outline test too (`single_word_masks`).
+KERNELS = by_params(single_word_masks, {True: engine_kernels(alloc, reset, small_cell_decide, start_cells),
+                                        False: engine_kernels(alloc, reset, cell_decide, start_cells)})
+
+
 POLICY = EnginePolicy(
     name="cell",
     summary=__doc__,
-    sweep_kernel=cell_sweep,
-    play_kernel=cell_play,
+    sweep_kernel=KERNELS.sweep,
+    play_kernel=KERNELS.play,
     make_params=cell_params,
     guaranteed=True,
     options=OPTIONS,
