@@ -19,10 +19,10 @@ board) the shortest right-hand path to the apple that only enters blocks the
 body will have left by then, or crosses back over an edge the body still uses.
 The plan is accepted only if the body it leaves behind when it eats passes the
 test above. If it cuts blocks off, the search detours through the nearest
-cell of a cut-off block and tries the apple again, up to DETOUR_ROUNDS times.
+cell of a cut-off block and tries the apple again, up to ``detours`` times.
 Without an accepted plan the agent builds a spanning tree that contains the
 body's crossings and walks its outline towards the apple. Detours and outline
-walks are searched again every RESEARCH_EVERY moves and replaced only by a
+walks are searched again every ``research_every`` moves and replaced only by a
 shorter accepted plan; a shortest plan is kept to the apple.
 
 Guarantee (both tail rules, any start length): every committed plan is a legal
@@ -36,9 +36,8 @@ boards are refused. Options: ``detours`` (rounds per search, default 8) and
 and a few moves longer.
 
 The kernels are `grove`'s code (`fastsnake.snake.celltree`) built without its choices among
-passing plans (`plan.cell_play`; on boards of at most 63 blocks also without the row-mask outline
-test): they play these games move for move and faster than `cell`'s own kernels did (10x10 about
-6 % more games per CPU-s, 20x20 46 % more; docs/agents.md).
+passing plans (`plan.cell_decide`; on boards of at most 63 blocks also without the row-mask outline
+test, `params.single_word_masks`); how they compare with `cell`'s earlier kernels: docs/agents.md.
 """
 
 from fastsnake.snake.celltree.params import check_board, pack, single_word_masks

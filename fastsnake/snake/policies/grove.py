@@ -8,13 +8,14 @@ a detour chain through the cut-off blocks; with no such plan the snake walks an 
 
 - the snuggest shortest path: among shortest routes that pass, the one with the most sides
   against the border, the body still there at the apple (and, on small boards, itself):
-  a branch and bound (`_enumerate`, ``budget`` nodes) on boards of at most 63 blocks, which
-  also takes passing routes shorter than the detour chain; one A* (`_snug`) above;
+  a branch and bound (`snug.enumerate_routes`, ``budget`` nodes) on boards of at most 63 blocks,
+  which also takes passing routes shorter than the detour chain; one A* (`snug.snug_route`) above;
 - on boards of more than 63 blocks: snug legs in detour chains (``snug_chain``), 32 detour
   rounds (``detours``), the outline walk over the shortest of 13 spanning trees
   (``outline``), re-searched every 4th move (``research_every``; detour-chain plans every 8th);
-- kernels: the outline test on row masks with per-search suffix tables, detour targets from
-  a by-distance cell order, and an A* specialised to right-hand moves (`_fast_leg`).
+- kernels: the outline test on row masks with per-search suffix tables (`outline.suffix_test`),
+  detour targets from a by-distance cell order, and an A* specialised to right-hand moves
+  (`legs.leg`).
 
 Guarantee (both tail rules, any start length): `cell`'s; the game is won in fewer than N²/2
 moves. Needs even rows and cols. With ``budget=0 detours=8 outline=0 research_every=8`` it plays
@@ -24,8 +25,8 @@ moves. Needs even rows and cols. With ``budget=0 detours=8 outline=0 research_ev
 only the latter), ``snug`` (0: branch and bound, 1: A*), ``snug_chain``, ``snug_self``,
 ``outline``; re-searches: ``backoff`` (wait twice as long after each re-search that found
 nothing shorter, up to ``research_every × backoff`` moves), ``backoff_on``, ``research_detours``,
-``research_rounds``, ``walk_rounds``. Defaults: the table `OPTIONS` below; the measurements
-behind them: docs/agents.md.
+``research_rounds``, ``walk_rounds``. Defaults: the table `OPTIONS` of this module (``fastsnake
+policies --json`` lists it); the measurements behind them: docs/agents.md.
 """
 
 import dataclasses
