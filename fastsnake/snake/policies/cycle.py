@@ -16,7 +16,7 @@ from fastsnake.snake.board import CFG_COLS, CFG_ROWS
 from fastsnake.snake.cycles import CYCLE_KINDS, RANDOM, check_cycle_board, cycle_tables, random_cells, zigzag_cells
 from fastsnake.snake.engine import G_CFG, G_NBR, G_RNG, ix, lay_body_random
 from fastsnake.snake.policies import EnginePolicy, Option
-from fastsnake.snake.policies.kernels import Kernels, by_params, engine_kernels
+from fastsnake.snake.policies.kernels import Kernels, by_params, engine_kernels, specialise, unique_name
 from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
 
 # Workspace slots.
@@ -76,15 +76,37 @@ def random_cycle(params) -> bool:
     return bool(params[PARAM_CYCLE] == RANDOM)
 
 
-def cycle_kernels(alloc, reset, reset_zigzag, decide, cycle_of=cycle_order) -> Kernels:
-    """The kernels of a policy that starts on a cycle (`kernels.engine_kernels`): `reset` for the
-    random cycle, and `reset_zigzag` (built on `reset_zigzag` of this module) for the zig-zag one, so
-    a run of the default zig-zag cycle never compiles the random cycle's builder."""
-    return by_params(random_cycle, {True: engine_kernels(alloc, reset, decide, cycle_of),
-                                    False: engine_kernels(alloc, reset_zigzag, decide, cycle_of)})
+# The template's free name: each policy's copy of `_reset_random` and `_reset_zigzag` binds it.
+reset_on = None
 
 
-KERNELS = cycle_kernels(cycle_workspace, reset_cycle, reset_zigzag, _decide)
+def _reset_random(ws, g):
+    """The policy's `reset_on` over the cycle of the game's params (`reset_cycle`)."""
+    reset_on(reset_cycle, ws, g)
+
+
+def _reset_zigzag(ws, g):
+    """The policy's `reset_on` over the zig-zag cycle only (`reset_zigzag`)."""
+    reset_on(reset_zigzag, ws, g)
+
+
+def cycle_kernels(alloc, decide, cycle_of=cycle_order, reset_on=None) -> Kernels:
+    """The kernels of a policy that starts on a cycle (`kernels.engine_kernels`): one pair that lays the
+    body with `reset_cycle` (any cycle kind) and one with `reset_zigzag`, so a run of the default
+    zig-zag cycle never compiles the random cycle's builder (`by_params` picks by `random_cycle`).
+    `reset_on(reset_start_cycle, ws, g)` (inlined) is what the policy does around laying the body
+    (None: nothing, the workspace is the cycle's own)."""
+    if reset_on is None:
+        resets = (reset_cycle, reset_zigzag)
+    else:
+        name = unique_name([alloc, decide, reset_on])
+        resets = tuple(specialise(template, f"{name}{template.__name__}", {"reset_on": reset_on})
+                       for template in (_reset_random, _reset_zigzag))
+    return by_params(random_cycle, {True: engine_kernels(alloc, resets[0], decide, cycle_of),
+                                    False: engine_kernels(alloc, resets[1], decide, cycle_of)})
+
+
+KERNELS = cycle_kernels(cycle_workspace, _decide)
 
 
 # The option of every policy that follows a Hamiltonian cycle.

@@ -40,8 +40,6 @@ from fastsnake.snake.policies.cycle import (
     cycle_kernels,
     cycle_params,
     cycle_workspace,
-    reset_cycle,
-    reset_zigzag,
 )
 
 # Workspace slots: the cycle policy's workspace (start cycle), successor, position, scratch.
@@ -68,18 +66,6 @@ def _reset_on(reset_start_cycle, ws, g):
     for k in range(n):
         nxt[cells[k]] = cells[k + 1] if k + 1 < n else cells[0]
         order[cells[k]] = k
-
-
-@njit(cache=True)
-def _reset(ws, g):
-    """`_reset_on` the random or zig-zag start cycle (`cycle.reset_cycle`)."""
-    _reset_on(reset_cycle, ws, g)
-
-
-@njit(cache=True)
-def _reset_zigzag(ws, g):
-    """`_reset_on` the zig-zag start cycle only (`cycle.reset_zigzag`)."""
-    _reset_on(reset_zigzag, ws, g)
 
 
 @njit(cache=True, inline="always")
@@ -247,7 +233,7 @@ def _cycle_cells(ws):
     return ws[D_CYCLE][W_CELLS]
 
 
-KERNELS = cycle_kernels(_alloc, _reset, _reset_zigzag, _decide, _cycle_cells)
+KERNELS = cycle_kernels(_alloc, _decide, _cycle_cells, reset_on=_reset_on)
 
 
 POLICY = EnginePolicy(

@@ -80,18 +80,25 @@ def _where(fn) -> str:
     return f"{module}.{name}"
 
 
-def kernel_name(parts: Parts) -> str:
-    """The name of the kernels made of `parts`: the decide function's module, then a hash of the four
-    parts' import names (the same in every process, so numba finds the cached copy again)."""
-    wheres = [_where(part) for part in parts]
+def unique_name(functions) -> str:
+    """A name for code made of `functions`: the last one's module, then a hash of their import names
+    (the same in every process, so numba finds the cached copy again)."""
+    wheres = [_where(fn) for fn in functions]
     digest = hashlib.blake2b(" ".join(wheres).encode(), digest_size=6).hexdigest()
-    return f"{wheres[PART_NAMES.index('decide')].split('.')[-2]}_{digest}"
+    return f"{wheres[-1].split('.')[-2]}_{digest}"
 
 
-def _copy(template, name: str, parts: Parts, **options):
-    """`template` compiled with `parts` as its globals, as the module-level function `name`."""
+def kernel_name(parts: Parts) -> str:
+    """The name of the kernels made of `parts` (`unique_name`, the decide function's module first)."""
+    return unique_name([parts.alloc, parts.reset, parts.cycle_of, parts.decide])
+
+
+def specialise(template, name: str, functions: dict, **options):
+    """`template` as a cached njit function `name` whose globals named in `functions` are those:
+    how every kernel of this module and of a policy's template (`cycle.cycle_kernels`) is made.
+    `name` must be unique to the functions (`unique_name`): numba files the copy's cache by it."""
     namespace = dict(template.__globals__)
-    namespace.update(parts._asdict())
+    namespace.update(functions)
     fn = types.FunctionType(template.__code__, namespace, name, template.__defaults__)
     fn.__qualname__ = name
     fn.__doc__ = template.__doc__
@@ -105,7 +112,9 @@ def engine_kernels(alloc, reset, decide, cycle_of) -> Kernels:
     name = kernel_name(parts)
     if _made.setdefault(name, parts) != parts:  # pragma: no cover - a hash collision
         raise ValueError(f"kernel name {name!r} is taken by other parts")
-    return Kernels(_copy(_sweep, f"{name}_sweep", parts, parallel=True), _copy(_play, f"{name}_play", parts))
+    functions = parts._asdict()
+    return Kernels(specialise(_sweep, f"{name}_sweep", functions, parallel=True),
+                   specialise(_play, f"{name}_play", functions))
 
 
 class ChosenKernel:

@@ -25,6 +25,8 @@ guarantee). Option ``cycle``: ``zigzag`` or ``random`` (a new random cycle
 per game).
 """
 
+import dataclasses
+
 import numpy as np
 from numba import njit
 
@@ -38,8 +40,6 @@ from fastsnake.snake.policies.cycle import (
     W_PARAMS,
     cycle_kernels,
     cycle_workspace,
-    reset_cycle,
-    reset_zigzag,
 )
 
 # params: [cycle kind, mode]; the mode folds in the tail rule so a move reads one number.
@@ -129,7 +129,7 @@ def _alloc(cfg, nbr, params):
     return cycle_workspace(cfg, nbr, params)
 
 
-KERNELS = cycle_kernels(_alloc, reset_cycle, reset_zigzag, _decide)
+KERNELS = cycle_kernels(_alloc, _decide)
 
 
 def safety_params(faithful):
@@ -153,12 +153,5 @@ PHC = EnginePolicy(
     guaranteed=True,
     options=(CYCLE_OPTION,),
 )
-PHC_FAITHFUL = EnginePolicy(
-    name="phc-faithful",
-    summary=__doc__,
-    sweep_kernel=KERNELS.sweep,
-    play_kernel=KERNELS.play,
-    make_params=safety_params(True),
-    guaranteed=False,
-    options=(CYCLE_OPTION,),
-)
+# The same kernels with the original's (unsafe) shortcut budget.
+PHC_FAITHFUL = dataclasses.replace(PHC, name="phc-faithful", make_params=safety_params(True), guaranteed=False)

@@ -35,8 +35,6 @@ from fastsnake.snake.policies.cycle import (
     W_RNG,
     cycle_kernels,
     cycle_workspace,
-    reset_cycle,
-    reset_zigzag,
 )
 from fastsnake.snake.policies.phc import FAITHFUL, FOLLOW_SAFE, PARAM_MODE, ahead, safety_params, tail_distance
 
@@ -53,18 +51,11 @@ def _alloc(cfg, nbr, params):
     return ws[W_CELLS], ws[W_ORDER], ws[W_MOVE], ws[W_RNG], ws[W_PARAMS], np.zeros(1, np.int64)
 
 
-@njit(cache=True)
-def _reset(ws, g):
-    """Clear the disorder flag, then lay the body on the random or zig-zag cycle."""
+@njit(cache=True, inline="always")
+def _reset_on(reset_start_cycle, ws, g):
+    """Clear the disorder flag, then lay the body with `reset_start_cycle`."""
     ws[W_DISORDERED][FLAG] = 0
-    reset_cycle(ws, g)
-
-
-@njit(cache=True)
-def _reset_zigzag(ws, g):
-    """`_reset` on the zig-zag cycle only."""
-    ws[W_DISORDERED][FLAG] = 0
-    reset_zigzag(ws, g)
+    reset_start_cycle(ws, g)
 
 
 @njit(cache=True)
@@ -146,7 +137,7 @@ def _decide(ws, g, st):
     return safe_move(ws, g, st)
 
 
-KERNELS = cycle_kernels(_alloc, _reset, _reset_zigzag, _decide)
+KERNELS = cycle_kernels(_alloc, _decide, reset_on=_reset_on)
 
 
 def _policy(name, faithful):

@@ -46,8 +46,6 @@ from fastsnake.snake.policies.cycle import (
     W_RNG,
     cycle_kernels,
     cycle_workspace,
-    reset_cycle,
-    reset_zigzag,
 )
 from fastsnake.snake.policies.phc import ahead, tail_distance
 
@@ -79,18 +77,6 @@ def _reset_on(reset_start_cycle, ws, g):
     plan[P_NEXT] = 0
     plan[P_APPLE] = -1
     reset_start_cycle(ws, g)
-
-
-@njit(cache=True)
-def _reset(ws, g):
-    """`_reset_on` the random or zig-zag start cycle (`cycle.reset_cycle`)."""
-    _reset_on(reset_cycle, ws, g)
-
-
-@njit(cache=True)
-def _reset_zigzag(ws, g):
-    """`_reset_on` the zig-zag start cycle only (`cycle.reset_zigzag`)."""
-    _reset_on(reset_zigzag, ws, g)
 
 
 @njit(cache=True, inline="always")
@@ -185,7 +171,7 @@ def _decide(ws, g, st):
     return ws[W_MOVE][head]
 
 
-KERNELS = cycle_kernels(_alloc, _reset, _reset_zigzag, _decide)
+KERNELS = cycle_kernels(_alloc, _decide, reset_on=_reset_on)
 
 
 def _params(variant):
