@@ -85,6 +85,7 @@ def game_of(cfg, nbr, batch, i):
 
 @njit(cache=True, inline="always")
 def load_state(batch, i):
+    """The engine `State` of env `i`, read from its row of the batch's state array."""
     row = batch[B_STATE][i]
     return make_state(row[S_HEAD], row[S_TAIL], row[S_HEAD_I], row[S_TAIL_I], row[S_LENGTH], row[S_APPLE],
                       row[S_NFREE], row[S_MOVES], row[S_APPLES], row[S_OUTCOME])
@@ -92,6 +93,7 @@ def load_state(batch, i):
 
 @njit(cache=True, inline="always")
 def store_state(batch, i, st):
+    """Write `st` into env `i`'s row of the batch's state array (the inverse of `load_state`)."""
     row = batch[B_STATE][i]
     row[S_HEAD] = st.head
     row[S_TAIL] = st.tail

@@ -56,12 +56,14 @@ def layout(ncells: int) -> tuple[int, int, int]:
 
 @njit(cache=True, inline="always")
 def _get(words, base, cell, bits, per):
+    """Tile of `cell` in the packed state at `words[base:]` (`per` cells of `bits` bits a word)."""
     return np.int64((words[base + cell // per] >> np.uint64((cell % per) * bits))
                     & np.uint64((1 << bits) - 1))
 
 
 @njit(cache=True)
 def _pack(board, out, base, bits, per, nwords):
+    """Pack `board` into `out[base:base+nwords]`, `per` cells of `bits` bits a word."""
     for w in range(nwords):
         out[base + w] = np.uint64(0)
     for cell in range(len(board)):
@@ -70,6 +72,7 @@ def _pack(board, out, base, bits, per, nwords):
 
 @njit(cache=True, inline="always")
 def _hash(words, base, nwords):
+    """A mixed 64-bit hash of the packed state `words[base:base+nwords]` (the table's probe start)."""
     x = np.uint64(0x9E3779B97F4A7C15)
     for w in range(nwords):
         x ^= words[base + w]
@@ -105,6 +108,7 @@ def _find(table, tkey, states, words, base, nwords):
 
 @njit(cache=True)
 def _rehash(table, tkey, states, nodes, nwords):
+    """Rebuild the open-addressing table from the first `nodes` stored states (after it grew)."""
     table[:] = -1
     for j in range(nodes):
         slot, _ = _find(table, tkey, states, states, j * nwords, nwords)
@@ -225,6 +229,7 @@ def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, h
 
 @njit(cache=True)
 def _trace(parent, pmove, node):
+    """The moves from the start to `node`, following `parent` links back (int8, in order)."""
     length = 0
     j = node
     while parent[j] >= 0:

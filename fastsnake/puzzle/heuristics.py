@@ -183,6 +183,7 @@ def walking_code(board, goalpos, rows, cols, along_rows):
 
 @njit(cache=True)
 def walking_index(codes, code):
+    """Index of `code` in the sorted walking-distance `codes`, or -1 when absent."""
     i = np.searchsorted(codes, code)
     if i < len(codes) and codes[i] == code:
         return i

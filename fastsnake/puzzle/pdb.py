@@ -75,6 +75,7 @@ def cache_dir() -> Path:
 
 @njit(cache=True)
 def popcount16_table():
+    """Bits set in each 16-bit value: the table the ranking of partial permutations reads."""
     out = np.zeros(1 << 16, np.uint8)
     for i in range(1, 1 << 16):
         out[i] = out[i >> 1] + (i & 1)

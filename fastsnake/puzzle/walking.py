@@ -41,6 +41,7 @@ _CACHE: dict = {}
 
 @njit(cache=True)
 def _encode(counts, blank, nl, base):
+    """One integer for a walking-distance state: the tile counts per line and group, then the blank's line."""
     code = np.uint64(0)
     for line in range(nl):
         for gl in range(nl - 1):
@@ -50,6 +51,7 @@ def _encode(counts, blank, nl, base):
 
 @njit(cache=True)
 def _decode(code, counts, nl, width, base):
+    """The tile counts of state `code` into `counts` (the inverse of `_encode`); returns the blank's line."""
     blank = np.int64(code % np.uint64(nl))
     code //= np.uint64(nl)
     for line in range(nl - 1, -1, -1):

@@ -26,6 +26,7 @@ _CELL_MASK = (1 << _CELL_BITS) - 1
 
 @njit(cache=True)
 def astar_buffers(n):
+    """The reusable buffers of `astar_grid` on an `n`-cell board (slots A_G .. A_PATH)."""
     return (
         np.zeros(n, np.int32),  # g
         np.zeros(n, np.int32),  # parent
@@ -39,6 +40,7 @@ def astar_buffers(n):
 
 @njit(cache=True, inline="always")
 def _next_generation(buf):
+    """Start a search: bump the stamp that marks cells open/closed in this search (clearing on wrap)."""
     gen = buf[A_GEN]
     gen[GEN_COUNT] += 1
     if gen[GEN_COUNT] >= 2**31 - 1:
@@ -50,6 +52,7 @@ def _next_generation(buf):
 
 @njit(cache=True, inline="always")
 def manhattan(cols, a, b):
+    """Grid distance between cells `a` and `b` on a board `cols` wide."""
     ra = a // cols
     rb = b // cols
     return abs(ra - rb) + abs((a - ra * cols) - (b - rb * cols))

@@ -9,6 +9,7 @@ GEN_COUNT = 0  # the one slot of the generation counter buf[B_GEN]
 
 @njit(cache=True)
 def bfs_buffers(n):
+    """The reusable buffers of `flood_count` on an `n`-cell board: seen stamps, stamp count, queue."""
     return (np.zeros(n, np.int32), np.zeros(1, np.int64), np.empty(n, np.int32))
 
 

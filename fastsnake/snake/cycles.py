@@ -139,6 +139,7 @@ def tree_outline_next(rows, cols, bits, nxt):
 
 @njit(cache=True)
 def _cells_from_next(nxt, out):
+    """The cycle's cells in order from cell 0, following the successor table `nxt`, into `out`."""
     cell = 0
     for k in range(nxt.shape[0]):
         out[k] = cell
@@ -196,6 +197,7 @@ def _flip_squares(rows, cols, nxt, rng, attempts):
 
 @njit(cache=True)
 def _random_even_next(rows, cols, rng, nxt):
+    """Successor table of a random cycle on an even-sided board: the outline of a random block tree."""
     bits = random_tree(rows // 2, cols // 2, rng)
     tree_outline_next(rows, cols, bits, nxt)
 

@@ -157,12 +157,14 @@ def make_state(head, tail, head_i, tail_i, length, apple, nfree, moves, apples, 
 
 @njit(cache=True, inline="always")
 def with_apple(st, apple):
+    """`st` with the apple at `apple`."""
     return make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, apple, st.nfree, st.moves, st.apples,
                       st.outcome)
 
 
 @njit(cache=True)
 def new_game(cfg, nbr):
+    """A game's arrays (slots G_CFG .. G_RNG) for the board `cfg`, `nbr`, before any game is set up."""
     n = cfg[CFG_ROWS] * cfg[CFG_COLS]
     return (
         cfg,
@@ -177,6 +179,7 @@ def new_game(cfg, nbr):
 
 @njit(cache=True, inline="always")
 def n_cells(g):
+    """Cells of the game's board."""
     return g[G_BODY].shape[0]
 
 
@@ -260,6 +263,7 @@ def fill_free(g):
 
 @njit(cache=True, inline="always")
 def random_free_cell(g, nfree):
+    """A uniformly random one of the `nfree` free cells, from the game's stream."""
     return g[G_FREE][below(g[G_RNG], nfree)]
 
 
@@ -392,6 +396,7 @@ def start_policy_state(g, neighbours):
 
 @njit(cache=True, inline="always")
 def _policy_state(g, neighbours, head, tail, apple, length, moves):
+    """The read-only `PolicyState` a user policy sees, from the game and these scalars."""
     cfg = g[G_CFG]
     return PolicyState(cfg[CFG_ROWS], cfg[CFG_COLS], head, tail, apple, length, moves, g[G_OCC], neighbours,
                        g[G_RNG][RNG_SEED], cfg[CFG_TAIL_RULE] == TAIL_FOLLOW, cfg[CFG_MAX_MOVES],
@@ -462,6 +467,7 @@ def start_default(g, seed, path):
 
 @njit(cache=True, inline="always")
 def start_game(g, ws, reset, seed):
+    """Set up game `seed`: its stream, the policy's `reset` (start body), then the first apple."""
     begin_game(g, seed)
     reset(ws, g)
     return start_state(g, g[G_CFG][CFG_START_LENGTH], True)
@@ -505,6 +511,7 @@ def new_record(capacity):
 
 @njit(cache=True)
 def _grown(rec, used):
+    """A record of twice the capacity holding the first `used` moves of `rec`."""
     # An element loop, not slice assignment: numba's slice assignment compiles its broadcast
     # shape check and error text (seconds of every cold `play`) for copies that cannot mismatch.
     bigger = new_record(2 * rec[R_MOVE].shape[0])
@@ -573,6 +580,7 @@ def eaten_apples(first_apple, length0, rec, count):
 
 @njit(cache=True)
 def _forced_move(moves, g, st):
+    """The `decide` of `trace_moves`: the recorded move of this move number."""
     return moves[st.moves]
 
 

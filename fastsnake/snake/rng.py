@@ -34,6 +34,7 @@ RNG_STATE, RNG_SEED = 0, 1
 
 @njit(cache=True, inline="always")
 def mix64(z):
+    """The splitmix64 finaliser: a well-mixed uint64 of `z`."""
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)

@@ -84,6 +84,7 @@ def _template_table():
 
 @njit(cache=True, inline="always")
 def _is_knight(a, b, cols):
+    """Are cells `a` and `b` a knight's move apart on a board `cols` wide?"""
     ar = a // cols
     br = b // cols
     dr = abs(br - ar)
@@ -93,6 +94,7 @@ def _is_knight(a, b, cols):
 
 @njit(cache=True, inline="always")
 def _replace(nbr, v, old, new):
+    """In the tour's two-neighbour table, replace `v`'s neighbour `old` by `new`."""
     if nbr[2 * v] == old:
         nbr[2 * v] = new
     else:

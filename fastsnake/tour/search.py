@@ -35,6 +35,7 @@ STATE_SLOTS = 8
 
 @njit(cache=True, inline="always")
 def _tie(seed, w):
+    """A seeded pseudo-random 12-bit tie-break for cell `w` among equal (degree, distance)."""
     # splitmix64 finaliser: a seeded, well-mixed order among equal (degree, distance).
     x = (w + 1) * 0x9E3779B97F4A7C15 + seed * 0xBF58476D1CE4E5B9
     x ^= x >> 31
@@ -66,6 +67,7 @@ if config.DISABLE_JIT:
 
 @njit(cache=True, inline="always")
 def _visit(v, rows, cols, jr, jc, directed, skip_out, visited, outdeg, indeg, zo, zi):
+    """Mark `v` visited and update the degrees of its leap neighbours and the dead-end counts `zo`, `zi` (returned)."""
     visited[v] = 1
     if outdeg[v] == 0:
         zo -= 1
@@ -104,6 +106,7 @@ def _visit(v, rows, cols, jr, jc, directed, skip_out, visited, outdeg, indeg, zo
 
 @njit(cache=True, inline="always")
 def _unvisit(v, rows, cols, jr, jc, directed, skip_out, visited, outdeg, indeg, zo, zi):
+    """Undo `_visit(v)`: restore the neighbours' degrees and the dead-end counts (returned)."""
     r = v // cols
     c = v - r * cols
     k = jr.shape[0]
@@ -141,6 +144,7 @@ def _unvisit(v, rows, cols, jr, jc, directed, skip_out, visited, outdeg, indeg, 
 
 @njit(cache=True, inline="always")
 def _leaps_to(a, b, cols, jr, jc):
+    """Does one of the piece's leaps (`jr`, `jc`) take cell `a` to cell `b`?"""
     ar = a // cols
     br = b // cols
     dr = br - ar

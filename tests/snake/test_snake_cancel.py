@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from numba.core.dispatcher import Dispatcher
 from policy_endless import ARGS, ENDLESS_GAME, NEVER, register
 
 import fastsnake
@@ -25,6 +24,7 @@ from fastsnake.snake.cancel import Cancelled, call_kernel, cancel
 from fastsnake.snake.dataset import read_dataset
 from fastsnake.snake.engine import CANCELLED
 from fastsnake.snake.policies import OWN_DISTRIBUTION, all_policies, get_policy
+from fastsnake.snake.policies.kernels import compiled_kernels
 from fastsnake.snake.sweep import first_chunk_size, prepare, read_parquet
 
 SCRIPT = Path(__file__).with_name("policy_endless.py")
@@ -125,19 +125,11 @@ def _builtin_policies():
     return [p for p in all_policies() if p.origin == OWN_DISTRIBUTION]
 
 
-def _kernels(fn):
-    """The numba kernels behind a policy's kernel entry (a dispatcher, or a function choosing one)."""
-    if isinstance(fn, Dispatcher):
-        return [fn]
-    cells = [c.cell_contents for c in (getattr(fn, "__closure__", None) or ())]
-    return [c for c in cells if isinstance(c, Dispatcher)]
-
-
 @pytest.mark.parametrize("policy", [p.name for p in _builtin_policies()])
 def test_every_policy_kernel_releases_the_gil(policy):
     """Without nogil the main thread could not run a signal handler while the kernel runs."""
     entry = get_policy(policy)
-    kernels = _kernels(entry.sweep_kernel) + _kernels(entry.play_kernel)
+    kernels = compiled_kernels(entry.sweep_kernel) + compiled_kernels(entry.play_kernel)
     assert len(kernels) >= 2
     assert all(kernel.targetoptions.get("nogil") for kernel in kernels)
 

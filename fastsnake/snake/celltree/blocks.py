@@ -9,12 +9,23 @@ of the detour scan (through the left-right mirror symmetry of right-hand distanc
 import numpy as np
 from numba import njit
 
-from fastsnake.snake.celltree.layout import I_BLOCK_OF, I_DISTANCES, I_RIGHT_HAND, I_SIDE_EDGE, segment
-
-# The leg table (`leg_table`, LEG_SLOTS a cell): the cell's move within its block, its move across its
-# side (-1: the border), the block that move enters and the block edge it crosses.
-LEG_IN, LEG_OUT, LEG_OUTBLK, LEG_EDGE = range(4)
-LEG_SLOTS = LEG_EDGE + 1
+from fastsnake.snake.celltree.layout import (
+    I_BLOCK_OF,
+    I_DISTANCES,
+    I_RIGHT_HAND,
+    I_SIDE_EDGE,
+    LEG_EDGE,
+    LEG_IN,
+    LEG_OUT,
+    LEG_OUTBLK,
+    LEG_ROW,
+    LINK_BLOCK,
+    LINK_EDGE,
+    LINK_PAIR,
+    LINK_ROW,
+    MOVES_ROW,
+    segment,
+)
 
 
 @njit(cache=True)
@@ -76,21 +87,30 @@ def block_tables(rows, cols):
 
 @njit(cache=True)
 def block_links(rows, cols):
-    """links[8b + 2d] = the block next to block b in direction d (-1: none), links[8b + 2d + 1] = their edge."""
+    """Per block b a row of LINK_ROW entries (`layout.LINK_ROW`): for each direction d (a move) the block
+    next to b that way (LINK_BLOCK, -1: none) and the block edge between them (LINK_EDGE)."""
     hr, hc = rows // 2, cols // 2
     nb = hr * hc
-    links = np.full(8 * nb, -1, np.int32)
+    links = np.full(LINK_ROW * nb, -1, np.int32)
     for b in range(nb):
         br, bc = b // hc, b % hc
         if br > 0:
-            links[8 * b], links[8 * b + 1] = b - hc, 2 * (b - hc) + 1
+            link(links, b, 0, b - hc, 2 * (b - hc) + 1)
         if bc + 1 < hc:
-            links[8 * b + 2], links[8 * b + 3] = b + 1, 2 * b
+            link(links, b, 1, b + 1, 2 * b)
         if br + 1 < hr:
-            links[8 * b + 4], links[8 * b + 5] = b + hc, 2 * b + 1
+            link(links, b, 2, b + hc, 2 * b + 1)
         if bc > 0:
-            links[8 * b + 6], links[8 * b + 7] = b - 1, 2 * (b - 1)
+            link(links, b, 3, b - 1, 2 * (b - 1))
     return links
+
+
+@njit(cache=True, inline="always")
+def link(links, b, d, other, edge):
+    """Block `b`'s link in direction `d`: the block `other` across block edge `edge`."""
+    at = LINK_ROW * b + LINK_PAIR * d
+    links[at + LINK_BLOCK] = other
+    links[at + LINK_EDGE] = edge
 
 
 @njit(cache=True)
@@ -109,15 +129,15 @@ def block_edge_masks(rows, cols):
 @njit(cache=True)
 def leg_table(I, n, out):
     """The two right-hand moves of every cell, with what `passable` reads of a move across a side."""
-    nbr2, blk, side = segment(I, I_RIGHT_HAND, 4 * n), segment(I, I_BLOCK_OF, n), segment(I, I_SIDE_EDGE, n)
+    nbr2, blk, side = segment(I, I_RIGHT_HAND, MOVES_ROW * n), segment(I, I_BLOCK_OF, n), segment(I, I_SIDE_EDGE, n)
     for u in range(n):
-        at = LEG_SLOTS * u
+        at = LEG_ROW * u
         out[at + LEG_IN] = -1
         out[at + LEG_OUT] = -1
         out[at + LEG_OUTBLK] = -1
         out[at + LEG_EDGE] = -1
         for move in range(4):
-            v = nbr2[4 * u + move]
+            v = nbr2[MOVES_ROW * u + move]
             if v < 0:
                 continue
             if blk[v] == blk[u]:

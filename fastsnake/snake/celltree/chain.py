@@ -21,8 +21,11 @@ from fastsnake.snake.celltree.layout import (
     L_SHORTEST,
     L_TAIL_RULE,
     L_TIME_BASE,
+    MOVES_ROW,
+    STAMP_ROWS,
     X_CELL_BIT,
     X_CELL_ROW,
+    X_PARAMS,
     X_REACHED,
     segment,
 )
@@ -44,7 +47,7 @@ def cut_off(X, L, stamp, gen, hc, b, reached):
     """Is block b cut off from the walk's last block? (whichever outline test ran last)."""
     if L[L_OPEN_RIGHT_MASK] >= 0:
         return (reached >> b) & 1 == 0
-    if X[P_ROWS] != 0:
+    if X[X_PARAMS + P_ROWS] != 0:
         r = b // hc
         return (X[X[X_REACHED] + r] >> (b - r * hc)) & 1 == 0
     return stamp[b] != gen + 1
@@ -59,7 +62,7 @@ def nearest_cut_off(order, L, X, stamp, gen, hc, n, cols, head, apple, reached):
     mirror: the row of mirror(head)), so the scan stops at the first cut-off cell.
     """
     cols2 = 2 * cols
-    if order.shape[0] > 0 and X[P_ROWS] != 0 and L[L_OPEN_RIGHT_MASK] < 0:
+    if order.shape[0] > 0 and X[X_PARAMS + P_ROWS] != 0 and L[L_OPEN_RIGHT_MASK] < 0:
         # Row masks: a cell's block is cut off when its bit is clear in its REACH row (per-cell row and bit,
         # no divisions).
         at = mirror(cols, head) * n
@@ -102,7 +105,7 @@ def chain_moves(nbr2, start, vpath, total, head, path, steps, trial):
 def snug_apple_leg(I, L, X, body, st, vpath, total, path, steps, win, head):
     """The snuggest of the shortest legs from the last detour target `head` to the apple (`snug_astar`),
     if the body it leaves passes the outline test too; its length (0: none)."""
-    s2 = snug_astar(I, L, X, head, st.apple, steps, L[L_TIME_BASE] + steps, X[P_SELFK])
+    s2 = snug_astar(I, L, X, head, st.apple, steps, L[L_TIME_BASE] + steps, X[X_PARAMS + P_SELFK])
     if s2 > 0 and plan_test(I, L, X, body, st, vpath, total, path, np.int64(s2), win)[0]:
         return s2
     return 0
@@ -138,7 +141,8 @@ def chain_with(outline_test, snug_leg, apple_leg, I, L, X, order, body, st, boun
     win = segment(I, I_WINDOW, 2 * n + 2)
     trial = segment(I, I_TRIAL_PLAN, 2 * n + 2)
     vpath = segment(I, I_DETOUR_CELLS, 2 * n + 2)
-    nbr2, stamp, path = segment(I, I_RIGHT_HAND, 4 * n), segment(I, I_STAMPS, 5 * nb), segment(I, I_LEG_PATH, n)
+    nbr2, stamp = segment(I, I_RIGHT_HAND, MOVES_ROW * n), segment(I, I_STAMPS, STAMP_ROWS * nb)
+    path = segment(I, I_LEG_PATH, n)
     slack = 1 if L[L_TAIL_RULE] == TAIL_FOLLOW else 2
     tail_time = st.moves - st.length + 1
     head = st.head
@@ -160,7 +164,7 @@ def chain_with(outline_test, snug_leg, apple_leg, I, L, X, order, body, st, boun
         ok, reached, gen = outline_test(I, L, X, body, st, vpath, np.int64(total), path, np.int64(steps), win)
         if ok:
             chain_moves(nbr2, st.head, vpath, total, head, path, steps, trial)
-            if r > 0 and X[P_SNUGCHAIN] & SNUG_CHAIN_APPLE:
+            if r > 0 and X[X_PARAMS + P_SNUGCHAIN] & SNUG_CHAIN_APPLE:
                 s2 = apple_leg(I, L, X, body, st, vpath, np.int64(total), path, np.int64(steps), win, head)
                 if s2 > 0:
                     to_moves(nbr2, head, path, s2, trial, total)
@@ -177,10 +181,10 @@ def chain_with(outline_test, snug_leg, apple_leg, I, L, X, order, body, st, boun
         steps1 = leg(I, L, X, head, best, bound - total - distance(I, n, cols, best, st.apple))
         if steps1 == 0:
             return 0
-        if X[P_SNUGCHAIN] & SNUG_CHAIN_DETOUR:
-            ahead = 0 if X[P_SNUGCHAIN] & SNUG_CHAIN_LEG_END else distance(I, n, cols, best, st.apple)
+        if X[X_PARAMS + P_SNUGCHAIN] & SNUG_CHAIN_DETOUR:
+            ahead = 0 if X[X_PARAMS + P_SNUGCHAIN] & SNUG_CHAIN_LEG_END else distance(I, n, cols, best, st.apple)
             # With none found, the snug A* leaves I_LEG_PATH alone: the plain leg stays.
-            s1 = snug_leg(I, L, X, head, best, steps1, L[L_TIME_BASE] + steps1 + ahead, X[P_SELFK])
+            s1 = snug_leg(I, L, X, head, best, steps1, L[L_TIME_BASE] + steps1 + ahead, X[X_PARAMS + P_SELFK])
             if s1 > 0:
                 steps1 = s1
         stamp_virtual(L, path, steps1, head, st.moves + total)
@@ -204,5 +208,5 @@ def plain_chain(I, L, X, order, body, st, bound, rounds):
 
 @njit(cache=True)
 def small_plain_chain(I, L, X, order, body, st, bound, rounds):
-    """`plain_chain` with the single-word-mask outline test only (`small_apple_test`; `plan.by_board`)."""
+    """`plain_chain` with the single-word-mask outline test only (`small_apple_test`; `params.single_word_masks`)."""
     return chain_with(small_apple_test, no_snug_leg, no_snug_apple_leg, I, L, X, order, body, st, bound, rounds)

@@ -8,9 +8,14 @@ segment holding where the segment starts, an END entry (the array's size), then 
 A segment's size is linear in the board's cells n, blocks nb, rows of blocks hr (and n² for
 the distance table, kept only on boards up to `params.DIST_TABLE_CELLS` cells).
 
-Kernels read slot s as A[s] and segment k as A[A[k] : A[k] + size]. The names below are the
-indices, looked up by name in the declaration (`Layout.index`), so no name is paired with a
-size by position. `layout_markdown()` renders the tables of docs/design.md.
+Kernels read slot s as A[s], a field f of a slot that holds several (the parameter vector) as
+A[s + f], and segment k as A[A[k] : A[k] + size], through `segment` where they can. Entries come
+in rows where a size says WIDTH*unit (a row width below): entry f of row r of segment k is
+at A[A[k] + WIDTH * r + f]. No kernel relies on one row following another: each is read through its
+own name, within its own size (tests/snake/test_snake_celltree_layout.py scans the kernels for
+that). The names below are the indices, looked up by name in the declaration (`Layout.index`), so
+no name is paired with a size by position. `layout_markdown()` renders the tables of
+docs/design.md.
 """
 
 from __future__ import annotations
@@ -24,8 +29,31 @@ from fastsnake.snake.celltree.params import P_COUNT
 
 # Size coefficients: (n² when the distance table is kept, n, nb, hr, constant).
 SIZE_TERMS = ("n²", "n", "nb", "hr", "")
-# Named constants a size may use.
-CONSTANTS = {"P_COUNT": P_COUNT}
+
+# Row widths: segments whose entries come in rows of several fields, one row a cell or a block (or
+# a row of blocks), declare their size as WIDTH*unit; entry f of row k is at start + WIDTH * k + f.
+# right_hand: per cell, the neighbour each move 0..3 enters (-1: forbidden).
+MOVES_ROW = 4
+# leg_moves: per cell, its move within its block, its move across its side (-1: the border), the
+# block that move enters and the block edge it crosses (`blocks.leg_table`).
+LEG_IN, LEG_OUT, LEG_OUTBLK, LEG_EDGE = range(4)
+LEG_ROW = LEG_EDGE + 1
+# block_links: per block, for each direction d (moves 0..3) a pair at LINK_PAIR * d: the block next
+# to it (LINK_BLOCK, -1: none) and the block edge between them (LINK_EDGE; `blocks.block_links`).
+LINK_BLOCK, LINK_EDGE = range(2)
+LINK_PAIR = LINK_EDGE + 1
+LINK_ROW = 4 * LINK_PAIR
+# open_rows, suffix_rows: two rows of hr words each, one word a row of blocks: the right edges
+# (OPEN_RIGHT_ROW), then the down edges (OPEN_DOWN_ROW); `side_word` indexes these 2hr words.
+OPEN_RIGHT_ROW, OPEN_DOWN_ROW = range(2)
+OPEN_ROWS = OPEN_DOWN_ROW + 1
+# stamps: rows of nb entries: blocks seen (row STAMPS_SEEN), crossed block edges (2 rows from
+# STAMPS_CROSSED: edge e at STAMPS_CROSSED * nb + e), block edges passed along (2 rows from STAMPS_PASSED).
+STAMPS_SEEN, STAMPS_CROSSED, STAMPS_PASSED = 0, 1, 3
+STAMP_ROWS = STAMPS_PASSED + 2
+# Named constants a size may use, alone or as a coefficient (``LEG_ROW*n``).
+CONSTANTS = {"P_COUNT": P_COUNT, "MOVES_ROW": MOVES_ROW, "LEG_ROW": LEG_ROW, "LINK_ROW": LINK_ROW,
+             "OPEN_ROWS": OPEN_ROWS, "STAMP_ROWS": STAMP_ROWS}
 
 
 def size(table=0, n=0, nb=0, hr=0, const=0) -> tuple:
@@ -81,11 +109,16 @@ class Layout:
 
 
 def parse_size(text: str) -> tuple:
-    """Size coefficients of an expression such as ``2n + 2``, ``5nb``, ``n²`` or ``P_COUNT``."""
+    """Size coefficients of an expression such as ``2n + 2``, ``5nb``, ``n²``, ``P_COUNT`` or
+    ``LEG_ROW*n`` (a row width of `CONSTANTS` times a unit)."""
     coef = [0, 0, 0, 0, 0]
     for term in text.replace(" ", "").split("+"):
         if term in CONSTANTS:
             coef[4] += CONSTANTS[term]
+            continue
+        width, star, unit = term.partition("*")
+        if star:
+            coef[SIZE_TERMS.index(unit)] += CONSTANTS[width]
             continue
         digits = len(term) - len(term.lstrip("0123456789"))
         count, unit = int(term[:digits] or 1), term[digits:]
@@ -103,11 +136,11 @@ def rows(table: str) -> tuple[Row, ...]:
 
 
 I_LAYOUT = Layout("I", "int32", slots=(), segments=rows("""
-    right_hand    | 4n     | nbr restricted to right-hand moves in 2×2 blocks (-1: forbidden)
+    right_hand    | MOVES_ROW*n | nbr restricted to right-hand moves in 2×2 blocks (-1: forbidden)
     block_of      | n      | the block of each cell
     side_edge     | n      | the block edge across each cell's own side (-1: the border)
     window        | 2n + 2 | the body at the apple, walked by the outline tests
-    stamps        | 5nb    | stamps: blocks seen (nb), crossed edges (2nb), passed-along edges (2nb)
+    stamps        | STAMP_ROWS*nb | rows of nb stamps: blocks seen, crossed edges, passed-along edges (STAMPS_*)
     block_queue   | nb     | queue of blocks (BFS over the block graph, tree growth)
     tree_bits     | nb     | a spanning tree of blocks: per block bits 1 up, 2 right, 4 down, 8 left
     plan          | 2n + 2 | the committed plan's moves
@@ -120,8 +153,8 @@ I_LAYOUT = Layout("I", "int32", slots=(), segments=rows("""
     astar_closed  | n      | snug A*: generation a cell was closed in
     leg_path      | n      | the cells a leg enters, in order
     manhattan_row | n      | distances to the goal without the distance table (Manhattan)
-    block_links   | 8nb    | per block and direction: the neighbouring block and their edge (-1: none)
-    leg_moves     | 4n     | leg table (blocks.LEG_SLOTS a cell): moves within, across its block; block, edge crossed
+    block_links   | LINK_ROW*nb | per block and direction: the neighbouring block and their edge (-1: none)
+    leg_moves     | LEG_ROW*n | leg table (a row a cell): moves within, across its block; block, edge crossed
     leg_stamps    | n      | A* legs: g of a queued cell relative to the leg's base, base once closed
     leg_parents   | n      | A* legs: parent of each cell
     distances     | n²     | right-hand distance from every cell (row) to every cell (last segment)
@@ -145,7 +178,6 @@ L_LAYOUT = Layout("L", "int64", slots=rows("""
     undo_length     | 1 | entries in the undo log
     open_right_mask | 1 | blocks with a right neighbour as a bit mask (-1: no masks)
     open_down_mask  | 1 | blocks with a neighbour below as a bit mask
-    params          | 4 | the first four parameters (params.P_ROUNDS .. P_BITS)
     rng             | 1 | the policy's random stream (uint64 bits)
     astar_gen       | 1 | generation of the snug A*'s opened / closed stamps
 """), segments=rows("""
@@ -159,7 +191,7 @@ L_LAYOUT = Layout("L", "int64", slots=rows("""
 """))
 
 X_LAYOUT = Layout("X", "int64", slots=rows("""
-    params        | P_COUNT | the parameter vector (params.P_*: X[P_BUDGET] etc.)
+    params        | P_COUNT | the parameter vector (params.P_*: X[X_PARAMS + P_BUDGET] etc.)
     block_rows    | 1       | rows of blocks hr
     block_cols    | 1       | columns of blocks hc
     next_research | 1       | the plan position of the next re-search (backoff)
@@ -172,8 +204,7 @@ X_LAYOUT = Layout("X", "int64", slots=rows("""
 """), segments=rows("""
     right_edges    | hr     | per row of blocks: blocks with a right neighbour
     down_edges     | hr     | per row of blocks: blocks with a neighbour below
-    open_right     | hr     | right_edges without the edges a walk passes along
-    open_down      | hr     | down_edges without them (follows open_right)
+    open_rows      | OPEN_ROWS*hr | right_edges, then down_edges, without the edges a walk passes along
     reached        | hr     | per row of blocks: blocks reached from the walk's last block
     side_word      | n      | the open-rows word of the edge along each cell's side
     side_bit       | n      | its bit in that word (0: the border)
@@ -184,7 +215,7 @@ X_LAYOUT = Layout("X", "int64", slots=rows("""
     passed_pos     | 2nb    | suffix tables: their body positions
     suffix_blocks  | n      | suffix tables: distinct blocks of body[p:]
     suffix_crossed | n      | suffix tables: distinct crossed edges of body[p:]
-    suffix_rows    | 2hr    | open right and down rows of the current suffix cut
+    suffix_rows    | OPEN_ROWS*hr | open right, then down rows of the current suffix cut
     on_route       | n      | branch and bound: cells on the current route
     route_cells    | n + 2  | branch and bound: the route's cells by depth
     route_children | 2n + 4 | branch and bound: children still to try per depth
@@ -205,10 +236,10 @@ X_LAYOUT = Layout("X", "int64", slots=rows("""
  I_END) = I_LAYOUT.indices()
 (L_PLAN_LENGTH, L_PLAN_POS, L_PLAN_APPLE, L_PLAN_MOVE, L_STAMP_GEN, L_RESEARCH, L_SHORTEST, L_DETOUR_ROUNDS, L_ROWS,
  L_COLS, L_TAIL_RULE, L_TIME_BASE, L_AVOID, L_STAMPED_MOVE, L_UNDO_LENGTH, L_OPEN_RIGHT_MASK, L_OPEN_DOWN_MASK,
- L_PARAMS, L_RNG, L_ASTAR_GEN, L_HEAP, L_BLOCK_OF, L_SIDE_EDGE, L_ENTRY_TIMES, L_BLOCK_ENTRY_TIMES, L_EDGE_TIMES,
+ L_RNG, L_ASTAR_GEN, L_HEAP, L_BLOCK_OF, L_SIDE_EDGE, L_ENTRY_TIMES, L_BLOCK_ENTRY_TIMES, L_EDGE_TIMES,
  L_UNDO_LOG, L_END) = L_LAYOUT.indices()
 (X_PARAMS, X_BLOCK_ROWS, X_BLOCK_COLS, X_NEXT_RESEARCH, X_RESEARCH_GAP, X_SEARCH_ID, X_SUFFIX_CLOSED, X_PASSED_COUNT,
- X_LEG_BASE, X_SUFFIX_MADE, X_RIGHT_EDGES, X_DOWN_EDGES, X_OPEN_RIGHT, X_OPEN_DOWN, X_REACHED, X_SIDE_WORD,
+ X_LEG_BASE, X_SUFFIX_MADE, X_RIGHT_EDGES, X_DOWN_EDGES, X_OPEN_ROWS, X_REACHED, X_SIDE_WORD,
  X_SIDE_BIT, X_LAST_BLOCK_POS, X_LAST_CROSS_POS, X_LAST_PASS_POS, X_PASSED_CELLS, X_PASSED_POS, X_SUFFIX_BLOCKS,
  X_SUFFIX_CROSSED, X_SUFFIX_ROWS, X_ON_ROUTE, X_ROUTE_CELLS, X_ROUTE_CHILDREN, X_SNUG_MOVES, X_TREE_PARENT,
  X_TREE_QUEUE, X_LEG_HEAP, X_CELL_ROW, X_CELL_BIT, X_END) = X_LAYOUT.indices()

@@ -9,7 +9,6 @@ import numpy as np
 from numba import njit
 
 from fastsnake.search.heap import heap_pop, heap_push
-from fastsnake.snake.celltree.blocks import LEG_EDGE, LEG_OUT, LEG_OUTBLK, LEG_SLOTS
 from fastsnake.snake.celltree.layout import (
     I_ASTAR_CLOSED,
     I_ASTAR_COST,
@@ -32,6 +31,11 @@ from fastsnake.snake.celltree.layout import (
     L_HEAP,
     L_ROWS,
     L_TIME_BASE,
+    LEG_EDGE,
+    LEG_OUT,
+    LEG_OUTBLK,
+    LEG_ROW,
+    MOVES_ROW,
     X_LEG_BASE,
     X_LEG_HEAP,
     X_SNUG_MOVES,
@@ -81,7 +85,7 @@ def to_moves(nbr2, start, path, steps, plan, at):
     for k in range(steps):
         to = path[k]
         for move in range(4):
-            if nbr2[cell * 4 + move] == to:
+            if nbr2[MOVES_ROW * cell + move] == to:
                 plan[at + k] = move
         cell = to
 
@@ -103,7 +107,7 @@ def leg(I, L, X, start, goal, limit):
     n = L[L_ROWS] * cols
     if start == goal:
         return 0
-    succ = segment(I, I_LEG_MOVES, LEG_SLOTS * n)
+    succ = segment(I, I_LEG_MOVES, LEG_ROW * n)
     stamp = segment(I, I_LEG_STAMPS, n)
     parent = segment(I, I_LEG_PARENTS, n)
     heap = X[X[X_LEG_HEAP]:X[X_LEG_HEAP] + 4 * n + 4]
@@ -130,7 +134,7 @@ def leg(I, L, X, start, goal, limit):
     while True:
         # Expand u: its moves enter at move gu (`passable` with times after tbase + gu).
         t = tbase + gu
-        at = LEG_SLOTS * u
+        at = LEG_ROW * u
         for k in range(2):
             v = succ[at + k]
             if v < 0:
@@ -189,7 +193,7 @@ def snug_astar(I, L, X, start, goal, limit, until, selfk):
     cols = L[L_COLS]
     n = L[L_ROWS] * cols
     rows = n // cols
-    nbr2, path = segment(I, I_RIGHT_HAND, 4 * n), segment(I, I_LEG_PATH, n)
+    nbr2, path = segment(I, I_RIGHT_HAND, MOVES_ROW * n), segment(I, I_LEG_PATH, n)
     cost = segment(I, I_ASTAR_COST, n)
     parent = segment(I, I_ASTAR_PARENT, n)
     opened = segment(I, I_ASTAR_OPENED, n)
@@ -221,7 +225,7 @@ def snug_astar(I, L, X, start, goal, limit, until, selfk):
             break
         t = moves[u] + 1
         for k in range(4):
-            v = nbr2[u * 4 + k]
+            v = nbr2[MOVES_ROW * u + k]
             if v < 0 or closed[v] == gen or t + dist[v] > limit:
                 continue
             r, q = v // cols, v - (v // cols) * cols

@@ -29,7 +29,17 @@ from fastsnake.snake.celltree.layout import (
     L_OPEN_DOWN_MASK,
     L_OPEN_RIGHT_MASK,
     L_STAMP_GEN,
+    LINK_BLOCK,
+    LINK_EDGE,
+    LINK_PAIR,
+    LINK_ROW,
+    OPEN_DOWN_ROW,
+    OPEN_RIGHT_ROW,
+    OPEN_ROWS,
     POS_SPAN,
+    STAMP_ROWS,
+    STAMPS_CROSSED,
+    STAMPS_PASSED,
     WALK_START,
     X_BLOCK_COLS,
     X_BLOCK_ROWS,
@@ -37,8 +47,8 @@ from fastsnake.snake.celltree.layout import (
     X_LAST_BLOCK_POS,
     X_LAST_CROSS_POS,
     X_LAST_PASS_POS,
-    X_OPEN_DOWN,
-    X_OPEN_RIGHT,
+    X_OPEN_ROWS,
+    X_PARAMS,
     X_PASSED_CELLS,
     X_PASSED_COUNT,
     X_PASSED_POS,
@@ -69,7 +79,7 @@ def on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m):
     crossed = 0
     b = blk[win[WALK_START]]
     stamp[b] = gen
-    passed, crossing = 3 * nb, nb
+    passed, crossing = STAMPS_PASSED * nb, STAMPS_CROSSED * nb
     for i in range(1, m):
         b2 = blk[win[i]]
         if b2 == b:
@@ -116,8 +126,8 @@ def on_some_outline_bits(blk, side, stamp, gen, nb, hc, open_right, open_down, w
             if seen & bit == 0:
                 seen |= bit
                 seen_blocks += 1
-            if stamp[nb + e] != gen:
-                stamp[nb + e] = gen
+            if stamp[STAMPS_CROSSED * nb + e] != gen:
+                stamp[STAMPS_CROSSED * nb + e] = gen
                 crossed += 1
             b = b2
     reached = np.int64(1) << b
@@ -135,7 +145,7 @@ def on_some_outline_bits(blk, side, stamp, gen, nb, hc, open_right, open_down, w
 @njit(cache=True, inline="always")
 def blocks_connected(links, stamp, queue, gen, nb, start):
     """Blocks reached from `start` over edges not passed along (stamped `gen`); marks them gen+1."""
-    forb = 3 * nb
+    forb = STAMPS_PASSED * nb
     mark = gen + 1
     stamp[start] = mark
     queue[0] = start
@@ -143,9 +153,9 @@ def blocks_connected(links, stamp, queue, gen, nb, start):
     while head < tail:
         b = queue[head]
         head += 1
-        for k in range(8 * b, 8 * b + 8, 2):
-            o = links[k]
-            if o >= 0 and stamp[o] != mark and stamp[forb + links[k + 1]] != gen:
+        for k in range(LINK_ROW * b, LINK_ROW * (b + 1), LINK_PAIR):
+            o = links[k + LINK_BLOCK]
+            if o >= 0 and stamp[o] != mark and stamp[forb + links[k + LINK_EDGE]] != gen:
                 stamp[o] = mark
                 queue[tail] = o
                 tail += 1
@@ -171,14 +181,15 @@ def row_fill(x, o, hc):
 
 @njit(cache=True, inline="always")
 def reach_all(X, b):
-    """Blocks reached from block b over the open edges of the OPENR/OPEND rows (into REACH): all of them?
+    """Blocks reached from block b over the open edges of the open rows (`open_rows`; into `reached`): all of them?
 
     Rows fill by a carry and shifts within a row; the open down edges carry the set on to the rows
     above and below. Rows that grew wait in a bit mask (lowest first) until their neighbours are
     looked at, so a row is filled again only when it gains blocks and the fill stops at the fixpoint.
     """
     hr, hc = X[X_BLOCK_ROWS], X[X_BLOCK_COLS]
-    openr, opend, reach = X[X_OPEN_RIGHT], X[X_OPEN_DOWN], X[X_REACHED]
+    openr, opend = X[X_OPEN_ROWS] + OPEN_RIGHT_ROW * hr, X[X_OPEN_ROWS] + OPEN_DOWN_ROW * hr
+    reach = X[X_REACHED]
     X[reach:reach + hr] = 0
     r0 = b // hc
     X[reach + r0] = row_fill(np.int64(1) << (b - r0 * hc), X[openr + r0], hc)
@@ -213,7 +224,8 @@ def on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m):
     a row) and by the open down edges, sweeping down and up until it stops changing.
     """
     hr = X[X_BLOCK_ROWS]
-    openr, opend = X[X_OPEN_RIGHT], X[X_OPEN_DOWN]
+    words = X[X_OPEN_ROWS]  # the open rows' 2hr words, as `side_word` numbers them
+    openr, opend = words + OPEN_RIGHT_ROW * hr, words + OPEN_DOWN_ROW * hr
     X[openr:openr + hr] = X[X[X_RIGHT_EDGES]:X[X_RIGHT_EDGES] + hr]
     X[opend:opend + hr] = X[X[X_DOWN_EDGES]:X[X_DOWN_EDGES] + hr]
     pword, pbit = X[X_SIDE_WORD], X[X_SIDE_BIT]
@@ -227,14 +239,14 @@ def on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m):
             c = win[i - 1]
             bit = X[pbit + c]
             if bit != 0:
-                X[openr + X[pword + c]] &= ~bit  # opend follows openr
+                X[words + X[pword + c]] &= ~bit
         else:
             e = side[win[i - 1]]
             if stamp[b2] != gen:
                 stamp[b2] = gen
                 seen_blocks += 1
-            if stamp[nb + e] != gen:
-                stamp[nb + e] = gen
+            if stamp[STAMPS_CROSSED * nb + e] != gen:
+                stamp[STAMPS_CROSSED * nb + e] = gen
                 crossed += 1
             b = b2
     everything = reach_all(X, b)  # also when the forest test fails: a detour needs the reached blocks
@@ -321,8 +333,9 @@ def suffix_tables(X, blk, side, body, st):
             i = n - 1
     X[X_PASSED_COUNT] = k
     X[X_SUFFIX_CLOSED] = 0
-    X[X[X_SUFFIX_ROWS]:X[X_SUFFIX_ROWS] + hr] = X[X[X_RIGHT_EDGES]:X[X_RIGHT_EDGES] + hr]
-    X[X[X_SUFFIX_ROWS] + hr:X[X_SUFFIX_ROWS] + 2 * hr] = X[X[X_DOWN_EDGES]:X[X_DOWN_EDGES] + hr]
+    sufr, sufd = X[X_SUFFIX_ROWS] + OPEN_RIGHT_ROW * hr, X[X_SUFFIX_ROWS] + OPEN_DOWN_ROW * hr
+    X[sufr:sufr + hr] = X[X[X_RIGHT_EDGES]:X[X_RIGHT_EDGES] + hr]
+    X[sufd:sufd + hr] = X[X[X_DOWN_EDGES]:X[X_DOWN_EDGES] + hr]
 
 
 @njit(cache=True, inline="always")
@@ -363,8 +376,8 @@ def suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, step
         k -= 1
         close_edge(X, sufr, X[liste + k], False)
     X[X_SUFFIX_CLOSED] = k
-    openr = X[X_OPEN_RIGHT]
-    X[openr:openr + 2 * hr] = X[sufr:sufr + 2 * hr]  # OPEND follows OPENR
+    words = X[X_OPEN_ROWS]
+    X[words:words + OPEN_ROWS * hr] = X[sufr:sufr + OPEN_ROWS * hr]
     if f < length:
         seen_blocks, crossed = X[X[X_SUFFIX_BLOCKS] + f], X[X[X_SUFFIX_CROSSED] + f]
         i = st.tail_i + length - 1
@@ -388,11 +401,11 @@ def suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, step
         if prev >= 0:
             if blk[prev] == b:
                 if X[X[X_SIDE_BIT] + prev] != 0:
-                    close_edge(X, openr, prev, True)
+                    close_edge(X, words, prev, True)
             else:
                 e = side[prev]
-                if X[lastx + e] < floor and stamp[nb + e] != gen:
-                    stamp[nb + e] = gen
+                if X[lastx + e] < floor and stamp[STAMPS_CROSSED * nb + e] != gen:
+                    stamp[STAMPS_CROSSED * nb + e] = gen
                     crossed += 1
         prev = c
     everything = reach_all(X, blk[prev])
@@ -410,10 +423,10 @@ def apple_test_with(big_board_test, I, L, X, body, st, vpath, total, path, steps
     legs and routes, which run it once a plan, call `plan_test`."""
     n = body.shape[0]
     nb = n // 4
-    blk, side, stamp = segment(I, I_BLOCK_OF, n), segment(I, I_SIDE_EDGE, n), segment(I, I_STAMPS, 5 * nb)
+    blk, side, stamp = segment(I, I_BLOCK_OF, n), segment(I, I_SIDE_EDGE, n), segment(I, I_STAMPS, STAMP_ROWS * nb)
     gen = next_generation(L, stamp)
     reached = np.int64(0)
-    if X[P_ROWS] != ROWS_SUFFIX and L[L_OPEN_RIGHT_MASK] >= 0:
+    if X[X_PARAMS + P_ROWS] != ROWS_SUFFIX and L[L_OPEN_RIGHT_MASK] >= 0:
         m = walk_at_apple(body, st, vpath, total, path, steps, win)
         ok, reached = on_some_outline_bits(blk, side, stamp, gen, nb, L[L_COLS] // 2, L[L_OPEN_RIGHT_MASK],
                                            L[L_OPEN_DOWN_MASK], win, m)
@@ -425,18 +438,18 @@ def apple_test_with(big_board_test, I, L, X, body, st, vpath, total, path, steps
 def big_board_test(I, X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win):
     """The forms of the test without single-word masks: from the suffix tables (`suffix_test`), else
     walking the window on row masks (`on_some_outline_rows`) or by the queue BFS (`on_some_outline`)."""
-    if X[P_ROWS] == ROWS_SUFFIX:
+    if X[X_PARAMS + P_ROWS] == ROWS_SUFFIX:
         return suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps)
     m = walk_at_apple(body, st, vpath, total, path, steps, win)
-    if X[P_ROWS] != 0:
+    if X[X_PARAMS + P_ROWS] != 0:
         return on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m)
-    links, queue = segment(I, I_BLOCK_LINKS, 8 * nb), segment(I, I_BLOCK_QUEUE, nb)
+    links, queue = segment(I, I_BLOCK_LINKS, LINK_ROW * nb), segment(I, I_BLOCK_QUEUE, nb)
     return on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m)
 
 
 @njit(cache=True)
 def no_big_board_test(I, X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win):
-    """`big_board_test` of kernels that always get single-word masks (chosen by `plan.by_board`): they
+    """`big_board_test` of kernels that always get single-word masks (chosen by `params.single_word_masks`): they
     leave the suffix tables, row fills and queue BFS uncompiled. Nothing passes it."""
     return False
 

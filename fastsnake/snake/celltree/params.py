@@ -54,6 +54,13 @@ def is_big(config) -> bool:
     return (config.rows // 2) * (config.cols // 2) > BITS_BLOCKS
 
 
+def single_word_masks(params) -> bool:
+    """Do games with `params` test outlines on single-word masks only (`P_BITS` without
+    `ROWS_SUFFIX`: boards of at most BITS_BLOCKS 2x2 blocks)? `cell` plays those with kernels that
+    never compile the suffix tables, row fills and queue BFS (`policies.cell`)."""
+    return bool(params[P_BITS] != 0 and params[P_ROWS] != ROWS_SUFFIX)
+
+
 def pack(config, values: dict) -> np.ndarray:
     """The parameter vector for `config` from the value of every option `grove` declares."""
     params = np.zeros(P_COUNT, np.int64)

@@ -2,12 +2,12 @@
 
 `chain_search` runs the detour chain (cell's search), `search` that and then the branch and bound;
 `replan` decides when to re-search a committed plan (every few moves, with backoff) and commits;
-`decide` is the engine's per-move hook with the fast path for a standing plan. `sweep_kernel` and
-`play_kernel` are grove's compiled entry points, `cell_sweep_kernel` and `cell_play_kernel` the
-same code over `chain_search` and the one outline tree: `cell`'s settings never reach the branch
-and bound or the other trees, and leaving them out of its kernels halves their compile time.
-`cell_sweep` and `cell_play` (`by_board`) call those on big boards and `small_cell_*_kernel`,
-with the single-word-mask outline test only, on boards of at most BITS_BLOCKS blocks.
+`decide` is grove's per-move hook (the engine's `decide`) with the fast path for a standing plan,
+`cell_decide` the same code over `chain_search` and the one outline tree: `cell`'s settings never
+reach the branch and bound or the other trees, and leaving them out of its kernels halves their
+compile time. `small_cell_decide` is `cell_decide` with the single-word-mask outline test only, for
+boards of at most BITS_BLOCKS blocks. The policies' kernels are made of these in
+``policies/grove.py`` and ``policies/cell.py`` (`policies.kernels.engine_kernels`).
 """
 
 from numba import njit
@@ -17,7 +17,6 @@ from fastsnake.snake.celltree.layout import (
     I_PLAN,
     I_TRIAL_PLAN,
     L_DETOUR_ROUNDS,
-    L_PARAMS,
     L_PLAN_APPLE,
     L_PLAN_LENGTH,
     L_PLAN_MOVE,
@@ -30,6 +29,7 @@ from fastsnake.snake.celltree.layout import (
     W_ORDER,
     W_X,
     X_NEXT_RESEARCH,
+    X_PARAMS,
     X_RESEARCH_GAP,
     X_SUFFIX_MADE,
     copy_into,
@@ -37,19 +37,16 @@ from fastsnake.snake.celltree.layout import (
 )
 from fastsnake.snake.celltree.params import (
     P_BACKOFF,
-    P_BITS,
     P_BOWHICH,
     P_BUDGET,
     P_CHAIN,
     P_EVERY,
     P_OUTLINE,
     P_ROUNDS,
-    P_ROWS,
     P_RROUNDS,
     P_SNUG,
     P_TIES,
     P_WROUNDS,
-    ROWS_SUFFIX,
     SNUG_ASTAR,
     TIES_OFF,
     TIES_ONLY,
@@ -57,8 +54,7 @@ from fastsnake.snake.celltree.params import (
 from fastsnake.snake.celltree.snug import enumerate_routes, snug_route
 from fastsnake.snake.celltree.times import stamp_head, undo_virtual
 from fastsnake.snake.celltree.trees import outline_best, outline_plan
-from fastsnake.snake.celltree.workspace import alloc, reset, start_cells
-from fastsnake.snake.engine import G_BODY, play_recorded, sweep_chunk
+from fastsnake.snake.engine import G_BODY
 
 
 @njit(cache=True, inline="always")
@@ -89,15 +85,15 @@ def search(I, L, X, order, body, st, bound, rounds):
     path passed, the snuggest shortest path that passes (TIES_BOTH, TIES_ONLY). A plan replaces the
     chain's only if it passes the same outline test, so the guarantee is cell's."""
     steps = chain_search_with(detour_chain, I, L, X, order, body, st, bound, rounds)
-    if X[P_BUDGET] > 0 and L[L_SHORTEST] > 0 and st.length + 1 < body.shape[0]:
-        if (steps == 0 or L[L_DETOUR_ROUNDS] > 0) and X[P_TIES] != TIES_ONLY:
+    if X[X_PARAMS + P_BUDGET] > 0 and L[L_SHORTEST] > 0 and st.length + 1 < body.shape[0]:
+        if (steps == 0 or L[L_DETOUR_ROUNDS] > 0) and X[X_PARAMS + P_TIES] != TIES_ONLY:
             limit = steps - 1 if steps > 0 else bound
             found = enumerate_routes(I, L, X, body, st, limit)
             if found > 0:
                 steps = found
                 L[L_DETOUR_ROUNDS] = 1  # may still be beaten once the tail has moved on
-        elif X[P_TIES] != TIES_OFF and L[L_DETOUR_ROUNDS] == 0:
-            if X[P_SNUG] == SNUG_ASTAR:
+        elif X[X_PARAMS + P_TIES] != TIES_OFF and L[L_DETOUR_ROUNDS] == 0:
+            if X[X_PARAMS + P_SNUG] == SNUG_ASTAR:
                 found = snug_route(I, L, X, body, st, steps)
             else:
                 found = enumerate_routes(I, L, X, body, st, steps)
@@ -115,13 +111,13 @@ def cell_walk(I, L, X, body, st):
 @njit(cache=True)
 def walk(I, L, X, body, st):
     """The outline walk `P_OUTLINE` asks for: cell's one tree, or the best of several (`outline_best`)."""
-    return outline_plan(I, L, body, st) if X[P_OUTLINE] == 0 else outline_best(I, L, X, body, st)
+    return outline_plan(I, L, body, st) if X[X_PARAMS + P_OUTLINE] == 0 else outline_best(I, L, X, body, st)
 
 
 @njit(cache=True, inline="always")
 def research_interval(L, X):
     """Moves between re-searches of the committed plan: an outline walk's, or a detour chain's."""
-    return L[L_PARAMS + P_EVERY] if L[L_RESEARCH] == RESEARCH_WALK else X[P_CHAIN]
+    return X[X_PARAMS + P_EVERY] if L[L_RESEARCH] == RESEARCH_WALK else X[X_PARAMS + P_CHAIN]
 
 
 @njit(cache=True, inline="always")
@@ -129,7 +125,7 @@ def research_due(L, X, pos, every):
     """Is the committed plan due for a re-search at its move `pos`? (every `every` moves, or at the
     backoff's next move when backoff applies to this kind of plan)."""
     walk = L[L_RESEARCH] == RESEARCH_WALK
-    if X[P_BACKOFF] > 1 and (X[P_BOWHICH] >> (1 if walk else 0)) & 1 != 0:
+    if X[X_PARAMS + P_BACKOFF] > 1 and (X[X_PARAMS + P_BOWHICH] >> (1 if walk else 0)) & 1 != 0:
         return pos >= X[X_NEXT_RESEARCH]
     return pos % every == 0
 
@@ -151,9 +147,9 @@ def replan_with(searcher, walker, I, L, X, order, body, st):
     searched = left == 0 or (research_due(L, X, L[L_PLAN_POS], every) and L[L_SHORTEST] < left)
     if searched:
         # Re-searches may use fewer (or more) detour rounds: RROUNDS for a chain's plan, WROUNDS for a walk.
-        rounds = L[L_PARAMS + P_ROUNDS]
+        rounds = X[X_PARAMS + P_ROUNDS]
         if left > 0:
-            again = X[P_WROUNDS] if L[L_RESEARCH] == RESEARCH_WALK else X[P_RROUNDS]
+            again = X[X_PARAMS + P_WROUNDS] if L[L_RESEARCH] == RESEARCH_WALK else X[X_PARAMS + P_RROUNDS]
             if again >= 0:
                 rounds = again
         steps = searcher(I, L, X, order, body, st, left - 1 if left > 0 else n - st.length, rounds)
@@ -161,7 +157,7 @@ def replan_with(searcher, walker, I, L, X, order, body, st):
         X[X_RESEARCH_GAP] = every
         X[X_NEXT_RESEARCH] = every
     elif searched:  # a re-search found nothing shorter: wait longer for the next one
-        X[X_RESEARCH_GAP] = min(2 * X[X_RESEARCH_GAP], every * X[P_BACKOFF])
+        X[X_RESEARCH_GAP] = min(2 * X[X_RESEARCH_GAP], every * X[X_PARAMS + P_BACKOFF])
         X[X_NEXT_RESEARCH] = L[L_PLAN_POS] + X[X_RESEARCH_GAP]
     if steps > 0 and (left == 0 or steps < left):
         copy_into(I, I[I_PLAN], segment(I, I_TRIAL_PLAN, steps))
@@ -238,58 +234,3 @@ def cell_decide(ws, g, st):
 def small_cell_decide(ws, g, st):
     """`cell_decide` with the single-word-mask outline test only."""
     return next_move(ws, g, st, small_cell_replan)
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def sweep_kernel(cfg, nbr, params, base_seed, first, out, nblocks):
-    """The engine's sweep over the cell-tree agent (`engine.sweep_chunk`)."""
-    sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, nblocks)
-
-
-@njit(cache=True, nogil=True)
-def play_kernel(cfg, nbr, params, seed):
-    """One recorded game of the cell-tree agent (`engine.play_recorded`)."""
-    return play_recorded(alloc, reset, decide, start_cells, cfg, nbr, params, seed)
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def cell_sweep_kernel(cfg, nbr, params, base_seed, first, out, nblocks):
-    """`sweep_kernel` over `cell_decide`."""
-    sweep_chunk(alloc, reset, cell_decide, cfg, nbr, params, base_seed, first, out, nblocks)
-
-
-@njit(cache=True, nogil=True)
-def cell_play_kernel(cfg, nbr, params, seed):
-    """`play_kernel` over `cell_decide`."""
-    return play_recorded(alloc, reset, cell_decide, start_cells, cfg, nbr, params, seed)
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def small_cell_sweep_kernel(cfg, nbr, params, base_seed, first, out, nblocks):
-    """`cell_sweep_kernel` for params of single-word masks only (`by_board`)."""
-    sweep_chunk(alloc, reset, small_cell_decide, cfg, nbr, params, base_seed, first, out, nblocks)
-
-
-@njit(cache=True, nogil=True)
-def small_cell_play_kernel(cfg, nbr, params, seed):
-    """`cell_play_kernel` for params of single-word masks only (`by_board`)."""
-    return play_recorded(alloc, reset, small_cell_decide, start_cells, cfg, nbr, params, seed)
-
-
-def by_board(small_kernel, big_kernel):
-    """One kernel entry point that calls `small_kernel` when the params test outlines on single-word
-    masks only (`P_BITS` without `ROWS_SUFFIX`: boards of at most BITS_BLOCKS 2x2 blocks) and
-    `big_kernel` otherwise: numba compiles a kernel on its first call, so games on small boards never
-    compile the suffix tables, row fills and queue BFS (as `cycle.by_cycle_kind` leaves out the
-    random-cycle builder)."""
-
-    def kernel(cfg, nbr, params, *rest):
-        small = params[P_BITS] != 0 and params[P_ROWS] != ROWS_SUFFIX
-        chosen = small_kernel if small else big_kernel
-        return chosen(cfg, nbr, params, *rest)
-
-    return kernel
-
-
-cell_sweep = by_board(small_cell_sweep_kernel, cell_sweep_kernel)
-cell_play = by_board(small_cell_play_kernel, cell_play_kernel)

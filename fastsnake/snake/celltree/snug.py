@@ -20,7 +20,9 @@ from fastsnake.snake.celltree.layout import (
     L_ENTRY_TIMES,
     L_TAIL_RULE,
     L_TIME_BASE,
+    MOVES_ROW,
     X_ON_ROUTE,
+    X_PARAMS,
     X_ROUTE_CELLS,
     X_ROUTE_CHILDREN,
     segment,
@@ -36,11 +38,11 @@ def enumerate_routes(I, L, X, body, st, limit):
     """Shortest simple right-hand path head -> apple of at most `limit` moves, legal against the moving tail
     (`passable`, as the A* legs), whose body at the apple passes the outline test; with ties on, among
     paths of that length the snuggest (`hug`). Depth first, the child nearer the apple first, bound = best
-    so far - 1 (with ties: best so far), at most X[P_BUDGET] nodes. Moves into segment I_TRIAL_PLAN; returns the
-    length (0: none found, I_TRIAL_PLAN untouched)."""
+    so far - 1 (with ties: best so far), at most the budget (`P_BUDGET`) nodes. Moves into segment
+    I_TRIAL_PLAN; returns the length (0: none found, I_TRIAL_PLAN untouched)."""
     n = body.shape[0]
     cols = L[L_COLS]
-    nbr2 = segment(I, I_RIGHT_HAND, 4 * n)
+    nbr2 = segment(I, I_RIGHT_HAND, MOVES_ROW * n)
     win = segment(I, I_WINDOW, 2 * n + 2)
     trial = segment(I, I_TRIAL_PLAN, 2 * n + 2)
     vpath = segment(I, I_DETOUR_CELLS, 2 * n + 2)
@@ -55,8 +57,8 @@ def enumerate_routes(I, L, X, body, st, limit):
     if distance(I, n, cols, head, apple) > limit:
         return 0
     best, best_score = 0, 0
-    ties = X[P_TIES] != TIES_OFF
-    budget = X[P_BUDGET]
+    ties = X[X_PARAMS + P_TIES] != TIES_OFF
+    budget = X[X_PARAMS + P_BUDGET]
     dcell[0] = head
     onpath[head] = 1
     children(I, nbr2, n, cols, head, apple, dch, 0)
@@ -109,7 +111,7 @@ def snug_route(I, L, X, body, st, limit):
     that can still reach the apple within the limit (`snug_astar`). Moves into segment I_TRIAL_PLAN; returns the
     length (0: none, or it fails the outline test; I_TRIAL_PLAN untouched)."""
     n = body.shape[0]
-    nbr2 = segment(I, I_RIGHT_HAND, 4 * n)
+    nbr2 = segment(I, I_RIGHT_HAND, MOVES_ROW * n)
     win = segment(I, I_WINDOW, 2 * n + 2)
     trial = segment(I, I_TRIAL_PLAN, 2 * n + 2)
     vpath = segment(I, I_DETOUR_CELLS, 2 * n + 2)
@@ -118,7 +120,7 @@ def snug_route(I, L, X, body, st, limit):
     L[L_TIME_BASE] = st.moves - st.length + 1 - slack
     L[L_AVOID] = -1
     head = st.head
-    steps = snug_astar(I, L, X, head, st.apple, limit, L[L_TIME_BASE] + limit, X[P_SELFK])
+    steps = snug_astar(I, L, X, head, st.apple, limit, L[L_TIME_BASE] + limit, X[X_PARAMS + P_SELFK])
     if steps == 0:
         return 0
     if not plan_test(I, L, X, body, st, vpath, np.int64(0), path, np.int64(steps), win)[0]:
@@ -153,7 +155,7 @@ def children(I, nbr2, n, cols, u, apple, dch, d):
     """The two right-hand moves out of u, nearer to the apple first (-1: off the board)."""
     a, b = -1, -1
     for move in range(4):
-        v = nbr2[u * 4 + move]
+        v = nbr2[MOVES_ROW * u + move]
         if v >= 0:
             if a < 0:
                 a = v

@@ -17,6 +17,11 @@ from fastsnake.snake.celltree.layout import (
     I_STAMPS,
     I_TREE_BITS,
     L_COLS,
+    MOVES_ROW,
+    STAMP_ROWS,
+    STAMPS_CROSSED,
+    STAMPS_PASSED,
+    X_PARAMS,
     X_TREE_PARENT,
     X_TREE_QUEUE,
     segment,
@@ -29,10 +34,10 @@ from fastsnake.snake.celltree.params import P_OUTLINE
 def seed_tree(body, st, blk, side, stamp, queue, bits, gen, nb, hc, nth):
     """Start a spanning tree of blocks from the body, walked head first: its blocks (stamped `gen`)
     go to `queue`, the block edges it crosses become tree edges in `bits` (cleared first), and the
-    edges it passes along inside a block are forbidden (stamp[3 nb + e] = gen). Returns (blocks
+    edges it passes along inside a block are forbidden (stamp[STAMPS_PASSED * nb + e] = gen). Returns (blocks
     queued, the nth block queued or -1)."""
     n = body.shape[0]
-    forb = 3 * nb
+    forb = STAMPS_PASSED * nb
     bits[:] = 0
     tail = 0
     src = -1
@@ -88,7 +93,7 @@ def start_tree(I, L, body, st, nth):
     nb = n // 4
     blk = segment(I, I_BLOCK_OF, n)
     side = segment(I, I_SIDE_EDGE, n)
-    stamp = segment(I, I_STAMPS, 5 * nb)
+    stamp = segment(I, I_STAMPS, STAMP_ROWS * nb)
     queue = segment(I, I_BLOCK_QUEUE, nb)
     bits = segment(I, I_TREE_BITS, nb)
     gen = next_generation(L, stamp)
@@ -99,16 +104,16 @@ def start_tree(I, L, body, st, nth):
 @njit(cache=True, inline="always")
 def grow_tree(stamp, queue, bits, tail, gen, nb, hc, rot, closed):
     """Grow the tree breadth first from queue[:tail] over every block not in it (stamped `gen`), across
-    edges not passed along (stamp[3 nb + e] == gen) and, with `closed`, not closed (stamp[nb + e] == gen);
+    edges not passed along (the STAMPS_PASSED rows) and, with `closed`, not closed (the STAMPS_CROSSED rows);
     directions in the order (d + rot) & 3 (0 up, 1 right, 2 down, 3 left). Returns the blocks queued."""
-    forb = 3 * nb
+    forb, crossed = STAMPS_PASSED * nb, STAMPS_CROSSED * nb
     head = 0
     while head < tail:
         b = queue[head]
         head += 1
         for dd in range(4):
             o, e = neighbour_block(b, (dd + rot) & 3, hc, nb)
-            if o < 0 or stamp[o] == gen or stamp[forb + e] == gen or (closed and stamp[nb + e] == gen):
+            if o < 0 or stamp[o] == gen or stamp[forb + e] == gen or (closed and stamp[crossed + e] == gen):
                 continue
             stamp[o] = gen
             queue[tail] = o
@@ -136,14 +141,14 @@ def walk_plan(I, n, cols, bits, st):
     """Commit the walk along the outline of the tree `bits` from the head to the apple: its moves into I's
     `plan`; returns their number."""
     plan = segment(I, I_PLAN, 2 * n + 2)
-    nbr2 = segment(I, I_RIGHT_HAND, 4 * n)
+    nbr2 = segment(I, I_RIGHT_HAND, MOVES_ROW * n)
     hc = cols // 2
     cell = st.head
     steps = 0
     while cell != st.apple and steps < n:
         to = outline_step(cols, hc, bits, cell)
         for move in range(4):
-            if nbr2[cell * 4 + move] == to:
+            if nbr2[MOVES_ROW * cell + move] == to:
                 plan[steps] = move
         steps += 1
         cell = to
@@ -195,7 +200,7 @@ def bfs_tree(I, L, X, body, st, variant):
     """
     blk, _side, stamp, queue, bits, gen, tail, src = start_tree(I, L, body, st, variant >> 2)
     nb, hc, rot = queue.shape[0], L[L_COLS] // 2, variant & 3
-    forb = 3 * nb
+    forb = STAMPS_PASSED * nb
     par = segment(X, X_TREE_PARENT, nb)
     ab = blk[st.apple]
     if src >= 0 and stamp[ab] != gen:
@@ -249,7 +254,7 @@ def greedy_tree(I, L, X, body, st):
     cols = L[L_COLS]
     hc, n, nb = cols // 2, body.shape[0], queue.shape[0]
     dist = segment(X, X_TREE_PARENT, nb)
-    forb, decl = 3 * nb, nb
+    forb, decl = STAMPS_PASSED * nb, STAMPS_CROSSED * nb
     # Block distances to the apple's block over edges not passed along (queue after the body's blocks).
     q2 = X[X[X_TREE_QUEUE]:X[X_TREE_QUEUE] + nb]
     dist[:] = nb + 1
@@ -305,7 +310,7 @@ def outline_best(I, L, X, body, st):
     n = body.shape[0]
     nb = n // 4
     bits = segment(I, I_TREE_BITS, nb)
-    mode = X[P_OUTLINE]
+    mode = X[X_PARAMS + P_OUTLINE]
     nvar = mode - 1000 if mode >= 1000 else 4 * (mode + 1)
     best, best_len = 0, n + 1
     for v in range(nvar + 1):

@@ -7,7 +7,6 @@ from numba import njit
 from fastsnake.search.bfs import distances_to_every_cell
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE
 from fastsnake.snake.celltree.blocks import (
-    LEG_SLOTS,
     block_edge_masks,
     block_links,
     block_tables,
@@ -30,7 +29,6 @@ from fastsnake.snake.celltree.layout import (
     L_HEAP,
     L_OPEN_DOWN_MASK,
     L_OPEN_RIGHT_MASK,
-    L_PARAMS,
     L_PLAN_LENGTH,
     L_PLAN_MOVE,
     L_PLAN_POS,
@@ -39,6 +37,10 @@ from fastsnake.snake.celltree.layout import (
     L_SIDE_EDGE,
     L_STAMPED_MOVE,
     L_TAIL_RULE,
+    LEG_ROW,
+    MOVES_ROW,
+    OPEN_DOWN_ROW,
+    OPEN_RIGHT_ROW,
     W_I,
     W_L,
     X_BLOCK_COLS,
@@ -47,6 +49,7 @@ from fastsnake.snake.celltree.layout import (
     X_CELL_ROW,
     X_COEFFICIENTS,
     X_DOWN_EDGES,
+    X_PARAMS,
     X_RIGHT_EDGES,
     X_SIDE_BIT,
     X_SIDE_WORD,
@@ -78,15 +81,15 @@ def alloc(cfg, nbr, params):
     table = params[P_TABLE] != 0
     o = segment_starts(I_COEFFICIENTS, n, nb, hr, table)
     I = np.zeros(o[-1], np.int32)
-    copy_into(I, 0, o)
+    copy_into(I, I_RIGHT_HAND, o)
     blk, side = block_tables(rows, cols)
     copy_into(I, I[I_RIGHT_HAND], right_hand_table(nbr, rows, cols))
     copy_into(I, I[I_BLOCK_OF], blk)
     copy_into(I, I[I_SIDE_EDGE], side)
     copy_into(I, I[I_BLOCK_LINKS], block_links(rows, cols))
     if table:
-        distances_to_every_cell(segment(I, I_RIGHT_HAND, 4 * n), segment(I, I_DISTANCES, n * n))
-    leg_table(I, n, segment(I, I_LEG_MOVES, LEG_SLOTS * n))
+        distances_to_every_cell(segment(I, I_RIGHT_HAND, MOVES_ROW * n), segment(I, I_DISTANCES, n * n))
+    leg_table(I, n, segment(I, I_LEG_MOVES, LEG_ROW * n))
 
     o = segment_starts(L_COEFFICIENTS, n, nb, hr, table)
     L = np.zeros(o[-1], np.int64)
@@ -99,12 +102,11 @@ def alloc(cfg, nbr, params):
     L[L_ROWS] = rows
     L[L_COLS] = cols
     L[L_TAIL_RULE] = cfg[CFG_TAIL_RULE]
-    copy_into(L, L_PARAMS, params[:P_ROWS])
 
     o = segment_starts(X_COEFFICIENTS, n, nb, hr, table)
     X = np.zeros(o[-1], np.int64)
     copy_into(X, X_RIGHT_EDGES, o)
-    copy_into(X, 0, params)
+    copy_into(X, X_PARAMS, params)
     X[X_BLOCK_ROWS] = hr
     X[X_BLOCK_COLS] = hc
     order = np.empty(n * n if table else 0, np.int16)
@@ -123,7 +125,7 @@ def alloc(cfg, nbr, params):
             e = side[c]
             if e >= 0:
                 eb = e >> 1
-                X[X[X_SIDE_WORD] + c] = (e & 1) * hr + eb // hc
+                X[X[X_SIDE_WORD] + c] = (OPEN_DOWN_ROW if e & 1 else OPEN_RIGHT_ROW) * hr + eb // hc
                 X[X[X_SIDE_BIT] + c] = np.int64(1) << (eb % hc)
     return (I, L, X, order)
 
@@ -148,5 +150,5 @@ def reset(ws, g):
 @njit(cache=True)
 def start_cells(ws):
     """The start cells `reset` laid the body on (the play kernel records them)."""
-    I = ws[W_I]
-    return I[I[I_START_CELLS]:I[I_START_CELLS + 1]]
+    I, L = ws[W_I], ws[W_L]
+    return segment(I, I_START_CELLS, L[L_ROWS] * L[L_COLS])

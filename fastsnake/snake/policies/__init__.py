@@ -8,9 +8,9 @@ import, and a dask worker finds an installed user policy exactly as the CLI does
 
 An entry point's object may be:
 
-- an `EnginePolicy` (our policies: three njit functions inlined into the engine loop,
+- an `EnginePolicy` (our policies: njit functions inlined into the engine loop,
   ``alloc(cfg, nbr, params)``, ``reset(ws, g)``, ``decide(ws, g, st)``, behind two cached
-  kernels built from `engine.sweep_chunk` and `engine.play_recorded`; see ``cycle.py``);
+  kernels made from one template, `kernels.engine_kernels`; see ``greedy.py``, ``cycle.py``);
 - a `fastsnake.Policy` (``decide(state, ws)``, optional ``alloc``/``start_cycle``), or a
   bare ``decide`` function: a user policy, adapted by `fastsnake.snake.policies.user`.
 """

@@ -19,10 +19,10 @@ board) the shortest right-hand path to the apple that only enters blocks the
 body will have left by then, or crosses back over an edge the body still uses.
 The plan is accepted only if the body it leaves behind when it eats passes the
 test above. If it cuts blocks off, the search detours through the nearest
-cell of a cut-off block and tries the apple again, up to DETOUR_ROUNDS times.
+cell of a cut-off block and tries the apple again, up to ``detours`` times.
 Without an accepted plan the agent builds a spanning tree that contains the
 body's crossings and walks its outline towards the apple. Detours and outline
-walks are searched again every RESEARCH_EVERY moves and replaced only by a
+walks are searched again every ``research_every`` moves and replaced only by a
 shorter accepted plan; a shortest plan is kept to the apple.
 
 Guarantee (both tail rules, any start length): every committed plan is a legal
@@ -36,15 +36,16 @@ boards are refused. Options: ``detours`` (rounds per search, default 8) and
 and a few moves longer.
 
 The kernels are `grove`'s code (`fastsnake.snake.celltree`) built without its choices among
-passing plans (`plan.cell_play`; on boards of at most 63 blocks also without the row-mask outline
-test): they play these games move for move and faster than `cell`'s own kernels did (10x10 about
-6 % more games per CPU-s, 20x20 46 % more; docs/agents.md).
+passing plans (`plan.cell_decide`; on boards of at most 63 blocks also without the row-mask outline
+test, `params.single_word_masks`); how they compare with `cell`'s earlier kernels: docs/agents.md.
 """
 
-from fastsnake.snake.celltree.params import check_board, pack
-from fastsnake.snake.celltree.plan import cell_play, cell_sweep
+from fastsnake.snake.celltree.params import check_board, pack, single_word_masks
+from fastsnake.snake.celltree.plan import cell_decide, small_cell_decide
+from fastsnake.snake.celltree.workspace import alloc, reset, start_cells
 from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.policies.grove import COUNT_LIMIT
+from fastsnake.snake.policies.kernels import by_params, engine_kernels
 
 # The tuned defaults (every board size); what they were measured against: docs/agents.md.
 OPTIONS = (
@@ -64,11 +65,17 @@ def cell_params(config, values):
     return pack(config, dict(GROVE_OFF, research_detours=values["research_every"], **values))
 
 
+# grove's code without its choices among passing plans; on boards of at most BITS_BLOCKS blocks
+# without the row-mask outline test too (`single_word_masks`).
+KERNELS = by_params(single_word_masks, {True: engine_kernels(alloc, reset, small_cell_decide, start_cells),
+                                        False: engine_kernels(alloc, reset, cell_decide, start_cells)})
+
+
 POLICY = EnginePolicy(
     name="cell",
     summary=__doc__,
-    sweep_kernel=cell_sweep,
-    play_kernel=cell_play,
+    sweep_kernel=KERNELS.sweep,
+    play_kernel=KERNELS.play,
     make_params=cell_params,
     guaranteed=True,
     options=OPTIONS,

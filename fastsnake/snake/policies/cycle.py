@@ -14,8 +14,9 @@ from numba import njit
 
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS
 from fastsnake.snake.cycles import CYCLE_KINDS, RANDOM, check_cycle_board, cycle_tables, random_cells, zigzag_cells
-from fastsnake.snake.engine import G_CFG, G_NBR, G_RNG, ix, lay_body_random, play_recorded, sweep_chunk
+from fastsnake.snake.engine import G_CFG, G_NBR, G_RNG, ix, lay_body_random
 from fastsnake.snake.policies import EnginePolicy, Option
+from fastsnake.snake.policies.kernels import Kernels, by_params, engine_kernels, specialise, unique_name
 from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
 
 # Workspace slots.
@@ -57,55 +58,55 @@ def reset_zigzag(ws, g):
     lay_body_random(g, ws[W_CELLS], True)
 
 
-@njit(cache=True)
-def _alloc(cfg, nbr, params):
-    return cycle_workspace(cfg, nbr, params)
-
-
 @njit(cache=True, inline="always")
 def _decide(ws, g, st):
+    """The next move along the cycle: the head's slot of the next-move table."""
     return ws[W_MOVE][ix(st.head)]
 
 
 @njit(cache=True)
 def cycle_order(ws):
+    """The cycle a replay shows: its cells in order."""
     return ws[W_ORDER]
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
-    sweep_chunk(_alloc, reset_cycle, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
+def random_cycle(params) -> bool:
+    """Does a game with `params` follow a random cycle (else the zig-zag one)? The rule by which
+    `cycle_kernels` picks its kernels."""
+    return bool(params[PARAM_CYCLE] == RANDOM)
 
 
-@njit(cache=True, nogil=True)
-def _play(cfg, nbr, params, seed):
-    return play_recorded(_alloc, reset_cycle, _decide, cycle_order, cfg, nbr, params, seed)
+# The template's free name: each policy's copy of `_reset_random` and `_reset_zigzag` binds it.
+reset_on = None
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _sweep_zigzag(cfg, nbr, params, base_seed, first, out, nblocks):
-    sweep_chunk(_alloc, reset_zigzag, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
+def _reset_random(ws, g):
+    """The policy's `reset_on` over the cycle of the game's params (`reset_cycle`)."""
+    reset_on(reset_cycle, ws, g)
 
 
-@njit(cache=True, nogil=True)
-def _play_zigzag(cfg, nbr, params, seed):
-    return play_recorded(_alloc, reset_zigzag, _decide, cycle_order, cfg, nbr, params, seed)
+def _reset_zigzag(ws, g):
+    """The policy's `reset_on` over the zig-zag cycle only (`reset_zigzag`)."""
+    reset_on(reset_zigzag, ws, g)
 
 
-def by_cycle_kind(random_kernel, zigzag_kernel):
-    """One kernel entry point that calls `random_kernel` for the random cycle and `zigzag_kernel`
-    (built on `reset_zigzag`) otherwise: numba compiles a kernel on its first call, so a run of the
-    default zig-zag cycle never compiles the random cycle's builder."""
+def cycle_kernels(alloc, decide, cycle_of=cycle_order, reset_on=None) -> Kernels:
+    """The kernels of a policy that starts on a cycle (`kernels.engine_kernels`): one pair that lays the
+    body with `reset_cycle` (any cycle kind) and one with `reset_zigzag`, so a run of the default
+    zig-zag cycle never compiles the random cycle's builder (`by_params` picks by `random_cycle`).
+    `reset_on(reset_start_cycle, ws, g)` (inlined) is what the policy does around laying the body
+    (None: nothing, the workspace is the cycle's own)."""
+    if reset_on is None:
+        resets = (reset_cycle, reset_zigzag)
+    else:
+        name = unique_name([alloc, decide, reset_on])
+        resets = tuple(specialise(template, f"{name}{template.__name__}", {"reset_on": reset_on})
+                       for template in (_reset_random, _reset_zigzag))
+    return by_params(random_cycle, {True: engine_kernels(alloc, resets[0], decide, cycle_of),
+                                    False: engine_kernels(alloc, resets[1], decide, cycle_of)})
 
-    def kernel(cfg, nbr, params, *rest):
-        chosen = random_kernel if params[PARAM_CYCLE] == RANDOM else zigzag_kernel
-        return chosen(cfg, nbr, params, *rest)
 
-    return kernel
-
-
-_sweep_kernel = by_cycle_kind(_sweep, _sweep_zigzag)
-_play_kernel = by_cycle_kind(_play, _play_zigzag)
+KERNELS = cycle_kernels(cycle_workspace, _decide)
 
 
 # The option of every policy that follows a Hamiltonian cycle.
@@ -121,8 +122,8 @@ def cycle_params(config, options) -> np.ndarray:
 POLICY = EnginePolicy(
     name="cycle",
     summary=__doc__,
-    sweep_kernel=_sweep_kernel,
-    play_kernel=_play_kernel,
+    sweep_kernel=KERNELS.sweep,
+    play_kernel=KERNELS.play,
     make_params=cycle_params,
     guaranteed=True,
     options=(CYCLE_OPTION,),

@@ -32,16 +32,14 @@ import numpy as np
 from numba import njit
 
 from fastsnake.snake.board import CFG_COLS
-from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC, play_recorded, sweep_chunk
+from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC
 from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import (
     CYCLE_OPTION,
     W_CELLS,
-    by_cycle_kind,
+    cycle_kernels,
     cycle_params,
     cycle_workspace,
-    reset_cycle,
-    reset_zigzag,
 )
 
 # Workspace slots: the cycle policy's workspace (start cycle), successor, position, scratch.
@@ -53,6 +51,7 @@ PICK_SOURCE, PICK_TARGET, PICK_REVERSED, PICK_LOOP_EDGE = range(4, 8)
 
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
+    """dhcr's workspace: the cycle policy's (start cycle), successor and position tables, scratch, the repairs."""
     cws = cycle_workspace(cfg, nbr, params)
     n = cws[W_CELLS].shape[0]
     return cws, np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32), np.empty(8, np.int32)
@@ -60,22 +59,13 @@ def _alloc(cfg, nbr, params):
 
 @njit(cache=True, inline="always")
 def _reset_on(reset_start_cycle, ws, g):
+    """Lay the body with `reset_start_cycle` and index the start cycle (successor, position of each cell)."""
     reset_start_cycle(ws[D_CYCLE], g)
     cells, nxt, order = ws[D_CYCLE][W_CELLS], ws[D_NXT], ws[D_ORDER]
     n = cells.shape[0]
     for k in range(n):
         nxt[cells[k]] = cells[k + 1] if k + 1 < n else cells[0]
         order[cells[k]] = k
-
-
-@njit(cache=True)
-def _reset(ws, g):
-    _reset_on(reset_cycle, ws, g)
-
-
-@njit(cache=True)
-def _reset_zigzag(ws, g):
-    _reset_on(reset_zigzag, ws, g)
 
 
 @njit(cache=True, inline="always")
@@ -87,6 +77,7 @@ def _ahead(order, h, c, n):
 
 @njit(cache=True, inline="always")
 def _adjacent(a, b, cols):
+    """Are cells `a` and `b` grid neighbours on a board `cols` wide?"""
     ra, rb = a // cols, b // cols
     return abs(ra - rb) + abs((a - ra * cols) - (b - rb * cols)) == 1
 
@@ -204,6 +195,7 @@ def _apply(order, nxt, seg, h, v, k, s, t, rev, j):
 
 @njit(cache=True)
 def _decide(ws, g, st):
+    """Follow the cycle, or take the shortcut whose repaired cycle reaches the apple soonest (repaired here)."""
     nbr, occ, cols = g[G_NBR], g[G_OCC], g[G_CFG][CFG_COLS]
     nxt, order, seg, best = ws[D_NXT], ws[D_ORDER], ws[D_SEG], ws[D_BEST]
     n = nxt.shape[0]
@@ -237,38 +229,18 @@ def _decide(ws, g, st):
 
 @njit(cache=True)
 def _cycle_cells(ws):
+    """The start cycle a replay shows."""
     return ws[D_CYCLE][W_CELLS]
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
-    sweep_chunk(_alloc, _reset, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
-
-
-@njit(cache=True, nogil=True)
-def _play(cfg, nbr, params, seed):
-    return play_recorded(_alloc, _reset, _decide, _cycle_cells, cfg, nbr, params, seed)
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def _sweep_zigzag(cfg, nbr, params, base_seed, first, out, nblocks):
-    sweep_chunk(_alloc, _reset_zigzag, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
-
-
-@njit(cache=True, nogil=True)
-def _play_zigzag(cfg, nbr, params, seed):
-    return play_recorded(_alloc, _reset_zigzag, _decide, _cycle_cells, cfg, nbr, params, seed)
-
-
-_sweep_kernel = by_cycle_kind(_sweep, _sweep_zigzag)
-_play_kernel = by_cycle_kind(_play, _play_zigzag)
+KERNELS = cycle_kernels(_alloc, _decide, _cycle_cells, reset_on=_reset_on)
 
 
 POLICY = EnginePolicy(
     name="dhcr",
     summary=__doc__,
-    sweep_kernel=_sweep_kernel,
-    play_kernel=_play_kernel,
+    sweep_kernel=KERNELS.sweep,
+    play_kernel=KERNELS.play,
     make_params=cycle_params,
     guaranteed=True,
     options=(CYCLE_OPTION,),

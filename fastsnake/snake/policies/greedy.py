@@ -21,28 +21,30 @@ from fastsnake.snake.engine import (
     G_NBR,
     G_OCC,
     lay_body_random,
-    play_recorded,
-    sweep_chunk,
     sweep_path,
 )
 from fastsnake.snake.policies import EnginePolicy, no_params
+from fastsnake.snake.policies.kernels import engine_kernels
 
 # Workspace slots: A* buffers, flood-fill buffers, the path the start body lies on, no cycle.
 W_ASTAR, W_BFS, W_PATH0, W_NONE = range(4)
 
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
+    """greedy's workspace: A* and flood-fill buffers, the path the start body lies on, no cycle."""
     n = cfg[CFG_ROWS] * cfg[CFG_COLS]
     return astar_buffers(n), bfs_buffers(n), sweep_path(cfg[CFG_ROWS], cfg[CFG_COLS]), np.empty(0, np.int32)
 
 
 @njit(cache=True)
 def _reset(ws, g):
+    """Lay the start body on a random stretch of the row-by-row path."""
     lay_body_random(g, ws[W_PATH0], False)
 
 
 @njit(cache=True, inline="always")
 def free_cell(occ, frm, to, g):
+    """A* passability: the cell is not body now (the static graph)."""
     return occ[to] == 0
 
 
@@ -67,6 +69,7 @@ def roomiest_move(bfs, g, st):
 
 @njit(cache=True)
 def _decide(ws, g, st):
+    """The first step of the shortest path to the apple, else the move into the largest free region."""
     nbr = g[G_NBR]
     length = astar_grid(ws[W_ASTAR], nbr, g[G_CFG][CFG_COLS], st.head, st.apple, free_cell, g[G_OCC])
     if length > 0:
@@ -76,23 +79,17 @@ def _decide(ws, g, st):
 
 @njit(cache=True)
 def _no_cycle(ws):
+    """No cycle to show in a replay (an empty array)."""
     return ws[W_NONE]
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
-    sweep_chunk(_alloc, _reset, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
-
-
-@njit(cache=True, nogil=True)
-def _play(cfg, nbr, params, seed):
-    return play_recorded(_alloc, _reset, _decide, _no_cycle, cfg, nbr, params, seed)
+KERNELS = engine_kernels(_alloc, _reset, _decide, _no_cycle)
 
 
 POLICY = EnginePolicy(
     name="greedy",
     summary=__doc__,
-    sweep_kernel=_sweep,
-    play_kernel=_play,
+    sweep_kernel=KERNELS.sweep,
+    play_kernel=KERNELS.play,
     make_params=no_params,
 )

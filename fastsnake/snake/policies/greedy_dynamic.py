@@ -21,9 +21,10 @@ from fastsnake.search.astar import move_between
 from fastsnake.search.bfs import bfs_buffers
 from fastsnake.search.timed_astar import MAX_BUDGET, T_PATH, timed_astar, timed_buffers
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW
-from fastsnake.snake.engine import G_CFG, G_NBR, body_cell, lay_body_random, play_recorded, sweep_chunk, sweep_path
+from fastsnake.snake.engine import G_CFG, G_NBR, body_cell, lay_body_random, sweep_path
 from fastsnake.snake.policies import BySize, EnginePolicy, Option
 from fastsnake.snake.policies.greedy import roomiest_move
+from fastsnake.snake.policies.kernels import engine_kernels
 
 W_SEARCH, W_BFS, W_PATH0, W_NONE, W_PLAN, W_BODY, W_PARAMS = range(7)
 P_LEN, P_NEXT, P_APPLE = 0, 1, 2
@@ -35,6 +36,7 @@ DEFAULT_BUDGET_PER_CELL = 16
 
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
+    """The workspace: the timed search's buffers, flood fill, start path, plan and body scratch, params."""
     n = cfg[CFG_ROWS] * cfg[CFG_COLS]
     return (
         timed_buffers(n, params[PARAM_BUDGET], max(1, min(n + 1, HORIZON, SEEN_CELLS // n))),
@@ -49,12 +51,14 @@ def _alloc(cfg, nbr, params):
 
 @njit(cache=True)
 def _reset(ws, g):
+    """Forget the plan and lay the start body on a random stretch of the row-by-row path."""
     ws[W_PLAN][:] = -1
     lay_body_random(g, ws[W_PATH0], False)
 
 
 @njit(cache=True)
 def plan_path(ws, g, st):
+    """Search a path to the apple against the moving body (`timed_astar`); its length, or <= 0."""
     body = ws[W_BODY]
     for k in range(st.length):
         body[k] = body_cell(g, st, k)
@@ -65,6 +69,7 @@ def plan_path(ws, g, st):
 
 @njit(cache=True, inline="always")
 def _decide(ws, g, st):
+    """The planned path's next step (re-planned for each apple), else the move into the largest free region."""
     plan = ws[W_PLAN]
     if plan[P_APPLE] != st.apple:
         length = plan_path(ws, g, st)
@@ -80,17 +85,11 @@ def _decide(ws, g, st):
 
 @njit(cache=True)
 def _no_cycle(ws):
+    """No cycle to show in a replay (an empty array)."""
     return ws[W_NONE]
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
-    sweep_chunk(_alloc, _reset, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
-
-
-@njit(cache=True, nogil=True)
-def _play(cfg, nbr, params, seed):
-    return play_recorded(_alloc, _reset, _decide, _no_cycle, cfg, nbr, params, seed)
+KERNELS = engine_kernels(_alloc, _reset, _decide, _no_cycle)
 
 
 BUDGET_OPTION = Option(
@@ -106,8 +105,8 @@ def _params(config, options) -> np.ndarray:
 POLICY = EnginePolicy(
     name="greedy-dynamic",
     summary=__doc__,
-    sweep_kernel=_sweep,
-    play_kernel=_play,
+    sweep_kernel=KERNELS.sweep,
+    play_kernel=KERNELS.play,
     make_params=_params,
     options=(BUDGET_OPTION,),
 )

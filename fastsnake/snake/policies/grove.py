@@ -8,13 +8,14 @@ a detour chain through the cut-off blocks; with no such plan the snake walks an 
 
 - the snuggest shortest path: among shortest routes that pass, the one with the most sides
   against the border, the body still there at the apple (and, on small boards, itself):
-  a branch and bound (`_enumerate`, ``budget`` nodes) on boards of at most 63 blocks, which
-  also takes passing routes shorter than the detour chain; one A* (`_snug`) above;
+  a branch and bound (`snug.enumerate_routes`, ``budget`` nodes) on boards of at most 63 blocks,
+  which also takes passing routes shorter than the detour chain; one A* (`snug.snug_route`) above;
 - on boards of more than 63 blocks: snug legs in detour chains (``snug_chain``), 32 detour
   rounds (``detours``), the outline walk over the shortest of 13 spanning trees
   (``outline``), re-searched every 4th move (``research_every``; detour-chain plans every 8th);
-- kernels: the outline test on row masks with per-search suffix tables, detour targets from
-  a by-distance cell order, and an A* specialised to right-hand moves (`_fast_leg`).
+- kernels: the outline test on row masks with per-search suffix tables (`outline.suffix_test`),
+  detour targets from a by-distance cell order, and an A* specialised to right-hand moves
+  (`legs.leg`).
 
 Guarantee (both tail rules, any start length): `cell`'s; the game is won in fewer than N²/2
 moves. Needs even rows and cols. With ``budget=0 detours=8 outline=0 research_every=8`` it plays
@@ -24,15 +25,17 @@ moves. Needs even rows and cols. With ``budget=0 detours=8 outline=0 research_ev
 only the latter), ``snug`` (0: branch and bound, 1: A*), ``snug_chain``, ``snug_self``,
 ``outline``; re-searches: ``backoff`` (wait twice as long after each re-search that found
 nothing shorter, up to ``research_every × backoff`` moves), ``backoff_on``, ``research_detours``,
-``research_rounds``, ``walk_rounds``. Defaults: the table `OPTIONS` below; the measurements
-behind them: docs/agents.md.
+``research_rounds``, ``walk_rounds``. Defaults: the table `OPTIONS` of this module (``fastsnake
+policies --json`` lists it); the measurements behind them: docs/agents.md.
 """
 
 import dataclasses
 
 from fastsnake.snake.celltree.params import BITS_BLOCKS, SNUG_ASTAR, TIES_ONLY, check_board, is_big, pack
-from fastsnake.snake.celltree.plan import play_kernel, sweep_kernel
+from fastsnake.snake.celltree.plan import decide
+from fastsnake.snake.celltree.workspace import alloc, reset, start_cells
 from fastsnake.snake.policies import BySize, EnginePolicy, Option
+from fastsnake.snake.policies.kernels import engine_kernels
 
 COUNT_LIMIT = 1 << 30  # bound of the options that count moves or nodes (no practical limit)
 
@@ -43,13 +46,16 @@ def by_blocks(small, big) -> BySize:
                   f"{small} up to {BITS_BLOCKS} 2x2 blocks, else {big}")
 
 
-def _research_detours(config, values, given):
-    return values["research_every"] if "research_every" in given else 8
+def given_or(option: str, otherwise) -> BySize:
+    """The value the caller gave `option` (an option above this one), else `otherwise`."""
+    return BySize(lambda config, values, given: values[option] if option in given else otherwise,
+                  f"{option} when given, else {otherwise}")
 
 
-def _snug_chain(config, values, given):
-    # Snug chain legs need the snug search, which budget 0 turns off.
-    return (3 if is_big(config) else 0) if values["budget"] > 0 else 0
+def off_without(option: str, default: BySize) -> BySize:
+    """0 when `option` (an option above this one) is 0, else `default`."""
+    return BySize(lambda config, values, given: default.rule(config, values, given) if values[option] > 0 else 0,
+                  f"{default.text}; 0 when {option} is 0")
 
 
 # The tuned defaults; what each choice was measured against is in docs/agents.md ("How grove's
@@ -58,7 +64,7 @@ OPTIONS = (
     Option("detours", int, by_blocks(8, 32), "detour rounds per search", low=0, high=64),
     Option("research_every", int, by_blocks(8, 4), "moves between re-searches of an outline walk",
            low=1, high=COUNT_LIMIT),
-    Option("research_detours", int, BySize(_research_detours, "research_every when given, else 8"),
+    Option("research_detours", int, given_or("research_every", 8),
            "moves between re-searches of a detour chain's plan", low=1, high=COUNT_LIMIT),
     Option("backoff", int, 1, "after a re-search found nothing shorter wait twice as long, "
            "up to research_every x backoff", low=1, high=1 << 20),
@@ -71,7 +77,8 @@ OPTIONS = (
            low=0, high=SNUG_ASTAR),
     Option("outline", int, by_blocks(0, 2), "outline-walk trees (0: cell's one tree, k: 4(k+1) trees and a greedy one)",
            low=0, high=1 << 20),
-    Option("snug_chain", int, BySize(_snug_chain, f"0 up to {BITS_BLOCKS} 2x2 blocks, else 3; 0 when budget is 0"),
+    # Snug chain legs need the snug search, which budget 0 turns off.
+    Option("snug_chain", int, off_without("budget", by_blocks(0, 3)),
            "snug detour-chain legs (bits: 1 the last leg, 2 detour legs, 4 at leg end)", low=0, high=7),
     Option("snug_self", int, 0, "snug A*: sides against the route's own last k cells", low=0, high=1 << 20),
     Option("research_rounds", int, -1, "detour rounds of a re-search of a chain plan (-1: detours)", low=-1, high=64),
@@ -84,11 +91,14 @@ def grove_params(config, values):
     return pack(config, values)
 
 
+KERNELS = engine_kernels(alloc, reset, decide, start_cells)
+
+
 POLICY = EnginePolicy(
     name="grove",
     summary=__doc__,
-    sweep_kernel=sweep_kernel,
-    play_kernel=play_kernel,
+    sweep_kernel=KERNELS.sweep,
+    play_kernel=KERNELS.play,
     make_params=grove_params,
     guaranteed=True,
     options=OPTIONS,

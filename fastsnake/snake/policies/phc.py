@@ -25,22 +25,21 @@ guarantee). Option ``cycle``: ``zigzag`` or ``random`` (a new random cycle
 per game).
 """
 
+import dataclasses
+
 import numpy as np
 from numba import njit
 
 from fastsnake.snake.cycles import CYCLE_KINDS, check_cycle_board
-from fastsnake.snake.engine import G_NBR, G_OCC, play_recorded, sweep_chunk
+from fastsnake.snake.engine import G_NBR, G_OCC
 from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import (
     CYCLE_OPTION,
     W_MOVE,
     W_ORDER,
     W_PARAMS,
-    by_cycle_kind,
-    cycle_order,
+    cycle_kernels,
     cycle_workspace,
-    reset_cycle,
-    reset_zigzag,
 )
 
 # params: [cycle kind, mode]; the mode folds in the tail rule so a move reads one number.
@@ -99,6 +98,7 @@ def furthest_within(nbr, occ, order, n, head, limit, default):
 
 @njit(cache=True, inline="always")
 def _decide(ws, g, st):
+    """The furthest cycle-order shortcut the mode's safety rule allows, else the cycle's next move."""
     order = ws[W_ORDER]
     n = order.shape[0]
     head = st.head
@@ -125,31 +125,11 @@ def _decide(ws, g, st):
 
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
+    """The cycle policy's workspace (`cycle.cycle_workspace`): phc keeps nothing else."""
     return cycle_workspace(cfg, nbr, params)
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
-    sweep_chunk(_alloc, reset_cycle, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
-
-
-@njit(cache=True, nogil=True)
-def _play(cfg, nbr, params, seed):
-    return play_recorded(_alloc, reset_cycle, _decide, cycle_order, cfg, nbr, params, seed)
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def _sweep_zigzag(cfg, nbr, params, base_seed, first, out, nblocks):
-    sweep_chunk(_alloc, reset_zigzag, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
-
-
-@njit(cache=True, nogil=True)
-def _play_zigzag(cfg, nbr, params, seed):
-    return play_recorded(_alloc, reset_zigzag, _decide, cycle_order, cfg, nbr, params, seed)
-
-
-_sweep_kernel = by_cycle_kind(_sweep, _sweep_zigzag)
-_play_kernel = by_cycle_kind(_play, _play_zigzag)
+KERNELS = cycle_kernels(_alloc, _decide)
 
 
 def safety_params(faithful):
@@ -167,18 +147,11 @@ def safety_params(faithful):
 PHC = EnginePolicy(
     name="phc",
     summary=__doc__,
-    sweep_kernel=_sweep_kernel,
-    play_kernel=_play_kernel,
+    sweep_kernel=KERNELS.sweep,
+    play_kernel=KERNELS.play,
     make_params=safety_params(False),
     guaranteed=True,
     options=(CYCLE_OPTION,),
 )
-PHC_FAITHFUL = EnginePolicy(
-    name="phc-faithful",
-    summary=__doc__,
-    sweep_kernel=_sweep_kernel,
-    play_kernel=_play_kernel,
-    make_params=safety_params(True),
-    guaranteed=False,
-    options=(CYCLE_OPTION,),
-)
+# The same kernels with the original's (unsafe) shortcut budget.
+PHC_FAITHFUL = dataclasses.replace(PHC, name="phc-faithful", make_params=safety_params(True), guaranteed=False)

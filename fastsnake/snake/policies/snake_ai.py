@@ -24,7 +24,7 @@ Option ``cycle``: ``zigzag`` or ``random`` (a new random cycle per game).
 import numpy as np
 from numba import njit
 
-from fastsnake.snake.engine import G_NBR, G_OCC, body_cell, play_recorded, sweep_chunk
+from fastsnake.snake.engine import G_NBR, G_OCC, body_cell
 from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import (
     CYCLE_OPTION,
@@ -33,11 +33,8 @@ from fastsnake.snake.policies.cycle import (
     W_ORDER,
     W_PARAMS,
     W_RNG,
-    by_cycle_kind,
-    cycle_order,
+    cycle_kernels,
     cycle_workspace,
-    reset_cycle,
-    reset_zigzag,
 )
 from fastsnake.snake.policies.phc import FAITHFUL, FOLLOW_SAFE, PARAM_MODE, ahead, safety_params, tail_distance
 
@@ -49,20 +46,16 @@ SCAN = (0, 2, 3, 1)
 
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
+    """The cycle policy's workspace plus the faithful variant's disorder flag."""
     ws = cycle_workspace(cfg, nbr, params)
     return ws[W_CELLS], ws[W_ORDER], ws[W_MOVE], ws[W_RNG], ws[W_PARAMS], np.zeros(1, np.int64)
 
 
-@njit(cache=True)
-def _reset(ws, g):
+@njit(cache=True, inline="always")
+def _reset_on(reset_start_cycle, ws, g):
+    """Clear the disorder flag, then lay the body with `reset_start_cycle`."""
     ws[W_DISORDERED][FLAG] = 0
-    reset_cycle(ws, g)
-
-
-@njit(cache=True)
-def _reset_zigzag(ws, g):
-    ws[W_DISORDERED][FLAG] = 0
-    reset_zigzag(ws, g)
+    reset_start_cycle(ws, g)
 
 
 @njit(cache=True)
@@ -77,6 +70,7 @@ def body_span(order, n, g, st):
 
 @njit(cache=True, inline="always")
 def faithful_move(ws, g, st):
+    """The original's move: escape off the cycle when blocked, then the nearest-to-apple shortcut it allows."""
     order, nbr, occ = ws[W_ORDER], g[G_NBR], g[G_OCC]
     n = order.shape[0]
     head, apple = st.head, st.apple
@@ -107,6 +101,7 @@ def faithful_move(ws, g, st):
 
 @njit(cache=True, inline="always")
 def safe_move(ws, g, st):
+    """The shortcut nearest the apple that stays ahead of the tail on the cycle (the tail rule's safe mode)."""
     order, nbr, occ = ws[W_ORDER], g[G_NBR], g[G_OCC]
     n = order.shape[0]
     head, apple = st.head, st.apple
@@ -136,42 +131,21 @@ def safe_move(ws, g, st):
 
 @njit(cache=True, inline="always")
 def _decide(ws, g, st):
+    """`faithful_move` or `safe_move`, by the params' mode."""
     if ws[W_PARAMS][PARAM_MODE] == FAITHFUL:
         return faithful_move(ws, g, st)
     return safe_move(ws, g, st)
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
-    sweep_chunk(_alloc, _reset, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
-
-
-@njit(cache=True, nogil=True)
-def _play(cfg, nbr, params, seed):
-    return play_recorded(_alloc, _reset, _decide, cycle_order, cfg, nbr, params, seed)
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def _sweep_zigzag(cfg, nbr, params, base_seed, first, out, nblocks):
-    sweep_chunk(_alloc, _reset_zigzag, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
-
-
-@njit(cache=True, nogil=True)
-def _play_zigzag(cfg, nbr, params, seed):
-    return play_recorded(_alloc, _reset_zigzag, _decide, cycle_order, cfg, nbr, params, seed)
-
-
-_sweep_kernel = by_cycle_kind(_sweep, _sweep_zigzag)
-_play_kernel = by_cycle_kind(_play, _play_zigzag)
-
+KERNELS = cycle_kernels(_alloc, _decide, reset_on=_reset_on)
 
 
 def _policy(name, faithful):
     return EnginePolicy(
         name=name,
         summary=__doc__,
-        sweep_kernel=_sweep_kernel,
-        play_kernel=_play_kernel,
+        sweep_kernel=KERNELS.sweep,
+        play_kernel=KERNELS.play,
         make_params=safety_params(faithful),
         guaranteed=not faithful,
         options=(CYCLE_OPTION,),

@@ -35,7 +35,7 @@ from numba import njit
 from fastsnake.search.astar import A_PATH, astar_buffers, astar_grid, move_between
 from fastsnake.snake.board import CFG_COLS, CFG_TAIL_RULE, TAIL_FOLLOW
 from fastsnake.snake.cycles import CYCLE_KINDS, check_cycle_board
-from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC, body_cell, play_recorded, sweep_chunk
+from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC, body_cell
 from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.policies.cycle import (
     CYCLE_OPTION,
@@ -44,11 +44,8 @@ from fastsnake.snake.policies.cycle import (
     W_ORDER,
     W_PARAMS,
     W_RNG,
-    by_cycle_kind,
-    cycle_order,
+    cycle_kernels,
     cycle_workspace,
-    reset_cycle,
-    reset_zigzag,
 )
 from fastsnake.snake.policies.phc import ahead, tail_distance
 
@@ -65,6 +62,7 @@ ROOM_OPTION = Option("room", int, 8, "cells after the apple on the cycle that mu
 
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
+    """The cycle policy's workspace plus A* buffers, the plan and the body's index table."""
     ws = cycle_workspace(cfg, nbr, params)
     n = ws[W_ORDER].shape[0]
     return (ws[W_CELLS], ws[W_ORDER], ws[W_MOVE], ws[W_RNG], ws[W_PARAMS],
@@ -73,21 +71,12 @@ def _alloc(cfg, nbr, params):
 
 @njit(cache=True, inline="always")
 def _reset_on(reset_start_cycle, ws, g):
+    """Forget the plan, then lay the body with `reset_start_cycle`."""
     plan = ws[W_PLAN]
     plan[P_LEN] = 0
     plan[P_NEXT] = 0
     plan[P_APPLE] = -1
     reset_start_cycle(ws, g)
-
-
-@njit(cache=True)
-def _reset(ws, g):
-    _reset_on(reset_cycle, ws, g)
-
-
-@njit(cache=True)
-def _reset_zigzag(ws, g):
-    _reset_on(reset_zigzag, ws, g)
 
 
 @njit(cache=True, inline="always")
@@ -118,6 +107,7 @@ def thesis_step(ctx, frm, to, g):
 
 @njit(cache=True)
 def plan_faithful(ws, g, st):
+    """The thesis' A* to the apple against the moving body, refused without room to grow; its length or <= 0."""
     order, buf, body_index = ws[W_ORDER], ws[W_ASTAR], ws[W_BODY_INDEX]
     n = order.shape[0]
     nbr, occ = g[G_NBR], g[G_OCC]
@@ -144,6 +134,7 @@ def plan_faithful(ws, g, st):
 
 @njit(cache=True)
 def plan_fixed(ws, g, st):
+    """Our fixed rule's A* to the apple (ahead of the head, before the tail); its length or <= 0."""
     order, buf = ws[W_ORDER], ws[W_ASTAR]
     n = order.shape[0]
     cols = g[G_CFG][CFG_COLS]
@@ -160,6 +151,7 @@ def plan_fixed(ws, g, st):
 
 @njit(cache=True, inline="always")
 def _decide(ws, g, st):
+    """The planned path's next step (planned once per apple), else the cycle's next move."""
     plan = ws[W_PLAN]
     head = st.head
     if plan[P_APPLE] != st.apple:
@@ -179,28 +171,7 @@ def _decide(ws, g, st):
     return ws[W_MOVE][head]
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
-    sweep_chunk(_alloc, _reset, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
-
-
-@njit(cache=True, nogil=True)
-def _play(cfg, nbr, params, seed):
-    return play_recorded(_alloc, _reset, _decide, cycle_order, cfg, nbr, params, seed)
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def _sweep_zigzag(cfg, nbr, params, base_seed, first, out, nblocks):
-    sweep_chunk(_alloc, _reset_zigzag, _decide, cfg, nbr, params, base_seed, first, out, nblocks)
-
-
-@njit(cache=True, nogil=True)
-def _play_zigzag(cfg, nbr, params, seed):
-    return play_recorded(_alloc, _reset_zigzag, _decide, cycle_order, cfg, nbr, params, seed)
-
-
-_sweep_kernel = by_cycle_kind(_sweep, _sweep_zigzag)
-_play_kernel = by_cycle_kind(_play, _play_zigzag)
+KERNELS = cycle_kernels(_alloc, _decide, reset_on=_reset_on)
 
 
 def _params(variant):
@@ -218,8 +189,8 @@ def _policy(name, variant):
     return EnginePolicy(
         name=name,
         summary=__doc__,
-        sweep_kernel=_sweep_kernel,
-        play_kernel=_play_kernel,
+        sweep_kernel=KERNELS.sweep,
+        play_kernel=KERNELS.play,
         make_params=_params(variant),
         guaranteed=variant == FIXED,
         options=(CYCLE_OPTION,) if variant == FIXED else (CYCLE_OPTION, ROOM_OPTION),
