@@ -71,9 +71,6 @@ class SweepRun:
     def games(self) -> int:
         return int(self.outcome.shape[0])
 
-    def game_indices(self) -> np.ndarray:
-        return np.arange(self.first_game, self.first_game + self.games, dtype=np.int64)
-
     def seeds(self) -> np.ndarray:
         return game_seeds(np.uint64(self.base_seed), np.int64(self.first_game), np.int64(self.games))
 
@@ -163,6 +160,7 @@ def run_sweep(
     progress=None,
     keep_rows: bool = True,
     on_chunk=None,
+    prepared=None,
 ) -> SweepRun:
     """Play games first_game .. first_game+games-1. `progress(done, total)` is called per chunk.
 
@@ -170,11 +168,12 @@ def run_sweep(
     the result does not depend on it); otherwise the size adapts to the speed.
     keep_rows=False keeps only the statistics (memory bounded by one chunk whatever
     `games` is); on_chunk(first game index, rows int64 [n, 4]) sees each finished chunk.
+    `prepared` is what `prepare` returned for these arguments, when the caller has it already.
     """
     check_games(games)
     seed = check_seed(seed)
     threads = check_threads(threads)
-    policy, resolved, params, cfg, nbr = prepare(policy_name, config, options)
+    policy, resolved, params, cfg, nbr = prepared or prepare(policy_name, config, options)
     numba.set_num_threads(threads)
 
     out = np.zeros((games if keep_rows else min(games, chunk_size or MAX_CHUNK), 4), dtype=np.int64)
@@ -283,14 +282,16 @@ def summary_dict(acc, policy, config, options, seed, threads, seconds, cpu_secon
     return Summary(summary)
 
 
-def records_table(result: SweepRun):
+def records_table(result: SweepRun, identity: bool = False):
+    """The rows of `result` as a pyarrow table; `identity` adds the identity columns every file has
+    (an in-memory table goes without: `compare` adds its own ``policy`` column)."""
     rows = np.stack([result.outcome, result.moves, result.apples, result.length], axis=1) if result.games else \
         np.zeros((0, 4), np.int64)
-    return rows_table(rows, result.first_game, result.base_seed, result.parameters())
+    return rows_table(rows, result.first_game, result.base_seed, result.parameters(), identity=identity)
 
 
 def write_parquet(result: SweepRun, path) -> None:
-    write_table_atomically(records_table(result), path)
+    write_table_atomically(records_table(result, identity=True), path)
 
 
 def compute_chunk(spec: dict, index: int, threads: int = 1):

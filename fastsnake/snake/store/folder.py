@@ -44,13 +44,21 @@ from fastsnake.snake.store.sweepfile import (
     SWEEP_FORMAT,
     WRITE_OPTIONS,
     SweepError,
+    SweepFile,
     SweepFileError,
-    read_sweep_table,
-    row_problem,
+    check_disk,
     rows_table,
+    short,
 )
 
-DATASET_FORMAT = "fastsnake-sweep-dataset/1"
+# /2: each chunk's footer carries its sweep's identity, and the manifest's checksum is required;
+# folders of /1 still read (their chunks are checked against the manifest field by field as well).
+DATASET_FORMAT = "fastsnake-sweep-dataset/2"
+DATASET_FORMATS = ("fastsnake-sweep-dataset/1", DATASET_FORMAT)
+# What a chunk's footer must share with its manifest's sweep, field by field.
+IDENTITY_FIELDS = ("policy", "rows", "cols", "start_length", "tail_rule", "max_moves", "seed", "first_game", "games",
+                   "options", "chunk_size")
+OPTIONAL_IDENTITY = ("chunk_size",)
 MANIFEST = "_manifest.json"
 LOCK = "_writer.lock"
 CHUNK_META_KEY = b"fastsnake_chunk"
@@ -138,9 +146,30 @@ def sha256_file(path) -> str:
     return digest.hexdigest()
 
 
-def _manifest_checksum(data: dict) -> str:
+def manifest_checksum(data: dict) -> str:
     body = {k: v for k, v in data.items() if k != "checksum"}
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def chunk_info(sweep: SweepFile) -> dict | None:
+    """The chunk record (index, first, count, stats) a chunk file's footer carries, or None."""
+    try:
+        info = json.loads(sweep.metadata[CHUNK_META_KEY])
+    except (KeyError, ValueError, RecursionError):
+        return None
+    return info if isinstance(info, dict) else None
+
+
+def _json_form(value):
+    """`value` as it reads back from JSON (tuples become lists), for comparing with a footer."""
+    return json.loads(json.dumps(value))
+
+
+def shell_word(path) -> str:
+    """`path` as one shell word, printable on one line (a newline in a name shows as \\n)."""
+    import shlex
+
+    return shlex.quote(str(path)).replace("\n", "\\n").replace("\r", "\\r")
 
 
 def redo_hint(path, name: str) -> str:
@@ -156,6 +185,7 @@ class SweepDataset:
                                      "code": code_fingerprint(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         self._lock_fd = None
         self._lock_depth = 0
+        self._disk_checked = False
 
     # -- opening ---------------------------------------------------------------
     @classmethod
@@ -205,7 +235,7 @@ class SweepDataset:
             data = json.loads((path / MANIFEST).read_bytes())
             if not isinstance(data, dict):
                 raise ValueError("not an object")
-            if data.get("format") != DATASET_FORMAT:
+            if data.get("format") not in DATASET_FORMATS:
                 raise ValueError(f"format {data.get('format')!r}")
             spec = SweepSpec.from_json(data["sweep"])
             records = {}
@@ -218,9 +248,12 @@ class SweepDataset:
             raise SweepError(f"cannot read {where!r}: {exc.strerror or exc}") from None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise SweepError(f"{where!r} is not a fastsnake sweep manifest ({exc})") from None
-        if "checksum" in data and data["checksum"] != _manifest_checksum(data):
-            raise SweepError(f"{where!r} is damaged (its checksum does not match its content); restore it from a "
-                             "backup, or start the sweep again in a new folder")
+        if data.get("format") == DATASET_FORMAT and "checksum" not in data:
+            raise SweepError(f"{where!r} is damaged (it has no checksum); 'fastsnake verify --repair "
+                             f"{shell_word(path)}' rebuilds it from the chunks")
+        if "checksum" in data and data["checksum"] != manifest_checksum(data):
+            raise SweepError(f"{where!r} is damaged (its checksum does not match its content); 'fastsnake "
+                             f"verify --repair {shell_word(path)}' rebuilds it from the chunks")
         if warn and data.get("code") != code_fingerprint():
             sys.stderr.write(f"fastsnake: warning: {str(path)!r} was started by other code "
                              f"(version {data.get('version')}); resumed chunks use this version\n")
@@ -230,7 +263,7 @@ class SweepDataset:
         """Write the manifest whole (temporary file, fsync, rename, fsync of the folder)."""
         data = {k: v for k, v in self.manifest.items() if k not in ("chunks", "checksum")}
         data["chunks"] = {str(i): self.records[i] for i in sorted(self.records)}
-        data["checksum"] = _manifest_checksum(data)
+        data["checksum"] = manifest_checksum(data)
         try:
             _atomic_write(self.path / MANIFEST, json.dumps(data, indent=1).encode())
         except OSError as exc:
@@ -240,10 +273,11 @@ class SweepDataset:
 
     # -- one writer at a time ----------------------------------------------------
     @contextlib.contextmanager
-    def writing(self):
+    def writing(self, reread: bool = True):
         """Hold the folder's writer lock: a second writer (another process, here or on another
         host sharing the folder) is refused naming the owner; the lock of a process that died
-        is taken over with a warning. Re-entrant within one dataset object."""
+        is taken over with a warning. Re-entrant within one dataset object. `reread` False: the
+        manifest on disk is not read again (a repair replaces a damaged one)."""
         if self._lock_depth:
             self._lock_depth += 1
             try:
@@ -272,7 +306,8 @@ class SweepDataset:
             raise
         self._lock_fd, self._lock_depth = fd, 1
         try:
-            self._reread_manifest()
+            if reread:
+                self._reread_manifest()
             yield self
         finally:
             self._lock_depth = 0
@@ -321,48 +356,78 @@ class SweepDataset:
     def chunk_path(self, index: int) -> Path:
         return self.path / chunk_name(index)
 
-    def _chunk_stats(self, index: int) -> SummaryAccumulator:
-        import pyarrow.parquet as pq
-
-        meta = pq.read_schema(self.chunk_path(index)).metadata or {}
-        info = json.loads(meta[CHUNK_META_KEY])
-        return SummaryAccumulator.from_json(info["stats"])
+    def chunk_problem(self, index: int, sweep: SweepFile) -> str | None:
+        """Why the chunk file opened as `sweep` is not chunk `index` of this folder's sweep, as a clause
+        after its name, or None: every field of its identity (policy, board, rules, options, seed,
+        games, chunk size) must be the manifest's, and its chunk record this chunk's."""
+        params, spec = sweep.parameters, _json_form(self.spec.to_json())
+        for name in IDENTITY_FIELDS:
+            if name not in params:
+                if name in OPTIONAL_IDENTITY:  # chunks written before the chunk size was recorded
+                    continue
+                return f"is damaged (its sweep identity has no {name!r})"
+            if params[name] != spec[name]:
+                return (f"belongs to another sweep ({name} {short(params[name])} there, {short(spec[name])} in "
+                        "the manifest)")
+        first, count = self.spec.chunk_range(index)
+        info = chunk_info(sweep)
+        if info is None:
+            return "is damaged (it has no chunk record in its footer)"
+        if (info.get("index"), info.get("first"), info.get("count")) != (index, first, count):
+            return f"is chunk {short(info.get('index'))} of its sweep, not chunk {index} (games {first}..)"
+        if sweep.num_rows != count:
+            return f"is damaged ({sweep.num_rows} rows where chunk {index} has {count})"
+        return None
 
     def check_chunk(self, index: int):
         """('missing' | 'ok' | 'adopt' | 'damaged', statistics or None, record to adopt or, damaged,
         what is wrong as a clause after the chunk's name: "is damaged (...)").
 
-        A recorded chunk is checked against its record's SHA-256 (every byte); an unrecorded
-        one by reading every row (page checksums, game indices, seeds, its chunk metadata)."""
+        Every chunk present is checked the same way: its footer's identity against the manifest
+        (`chunk_problem`), its bytes against its record's SHA-256 where the manifest has one, and
+        every row (page checksums, game indices, seeds, possible values) as it is read. An
+        unrecorded chunk that passes is 'adopt': `scan` records it."""
         path = self.chunk_path(index)
         if not path.exists():
             return "missing", None, None
-        record = self.records.get(index)
-        if record is not None:
-            try:
-                if sha256_file(path) != record["sha256"]:
-                    return "damaged", None, "is damaged (SHA-256 differs from the manifest)"
-                return "ok", self._chunk_stats(index), None
-            except (OSError, KeyError, ValueError, TypeError, NotImplementedError) as exc:
-                return "damaged", None, f"cannot be read ({getattr(exc, 'strerror', None) or exc})"
         try:
-            params, table = read_sweep_table(path)
+            sweep = SweepFile(path)
+            problem = self.chunk_problem(index, sweep)
+            if problem:
+                return "damaged", None, problem
+            record = self.records.get(index)
+            if record is not None and sha256_file(path) != record["sha256"]:
+                return "damaged", None, "is damaged (its content differs from the manifest's record, SHA-256)"
+            first, _ = self.spec.chunk_range(index)
+            for _ in sweep.batches(first):
+                pass
+            stats = SummaryAccumulator.from_json(chunk_info(sweep)["stats"])
+            if stats.games != sweep.num_rows:
+                return "damaged", None, "is damaged (its statistics count other games than its rows)"
         except SweepFileError as exc:
             return "damaged", None, exc.reason
-        first, count = self.spec.chunk_range(index)
-        try:
-            info = json.loads((table.schema.metadata or {})[CHUNK_META_KEY])
-            stats = SummaryAccumulator.from_json(info["stats"])
+        except OSError as exc:
+            return "damaged", None, f"cannot be read ({exc.strerror or exc})"
         except (KeyError, ValueError, TypeError):
-            return "damaged", None, "is damaged (it has no chunk statistics)"
-        if params.get("seed") != self.spec.seed:
-            return "damaged", None, f"belongs to a sweep of seed {params.get('seed')!r}, not {self.spec.seed}"
-        problem = row_problem(table, params, first)
-        if problem is None and (table.num_rows != count or info.get("index") != index or stats.games != count):
-            problem = f"it holds {table.num_rows} games where chunk {index} has {count}"
-        if problem is not None:
-            return "damaged", None, f"is damaged ({problem})"
+            return "damaged", None, "is damaged (its chunk statistics cannot be read)"
+        if record is not None:
+            return "ok", stats, None
         return "adopt", stats, self._record(index, path)
+
+    def present_chunks(self) -> tuple[list[int], list[str]]:
+        """(indices of the chunk files present, in order; names of chunk files with no place in the
+        sweep): from one listing of the folder, not one look per chunk the sweep may have."""
+        present, strays = [], []
+        with os.scandir(self.path) as entries:
+            for entry in entries:
+                index = chunk_index(entry.name)
+                if index is None:
+                    continue
+                if index < self.spec.n_chunks and entry.name == chunk_name(index):
+                    present.append(index)
+                else:
+                    strays.append(entry.name)
+        return sorted(present), sorted(strays)
 
     def _record(self, index: int, path: Path) -> dict:
         first, count = self.spec.chunk_range(index)
@@ -376,11 +441,13 @@ class SweepDataset:
         remove_stale_temps(self.path, ".chunk-")
         remove_stale_temps(self.path, f".{MANIFEST}.tmp")
         acc = SummaryAccumulator()
-        missing, adopted = [], {}
-        for index in range(self.spec.n_chunks):
+        adopted = {}
+        present, _ = self.present_chunks()
+        missing = sorted(set(range(self.spec.n_chunks)) - set(present))
+        for index in present:
             status, stats, detail = self.check_chunk(index)
-            if status == "missing":
-                missing.append(index)
+            if status == "missing":  # removed since the listing
+                missing = sorted(missing + [index])
             elif status == "damaged":
                 raise SweepError(f"sweep folder {str(self.path)!r}: {chunk_name(index)} {detail}; "
                                  f"{redo_hint(self.path, chunk_name(index))}")
@@ -402,7 +469,8 @@ class SweepDataset:
             raise SweepError(f"chunk {index} came back with {rows.shape[0]} games, not {count}")
         acc = SummaryAccumulator()
         acc.add(rows[:, ROW_OUTCOME], rows[:, ROW_MOVES], rows[:, ROW_APPLES], rows[:, ROW_LENGTH])
-        table = rows_table(rows, first, spec.seed, spec.file_parameters())
+        table = rows_table(rows, first, spec.seed, dict(spec.file_parameters(), chunk_size=spec.chunk_size,
+                                                        code=self.manifest.get("code")))
         meta = dict(table.schema.metadata)
         meta[CHUNK_META_KEY] = json.dumps({"index": index, "first": first, "count": count,
                                            "stats": acc.to_json()}).encode()
@@ -420,6 +488,10 @@ class SweepDataset:
             raise SweepError(f"cannot write {str(final)!r}: {exc.strerror or exc}") from None
         self.records[index] = record
         self.save_manifest()
+        if not self._disk_checked:  # the first chunk this process wrote: will the rest fit?
+            self._disk_checked = True
+            missing = spec.n_chunks - len(self.records)
+            check_disk(final, record["bytes"], count, count * (missing + 1))
         return acc
 
 

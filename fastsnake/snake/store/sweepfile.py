@@ -10,13 +10,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 
 import numpy as np
 
 from fastsnake.errors import InputError
 from fastsnake.files import fsync_path, remove_stale_temps, temp_name, written_atomically
-from fastsnake.snake.engine import OUTCOME_NAMES, ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME
-from fastsnake.snake.rng import game_seeds
+from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, TAIL_RULES
+from fastsnake.snake.engine import DIED, OUTCOME_NAMES, ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME, STUCK, WON
+from fastsnake.snake.rng import game_seeds, seeds_of_games
 
 RECORD_COLUMNS = ("game", "seed", "outcome", "moves", "apples", "length")
 PARQUET_META_KEY = b"fastsnake"
@@ -27,7 +29,14 @@ PARQUET_META_HASH_KEY = b"fastsnake_sha256"
 # The rows a file holds, noted by its writer when it closes: a flipped row count in the footer
 # (which no page checksum covers) would otherwise read back as a shorter, valid-looking file.
 ROWS_META_KEY = b"fastsnake_rows"
-SWEEP_FORMAT = "fastsnake-sweep/1"
+# /2: the identity columns below, and the parameters' hash required; /1 files still read.
+SWEEP_FORMAT = "fastsnake-sweep/2"
+SWEEP_FORMATS = ("fastsnake-sweep/1", SWEEP_FORMAT)
+# The run's identity as columns (constant in a file; Parquet stores each as one dictionary entry and
+# run lengths), so that DuckDB, polars or pandas read several sweeps as one table and group by them.
+IDENTITY_COLUMNS = ("policy", "rows", "cols", "tail_rule", "start_length")
+# Rows read at once: every reader's memory is bounded by a few batches, whatever the file's size.
+BATCH_ROWS = 1 << 18
 # Parquet page checksums: written by every writer, verified by every reader.
 WRITE_OPTIONS = {"write_page_checksum": True}
 READ_OPTIONS = {"page_checksum_verification": True}
@@ -43,24 +52,38 @@ class SweepFileError(SweepError):
     def __init__(self, path, reason: str):
         super().__init__(f"{str(path)!r} {reason}")
         self.reason = reason
-def rows_table(rows, first_game: int, base_seed: int, parameters: dict):
-    """The Parquet/Arrow form of kernel rows (outcome, moves, apples, length) of games from `first_game`."""
+def rows_table(rows, first_game: int, base_seed: int, parameters: dict, identity: bool = True):
+    """The Parquet/Arrow form of kernel rows (outcome, moves, apples, length) of games from
+    `first_game`; with `identity` (every file we write) the run's identity columns too."""
     import pyarrow as pa
 
     count = rows.shape[0]
     outcome_type = pa.dictionary(pa.int32(), pa.string())
     outcome = pa.DictionaryArray.from_arrays(pa.array(rows[:, ROW_OUTCOME].astype(np.int32)), pa.array(OUTCOME_NAMES))
-    table = pa.table(
-        {
-            "game": np.arange(first_game, first_game + count, dtype=np.int64),
-            "seed": game_seeds(np.uint64(base_seed), np.int64(first_game), np.int64(count)),
-            "outcome": outcome.cast(outcome_type),
-            "moves": rows[:, ROW_MOVES].astype(np.int64),
-            "apples": rows[:, ROW_APPLES].astype(np.int32),
-            "length": rows[:, ROW_LENGTH].astype(np.int32),
-        }
-    )
-    return with_parameters(table, parameters)
+    columns = {
+        "game": np.arange(first_game, first_game + count, dtype=np.int64),
+        "seed": game_seeds(np.uint64(base_seed), np.int64(first_game), np.int64(count)),
+        "outcome": outcome.cast(outcome_type),
+        "moves": rows[:, ROW_MOVES].astype(np.int64),
+        "apples": rows[:, ROW_APPLES].astype(np.int32),
+        "length": rows[:, ROW_LENGTH].astype(np.int32),
+    }
+    if identity:
+        columns.update(identity_columns(parameters, count))
+    return with_parameters(pa.table(columns), parameters)
+
+
+def identity_columns(parameters: dict, count: int) -> dict:
+    """The identity columns of `count` rows of the sweep `parameters` describes: the strings
+    dictionary-encoded (one entry each), the numbers small integers."""
+    import pyarrow as pa
+
+    def words(value):
+        return pa.DictionaryArray.from_arrays(pa.array(np.zeros(count, np.int32)), pa.array([str(value)]))
+
+    return {"policy": words(parameters["policy"]), "rows": np.full(count, parameters["rows"], np.int16),
+            "cols": np.full(count, parameters["cols"], np.int16), "tail_rule": words(parameters["tail_rule"]),
+            "start_length": np.full(count, parameters["start_length"], np.int32)}
 
 
 def with_parameters(table, parameters: dict):
@@ -70,6 +93,31 @@ def with_parameters(table, parameters: dict):
     meta[PARQUET_META_KEY] = raw
     meta[PARQUET_META_HASH_KEY] = hashlib.sha256(raw).hexdigest().encode()
     return table.replace_schema_metadata(meta)
+
+
+# A streamed file's size is estimated once it holds this many games (its first chunks).
+DISK_ESTIMATE_ROWS = 4096
+
+
+def check_disk(path, written: int, done: int, total: int) -> None:
+    """After a sweep's first chunk: SweepError naming the size when the rest, estimated from the
+    `written` bytes its first `done` games took, will not fit on the disk holding `path`."""
+    if done <= 0 or total <= done:
+        return
+    folder = os.path.dirname(os.path.abspath(str(path)))
+    need = written * (total - done) // done
+    free = shutil.disk_usage(folder).free
+    if need > free:
+        raise SweepError(f"the sweep of {total:,} games needs about {human_bytes(written * total // done)} "
+                         f"({written:,} bytes for its first {done:,}), and {folder!r} has {human_bytes(free)} "
+                         "free: free some space, write elsewhere or sweep fewer games")
+
+
+def human_bytes(n: int) -> str:
+    for unit, size in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
 
 
 def partial_name(path) -> str:
@@ -98,6 +146,7 @@ class ParquetStream:
         self.parameters, self.base_seed = parameters, base_seed
         self.writer = None
         self.rows = 0
+        self.disk_checked = False
 
     def write(self, first_game: int, rows) -> None:
         import pyarrow.parquet as pq
@@ -108,9 +157,16 @@ class ParquetStream:
                 self.writer = pq.ParquetWriter(self.tmp, table.schema, **WRITE_OPTIONS)
             self.writer.write_table(table)
             self.rows += table.num_rows
+            total = int(self.parameters.get("games", 0))
+            if not self.disk_checked and self.rows >= min(total, DISK_ESTIMATE_ROWS):
+                self.disk_checked = True  # once, from enough games that the file's fixed overhead is small
+                check_disk(self.tmp, os.path.getsize(self.tmp), self.rows, total)
         except OSError as exc:
             self.abort()
             raise SweepError(f"cannot write {self.path!r}: {exc.strerror or exc}") from None
+        except SweepError:
+            self.abort()
+            raise
 
     def close(self, run: dict | None = None) -> str:
         """Every game is played: the file becomes `path`; returns `path`. `run` (timing, machine,
@@ -167,83 +223,240 @@ def write_table_atomically(table, path) -> None:
         raise SweepError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
 
 
-def read_parquet(path):
-    """(parameters dict, pyarrow table) of a sweep file; SweepError if it is not one.
+# -- reading ----------------------------------------------------------------------------------------
 
-    A sweep folder is read by `fastsnake.snake.dataset.read_sweep` (file or folder), which
-    sits above this module (the dataset code runs sweeps, so this one cannot import it).
-    """
+def _whole(value, low: int, high: int) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int) and low <= value <= high
+
+
+def parameters_problem(params) -> str | None:
+    """Why `params` (a footer's or a manifest's JSON) cannot describe a sweep, or None: every value
+    possible (a crafted seed of -1, 2**70 or NaN, options that are no object …), so no reader
+    fails on them later with an overflow or a type error."""
+    if not isinstance(params, dict):
+        return f"its sweep parameters are {type(params).__name__}, not an object"
+    checks = (
+        ("policy", lambda v: isinstance(v, str) and 0 < len(v) <= 200, "a policy name"),
+        ("rows", lambda v: _whole(v, MIN_SIDE, MAX_SIDE), f"a whole number {MIN_SIDE}..{MAX_SIDE}"),
+        ("cols", lambda v: _whole(v, MIN_SIDE, MAX_SIDE), f"a whole number {MIN_SIDE}..{MAX_SIDE}"),
+        ("tail_rule", lambda v: v in TAIL_RULES, f"one of {', '.join(TAIL_RULES)}"),
+        ("max_moves", lambda v: _whole(v, 1, 2**62), "a whole number 1..2**62"),
+        ("seed", lambda v: _whole(v, 0, 2**64 - 1), "a whole number 0..2**64-1"),
+    )
+    for name, ok, wanted in checks:
+        if name not in params:
+            return f"its sweep parameters have no {name!r}"
+        if not ok(params[name]):
+            return f"its parameter {name!r} is {short(params[name])}, not {wanted}"
+    cells = params["rows"] * params["cols"]
+    if not _whole(params.get("start_length"), 1, cells - 1):
+        value = short(params.get("start_length"))
+        return f"its parameter 'start_length' is {value}, not a whole number 1..{cells - 1}"
+    for name in ("first_game", "games", "chunk_size"):
+        if name in params and not _whole(params[name], 0 if name != "chunk_size" else 1, 2**62):
+            return f"its parameter {name!r} is {short(params[name])}, not a whole number 0..2**62"
+    if not isinstance(params.get("options", {}), dict):
+        return f"its parameter 'options' is {short(params.get('options'))}, not an object"
+    if "format" in params and params["format"] not in SWEEP_FORMATS:
+        return f"its format is {short(params['format'])}, not one of {', '.join(SWEEP_FORMATS)}"
+    return None
+
+
+def short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def values_problem(table, params: dict) -> str | None:
+    """Why the rows of `table` cannot be games played under `params`' rules, or None: moves
+    between 0 and the cap, the length its start plus its apples and at most the board, a won game
+    filling the board, an outcome that is one of won, died, stuck; identity columns, where present,
+    those of the parameters."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if table.num_rows == 0:
+        return None
+    cells = params["rows"] * params["cols"]
+    outcome = table.column("outcome").combine_chunks()
+    names = outcome.dictionary.to_pylist() if pa.types.is_dictionary(outcome.type) else None
+    if names is None:
+        return "its outcome column is not dictionary-encoded"
+    known = {OUTCOME_NAMES[WON]: WON, OUTCOME_NAMES[DIED]: DIED, OUTCOME_NAMES[STUCK]: STUCK}
+    lookup = np.array([known.get(w, -1) for w in names] or [-1], np.int64)
+    indices = outcome.indices.to_numpy(zero_copy_only=False)
+    if indices.size and (indices.min() < 0 or indices.max() >= len(lookup)):
+        return "an outcome index is outside its dictionary"
+    codes = lookup[indices]
+    games = table.column("game").to_numpy()
+    moves = table.column("moves").to_numpy()
+    apples = table.column("apples").to_numpy().astype(np.int64)
+    length = table.column("length").to_numpy().astype(np.int64)
+    problems = (
+        (codes < 0, "has an outcome that is not won, died or stuck"),
+        ((moves < 0) | (moves > params["max_moves"]), f"has moves outside 0..{params['max_moves']}"),
+        ((length < 1) | (length > cells), f"has a length outside 1..{cells}"),
+        (length != params["start_length"] + apples, f"has a length that is not {params['start_length']} + its apples"),
+        ((codes == WON) & (length != cells), f"was won with a length below {cells}"),
+    )
+    for bad, what in problems:
+        if bad.any():
+            at = int(np.flatnonzero(bad)[0])
+            return (f"game {int(games[at])} {what} (moves {int(moves[at])}, apples {int(apples[at])}, "
+                    f"length {int(length[at])}): not a possible game")
+    for name in IDENTITY_COLUMNS:
+        if name in table.column_names:
+            column = table.column(name)
+            want = str(params[name]) if name in ("policy", "tail_rule") else int(params[name])
+            values = pc.unique(column.cast(pa.string()) if name in ("policy", "tail_rule") else column).to_pylist()
+            if values != [want]:
+                return f"its {name!r} column holds {short(values[:3])} where its parameters say {want!r}"
+    return None
+
+
+class SweepFile:
+    """One sweep Parquet file opened for checked reading: its footer checked at once (page
+    checksums on, the parameters' hash, every column's type, the row count its writer noted),
+    its rows a batch at a time (`batches`), each checked as it is read (`row_problem`,
+    `values_problem`). Memory is bounded by a batch whatever the file's size.
+
+    Raises SweepFileError naming the file for anything unreadable, foreign or damaged; a
+    MemoryError is never reported as damage."""
+
+    def __init__(self, path):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self.path = str(path)
+        if os.path.isdir(self.path):
+            raise SweepFileError(path, "is a folder, not a sweep file")
+        try:
+            self.file = pq.ParquetFile(self.path, **READ_OPTIONS)
+            schema = self.file.schema_arrow
+            self.num_rows = self.file.metadata.num_rows
+            meta = self.file.metadata.metadata or {}
+        except FileNotFoundError:
+            raise SweepError(f"sweep file {self.path!r} does not exist") from None
+        except MemoryError:
+            raise
+        except (OSError, ValueError, TypeError, NotImplementedError, pa.ArrowException):
+            raise SweepFileError(path, "is not a readable Parquet file (cut short, damaged, or another format)") \
+                from None
+        self.metadata = meta
+        raw = meta.get(PARQUET_META_KEY)
+        names = schema.names
+        missing = [c for c in RECORD_COLUMNS if c not in names]
+        if raw is None or missing:
+            raise SweepFileError(path, f"is not a fastsnake sweep file (no sweep parameters or columns {missing})")
+        for name, kind in record_types().items():
+            if schema.field(name).type != kind:  # a flipped type in the footer
+                raise SweepFileError(path, f"is damaged (column {name!r} is {schema.field(name).type}, not {kind})")
+        digest = meta.get(PARQUET_META_HASH_KEY)
+        if digest is not None and hashlib.sha256(raw).hexdigest().encode() != digest:
+            raise SweepFileError(path, "is damaged (its sweep parameters do not match their hash)")
+        try:
+            params = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise SweepFileError(path, "is damaged (its sweep parameters are not valid JSON)") from None
+        problem = parameters_problem(params)
+        if problem:
+            raise SweepFileError(path, f"is damaged ({problem})")
+        if params.get("format") == SWEEP_FORMAT:
+            if digest is None:
+                raise SweepFileError(path, "is damaged (its sweep parameters have no hash)")
+            absent = [c for c in IDENTITY_COLUMNS if c not in names]
+            if absent:
+                raise SweepFileError(path, f"is damaged (no {absent[0]!r} column)")
+        stored = _stored_row_count(meta)
+        if stored is not None and stored != self.num_rows:
+            raise SweepFileError(path, f"is damaged ({self.num_rows} rows where {stored} were written)")
+        self.parameters = params
+        try:
+            self.run = json.loads(meta[RUN_META_KEY]) if RUN_META_KEY in meta else {}
+        except ValueError:
+            self.run = {}
+
+    def batches(self, first: int | None = None, *, check: bool = True, batch_rows: int = BATCH_ROWS):
+        """The file's rows as pyarrow tables of at most `batch_rows` rows, in order; with `check`
+        (default) each must hold games first, first+1, … (default: the parameters' first game)
+        with their own seeds and possible values. SweepFileError at the first damaged batch."""
+        import pyarrow as pa
+
+        params = self.parameters
+        expected = int(params.get("first_game", 0)) if first is None else first
+        rows = 0
+        try:
+            for batch in self.file.iter_batches(batch_size=batch_rows):
+                table = pa.Table.from_batches([batch])
+                # The footer (names, lengths, null flags) has no page checksum: validation sees a flip.
+                table.validate(full=True)
+                for name in RECORD_COLUMNS:
+                    if table.column(name).null_count:
+                        raise SweepFileError(self.path, f"is damaged (column {name!r} has nulls)")
+                if check:
+                    problem = row_problem(table, params, expected) or values_problem(table, params)
+                    if problem:
+                        raise SweepFileError(self.path, f"is damaged ({problem})")
+                expected += table.num_rows
+                rows += table.num_rows
+                yield table
+        except MemoryError:
+            raise
+        except (OSError, ValueError, TypeError, NotImplementedError, pa.ArrowException) as exc:
+            if isinstance(exc, SweepFileError):
+                raise
+            # pyarrow's own text is a paragraph; the cause fits in a clause
+            if "checksum" in str(exc).lower():
+                raise SweepFileError(self.path, "is damaged (a page checksum does not match)") from None
+            raise SweepFileError(self.path, "is not a readable Parquet file (cut short, damaged, or another format)") \
+                from None
+        if rows != self.num_rows:
+            raise SweepFileError(self.path, f"is damaged ({rows} rows read where its footer says {self.num_rows})")
+
+    def read(self, first: int | None = None, *, check: bool = True):
+        """Every row as one pyarrow table (memory: the whole file), checked as `batches` does."""
+        import pyarrow as pa
+
+        parts = list(self.batches(first, check=check))
+        if not parts:
+            return self.file.schema_arrow.empty_table().replace_schema_metadata(self.metadata)
+        return pa.concat_tables(parts).replace_schema_metadata(self.metadata)
+
+
+def read_parquet(path):
+    """(parameters dict, pyarrow table) of a sweep file, every row checked; SweepError if it is not
+    one or is damaged. A sweep folder (or either) is read by `fastsnake.snake.store.read_sweep`."""
     if os.path.isdir(str(path)):
-        raise SweepError(f"{str(path)!r} is a sweep folder, not a sweep file (read it with dataset.read_sweep)")
+        raise SweepError(f"{str(path)!r} is a sweep folder, not a sweep file (read it with store.read_sweep)")
     if not os.path.lexists(str(path)):
         raise SweepError(f"sweep file {str(path)!r} does not exist")
-    params, table = read_sweep_table(path)
-    problem = row_problem(table, params)
-    if problem:
-        raise SweepError(f"sweep file {str(path)!r} is damaged ({problem}); it cannot be trusted: run the sweep again")
-    return params, table
+    sweep = SweepFile(path)
+    try:
+        return sweep.parameters, sweep.read()
+    except SweepFileError as exc:
+        raise SweepError(f"sweep file {str(path)!r} {exc.reason}; it cannot be trusted: run the sweep again") \
+            from None
 
 
 def read_sweep_table(path):
-    """(parameters, table) of one sweep Parquet file, its page checksums and parameter hash
-    verified; SweepError naming the file for anything unreadable or foreign."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        table = pq.read_table(str(path), **READ_OPTIONS)
-        # The footer (schema, names, lengths) has no page checksum: a flipped bit there can make
-        # invalid UTF-8, an impossible type, or arrays that disagree; validation sees them all.
-        table.validate(full=True)
-        names = table.column_names
-    except FileNotFoundError:
-        raise SweepError(f"sweep file {str(path)!r} does not exist") from None
-    except IsADirectoryError:
-        raise SweepFileError(path, "is a folder, not a sweep file") from None
-    except (OSError, ValueError, NotImplementedError, MemoryError, pa.ArrowException) as exc:
-        # pyarrow's own text is a paragraph; the cause fits in a clause
-        if "checksum" in str(exc).lower():
-            raise SweepFileError(path, "is damaged (a page checksum does not match)") from None
-        raise SweepFileError(path, "is not a readable Parquet file (cut short, damaged, or another format)") from None
-    meta = table.schema.metadata or {}
-    raw = meta.get(PARQUET_META_KEY)
-    missing = [c for c in RECORD_COLUMNS if c not in names]
-    if raw is None or missing:
-        raise SweepFileError(path, f"is not a fastsnake sweep file (no sweep parameters or columns {missing})")
-    for name, kind in _record_types().items():
-        column = table.column(name)
-        if column.type != kind or column.null_count:  # a flipped type or null flag in the footer
-            raise SweepFileError(path, f"is damaged (column {name!r} is {column.type}"
-                                       f"{' with nulls' if column.null_count else ''}, not {kind})")
-    stored_rows = _stored_row_count(path)
-    if stored_rows is not None and stored_rows != table.num_rows:
-        raise SweepFileError(path, f"is damaged ({table.num_rows} rows where {stored_rows} were written)")
-    digest = meta.get(PARQUET_META_HASH_KEY)
-    if digest is not None and hashlib.sha256(raw).hexdigest().encode() != digest:
-        raise SweepFileError(path, "is damaged (its sweep parameters do not match their hash)")
-    try:
-        params = json.loads(raw)
-        if not isinstance(params, dict):
-            raise ValueError
-    except ValueError:
-        raise SweepFileError(path, "is damaged (its sweep parameters are not valid JSON)") from None
-    return params, table
+    """(parameters, table) of one sweep Parquet file, its footer and page checksums verified but
+    not its rows (`read_parquet` checks those too); SweepError naming the file."""
+    sweep = SweepFile(path)
+    return sweep.parameters, sweep.read(check=False)
 
 
-def _record_types() -> dict:
+def record_types() -> dict:
     """The Arrow type of each record column, as `rows_table` writes it."""
-    schema = rows_table(np.zeros((0, 4), np.int64), 0, 0, {}).schema
+    schema = rows_table(np.zeros((0, 4), np.int64), 0, 0, {}, identity=False).schema
     return {name: schema.field(name).type for name in RECORD_COLUMNS}
 
 
-def _stored_row_count(path) -> int | None:
+def _stored_row_count(meta: dict) -> int | None:
     """The row count a writer noted in the file's key-value metadata (None for files without)."""
-    import pyarrow.parquet as pq
-
+    raw = meta.get(ROWS_META_KEY)
     try:
-        raw = (pq.read_metadata(str(path)).metadata or {}).get(ROWS_META_KEY)
         return None if raw is None else int(raw)
-    except (OSError, ValueError, TypeError):
+    except ValueError:
         return -1
 
 
@@ -254,7 +467,9 @@ def row_problem(table, params: dict, first: int | None = None) -> str | None:
     try:
         base_seed = int(params["seed"])
         first = int(params.get("first_game", 0)) if first is None else first
-    except (KeyError, TypeError, ValueError):
+        if not (0 <= base_seed < 2**64 and 0 <= first < 2**62):
+            raise ValueError
+    except (KeyError, TypeError, ValueError, OverflowError):
         return "its sweep parameters have no valid seed"
     games = table.column("game").to_numpy(zero_copy_only=False)
     if games.shape[0] == 0:
@@ -269,3 +484,14 @@ def row_problem(table, params: dict, first: int | None = None) -> str | None:
         at = int(np.flatnonzero(seeds != want)[0])
         return f"game {int(games[at])} has seed {int(seeds[at])}, not the seed {int(want[at])} of seed {base_seed}"
     return None
+
+
+def valid_games(table, base_seed: int, first: int, games: int) -> np.ndarray:
+    """The game indices of `table`'s rows that are games of the sweep (inside first .. first+games-1
+    and with the seed their index derives), sorted: what `verify` counts as found."""
+    index = table.column("game").to_numpy(zero_copy_only=False).astype(np.int64)
+    seeds = table.column("seed").to_numpy(zero_copy_only=False).astype(np.uint64)
+    inside = (index >= first) & (index < first + games)
+    index, seeds = index[inside], seeds[inside]
+    good = seeds == seeds_of_games(np.uint64(base_seed), index)
+    return np.sort(index[good])
