@@ -18,7 +18,7 @@ from fastsnake.snake import store
 from fastsnake.snake.store import folder as store_folder
 from fastsnake.snake.store import sweepfile
 from fastsnake.snake.store.folder import MANIFEST, SweepDataset, SweepSpec, manifest_checksum
-from fastsnake.snake.sweep import compute_chunk, run_dataset_sweep
+from fastsnake.snake.sweep import compute_chunk
 
 SPEC = SweepSpec("greedy", 6, 6, 3, "follow", 36 * 36, 5, 400, 0, {}, 100)
 
@@ -352,5 +352,5 @@ def test_identity_columns_hold_the_parameters(tmp_path):
     assert set(table.column("policy").to_pylist()) == {"greedy"}
     assert set(table.column("tail_rule").to_pylist()) == {"blocked"}
     assert set(zip(table.column("rows").to_pylist(), table.column("cols").to_pylist(),
-                   table.column("start_length").to_pylist())) == {(6, 6, 2)}
+                   table.column("start_length").to_pylist(), strict=True)) == {(6, 6, 2)}
     assert np.array_equal(table.column("length").to_numpy(), 2 + table.column("apples").to_numpy())
