@@ -132,8 +132,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("verify", help="check a sweep file or folder: which games are missing, doubled or damaged",
                        epilog=common.examples("fastsnake verify sweep.parquet",
-                                              "fastsnake verify big/ --json     # a sweep folder, every chunk",
-                                              "fastsnake verify --repair big/  # rebuild a lost manifest"))
+                                              "fastsnake verify big/ --json     # a sweep folder, every chunk"))
     p.add_argument("path", metavar="FILE.parquet|DIR", help="a sweep's --out file or folder")
     p.add_argument("--repair", action="store_true",
                    help="rebuild a sweep folder's missing or damaged manifest from its chunks' footers, then check")
