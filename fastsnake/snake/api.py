@@ -224,8 +224,9 @@ def _check_path(value, name: str) -> None:
 
 
 # What one game costs in memory when its row is kept: the kernel row (4 x int64) and its Arrow
-# columns (game, seed, moves int64; apples, length int32; outcome index int32).
-BYTES_PER_KEPT_GAME = 32 + 8 * 3 + 4 * 3
+# columns (game, seed, moves int64; apples, length int32; outcome index int32; identity columns
+# policy and tail_rule indices int32, rows and cols int16, start_length int32).
+BYTES_PER_KEPT_GAME = 32 + 8 * 3 + 4 * 3 + 4 * 3 + 2 * 2
 
 
 def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
@@ -557,7 +558,9 @@ def write_compare(results, path) -> None:
 
     from fastsnake.snake.report import COMPARE_META_KEY, run_record
 
-    tables = [r.table.add_column(0, "policy", pa.array([r.summary["policy"]] * r.table.num_rows)) for r in results]
+    # Each sweep's own (dictionary-encoded) policy column becomes the compare file's first column.
+    tables = [r.table.drop_columns(["policy"]).add_column(0, "policy", pa.array([r.summary["policy"]] * len(r.table)))
+              for r in results]
     table = pa.concat_tables(tables, promote_options="permissive")
     compared = [{"parameters": _file_parameters(r.summary["policy"], _config_of(r.summary), r.summary["seed"],
                                                 r.summary["options"], r.summary["games"]),

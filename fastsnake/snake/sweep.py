@@ -282,16 +282,16 @@ def summary_dict(acc, policy, config, options, seed, threads, seconds, cpu_secon
     return Summary(summary)
 
 
-def records_table(result: SweepRun, identity: bool = False):
-    """The rows of `result` as a pyarrow table; `identity` adds the identity columns every file has
-    (an in-memory table goes without: `compare` adds its own ``policy`` column)."""
+def records_table(result: SweepRun, identity: bool = True):
+    """The rows of `result` as a pyarrow table, with the identity columns every file has (so that
+    tables of several sweeps concatenate into one that groups by policy and board)."""
     rows = np.stack([result.outcome, result.moves, result.apples, result.length], axis=1) if result.games else \
         np.zeros((0, 4), np.int64)
     return rows_table(rows, result.first_game, result.base_seed, result.parameters(), identity=identity)
 
 
 def write_parquet(result: SweepRun, path) -> None:
-    write_table_atomically(records_table(result, identity=True), path)
+    write_table_atomically(records_table(result), path)
 
 
 def compute_chunk(spec: dict, index: int, threads: int = 1):
