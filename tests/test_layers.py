@@ -118,7 +118,23 @@ def _where(name: str, line: int) -> str:
 def test_the_walk_sees_the_package():
     assert {"fastsnake", "fastsnake.snake.engine", "fastsnake.cli.snake", "fastsnake.puzzle.solver"} <= set(MODULES)
     assert any(lazy for *_, lazy in EDGES) and any(not lazy for *_, lazy in EDGES)
-    assert ("fastsnake.snake.dataset", "fastsnake.snake.sweep") in {(a, b) for a, b, *_ in EDGES}
+    assert ("fastsnake.snake.sweep", "fastsnake.snake.store.folder") in {(a, b) for a, b, *_ in EDGES}
+
+
+# How sweeps are kept (fastsnake/snake/store/: the sweep file, the folder, the checked reader, verify)
+# sits below everything that plays or shows games: it imports none of these, so a reader of the
+# store needs no policy, kernel runner or page, and the runner hands it finished chunks.
+STORE = "fastsnake.snake.store"
+ABOVE_THE_STORE = ("fastsnake.snake.sweep", "fastsnake.snake.api", "fastsnake.snake.policies", "fastsnake.snake.cancel",
+                   "fastsnake.snake.report", "fastsnake.snake.replay", "fastsnake.snake.cluster",
+                   "fastsnake.snake.dataset", "fastsnake.snake.plots")
+
+
+def test_the_store_plays_no_game():
+    assert any(_in(a, STORE) for a, *_ in EDGES)
+    bad = [f"{_where(a, line)} imports {b}" for a, b, line, _ in sorted(EDGES)
+           if _in(a, STORE) and any(_in(b, above) for above in ABOVE_THE_STORE)]
+    assert not bad, bad
 
 
 def _cycles(edges):

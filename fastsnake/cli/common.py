@@ -136,6 +136,13 @@ def examples(*lines: str) -> str:
     return "examples:\n" + "\n".join(f"  $ {line}" for line in lines)
 
 
+def shown(path) -> str:
+    """`path` for a message: as given when it prints on one line, else quoted with its newlines and
+    other control characters escaped (a crafted name cannot forge another line of output)."""
+    text = str(path)
+    return text if text.isprintable() else repr(text)
+
+
 def fail(message: str, code: int) -> int:
     """Say what went wrong on stderr in one line; with `--json`, also as one JSON value on stdout."""
     sys.stderr.write(f"fastsnake: error: {message}\n")

@@ -137,6 +137,8 @@ def register(sub) -> None:
                        epilog=common.examples("fastsnake verify sweep.parquet",
                                               "fastsnake verify big/ --json     # a sweep folder, every chunk"))
     p.add_argument("path", metavar="FILE.parquet|DIR", help="a sweep's --out file or folder")
+    p.add_argument("--repair", action="store_true",
+                   help="rebuild a sweep folder's missing or damaged manifest from its chunks' footers, then check")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_verify)
 
@@ -303,14 +305,15 @@ def _finish_sweep(args, summary, interrupted):
             for line in api.compare_lines([summary]):
                 print(line)
         if (args.out or args.resume) and not summary.get("partial_file"):
-            common.log(f"per-game records: {args.out or args.resume}")
+            common.log(f"per-game records: {common.shown(args.out or args.resume)}")
     if interrupted:
         requested = summary.get("games_requested", 0)
         where = ""
         if summary.get("partial_file"):
-            where = f" in {summary['partial_file']} ({args.out} was left as it was)"
+            where = f" in {common.shown(summary['partial_file'])} ({common.shown(args.out)} was left as it was)"
         elif summary.get("folder"):
-            where = f" in {summary['folder']} (finish it with: fastsnake sweep --resume {summary['folder']})"
+            folder = common.shown(summary["folder"])
+            where = f" in {folder} (finish it with: fastsnake sweep --resume {folder})"
         common.log(f"interrupted: kept the {summary['games']:,} finished games of {requested:,}{where}")
         if args.json:
             common.emit_json(summary)
@@ -323,12 +326,14 @@ def _finish_sweep(args, summary, interrupted):
 def cmd_verify(args):
     import fastsnake
 
-    report = fastsnake.verify_sweep(args.path)
+    report = fastsnake.verify_sweep(args.path, repair=args.repair)
     if args.json:
         common.emit_json(report)
     else:
+        if report.get("repaired"):
+            print(f"{common.shown(args.path)}: {report['repaired']}")
         state = "complete" if report["complete"] else "intact, incomplete" if report["ok"] else "DAMAGED"
-        print(f"{report['path']}: {state}: {report['rows']:,} rows of {report['games']:,} games; "
+        print(f"{common.shown(report['path'])}: {state}: {report['rows']:,} rows of {report['games']:,} games; "
               f"{report['missing_games']:,} missing, {report['doubled_games']:,} doubled, "
               f"{report['damaged_games']:,} damaged")
         for key in ("missing", "doubled", "damaged"):
@@ -469,5 +474,5 @@ def cmd_replay(args):
     result = dict(game.summary, seconds=game.seconds, file=args.out)
     if not args.json:
         print(f"game {game.game} of {args.source} ({game.policy}, seed {game.seed}): "
-              f"{result['outcome']} after {result['moves']:,} moves -> {args.out}")
+              f"{result['outcome']} after {result['moves']:,} moves -> {common.shown(args.out)}")
     return result

@@ -78,7 +78,7 @@ def cmd_view(args):
         if not args.json:
             what = "GIF" if written["format"] == "gif" else "PNG frames in"
             w, h = written["size"]
-            print(f"wrote {written['written']:,} frames ({w}x{h}) to {what} {args.export} "
+            print(f"wrote {written['written']:,} frames ({w}x{h}) to {what} {common.shown(args.export)} "
                   f"in {written['seconds']:.1f} s")
         return result
 
@@ -139,7 +139,8 @@ def cmd_report(args):
         common.log(f"note: {note}")
     if not args.json:
         what = f"{', '.join(result['policies'])}: {result['games']:,} games, " if result["policies"] else ""
-        print(f"wrote {args.out} ({result['bytes'] / 1e6:.2f} MB): {what}{result['picked']} picked game(s), "
+        print(f"wrote {common.shown(args.out)} ({result['bytes'] / 1e6:.2f} MB): "
+              f"{what}{result['picked']} picked game(s), "
               f"{result['embedded']} playable, in {result['seconds']:.1f} s")
     if result["problems"]:
         if args.json:

@@ -20,7 +20,7 @@ import numpy as np
 
 from fastsnake.errors import InputError, Terminated
 from fastsnake.files import file_in_the_way
-from fastsnake.sizes import memory_budget, parse_size
+from fastsnake.sizes import MemoryBudgetError, check_memory, parse_size
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, BoardError, GameConfig
 from fastsnake.snake.policies import (
     EnginePolicy,
@@ -34,8 +34,17 @@ from fastsnake.snake.policies import (
 from fastsnake.snake.policies.user import Policy
 from fastsnake.snake.replay import Replay, load_replay, play_game, replay_from_sweep, save_replay
 from fastsnake.snake.stats import summary_rows
-from fastsnake.snake.sweep import (
+from fastsnake.snake.store import (
+    DEFAULT_CHUNK_SIZE,
+    SWEEP_FORMAT,
     ParquetStream,
+    SweepDataset,
+    SweepSpec,
+    read_sweep,
+    repair_manifest,
+    verify_sweep_path,
+)
+from fastsnake.snake.sweep import (
     SweepError,
     check_games,
     check_seed,
@@ -43,6 +52,7 @@ from fastsnake.snake.sweep import (
     prepare,
     raise_if_terminated,
     records_table,
+    run_dataset_sweep,
     run_sweep,
     summarize,
     summary_dict,
@@ -154,14 +164,8 @@ class SweepResult:
     @property
     def table(self):
         """The per-game rows (None for a sweep run with ``rows=False``)."""
-        if self._table is None and self.folder is not None:
-            from fastsnake.snake.dataset import read_dataset
-
-            self._table = read_dataset(self.folder)[1]
-        if self._table is None and self.file is not None:
-            from fastsnake.snake.sweep import read_parquet
-
-            self._table = read_parquet(self.file)[1]
+        if self._table is None and (self.folder or self.file) is not None:
+            self._table = read_sweep(self.folder or self.file)[1]
         return self._table
 
     def to_pandas(self):
@@ -223,8 +227,9 @@ def _check_path(value, name: str) -> None:
 
 
 # What one game costs in memory when its row is kept: the kernel row (4 x int64) and its Arrow
-# columns (game, seed, moves int64; apples, length int32; outcome index int32).
-BYTES_PER_KEPT_GAME = 32 + 8 * 3 + 4 * 3
+# columns (game, seed, moves int64; apples, length int32; outcome index int32; identity columns
+# policy and tail_rule indices int32, rows and cols int16, start_length int32).
+BYTES_PER_KEPT_GAME = 32 + 8 * 3 + 4 * 3 + 4 * 3 + 2 * 2
 
 
 def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
@@ -296,7 +301,7 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
     1.0
     """
     name = policy_name(policy)
-    check_games(games)
+    games = check_games(games)
     seed = check_seed(seed)
     config = board(size, start_length, tail, max_moves)
     _check_path(out, "out")
@@ -312,55 +317,55 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
                                   rows=rows, options=options)
     if cluster is not None and not _is_folder_target(out):
         raise SweepError("a cluster sweep writes a sweep folder: give out a folder name (not *.parquet)")
+    prepared = prepare(name, config, options)  # the policy, its resolved options and kernel inputs
+    resolved = prepared[1]
+    # The sink: a sweep folder (resumable, its own runner), a sweep file, or memory.
     if _is_folder_target(out):
-        from fastsnake.snake.dataset import DEFAULT_CHUNK_SIZE, SweepDataset, SweepSpec
-
-        policy_obj, resolved, _, _, _ = prepare(name, config, options)
-        spec = SweepSpec(policy_obj.name, config.rows, config.cols, config.start_length, config.tail_rule,
-                         config.move_cap, seed, int(games), 0, resolved, int(chunk_size or DEFAULT_CHUNK_SIZE))
+        spec = SweepSpec(prepared[0].name, config.rows, config.cols, config.start_length, config.tail_rule,
+                         config.move_cap, seed, games, 0, resolved, int(chunk_size or DEFAULT_CHUNK_SIZE))
         return _run_folder(SweepDataset.open(out, spec), threads, cluster, progress)
+    stream = None
     if out is not None:
         _check_output(out)
-        policy_obj, resolved, _, _, _ = prepare(name, config, options)
-        parameters = _file_parameters(policy_obj.name, config, seed, resolved, int(games))
-        stream = ParquetStream(out, parameters, seed)
+        stream = ParquetStream(out, _file_parameters(prepared[0].name, config, seed, resolved, games), seed)
+    elif rows:
         try:
-            result = run_sweep(name, config, int(games), seed=seed, threads=threads, options=options,
-                               progress=_progress(progress, name), keep_rows=False, on_chunk=stream.write)
-        except BaseException:
+            check_memory(games * BYTES_PER_KEPT_GAME, f"games={games:,}: their rows")
+        except MemoryBudgetError as exc:
+            raise SweepError(f"{exc}; write them with out='sweep.parquet' or out='folder/', or keep only the "
+                             "summary with rows=False") from None
+    try:
+        run = run_sweep(name, config, games, seed=seed, threads=threads, options=options, prepared=prepared,
+                        progress=_progress(progress, name), keep_rows=bool(rows) and stream is None,
+                        on_chunk=None if stream is None else stream.write)
+    except BaseException:
+        if stream is not None:
             stream.abort()
-            raise
-        summary = summarize(result)
-        if result.stats.games == 0:  # stopped before the first chunk: no file of no games
-            stream.abort()
-            written = SweepResult(summary, None, None, result)
-        else:
-            from fastsnake.snake.report import run_record
+        raise
+    summary = summarize(run)
+    if stream is None:
+        result = SweepResult(summary=summary, _table=records_table(run) if rows else None, _raw=run)
+    else:
+        result = SweepResult(summary=summary, _raw=run, file=_close_stream(stream, run, summary, games))
+    raise_if_terminated(summary, result)
+    return result
 
-            if result.stats.games < int(games):
-                summary["partial_file"] = stream.keep_partial(run_record(summary))
-                written = SweepResult(summary, None, None, result, file=summary["partial_file"])
-            else:
-                written = SweepResult(summary, None, None, result, file=stream.close(run_record(summary)))
-        raise_if_terminated(summary, written)
-        return written
-    if rows:
-        need = int(games) * BYTES_PER_KEPT_GAME
-        budget = memory_budget()
-        if need > budget:
-            raise SweepError(f"games={int(games):,}: their rows would take about {need:,} bytes, over the "
-                             f"memory budget of {budget:,} bytes; write them with "
-                             f"out='sweep.parquet' or out='folder/', or keep only the summary with rows=False")
-    result = run_sweep(name, config, int(games), seed=seed, threads=threads, options=options,
-                       progress=_progress(progress, name), keep_rows=bool(rows))
-    done = SweepResult(summarize(result), records_table(result) if rows else None, None, result)
-    raise_if_terminated(done.summary, done)
-    return done
+
+def _close_stream(stream, run, summary: dict, games: int) -> str | None:
+    """The file a streamed sweep's rows went to: `out` when every game was played, a partial name
+    beside it when stopped early (``summary["partial_file"]``), None when no game finished."""
+    from fastsnake.snake.report import run_record
+
+    if run.stats.games == 0:  # stopped before the first chunk: no file of no games
+        stream.abort()
+        return None
+    if run.stats.games < games:
+        summary["partial_file"] = stream.keep_partial(run_record(summary))
+        return summary["partial_file"]
+    return stream.close(run_record(summary))
 
 
 def _file_parameters(policy: str, config: GameConfig, seed: int, options: dict, games: int) -> dict:
-    from fastsnake.snake.sweep import SWEEP_FORMAT
-
     return {"format": SWEEP_FORMAT, "policy": policy, "rows": config.rows, "cols": config.cols,
             "start_length": config.start_length, "tail_rule": config.tail_rule, "max_moves": config.move_cap,
             "seed": seed, "first_game": 0, "games": games, "options": options}
@@ -398,15 +403,11 @@ def resume_sweep(folder, *, threads=None, cluster=None, progress=False) -> Sweep
     >>> fastsnake.resume_sweep(folder).summary["games"]  # nothing missing: nothing played
     100
     """
-    from fastsnake.snake.dataset import SweepDataset
-
     _check_path(folder, "folder")
     return _run_folder(SweepDataset.open(folder), threads, cluster, progress)
 
 
 def _run_folder(dataset, threads, cluster, progress) -> SweepResult:
-    from fastsnake.snake.dataset import run_dataset_sweep
-
     spec = dataset.spec
     bar = _progress(progress, spec.policy, "chunk")
     with dataset.writing():
@@ -427,12 +428,12 @@ def _run_folder(dataset, threads, cluster, progress) -> SweepResult:
                            signal=stopped if stopped not in (None, True) else None,
                            folder=str(dataset.path), chunks=spec.n_chunks, chunk_size=spec.chunk_size,
                            cluster=cluster)
-    result = SweepResult(summary, None, str(dataset.path))
+    result = SweepResult(summary=summary, folder=str(dataset.path))
     raise_if_terminated(summary, result)
     return result
 
 
-def verify_sweep(path) -> dict:
+def verify_sweep(path, *, repair: bool = False) -> dict:
     """Check a sweep file or folder: every page checksum, every chunk against the manifest's
     record (rows, first and last game, seed, content hash), and every game's index and seed.
 
@@ -441,6 +442,10 @@ def verify_sweep(path) -> dict:
     path : str or path
         A sweep's ``*.parquet`` file (or a ``*.partial.parquet`` an interrupted sweep kept), or
         a sweep folder.
+    repair : bool
+        For a folder whose manifest is missing or damaged (a power loss on a file system that
+        ignores fsync): first rebuild it from the chunks' footers, refusing chunks that disagree
+        (the damaged manifest is kept beside it); ``repaired`` in the result says what was done.
 
     Returns
     -------
@@ -463,10 +468,12 @@ def verify_sweep(path) -> dict:
     >>> fastsnake.verify_sweep(path)["ok"]
     True
     """
-    from fastsnake.snake.dataset import verify_sweep_path
-
     _check_path(path, "path")
-    return verify_sweep_path(path)
+    repaired = repair_manifest(path) if repair else None
+    report = verify_sweep_path(path)
+    if repair:
+        report["repaired"] = repaired
+    return report
 
 
 def plot_results(results, path) -> None:
@@ -651,32 +658,35 @@ def sweep_to_precision(name, config, games, seed, precision, *, threads=None, ou
             raise SweepError("a sweep to a precision writes one Parquet file: give out a *.parquet name, not a folder")
         _check_output(out)
     if rows or out is not None:
-        need = int(games) * BYTES_PER_KEPT_GAME
-        if need > memory_budget():
-            raise SweepError(f"games={int(games):,}: a sweep to a precision keeps the rows of up to that many "
-                             f"games, about {need:,} bytes, over the memory budget of {memory_budget():,} "
-                             f"bytes; lower games or keep only the summary with rows=False (no out)")
+        try:
+            check_memory(int(games) * BYTES_PER_KEPT_GAME, f"games={int(games):,}: a sweep to a precision keeps "
+                                                         "the rows of up to that many games")
+        except MemoryBudgetError as exc:
+            raise SweepError(f"{exc}; lower games or keep only the summary with rows=False (no out)") from None
     group = _compare_to_precision([name], config, int(games), seed, 0, precision, threads,
                                   lambda _: options or {}, progress, keep_rows=rows or out is not None)
     result = group[0]
     if out is not None and result.summary["games"]:
         # The games played are known only at the end: the file is written whole then (the rows
         # were kept), as games 0 .. n-1 of the plain sweep's parameters with games = n.
-        target = out if not result.interrupted else _partial_name(out)
-        write_table_atomically(result.table, target)
-        result.file = str(target)
+        # Through the store's writer, as every sweep file: identity columns, footer, checks.
+        from fastsnake.snake.report import run_record
+
+        run = result._raw
+        stream = ParquetStream(out, dict(run.parameters(), games=run.games), seed)
+        try:
+            stream.write(run.first_game, np.stack([run.outcome, run.moves, run.apples, run.length], axis=1))
+        except BaseException:
+            stream.abort()
+            raise
         if result.interrupted:
-            result.summary["partial_file"] = str(target)
+            result.file = result.summary["partial_file"] = stream.keep_partial(run_record(result.summary))
+        else:
+            result.file = stream.close(run_record(result.summary))
     if not rows:
         result._table = None
     raise_if_terminated(result.summary, result)
     return result
-
-
-def _partial_name(path):
-    from fastsnake.snake.sweep import partial_name
-
-    return partial_name(path)
 
 
 def scaling(results) -> dict:
@@ -832,7 +842,9 @@ def write_compare(results, path) -> None:
 
     from fastsnake.snake.report import COMPARE_META_KEY, run_record
 
-    tables = [r.table.add_column(0, "policy", pa.array([r.summary["policy"]] * r.table.num_rows)) for r in results]
+    # Each sweep's own (dictionary-encoded) policy column becomes the compare file's first column.
+    tables = [r.table.drop_columns(["policy"]).add_column(0, "policy", pa.array([r.summary["policy"]] * len(r.table)))
+              for r in results]
     table = pa.concat_tables(tables, promote_options="permissive")
     compared = [{"parameters": _file_parameters(r.summary["policy"], _config_of(r.summary), r.summary["seed"],
                                                 r.summary["options"], r.summary["games"]),

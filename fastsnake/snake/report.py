@@ -17,7 +17,6 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -28,6 +27,7 @@ from fastsnake.snake.engine import DIED, OUTCOME_NAMES, R_LENGTH, STUCK
 from fastsnake.snake.policies import recorded_options
 from fastsnake.snake.replay import DEPRECATED_PICK, Replay, play_game, trace
 from fastsnake.snake.stats import SummaryAccumulator, summary_rows
+from fastsnake.snake.store import open_sweep
 from fastsnake.snake.sweep import PARQUET_META_KEY, READ_OPTIONS, RUN_META_KEY
 
 # How many games of each kind a report picks per policy (the CLI's defaults).
@@ -106,6 +106,8 @@ def _parquet_sources(path: str) -> list[SweepSource]:
     except ValueError:
         raise ReportError(f"{path!r}: its sweep parameters are not valid JSON") from None
     label = os.path.basename(path)
+    if COMPARE_META_KEY not in meta and ("policy" not in names or "tail_rule" in names):
+        return [_folder_source(path)]  # one sweep (its identity columns are no compare file's policy column)
 
     def read(policy=None):
         def batches():
@@ -148,34 +150,23 @@ def _parquet_sources(path: str) -> list[SweepSource]:
 
 
 def _folder_source(path: str) -> SweepSource:
-    import pyarrow.parquet as pq
-
-    from fastsnake.snake.dataset import SweepDataset
-
-    dataset = SweepDataset.open(path)
-    spec = dataset.spec
-    params = dict(spec.to_json())
-    files = sorted(Path(path).glob("chunk-*.parquet"))
-    notes = []
-    finished = sum(1 for i in range(spec.n_chunks) if dataset.chunk_path(i).exists())
-    if finished < spec.n_chunks:
-        notes.append(f"{path!r} holds {finished:,} of its {spec.n_chunks:,} chunks (interrupted, or being written); "
-                     "the report shows the finished ones: 'fastsnake sweep --resume' completes it")
-    if not files:
+    """A sweep folder (or file) read through the store's checked reader: a damaged chunk stops the
+    report with the one line `verify` and `--resume` give."""
+    try:
+        reader = open_sweep(path)
+    except InputError as exc:
+        raise ReportError(str(exc)) from None
+    if reader.kind == "folder" and not reader.chunks:
         raise ReportError(f"sweep folder {path!r} has no finished chunk yet")
 
     def batches():
-        import pyarrow as pa
+        try:
+            yield from reader.batches(BATCH_ROWS)
+        except InputError as exc:
+            raise ReportError(str(exc)) from None
 
-        for f in files:
-            try:
-                for batch in pq.ParquetFile(str(f), **READ_OPTIONS).iter_batches(batch_size=BATCH_ROWS):
-                    yield pa.Table.from_batches([batch])
-            except (OSError, ValueError):
-                raise ReportError(f"sweep folder {path!r}: {f.name!r} is not a readable Parquet file; "
-                                  "resuming the sweep redoes it") from None
-
-    return SweepSource(os.path.basename(os.path.normpath(path)), params, batches, {}, notes)
+    label = os.path.basename(os.path.normpath(path))
+    return SweepSource(label, dict(reader.parameters), batches, dict(reader.run), list(reader.notes))
 
 
 def result_source(result) -> SweepSource:

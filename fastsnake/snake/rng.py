@@ -77,6 +77,16 @@ def game_seeds(base_seed, first, count):
     return out
 
 
+@njit(cache=True)
+def seeds_of_games(base_seed, games):
+    """Seeds of the games whose indices `games` (int64 array, any order) holds: checks rows that
+    claim to be games of a sweep, whatever their order, in memory proportional to the rows."""
+    out = np.empty(games.shape[0], np.uint64)
+    for k in range(games.shape[0]):
+        out[k] = game_seed(base_seed, np.uint64(games[k]))
+    return out
+
+
 def game_seed_py(base_seed: int, index: int) -> int:
     """Pure-Python twin of `game_seed`, for shaping results without a kernel call."""
     return int(game_seed(np.uint64(base_seed), np.uint64(index)))

@@ -15,6 +15,7 @@ import fastsnake
 from fastsnake.cli import main
 from fastsnake.errors import InputError, Terminated
 from fastsnake.snake.dataset import MANIFEST, SweepDataset, SweepSpec, read_dataset, read_sweep, run_dataset_sweep
+from fastsnake.snake.store.folder import manifest_checksum
 from fastsnake.snake.sweep import SweepError, read_parquet
 
 SPEC = SweepSpec("greedy", 6, 6, 3, "follow", 36 * 36, 11, 400, 0, {}, 100)
@@ -24,6 +25,15 @@ def _folder(tmp_path, name="d", spec=SPEC):
     folder = tmp_path / name
     run_dataset_sweep(SweepDataset.open(folder, spec), threads=1)
     return folder
+
+
+def _edit_manifest(folder, change):
+    """Change the manifest as a writer of ours would have written it (with its checksum)."""
+    data = json.loads((folder / MANIFEST).read_text())
+    change(data)
+    data.pop("checksum", None)
+    data["checksum"] = manifest_checksum(data)
+    (folder / MANIFEST).write_text(json.dumps(data))
 
 
 def _signal_after_first_chunk(sig):
@@ -177,12 +187,10 @@ def test_a_chunk_of_another_sweep_is_refused(tmp_path):
     other = _folder(tmp_path, "other", SweepSpec(**dict(SPEC.to_json(), seed=12)))
     (folder / "chunk-00000001.parquet").unlink()
     shutil.copyfile(other / "chunk-00000001.parquet", folder / "chunk-00000001.parquet")
-    with pytest.raises(SweepError, match="chunk-00000001.parquet is damaged .*SHA-256"):
+    with pytest.raises(SweepError, match=r"chunk-00000001.parquet belongs to another sweep \(seed 12 there, 11"):
         fastsnake.resume_sweep(folder, threads=1)
-    manifest = json.loads((folder / MANIFEST).read_text())
-    del manifest["chunks"]["1"], manifest["checksum"]
-    (folder / MANIFEST).write_text(json.dumps(manifest))
-    with pytest.raises(SweepError, match="chunk-00000001.parquet belongs to a sweep of seed 12, not 11"):
+    _edit_manifest(folder, lambda manifest: manifest["chunks"].pop("1"))
+    with pytest.raises(SweepError, match=r"chunk-00000001.parquet belongs to another sweep \(seed 12 there, 11"):
         fastsnake.resume_sweep(folder, threads=1)
     # A chunk copied into another chunk's place: its games are doubled, its own damaged.
     shutil.copyfile(folder / "chunk-00000000.parquet", folder / "chunk-00000001.parquet")
@@ -193,10 +201,7 @@ def test_a_chunk_of_another_sweep_is_refused(tmp_path):
 def test_an_unrecorded_whole_chunk_is_adopted_after_a_row_check(tmp_path):
     """The writer died between the chunk's rename and the manifest's: the chunk is checked, then kept."""
     folder = _folder(tmp_path)
-    manifest = json.loads((folder / MANIFEST).read_text())
-    del manifest["chunks"]["3"]
-    del manifest["checksum"]
-    (folder / MANIFEST).write_text(json.dumps(manifest))
+    _edit_manifest(folder, lambda manifest: manifest["chunks"].pop("3"))
     reference = read_dataset(folder)[1]
     result = fastsnake.resume_sweep(folder, threads=1)
     assert result.summary["games"] == 400 and "3" in json.loads((folder / MANIFEST).read_text())["chunks"]

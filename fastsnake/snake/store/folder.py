@@ -1,0 +1,525 @@
+"""A sweep folder: a resumable sweep kept as a Parquet dataset, one file per finished chunk.
+
+Layout of ``DIR``::
+
+    _manifest.json          the sweep's parameters, chunk size, code version, and a record of
+                            each finished chunk (rows, first and last game, seed, SHA-256)
+    _writer.lock            who writes the folder now (pid, host); locked with flock
+    chunk-00000000.parquet  games [first, first + chunk_size) of the sweep
+    chunk-00000001.parquet  ...
+
+Each chunk file is written under a temporary name (ignored by readers: it starts
+with a dot), synced and renamed when complete, then recorded in the manifest
+(written the same way), so after a crash, even SIGKILL or power loss, every
+``chunk-*.parquet`` present is whole; resuming computes exactly the chunks that
+are missing. A chunk whose bytes differ from its record (bit-rot, a file copied
+in from another sweep) is refused, naming it; a whole chunk the manifest does not
+record yet (the writer died between the two renames) is adopted only after its
+every row is checked. Each chunk carries its own summary statistics in its
+metadata, so the sweep's summary is rebuilt without reading rows, and memory stays
+bounded by one chunk whatever the number of games. One process writes a folder at
+a time (`SweepDataset.writing`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+import numpy as np
+
+from fastsnake import __version__
+from fastsnake.files import file_in_the_way, fsync_path, host_name, pid_alive, remove_stale_temps
+from fastsnake.snake.board import GameConfig
+from fastsnake.snake.engine import ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME
+from fastsnake.snake.stats import SummaryAccumulator
+from fastsnake.snake.store.sweepfile import (
+    SWEEP_FORMAT,
+    WRITE_OPTIONS,
+    SweepError,
+    SweepFile,
+    SweepFileError,
+    check_disk,
+    rows_table,
+    short,
+)
+
+# /2: each chunk's footer carries its sweep's identity, and the manifest's checksum is required;
+# folders of /1 still read (their chunks are checked against the manifest field by field as well).
+DATASET_FORMAT = "fastsnake-sweep-dataset/2"
+DATASET_FORMATS = ("fastsnake-sweep-dataset/1", DATASET_FORMAT)
+# What a chunk's footer must share with its manifest's sweep, field by field.
+IDENTITY_FIELDS = ("policy", "rows", "cols", "start_length", "tail_rule", "max_moves", "seed", "first_game", "games",
+                   "options", "chunk_size")
+OPTIONAL_IDENTITY = ("chunk_size",)
+MANIFEST = "_manifest.json"
+LOCK = "_writer.lock"
+CHUNK_META_KEY = b"fastsnake_chunk"
+DEFAULT_CHUNK_SIZE = 50_000
+
+_SPEC_TYPES = {"policy": str, "rows": int, "cols": int, "start_length": int, "tail_rule": str, "max_moves": int,
+               "seed": int, "games": int, "first_game": int, "options": dict, "chunk_size": int}
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """Everything that determines a sweep's rows (chunk size only decides the file split)."""
+
+    policy: str
+    rows: int
+    cols: int
+    start_length: int
+    tail_rule: str
+    max_moves: int
+    seed: int
+    games: int
+    first_game: int = 0
+    options: dict = field(default_factory=dict)
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+
+    @property
+    def config(self) -> GameConfig:
+        return GameConfig(self.rows, self.cols, self.start_length, self.tail_rule, self.max_moves)
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.games // self.chunk_size)
+
+    def chunk_range(self, index: int) -> tuple[int, int]:
+        start = self.first_game + index * self.chunk_size
+        return start, min(self.chunk_size, self.first_game + self.games - start)
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    def file_parameters(self) -> dict:
+        """The sweep parameters each chunk file carries (a sweep file's, with the sweep's games)."""
+        return {"format": SWEEP_FORMAT, "policy": self.policy, "rows": self.rows, "cols": self.cols,
+                "start_length": self.start_length, "tail_rule": self.tail_rule, "max_moves": self.max_moves,
+                "seed": self.seed, "first_game": self.first_game, "options": self.options, "games": self.games}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "SweepSpec":
+        """The spec a manifest holds; ValueError naming the first field of the wrong kind."""
+        if not isinstance(data, dict):
+            raise ValueError("'sweep' is not an object")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown field {unknown[0]!r}")
+        for name, kind in _SPEC_TYPES.items():
+            if name not in data:
+                if name in ("first_game", "options", "chunk_size"):
+                    continue
+                raise ValueError(f"no field {name!r}")
+            value = data[name]
+            if isinstance(value, bool) or not isinstance(value, kind):
+                wanted = "a whole number" if kind is int else kind.__name__
+                raise ValueError(f"field {name!r} is {value!r}, not {wanted}")
+        for name, low in (("games", 1), ("chunk_size", 1), ("first_game", 0), ("seed", 0)):
+            if name in data and data[name] < low:
+                raise ValueError(f"field {name!r} is {data[name]!r}, below {low}")
+        return cls(**data)
+
+
+def chunk_name(index: int) -> str:
+    return f"chunk-{index:08d}.parquet"
+
+
+def chunk_index(name: str) -> int | None:
+    stem = name[len("chunk-"):-len(".parquet")]
+    return int(stem) if name.startswith("chunk-") and name.endswith(".parquet") and stem.isdigit() else None
+
+
+def sha256_file(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def manifest_checksum(data: dict) -> str:
+    body = {k: v for k, v in data.items() if k != "checksum"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def chunk_info(sweep: SweepFile) -> dict | None:
+    """The chunk record (index, first, count, stats) a chunk file's footer carries, or None."""
+    try:
+        info = json.loads(sweep.metadata[CHUNK_META_KEY])
+    except (KeyError, ValueError, RecursionError):
+        return None
+    return info if isinstance(info, dict) else None
+
+
+def _json_form(value):
+    """`value` as it reads back from JSON (tuples become lists), for comparing with a footer."""
+    return json.loads(json.dumps(value))
+
+
+def shell_word(path) -> str:
+    """`path` as one shell word, printable on one line (a newline in a name shows as \\n)."""
+    import shlex
+
+    return shlex.quote(str(path)).replace("\n", "\\n").replace("\r", "\\r")
+
+
+def redo_hint(path, name: str) -> str:
+    return f"remove {name} and resume the sweep to redo it"
+
+
+class SweepDataset:
+    def __init__(self, path, spec: SweepSpec, records: dict | None = None, manifest: dict | None = None):
+        self.path = Path(path)
+        self.spec = spec
+        self.records = dict(records or {})  # chunk index -> its record in the manifest
+        self.manifest = manifest or {"format": DATASET_FORMAT, "sweep": spec.to_json(), "version": __version__,
+                                     "code": code_fingerprint(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        self._lock_fd = None
+        self._lock_depth = 0
+        self._disk_checked = False
+
+    # -- opening ---------------------------------------------------------------
+    @classmethod
+    def open(cls, path, spec: SweepSpec | None = None) -> "SweepDataset":
+        """Open DIR for `spec` (created if new). spec None: resume what the manifest says."""
+        path = Path(path)
+        manifest = path / MANIFEST
+        if path.exists() and not path.is_dir():
+            raise SweepError(f"{str(path)!r} exists and is not a folder")
+        if manifest.exists():
+            stored, records, data = cls._read_manifest(path)
+            if spec is not None:
+                differ = {k: (stored.to_json()[k], v) for k, v in spec.to_json().items()
+                          if k != "chunk_size" and stored.to_json()[k] != v}
+                if differ:
+                    detail = ", ".join(f"{k}: {old!r} there, {new!r} asked" for k, (old, new) in differ.items())
+                    raise SweepError(f"{str(path)!r} holds a different sweep ({detail}); use a new folder")
+            return cls(path, stored, records, data)
+        if spec is None:
+            raise SweepError(f"{str(path)!r} has no sweep to resume (no {MANIFEST})")
+        if path.is_dir():
+            remove_stale_temps(path, f".{MANIFEST}.tmp")  # a killed or failed first write
+            if any(e.name != LOCK for e in path.iterdir()):
+                raise SweepError(f"{str(path)!r} is not empty and holds no sweep; use a new folder")
+        created = not path.exists()
+        dataset = cls(path, spec)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            dataset.save_manifest()
+        except (OSError, SweepError) as exc:
+            if created:
+                with contextlib.suppress(OSError):
+                    path.rmdir()  # nothing of ours left behind: the same command can run again
+            if isinstance(exc, SweepError):
+                raise
+            blocker = file_in_the_way(path / MANIFEST)
+            if blocker is not None:
+                raise SweepError(f"cannot create sweep folder {str(path)!r}: {str(blocker)!r} is a file, "
+                                 "not a folder") from None
+            raise SweepError(f"cannot create sweep folder {str(path)!r}: {exc.strerror or exc}") from None
+        return dataset
+
+    @staticmethod
+    def _read_manifest(path: Path, warn: bool = True):
+        where = str(path / MANIFEST)
+        try:
+            data = json.loads((path / MANIFEST).read_bytes())
+            if not isinstance(data, dict):
+                raise ValueError("not an object")
+            if data.get("format") not in DATASET_FORMATS:
+                raise ValueError(f"format {data.get('format')!r}")
+            spec = SweepSpec.from_json(data["sweep"])
+            records = {}
+            for key, record in (data.get("chunks") or {}).items():
+                if not (isinstance(record, dict) and key.isdigit() and isinstance(record.get("sha256"), str)
+                        and all(isinstance(record.get(k), int) for k in ("rows", "first", "last", "seed"))):
+                    raise ValueError(f"chunk record {key!r} is malformed")
+                records[int(key)] = record
+        except OSError as exc:
+            raise SweepError(f"cannot read {where!r}: {exc.strerror or exc}") from None
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise SweepError(f"{where!r} is not a fastsnake sweep manifest ({exc})") from None
+        if data.get("format") == DATASET_FORMAT and "checksum" not in data:
+            raise SweepError(f"{where!r} is damaged (it has no checksum); 'fastsnake verify --repair "
+                             f"{shell_word(path)}' rebuilds it from the chunks")
+        if "checksum" in data and data["checksum"] != manifest_checksum(data):
+            raise SweepError(f"{where!r} is damaged (its checksum does not match its content); 'fastsnake "
+                             f"verify --repair {shell_word(path)}' rebuilds it from the chunks")
+        if warn and data.get("code") != code_fingerprint():
+            sys.stderr.write(f"fastsnake: warning: {str(path)!r} was started by other code "
+                             f"(version {data.get('version')}); resumed chunks use this version\n")
+        return spec, records, data
+
+    def save_manifest(self) -> None:
+        """Write the manifest whole (temporary file, fsync, rename, fsync of the folder)."""
+        data = {k: v for k, v in self.manifest.items() if k not in ("chunks", "checksum")}
+        data["chunks"] = {str(i): self.records[i] for i in sorted(self.records)}
+        data["checksum"] = manifest_checksum(data)
+        try:
+            _atomic_write(self.path / MANIFEST, json.dumps(data, indent=1).encode())
+        except OSError as exc:
+            raise SweepError(f"cannot write {str(self.path / MANIFEST)!r}: {exc.strerror or exc} (the finished "
+                             "chunks are kept; resuming checks and records them)") from None
+        self.manifest = data
+
+    # -- one writer at a time ----------------------------------------------------
+    @contextlib.contextmanager
+    def writing(self, reread: bool = True):
+        """Hold the folder's writer lock: a second writer (another process, here or on another
+        host sharing the folder) is refused naming the owner; the lock of a process that died
+        is taken over with a warning. Re-entrant within one dataset object. `reread` False: the
+        manifest on disk is not read again (a repair replaces a damaged one)."""
+        if self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield self
+            finally:
+                self._lock_depth -= 1
+            return
+        lock = self.path / LOCK
+        fd = self._take_lock(lock)
+        try:
+            owner = _lock_owner(fd)
+            if owner and not (owner.get("host") == host_name() and owner.get("pid") == os.getpid()):
+                if owner.get("host") == host_name() and pid_alive(int(owner.get("pid", 0))):
+                    # Alive but not holding the lock: a writer that does not lock (older code).
+                    raise SweepError(f"sweep folder {str(self.path)!r} names live process {owner.get('pid')} as "
+                                     "its writer; wait for it to finish, or stop it first")
+                sys.stderr.write(f"fastsnake: warning: sweep folder {str(self.path)!r}: taking over the lock of "
+                                 f"process {owner.get('pid')} on {owner.get('host')}, which is gone\n")
+            me = json.dumps({"pid": os.getpid(), "host": host_name(),
+                             "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}).encode()
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, me, 0)
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._lock_fd, self._lock_depth = fd, 1
+        try:
+            if reread:
+                self._reread_manifest()
+            yield self
+        finally:
+            self._lock_depth = 0
+            self._lock_fd = None
+            with contextlib.suppress(OSError):
+                os.unlink(lock)  # while still locked: a process that opened it then finds it gone
+            os.close(fd)
+
+    def _reread_manifest(self) -> None:
+        """Under the lock, the manifest as it is now: another writer may have created the folder
+        for another sweep, or finished chunks, since this object opened it."""
+        if not (self.path / MANIFEST).exists():
+            return
+        spec, records, data = self._read_manifest(self.path, warn=False)
+        if spec != self.spec:
+            raise SweepError(f"{str(self.path)!r} now holds a different sweep (another process wrote it "
+                             "meanwhile); use a new folder")
+        self.records, self.manifest = records, data
+
+    def _take_lock(self, lock: Path) -> int:
+        """An open, flock'd descriptor of `lock` that is still the file under that name (a writer
+        that ended unlinks the file it held; a locker that opened that one opens again)."""
+        for _ in range(10):
+            try:
+                fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise SweepError(f"cannot lock sweep folder {str(self.path)!r}: {exc.strerror or exc}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                owner = _lock_owner(fd) or {}
+                os.close(fd)
+                raise SweepError(f"sweep folder {str(self.path)!r} is being written by process "
+                                 f"{owner.get('pid', '?')} on {owner.get('host', '?')} (since "
+                                 f"{owner.get('since', '?')}); wait for it to finish, or stop it first") from None
+            try:
+                same = os.fstat(fd).st_ino == os.stat(lock).st_ino
+            except OSError:
+                same = False
+            if same:
+                return fd
+            os.close(fd)
+        raise SweepError(f"cannot lock sweep folder {str(self.path)!r}: its lock file keeps changing")
+
+    # -- chunks ----------------------------------------------------------------
+    def chunk_path(self, index: int) -> Path:
+        return self.path / chunk_name(index)
+
+    def chunk_problem(self, index: int, sweep: SweepFile) -> str | None:
+        """Why the chunk file opened as `sweep` is not chunk `index` of this folder's sweep, as a clause
+        after its name, or None: every field of its identity (policy, board, rules, options, seed,
+        games, chunk size) must be the manifest's, and its chunk record this chunk's."""
+        params, spec = sweep.parameters, _json_form(self.spec.to_json())
+        for name in IDENTITY_FIELDS:
+            if name not in params:
+                if name in OPTIONAL_IDENTITY:  # chunks written before the chunk size was recorded
+                    continue
+                return f"is damaged (its sweep identity has no {name!r})"
+            if params[name] != spec[name]:
+                return (f"belongs to another sweep ({name} {short(params[name])} there, {short(spec[name])} in "
+                        "the manifest)")
+        first, count = self.spec.chunk_range(index)
+        info = chunk_info(sweep)
+        if info is None:
+            return "is damaged (it has no chunk record in its footer)"
+        if (info.get("index"), info.get("first"), info.get("count")) != (index, first, count):
+            return f"is chunk {short(info.get('index'))} of its sweep, not chunk {index} (games {first}..)"
+        if sweep.num_rows != count:
+            return f"is damaged ({sweep.num_rows} rows where chunk {index} has {count})"
+        return None
+
+    def check_chunk(self, index: int):
+        """('missing' | 'ok' | 'adopt' | 'damaged', statistics or None, record to adopt or, damaged,
+        what is wrong as a clause after the chunk's name: "is damaged (...)").
+
+        Every chunk present is checked the same way: its footer's identity against the manifest
+        (`chunk_problem`), its bytes against its record's SHA-256 where the manifest has one, and
+        every row (page checksums, game indices, seeds, possible values) as it is read. An
+        unrecorded chunk that passes is 'adopt': `scan` records it."""
+        path = self.chunk_path(index)
+        if not path.exists():
+            return "missing", None, None
+        try:
+            sweep = SweepFile(path)
+            problem = self.chunk_problem(index, sweep)
+            if problem:
+                return "damaged", None, problem
+            record = self.records.get(index)
+            if record is not None and sha256_file(path) != record["sha256"]:
+                return "damaged", None, "is damaged (its content differs from the manifest's record, SHA-256)"
+            first, _ = self.spec.chunk_range(index)
+            for _ in sweep.batches(first):
+                pass
+            stats = SummaryAccumulator.from_json(chunk_info(sweep)["stats"])
+            if stats.games != sweep.num_rows:
+                return "damaged", None, "is damaged (its statistics count other games than its rows)"
+        except SweepFileError as exc:  # "is damaged (...)", or "is damaged: it is not a readable Parquet file …"
+            reason = exc.reason
+            return "damaged", None, reason if reason.startswith("is damaged") else f"is damaged: it {reason}"
+        except OSError as exc:
+            return "damaged", None, f"cannot be read ({exc.strerror or exc})"
+        except (KeyError, ValueError, TypeError):
+            return "damaged", None, "is damaged (its chunk statistics cannot be read)"
+        if record is not None:
+            return "ok", stats, None
+        return "adopt", stats, self._record(index, path)
+
+    def present_chunks(self) -> tuple[list[int], list[str]]:
+        """(indices of the chunk files present, in order; names of chunk files with no place in the
+        sweep): from one listing of the folder, not one look per chunk the sweep may have."""
+        present, strays = [], []
+        with os.scandir(self.path) as entries:
+            for entry in entries:
+                index = chunk_index(entry.name)
+                if index is None:
+                    continue
+                if index < self.spec.n_chunks and entry.name == chunk_name(index):
+                    present.append(index)
+                else:
+                    strays.append(entry.name)
+        return sorted(present), sorted(strays)
+
+    def _record(self, index: int, path: Path) -> dict:
+        first, count = self.spec.chunk_range(index)
+        return {"rows": count, "first": first, "last": first + count - 1, "seed": self.spec.seed,
+                "sha256": sha256_file(path), "bytes": path.stat().st_size}
+
+    def scan(self) -> tuple[list[int], SummaryAccumulator]:
+        """(missing chunk indices, statistics of the finished ones), every finished chunk checked;
+        SweepError naming a damaged one. Temporary files of dead writers are removed (a live
+        writer's never: it holds the lock, and a resume waits for it)."""
+        remove_stale_temps(self.path, ".chunk-")
+        remove_stale_temps(self.path, f".{MANIFEST}.tmp")
+        acc = SummaryAccumulator()
+        adopted = {}
+        present, _ = self.present_chunks()
+        missing = sorted(set(range(self.spec.n_chunks)) - set(present))
+        for index in present:
+            status, stats, detail = self.check_chunk(index)
+            if status == "missing":  # removed since the listing
+                missing = sorted(missing + [index])
+            elif status == "damaged":
+                raise SweepError(f"sweep folder {str(self.path)!r}: {chunk_name(index)} {detail}; "
+                                 f"{redo_hint(self.path, chunk_name(index))}")
+            else:
+                if status == "adopt":
+                    adopted[index] = detail
+                acc.merge(stats)
+        if adopted and self._lock_depth:
+            self.records.update(adopted)
+            self.save_manifest()
+        return missing, acc
+
+    def write_chunk(self, index: int, rows: np.ndarray) -> SummaryAccumulator:
+        import pyarrow.parquet as pq
+
+        spec = self.spec
+        first, count = spec.chunk_range(index)
+        if rows.shape[0] != count:
+            raise SweepError(f"chunk {index} came back with {rows.shape[0]} games, not {count}")
+        acc = SummaryAccumulator()
+        acc.add(rows[:, ROW_OUTCOME], rows[:, ROW_MOVES], rows[:, ROW_APPLES], rows[:, ROW_LENGTH])
+        table = rows_table(rows, first, spec.seed, dict(spec.file_parameters(), chunk_size=spec.chunk_size,
+                                                        code=self.manifest.get("code")))
+        meta = dict(table.schema.metadata)
+        meta[CHUNK_META_KEY] = json.dumps({"index": index, "first": first, "count": count,
+                                           "stats": acc.to_json()}).encode()
+        table = table.replace_schema_metadata(meta)
+        final = self.chunk_path(index)
+        tmp = self.path / f".{final.name}.tmp{os.getpid()}"
+        try:
+            pq.write_table(table, tmp, **WRITE_OPTIONS)
+            fsync_path(tmp)
+            record = self._record(index, tmp)
+            os.replace(tmp, final)
+            fsync_path(self.path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise SweepError(f"cannot write {str(final)!r}: {exc.strerror or exc}") from None
+        self.records[index] = record
+        self.save_manifest()
+        if not self._disk_checked:  # the first chunk this process wrote: will the rest fit?
+            self._disk_checked = True
+            missing = spec.n_chunks - len(self.records)
+            check_disk(final, record["bytes"], count, count * (missing + 1))
+        return acc
+
+
+def _lock_owner(fd) -> dict | None:
+    try:
+        raw = os.pread(fd, 4096, 0)
+        owner = json.loads(raw) if raw.strip() else None
+    except (OSError, ValueError):
+        return None
+    return owner if isinstance(owner, dict) else None
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+        fsync_path(path.parent)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def code_fingerprint() -> str:
+    from fastsnake._numba_cache import part_fingerprint
+
+    return part_fingerprint("snake")

@@ -1,0 +1,506 @@
+"""One sweep file: the Parquet format a sweep's rows are kept in, its writer and its checked reader.
+
+Every Parquet file written here carries page checksums, and every read verifies
+them and the rows themselves (game indices in order, each seed the one its game
+index derives), so a flipped bit is refused, never read back as other games.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+
+import numpy as np
+
+from fastsnake.errors import InputError
+from fastsnake.files import fsync_path, remove_stale_temps, temp_name, written_atomically
+from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, TAIL_RULES
+from fastsnake.snake.engine import DIED, OUTCOME_NAMES, ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME, STUCK, WON
+from fastsnake.snake.rng import game_seeds, seeds_of_games
+
+RECORD_COLUMNS = ("game", "seed", "outcome", "moves", "apples", "length")
+PARQUET_META_KEY = b"fastsnake"
+# The run that wrote a sweep file (timing, machine, version, date; `report.run_record`), for reports.
+RUN_META_KEY = b"fastsnake_run"
+# A hash of the parameters' JSON, so that a flipped bit in the (unchecksummed) footer is caught.
+PARQUET_META_HASH_KEY = b"fastsnake_sha256"
+# The rows a file holds, noted by its writer when it closes: a flipped row count in the footer
+# (which no page checksum covers) would otherwise read back as a shorter, valid-looking file.
+ROWS_META_KEY = b"fastsnake_rows"
+# /2: the identity columns below, and the parameters' hash required; /1 files still read.
+SWEEP_FORMAT = "fastsnake-sweep/2"
+SWEEP_FORMATS = ("fastsnake-sweep/1", SWEEP_FORMAT)
+# The run's identity as columns (constant in a file; Parquet stores each as one dictionary entry and
+# run lengths), so that DuckDB, polars or pandas read several sweeps as one table and group by them.
+IDENTITY_COLUMNS = ("policy", "rows", "cols", "tail_rule", "start_length")
+# Rows read at once: every reader's memory is bounded by a few batches, whatever the file's size.
+BATCH_ROWS = 1 << 18
+# Parquet page checksums: written by every writer, verified by every reader.
+WRITE_OPTIONS = {"write_page_checksum": True}
+READ_OPTIONS = {"page_checksum_verification": True}
+
+
+class SweepError(InputError):
+    """A sweep asked for something impossible (0 games, too many threads, …)."""
+
+
+class SweepFileError(SweepError):
+    """A sweep file that cannot be used; `reason` is the message's clause after the file's name."""
+
+    def __init__(self, path, reason: str):
+        super().__init__(f"{str(path)!r} {reason}")
+        self.reason = reason
+def rows_table(rows, first_game: int, base_seed: int, parameters: dict, identity: bool = True):
+    """The Parquet/Arrow form of kernel rows (outcome, moves, apples, length) of games from
+    `first_game`; with `identity` (every file we write) the run's identity columns too."""
+    import pyarrow as pa
+
+    count = rows.shape[0]
+    outcome_type = pa.dictionary(pa.int32(), pa.string())
+    outcome = pa.DictionaryArray.from_arrays(pa.array(rows[:, ROW_OUTCOME].astype(np.int32)), pa.array(OUTCOME_NAMES))
+    columns = {
+        "game": np.arange(first_game, first_game + count, dtype=np.int64),
+        "seed": game_seeds(np.uint64(base_seed), np.int64(first_game), np.int64(count)),
+        "outcome": outcome.cast(outcome_type),
+        "moves": rows[:, ROW_MOVES].astype(np.int64),
+        "apples": rows[:, ROW_APPLES].astype(np.int32),
+        "length": rows[:, ROW_LENGTH].astype(np.int32),
+    }
+    if identity:
+        columns.update(identity_columns(parameters, count))
+    return with_parameters(pa.table(columns), parameters)
+
+
+def identity_columns(parameters: dict, count: int) -> dict:
+    """The identity columns of `count` rows of the sweep `parameters` describes: the strings
+    dictionary-encoded (one entry each), the numbers small integers."""
+    import pyarrow as pa
+
+    def words(value):
+        return pa.DictionaryArray.from_arrays(pa.array(np.zeros(count, np.int32)), pa.array([str(value)]))
+
+    return {"policy": words(parameters["policy"]), "rows": np.full(count, parameters["rows"], np.int16),
+            "cols": np.full(count, parameters["cols"], np.int16), "tail_rule": words(parameters["tail_rule"]),
+            "start_length": np.full(count, parameters["start_length"], np.int32)}
+
+
+def with_parameters(table, parameters: dict):
+    """`table` carrying the sweep's parameters (and their hash) in its schema metadata."""
+    raw = json.dumps(parameters).encode()
+    meta = dict(table.schema.metadata or {})
+    meta[PARQUET_META_KEY] = raw
+    meta[PARQUET_META_HASH_KEY] = hashlib.sha256(raw).hexdigest().encode()
+    return table.replace_schema_metadata(meta)
+
+
+# A streamed file's size is estimated once it holds this many games (its first chunks).
+DISK_ESTIMATE_ROWS = 4096
+
+
+def check_disk(path, written: int, done: int, total: int) -> None:
+    """After a sweep's first chunk: SweepError naming the size when the rest, estimated from the
+    `written` bytes its first `done` games took, will not fit on the disk holding `path`."""
+    if done <= 0 or total <= done:
+        return
+    folder = os.path.dirname(os.path.abspath(str(path)))
+    need = written * (total - done) // done
+    free = shutil.disk_usage(folder).free
+    if need > free:
+        raise SweepError(f"the sweep of {total:,} games needs about {human_bytes(written * total // done)} "
+                         f"({written:,} bytes for its first {done:,}), and {folder!r} has {human_bytes(free)} "
+                         "free: free some space, write elsewhere or sweep fewer games")
+
+
+def human_bytes(n: int) -> str:
+    for unit, size in (("TB", 10**12), ("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def partial_name(path) -> str:
+    """Where an interrupted sweep keeps its finished games: `big.partial.parquet` beside
+    `big.parquet` (`big.partial-2.parquet` ... if that exists: an earlier run's games stay)."""
+    text = str(path)
+    stem = text[: -len(".parquet")] if text.endswith(".parquet") else text
+    candidate, k = f"{stem}.partial.parquet", 2
+    while os.path.lexists(candidate):
+        candidate, k = f"{stem}.partial-{k}.parquet", k + 1
+    return candidate
+
+
+class ParquetStream:
+    """Rows written as they finish, one row group per chunk, to a temporary file that becomes
+    `path` on `close()` when every game is played. An interrupted sweep keeps its finished games
+    under `partial_name(path)` (`keep_partial()`), never under `path`, so a complete file there
+    stays; a killed one leaves `path` as it was, and the dot-file it leaves beside it is removed
+    by the next sweep to that name once its process is gone."""
+
+    def __init__(self, path, parameters: dict, base_seed: int):
+        self.path = str(path)
+        folder, name = os.path.split(os.path.abspath(self.path))
+        remove_stale_temps(folder, f".{name}.partial-")
+        self.tmp = temp_name(self.path)
+        self.parameters, self.base_seed = parameters, base_seed
+        self.writer = None
+        self.rows = 0
+        self.disk_checked = False
+
+    def write(self, first_game: int, rows) -> None:
+        import pyarrow.parquet as pq
+
+        table = rows_table(rows, first_game, self.base_seed, self.parameters)
+        try:
+            if self.writer is None:
+                self.writer = pq.ParquetWriter(self.tmp, table.schema, **WRITE_OPTIONS)
+            self.writer.write_table(table)
+            self.rows += table.num_rows
+            total = int(self.parameters.get("games", 0))
+            if not self.disk_checked and self.rows >= min(total, DISK_ESTIMATE_ROWS):
+                self.disk_checked = True  # once, from enough games that the file's fixed overhead is small
+                check_disk(self.tmp, os.path.getsize(self.tmp), self.rows, total)
+        except OSError as exc:
+            self.abort()
+            raise SweepError(f"cannot write {self.path!r}: {exc.strerror or exc}") from None
+        except SweepError:
+            self.abort()
+            raise
+
+    def close(self, run: dict | None = None) -> str:
+        """Every game is played: the file becomes `path`; returns `path`. `run` (timing, machine,
+        date; `report.run_record`) goes into the footer for reports."""
+        return self._finish(self.path, run)
+
+    def keep_partial(self, run: dict | None = None) -> str:
+        """The sweep stopped early: its finished games go to a name of their own (returned)."""
+        return self._finish(partial_name(self.path), run)
+
+    def _finish(self, final: str, run: dict | None = None) -> str:
+        import pyarrow.parquet as pq
+
+        try:
+            if self.writer is None:  # no chunk finished: still a valid, empty sweep file
+                table = rows_table(np.zeros((0, 4), np.int64), 0, self.base_seed, self.parameters)
+                self.writer = pq.ParquetWriter(self.tmp, table.schema, **WRITE_OPTIONS)
+                self.writer.write_table(table)
+            footer = {ROWS_META_KEY: str(self.rows).encode()}
+            if run is not None:
+                footer[RUN_META_KEY] = json.dumps(run).encode()
+            self.writer.add_key_value_metadata(footer)
+            self.writer.close()
+            fsync_path(self.tmp)
+            os.replace(self.tmp, final)
+            fsync_path(os.path.dirname(os.path.abspath(final)))
+        except OSError as exc:
+            self.abort()
+            raise SweepError(f"cannot write {final!r}: {exc.strerror or exc}") from None
+        return final
+
+    def abort(self) -> None:
+        writer, self.writer = self.writer, None  # a second abort (the caller's, after ours) does nothing
+        try:
+            if writer is not None:
+                writer.close()
+        except (OSError, ValueError):
+            pass
+        try:
+            os.unlink(self.tmp)
+        except OSError:
+            pass
+
+
+def write_table_atomically(table, path) -> None:
+    """Write a Parquet file under a dot-name and rename it when complete: a failed or killed
+    write never leaves a partial file under `path`."""
+    import pyarrow.parquet as pq
+
+    try:
+        with written_atomically(path) as tmp, pq.ParquetWriter(tmp, table.schema, **WRITE_OPTIONS) as writer:
+            writer.write_table(table)
+            writer.add_key_value_metadata({ROWS_META_KEY: str(table.num_rows).encode()})
+    except OSError as exc:
+        raise SweepError(f"cannot write {str(path)!r}: {exc.strerror or exc}") from None
+
+
+# -- reading ----------------------------------------------------------------------------------------
+
+def _whole(value, low: int, high: int) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int) and low <= value <= high
+
+
+def parameters_problem(params) -> str | None:
+    """Why `params` (a footer's or a manifest's JSON) cannot describe a sweep, or None: every value
+    possible (a crafted seed of -1, 2**70 or NaN, options that are no object …), so no reader
+    fails on them later with an overflow or a type error."""
+    if not isinstance(params, dict):
+        return f"its sweep parameters are {type(params).__name__}, not an object"
+    checks = (
+        ("policy", lambda v: isinstance(v, str) and 0 < len(v) <= 200, "a policy name"),
+        ("rows", lambda v: _whole(v, MIN_SIDE, MAX_SIDE), f"a whole number {MIN_SIDE}..{MAX_SIDE}"),
+        ("cols", lambda v: _whole(v, MIN_SIDE, MAX_SIDE), f"a whole number {MIN_SIDE}..{MAX_SIDE}"),
+        ("tail_rule", lambda v: v in TAIL_RULES, f"one of {', '.join(TAIL_RULES)}"),
+        ("max_moves", lambda v: _whole(v, 1, 2**62), "a whole number 1..2**62"),
+        ("seed", lambda v: _whole(v, 0, 2**64 - 1), "a whole number 0..2**64-1"),
+    )
+    for name, ok, wanted in checks:
+        if name not in params:
+            return f"its sweep parameters have no {name!r}"
+        if not ok(params[name]):
+            return f"its parameter {name!r} is {short(params[name])}, not {wanted}"
+    cells = params["rows"] * params["cols"]
+    if not _whole(params.get("start_length"), 1, cells - 1):
+        value = short(params.get("start_length"))
+        return f"its parameter 'start_length' is {value}, not a whole number 1..{cells - 1}"
+    for name in ("first_game", "games", "chunk_size"):
+        if name in params and not _whole(params[name], 0 if name != "chunk_size" else 1, 2**62):
+            return f"its parameter {name!r} is {short(params[name])}, not a whole number 0..2**62"
+    if not isinstance(params.get("options", {}), dict):
+        return f"its parameter 'options' is {short(params.get('options'))}, not an object"
+    if "format" in params and params["format"] not in SWEEP_FORMATS:
+        return f"its format is {short(params['format'])}, not one of {', '.join(SWEEP_FORMATS)}"
+    return None
+
+
+def short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def values_problem(table, params: dict) -> str | None:
+    """Why the rows of `table` cannot be games played under `params`' rules, or None: moves
+    between 0 and the cap, the length its start plus its apples and at most the board, a won game
+    filling the board, an outcome that is one of won, died, stuck; identity columns, where present,
+    those of the parameters."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if table.num_rows == 0:
+        return None
+    cells = params["rows"] * params["cols"]
+    outcome = table.column("outcome").combine_chunks()
+    names = outcome.dictionary.to_pylist() if pa.types.is_dictionary(outcome.type) else None
+    if names is None:
+        return "its outcome column is not dictionary-encoded"
+    known = {OUTCOME_NAMES[WON]: WON, OUTCOME_NAMES[DIED]: DIED, OUTCOME_NAMES[STUCK]: STUCK}
+    lookup = np.array([known.get(w, -1) for w in names] or [-1], np.int64)
+    indices = outcome.indices.to_numpy(zero_copy_only=False)
+    if indices.size and (indices.min() < 0 or indices.max() >= len(lookup)):
+        return "an outcome index is outside its dictionary"
+    codes = lookup[indices]
+    games = table.column("game").to_numpy()
+    moves = table.column("moves").to_numpy()
+    apples = table.column("apples").to_numpy().astype(np.int64)
+    length = table.column("length").to_numpy().astype(np.int64)
+    problems = (
+        (codes < 0, "has an outcome that is not won, died or stuck"),
+        ((moves < 0) | (moves > params["max_moves"]), f"has moves outside 0..{params['max_moves']}"),
+        ((length < 1) | (length > cells), f"has a length outside 1..{cells}"),
+        (length != params["start_length"] + apples, f"has a length that is not {params['start_length']} + its apples"),
+        ((codes == WON) & (length != cells), f"was won with a length below {cells}"),
+    )
+    for bad, what in problems:
+        if bad.any():
+            at = int(np.flatnonzero(bad)[0])
+            return (f"game {int(games[at])} {what} (moves {int(moves[at])}, apples {int(apples[at])}, "
+                    f"length {int(length[at])}): not a possible game")
+    for name in IDENTITY_COLUMNS:
+        if name in table.column_names:
+            column = table.column(name)
+            want = str(params[name]) if name in ("policy", "tail_rule") else int(params[name])
+            values = pc.unique(column.cast(pa.string()) if name in ("policy", "tail_rule") else column).to_pylist()
+            if values != [want]:
+                return f"its {name!r} column holds {short(values[:3])} where its parameters say {want!r}"
+    return None
+
+
+class SweepFile:
+    """One sweep Parquet file opened for checked reading: its footer checked at once (page
+    checksums on, the parameters' hash, every column's type, the row count its writer noted),
+    its rows a batch at a time (`batches`), each checked as it is read (`row_problem`,
+    `values_problem`). Memory is bounded by a batch whatever the file's size.
+
+    Raises SweepFileError naming the file for anything unreadable, foreign or damaged; a
+    MemoryError is never reported as damage."""
+
+    def __init__(self, path):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        self.path = str(path)
+        if os.path.isdir(self.path):
+            raise SweepFileError(path, "is a folder, not a sweep file")
+        try:
+            self.file = pq.ParquetFile(self.path, **READ_OPTIONS)
+            schema = self.file.schema_arrow
+            self.num_rows = self.file.metadata.num_rows
+            meta = self.file.metadata.metadata or {}
+        except FileNotFoundError:
+            raise SweepError(f"sweep file {self.path!r} does not exist") from None
+        except MemoryError:
+            raise
+        except (OSError, ValueError, TypeError, NotImplementedError, pa.ArrowException):
+            raise SweepFileError(path, "is not a readable Parquet file (cut short, damaged, or another format)") \
+                from None
+        self.metadata = meta
+        raw = meta.get(PARQUET_META_KEY)
+        names = schema.names
+        missing = [c for c in RECORD_COLUMNS if c not in names]
+        if raw is None or missing:
+            raise SweepFileError(path, f"is not a fastsnake sweep file (no sweep parameters or columns {missing})")
+        for name, kind in record_types().items():
+            if schema.field(name).type != kind:  # a flipped type in the footer
+                raise SweepFileError(path, f"is damaged (column {name!r} is {schema.field(name).type}, not {kind})")
+        digest = meta.get(PARQUET_META_HASH_KEY)
+        if digest is not None and hashlib.sha256(raw).hexdigest().encode() != digest:
+            raise SweepFileError(path, "is damaged (its sweep parameters do not match their hash)")
+        try:
+            params = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise SweepFileError(path, "is damaged (its sweep parameters are not valid JSON)") from None
+        problem = parameters_problem(params)
+        if problem:
+            raise SweepFileError(path, f"is damaged ({problem})")
+        if params.get("format") == SWEEP_FORMAT:
+            if digest is None:
+                raise SweepFileError(path, "is damaged (its sweep parameters have no hash)")
+            absent = [c for c in IDENTITY_COLUMNS if c not in names]
+            if absent:
+                raise SweepFileError(path, f"is damaged (no {absent[0]!r} column)")
+        stored = _stored_row_count(meta)
+        if stored is not None and stored != self.num_rows:
+            raise SweepFileError(path, f"is damaged ({self.num_rows} rows where {stored} were written)")
+        self.parameters = params
+        try:
+            self.run = json.loads(meta[RUN_META_KEY]) if RUN_META_KEY in meta else {}
+        except ValueError:
+            self.run = {}
+
+    def batches(self, first: int | None = None, *, check: bool = True, batch_rows: int = BATCH_ROWS):
+        """The file's rows as pyarrow tables of at most `batch_rows` rows, in order; with `check`
+        (default) each must hold games first, first+1, … (default: the parameters' first game)
+        with their own seeds and possible values. SweepFileError at the first damaged batch."""
+        import pyarrow as pa
+
+        params = self.parameters
+        expected = int(params.get("first_game", 0)) if first is None else first
+        rows = 0
+        try:
+            for table in self._tables(batch_rows):
+                # The footer (names, lengths, null flags) has no page checksum: validation sees a flip.
+                table.validate(full=True)
+                for name in RECORD_COLUMNS:
+                    if table.column(name).null_count:
+                        raise SweepFileError(self.path, f"is damaged (column {name!r} has nulls)")
+                if check:
+                    problem = row_problem(table, params, expected) or values_problem(table, params)
+                    if problem:
+                        raise SweepFileError(self.path, f"is damaged ({problem})")
+                expected += table.num_rows
+                rows += table.num_rows
+                yield table
+        except MemoryError:
+            raise
+        except (OSError, ValueError, TypeError, NotImplementedError, pa.ArrowException) as exc:
+            if isinstance(exc, SweepFileError):
+                raise
+            # pyarrow's own text is a paragraph; the cause fits in a clause
+            if "checksum" in str(exc).lower():
+                raise SweepFileError(self.path, "is damaged (a page checksum does not match)") from None
+            raise SweepFileError(self.path, "is not a readable Parquet file (cut short, damaged, or another format)") \
+                from None
+        if rows != self.num_rows:
+            raise SweepFileError(self.path, f"is damaged ({rows} rows read where its footer says {self.num_rows})")
+
+    def _tables(self, batch_rows: int):
+        """The rows a row group at a time, cut into tables of at most `batch_rows` rows. Not
+        `iter_batches`, whose memory grows with the file (2 GB over a 10⁸-row file, 200 MB this way)."""
+        import pyarrow as pa
+
+        for group in range(self.file.num_row_groups):
+            for batch in self.file.read_row_group(group).to_batches(max_chunksize=batch_rows):
+                yield pa.Table.from_batches([batch])
+
+    def read(self, first: int | None = None, *, check: bool = True):
+        """Every row as one pyarrow table (memory: the whole file), checked as `batches` does."""
+        import pyarrow as pa
+
+        parts = list(self.batches(first, check=check))
+        if not parts:
+            return self.file.schema_arrow.empty_table().replace_schema_metadata(self.metadata)
+        return pa.concat_tables(parts).replace_schema_metadata(self.metadata)
+
+
+def read_parquet(path):
+    """(parameters dict, pyarrow table) of a sweep file, every row checked; SweepError if it is not
+    one or is damaged. A sweep folder (or either) is read by `fastsnake.snake.store.read_sweep`."""
+    if os.path.isdir(str(path)):
+        raise SweepError(f"{str(path)!r} is a sweep folder, not a sweep file (read it with store.read_sweep)")
+    if not os.path.lexists(str(path)):
+        raise SweepError(f"sweep file {str(path)!r} does not exist")
+    sweep = SweepFile(path)
+    try:
+        return sweep.parameters, sweep.read()
+    except SweepFileError as exc:
+        raise SweepError(f"sweep file {str(path)!r} {exc.reason}; it cannot be trusted: run the sweep again") \
+            from None
+
+
+def read_sweep_table(path):
+    """(parameters, table) of one sweep Parquet file, its footer and page checksums verified but
+    not its rows (`read_parquet` checks those too); SweepError naming the file."""
+    sweep = SweepFile(path)
+    return sweep.parameters, sweep.read(check=False)
+
+
+def record_types() -> dict:
+    """The Arrow type of each record column, as `rows_table` writes it."""
+    schema = rows_table(np.zeros((0, 4), np.int64), 0, 0, {}, identity=False).schema
+    return {name: schema.field(name).type for name in RECORD_COLUMNS}
+
+
+def _stored_row_count(meta: dict) -> int | None:
+    """The row count a writer noted in the file's key-value metadata (None for files without)."""
+    raw = meta.get(ROWS_META_KEY)
+    try:
+        return None if raw is None else int(raw)
+    except ValueError:
+        return -1
+
+
+def row_problem(table, params: dict, first: int | None = None) -> str | None:
+    """Why the rows of `table` are not games first, first+1, ... of the sweep `params` describes
+    (each with the seed its index derives), or None. Catches what a page checksum cannot: a
+    file of another sweep, rows out of order, a damaged footer."""
+    try:
+        base_seed = int(params["seed"])
+        first = int(params.get("first_game", 0)) if first is None else first
+        if not (0 <= base_seed < 2**64 and 0 <= first < 2**62):
+            raise ValueError
+    except (KeyError, TypeError, ValueError, OverflowError):
+        return "its sweep parameters have no valid seed"
+    games = table.column("game").to_numpy(zero_copy_only=False)
+    if games.shape[0] == 0:
+        return None
+    expected = np.arange(first, first + games.shape[0], dtype=np.int64)
+    if not np.array_equal(games, expected):
+        at = int(np.flatnonzero(games != expected)[0])
+        return f"row {at} holds game {int(games[at])} where game {int(expected[at])} belongs"
+    seeds = table.column("seed").to_numpy(zero_copy_only=False).astype(np.uint64)
+    want = game_seeds(np.uint64(base_seed), np.int64(first), np.int64(games.shape[0]))
+    if not np.array_equal(seeds, want):
+        at = int(np.flatnonzero(seeds != want)[0])
+        return f"game {int(games[at])} has seed {int(seeds[at])}, not the seed {int(want[at])} of seed {base_seed}"
+    return None
+
+
+def valid_games(table, base_seed: int, first: int, games: int) -> np.ndarray:
+    """The game indices of `table`'s rows that are games of the sweep (inside first .. first+games-1
+    and with the seed their index derives), sorted: what `verify` counts as found."""
+    index = table.column("game").to_numpy(zero_copy_only=False).astype(np.int64)
+    seeds = table.column("seed").to_numpy(zero_copy_only=False).astype(np.uint64)
+    inside = (index >= first) & (index < first + games)
+    index, seeds = index[inside], seeds[inside]
+    good = seeds == seeds_of_games(np.uint64(base_seed), index)
+    return np.sort(index[good])

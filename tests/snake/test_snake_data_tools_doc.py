@@ -1,0 +1,75 @@
+"""docs/data-tools.md runs as written, and what DuckDB, polars and pandas compute from the files is
+what fastsnake's own summaries say (issue 36: files any data tool can query)."""
+
+import re
+import runpy
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fastsnake
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "data-tools.md"
+_BLOCK = re.compile(r"\n```python\n(?P<code>.*?)\n```", re.S)
+
+pytest.importorskip("duckdb")
+pytest.importorskip("polars")
+pytest.importorskip("pandas")
+
+
+@pytest.fixture(scope="module")
+def doc(tmp_path_factory):
+    """Every python block of the page run in order, as one script in a fresh folder."""
+    folder = tmp_path_factory.mktemp("data-tools")
+    script = folder / "data_tools_doc.py"
+    script.write_text("\n\n".join(m["code"] for m in _BLOCK.finditer(DOC.read_text())))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        namespace = runpy.run_path(str(script))
+        namespace["folder"] = folder
+        yield namespace
+
+
+def _moves(path):
+    return fastsnake.snake.store.read_sweep(path)[1].column("moves").to_numpy()
+
+
+def test_duckdb_groups_files_and_a_folder_by_policy_and_board(doc):
+    rows = doc["per_policy"].to_dict("records")
+    assert [(r["policy"], r["rows"], r["games"]) for r in rows] == [("cycle", 6, 400), ("greedy", 6, 400),
+                                                                   ("greedy", 8, 400)]
+    for r, name in zip(rows, ("cycle6.parquet", "greedy6.parquet", "greedy8"), strict=True):
+        moves = _moves(doc["folder"] / name)
+        assert r["moves_mean"] == pytest.approx(moves.mean())
+        assert r["moves_ci95_half"] == pytest.approx(1.96 * moves.std(ddof=1) / np.sqrt(len(moves)))
+
+
+def test_the_worst_games_are_those_with_most_moves(doc):
+    worst = doc["worst"]
+    greedy = _moves(doc["folder"] / "greedy6.parquet")
+    assert worst[worst.policy == "greedy"]["moves"].tolist() == sorted(greedy)[::-1][:3]
+
+
+def test_polars_and_pandas_agree_with_the_summaries(doc):
+    summary = doc["summary"].to_dicts()
+    assert [(s["policy"], s["rows"], s["games"]) for s in summary] == [("cycle", 6, 400), ("greedy", 6, 400),
+                                                                      ("greedy", 8, 400)]
+    greedy8 = _moves(doc["folder"] / "greedy8")
+    assert summary[2]["moves_mean"] == pytest.approx(greedy8.mean())
+    table = doc["table"].reset_index()
+    row = table[table["rows"] == 8].iloc[0]
+    sem = greedy8.std(ddof=1) / np.sqrt(len(greedy8))
+    low, high = greedy8.mean() - 1.96 * sem, greedy8.mean() + 1.96 * sem
+    assert (row["ci95_low"], row["ci95_high"]) == (pytest.approx(low), pytest.approx(high))
+
+
+def test_the_paired_join_pairs_game_by_game(doc):
+    g, c = (fastsnake.snake.store.read_sweep(doc["folder"] / n)[1] for n in ("greedy6.parquet", "cycle6.parquet"))
+    outcomes = [tuple(pair) for pair in zip(g.column("outcome").cast("string").to_pylist(),
+                                              c.column("outcome").cast("string").to_pylist(), strict=True)]
+    diff = g.column("moves").to_numpy() - c.column("moves").to_numpy()
+    for row in doc["pair"].to_dict("records"):
+        mine = np.array([o == (row["greedy"], row["cycle"]) for o in outcomes])
+        assert row["games"] == mine.sum() and row["moves_diff"] == pytest.approx(diff[mine].mean())
+    assert doc["pair"]["games"].sum() == 400
