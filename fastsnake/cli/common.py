@@ -215,10 +215,33 @@ def nonnegative_int(text: str) -> int:
     return value
 
 
+# JSON keys renamed in a release: {old: new}. For one release every `--json` output that holds the new
+# key also holds the old one beside it, with the same value, so scripts reading the old name keep
+# working while they move (CHANGELOG.md, "Deprecated", says which release removes each).
+RENAMED_JSON_KEYS = {
+    "losses": "deaths",  # 0.2.0: a game that ends by collision "died" everywhere; removed in 0.3.0
+    "moves_seed": "tile_moves",  # 0.2.0: puzzle solve's tile-direction list; removed in 0.3.0
+}
+_OLD_KEY_OF = {new: old for old, new in RENAMED_JSON_KEYS.items()}
+
+
+def _with_old_keys(obj: dict) -> dict:
+    """`obj` with each renamed key's old name right after the new one (unless already there)."""
+    if not any(key in _OLD_KEY_OF for key in obj):
+        return obj
+    out = {}
+    for key, value in obj.items():
+        out[key] = value
+        old = _OLD_KEY_OF.get(key)
+        if old is not None and old not in obj:
+            out[old] = value
+    return out
+
+
 def _clean(value):
-    """Make numpy scalars/arrays and non-finite floats JSON-safe."""
+    """Make numpy scalars/arrays and non-finite floats JSON-safe; add renamed keys' old names."""
     if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
+        return {str(k): _clean(v) for k, v in _with_old_keys(value).items()}
     if isinstance(value, (list, tuple)):
         return [_clean(v) for v in value]
     if hasattr(value, "tolist"):

@@ -189,7 +189,6 @@ def cmd_solve(args):
         P.save_solution(args.save, result)
     out = result.as_dict()
     out["tile_moves"] = None if result.moves is None else [P.TILE_MOVE_NAMES[m] for m in result.moves]
-    out["moves_seed"] = out["tile_moves"]  # the old key, kept for scripts written against it
     if not args.json:
         from fastsnake.puzzle import MAX_CELLS_ANY
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 
 from fastsnake.cli import common
@@ -115,6 +116,8 @@ def register_report(subparsers) -> None:
                    help="pick the N games with the fewest moves per policy (default 10)")
     p.add_argument("--died", type=common.nonnegative_int, default=None, metavar="N",
                    help="pick every game that died, and every stuck one, up to N each per policy (default 20)")
+    # 0.1.0's spelling of --died, renamed without notice: works again, with a warning, until 0.3.0 (CHANGELOG.md).
+    p.add_argument("--lost", type=common.nonnegative_int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--random", type=common.nonnegative_int, default=None, metavar="N",
                    help="pick N games uniformly at random per policy (default 10)")
     p.add_argument("--pick", action="append", default=[], metavar="EXPR",
@@ -132,6 +135,11 @@ def cmd_report(args):
     if not args.out.endswith((".html", ".htm")):
         raise InputError(f"--out {args.out!r}: the report is an HTML page; name it *.html")
     common.check_output("--out", args.out)
+    if args.lost is not None:
+        if args.died is not None:
+            raise InputError("give the count once, with --died (--lost is its deprecated spelling)")
+        common.log("fastsnake: warning: 'report --lost' is deprecated; use --died")
+        args.died = args.lost
     result = fastsnake.report(args.inputs, args.out, worst=args.worst, best=args.best, died=args.died,
                               random=args.random, picks=args.pick, sample=args.sample, title=args.title,
                               progress=not args.json)

@@ -33,7 +33,7 @@ from fastsnake.snake.policies import (
 )
 from fastsnake.snake.policies.user import Policy
 from fastsnake.snake.replay import Replay, load_replay, play_game, replay_from_sweep, save_replay
-from fastsnake.snake.stats import summary_rows
+from fastsnake.snake.stats import RENAMED_KEYS, summary_rows
 from fastsnake.snake.sweep import (
     ParquetStream,
     SweepError,
@@ -541,7 +541,11 @@ def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max
 def compare_table(results):
     import pyarrow as pa
 
-    return pa.Table.from_pylist([_flat(r.summary) for r in results])
+    table = pa.Table.from_pylist([_flat(r.summary) for r in results])
+    for old, new in RENAMED_KEYS.items():  # the old column beside the new one for a release (CHANGELOG.md)
+        if new in table.column_names and old not in table.column_names:
+            table = table.add_column(table.column_names.index(new) + 1, old, table[new])
+    return table
 
 
 def write_compare(results, path) -> None:
