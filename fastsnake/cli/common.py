@@ -258,6 +258,29 @@ def emit_json(obj) -> None:
     _json_written = True
 
 
+# Text output: a value longer than this is shown as its head and tail (a 20x20 puzzle's moves are
+# ~23,000 letters on one line); --json, and the verb's file option, keep it whole.
+TERMINAL_MAX_CHARS = 200
+_HEAD_CHARS, _TAIL_CHARS = 120, 40
+
+
+def abridged(text: str, unit: str, whole: str) -> str:
+    """`text` as it is if short, else its head, ' … ', its tail, how many `unit`s (one a character)
+    and `whole`: where all of it is (e.g. "--json or --save FILE")."""
+    if len(text) <= TERMINAL_MAX_CHARS:
+        return text
+    return f"{text[:_HEAD_CHARS]} … {text[-_TAIL_CHARS:]} ({len(text):,} {unit}; all of them with {whole})"
+
+
+def kernel_time_name() -> str:
+    """What a result's `compile_seconds` measured: loading (or compiling) the kernels, or, in an
+    interpreted run (numba's JIT off, e.g. the tier's small first call), no kernel at all but the
+    same warm-up call run by the interpreter."""
+    from numba.core import config
+
+    return "interpreted warm-up (no compiled kernels)" if config.DISABLE_JIT else "loading compiled kernels"
+
+
 def log(message: str) -> None:
     sys.stderr.write(message + "\n")
     sys.stderr.flush()

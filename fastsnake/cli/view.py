@@ -24,7 +24,7 @@ def register(subparsers) -> None:
         epilog=common.examples(
             "fastsnake view died.npz --play --show cycle          # a replay made by 'replay' or 'play --replay'",
             "fastsnake view died.npz --export died.gif --every 5  # no window (e.g. over ssh): an animated GIF",
-            "fastsnake view tour.json --export frames/            # PNG frames of a tour, solution or reach set",
+            "fastsnake view s.json --export frames/               # PNG frames of a puzzle solution, tour or reach set",
         ),
     )
     p.add_argument("file", metavar="FILE", help="a .npz replay, a puzzle solution, or a tour/reach file")
@@ -105,7 +105,7 @@ def register_report(subparsers) -> None:
             "fastsnake report sweep.parquet --out report.html",
             "fastsnake report c.parquet --out compare.html --worst 5 --pick 41   # compare file: a section a policy",
             "fastsnake report big/ --out big.html --random 50                      # a sweep folder, streamed",
-            "fastsnake report died.npz solution.json --out games.html              # just the player",
+            "fastsnake report died.npz s.json --out games.html                     # just the player",
         ),
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="sweep files or folders, compare files, viewer files")
