@@ -109,7 +109,8 @@ def register(sub) -> None:
     p = sub.add_parser("sweep", help="play many games of one policy; summary and per-game records",
                        epilog=_policy_list(
                            "fastsnake sweep --policy cycle --size 10 --games 1000000 --out sweep.parquet",
-                           "fastsnake sweep --policy greedy --size 10 --games 10000 --out greedy.parquet --plot greedy.png",
+                           "fastsnake sweep --policy greedy --size 10 --games 10000 --out greedy.parquet "
+                           "--plot greedy.png",
                            "fastsnake sweep --policy cycle --size 20 --games 2000000 --out big/  # resumable folder",
                            "fastsnake sweep --resume big/                                        # finish it later"))
     need = p.add_argument_group("required (all but --resume DIR)")

@@ -58,8 +58,3 @@ def table_view(table, policy: str, config):
     moves = table.column("moves").to_numpy()
     return SimpleNamespace(policy=policy, games=len(moves), config=config, outcome=outcome,
                            moves=moves, apples=table.column("apples").to_numpy())
-
-
-def plot_table(table, spec, path) -> None:
-    """Plot a sweep folder's records (a pyarrow table) like an in-memory sweep."""
-    plot_sweeps([table_view(table, spec.policy, spec.config)], path)
