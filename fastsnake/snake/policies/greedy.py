@@ -22,8 +22,8 @@ from fastsnake.snake.engine import (
     G_OCC,
     lay_body_random,
     play_recorded,
+    start_path,
     sweep_chunk,
-    sweep_path,
 )
 from fastsnake.snake.policies import EnginePolicy, no_params
 
@@ -33,7 +33,7 @@ W_ASTAR, W_BFS, W_PATH0, W_NONE = range(4)
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
     n = cfg[CFG_ROWS] * cfg[CFG_COLS]
-    return astar_buffers(n), bfs_buffers(n), sweep_path(cfg[CFG_ROWS], cfg[CFG_COLS]), np.empty(0, np.int32)
+    return astar_buffers(n), bfs_buffers(n), start_path(cfg[CFG_ROWS], cfg[CFG_COLS]), np.empty(0, np.int32)
 
 
 @njit(cache=True)
