@@ -112,61 +112,6 @@ def _rehash(table, tkey, states, nodes, nwords):
         tkey[slot] = states[j * nwords]
 
 
-@njit(cache=True, inline="always")
-def _is_goal(states, j, goal_words):
-    """Whether node j's packed board is the goal's."""
-    nwords = len(goal_words)
-    for w in range(nwords):
-        if states[j * nwords + w] != goal_words[w]:
-            return False
-    return True
-
-
-@njit(cache=True, inline="always")
-def _unpack(states, j, nwords, n, bits, per, board):
-    """Node j's board into `board`; returns the blank's cell."""
-    blank = 0
-    for cell in range(n):
-        t = _get(states, j * nwords, cell, bits, per)
-        board[cell] = t
-        if t == 0:
-            blank = cell
-    return blank
-
-
-@njit(cache=True, inline="always")
-def _child_words(states, j, child, t, a, blank, bits, per):
-    """The child's packed board in `child`: node j's words with tile t moved from cell a into `blank`."""
-    nwords = len(child)
-    for w in range(nwords):
-        child[w] = states[j * nwords + w]
-    wa = a // per
-    sa = np.uint64((a % per) * bits)
-    wb = blank // per
-    sb = np.uint64((blank % per) * bits)
-    child[wa] &= ~(np.uint64((1 << bits) - 1) << sa)
-    child[wb] |= np.uint64(t) << sb
-
-
-@njit(cache=True, inline="always")
-def _child_h(kind, parent_h, md, goalpos, n, t, a, blank, board, hc, idx, hl, buf):
-    """h of the child where tile t slid from cell a into `blank` (`board` is the parent's, left as
-    it was). Cheap heuristics are updated from the parent's value; the rest are evaluated from
-    scratch (a call that costs more than the whole update)."""
-    if kind == H_MANHATTAN:
-        return parent_h + md[t * n + blank] - md[t * n + a]
-    if kind == H_ZERO:
-        return 0
-    if kind == H_MISPLACED:
-        return parent_h + (goalpos[t] != blank) - (goalpos[t] != a)
-    board[blank] = t
-    board[a] = 0
-    h = scratch_heuristic(board, hc, idx, hl, buf)
-    board[a] = t
-    board[blank] = 0
-    return h
-
-
 @njit(cache=True, nogil=True)
 def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, heap, st,
                board, child, idx, hl, buf, budget):
@@ -201,12 +146,23 @@ def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, h
         gj = (key >> 48) - hj
         if gj != g[j]:
             continue  # a stale entry: this node was reached again more cheaply
-        if hj == 0 and _is_goal(states, j, goal_words):
-            st[C_GOAL] = j
-            status = A_FOUND
-            break
+        if hj == 0:
+            at_goal = True
+            for w in range(nwords):
+                if states[j * nwords + w] != goal_words[w]:
+                    at_goal = False
+                    break
+            if at_goal:
+                st[C_GOAL] = j
+                status = A_FOUND
+                break
         expanded += 1
-        blank = _unpack(states, j, nwords, n, bits, per, board)
+        blank = 0
+        for cell in range(n):
+            t = _get(states, j * nwords, cell, bits, per)
+            board[cell] = t
+            if t == 0:
+                blank = cell
         back = pmove[j] ^ 1
         for m in range(4):
             if m == back:
@@ -216,7 +172,15 @@ def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, h
                 continue
             generated += 1
             t = board[a]
-            _child_words(states, j, child, t, a, blank, bits, per)
+            # Child words: the parent's with the two changed cells rewritten.
+            for w in range(nwords):
+                child[w] = states[j * nwords + w]
+            wa = a // per
+            sa = np.uint64((a % per) * bits)
+            wb = blank // per
+            sb = np.uint64((blank % per) * bits)
+            child[wa] &= ~(np.uint64((1 << bits) - 1) << sa)
+            child[wb] |= np.uint64(t) << sb
             slot, k = _find(table, tkey, states, child, 0, nwords)
             ng = np.int64(g[j]) + 1
             if k >= 0:
@@ -227,7 +191,20 @@ def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, h
                 pmove[k] = m
                 hsize = heap_push(heap, hsize, ((ng + np.int64(hv[k])) << 48) | (np.int64(hv[k]) << 32) | k)
                 continue
-            h = _child_h(kind, np.int64(hv[j]), md, goalpos, n, t, a, blank, board, hc, idx, hl, buf)
+            # Cheap heuristics are updated from the parent's value; the rest are
+            # evaluated from scratch (a call that costs more than the whole update).
+            if kind == H_MANHATTAN:
+                h = np.int64(hv[j]) + md[t * n + blank] - md[t * n + a]
+            elif kind == H_ZERO:
+                h = 0
+            elif kind == H_MISPLACED:
+                h = np.int64(hv[j]) + (goalpos[t] != blank) - (goalpos[t] != a)
+            else:
+                board[blank] = t
+                board[a] = 0
+                h = scratch_heuristic(board, hc, idx, hl, buf)
+                board[a] = t
+                board[blank] = 0
             k = nodes
             nodes += 1
             for w in range(nwords):

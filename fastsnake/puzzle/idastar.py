@@ -87,101 +87,6 @@ def _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, h
     return best
 
 
-@njit(cache=True, inline="always")
-def _pdb_advance(t, m, d, n, nlk, ngroups, lk_grp, lk_slot, dcell, idx, hl, sv_idx, sv_hl, new_idx, new_hl,
-                 ranked, pc):
-    """Step down to the child where tile t moved (blank move m): save the entries of depth d that
-    the child's table indices and sums (`new_idx`/`new_hl`, from `_pdb_child`) overwrite."""
-    for l in range(nlk):
-        g = lk_grp[l * n + t]
-        slot = l * ngroups + g
-        sv_idx[d * nlk + l] = idx[slot]
-        sv_hl[d * nlk + l] = hl[l]
-        idx[slot] = new_idx[l]
-        hl[l] = new_hl[l]
-        if ranked:
-            pc[slot * MAX_GROUP + lk_slot[l * n + t]] += dcell[l * 4 + m]
-
-
-@njit(cache=True, inline="always")
-def _pdb_restore(t, back, d, n, nlk, ngroups, lk_grp, lk_slot, dcell, idx, hl, sv_idx, sv_hl, ranked, pc):
-    """Step back up to depth d, undoing `_pdb_advance` of tile t's move `back`: no table access."""
-    for l in range(nlk):
-        g = lk_grp[l * n + t]
-        idx[l * ngroups + g] = sv_idx[d * nlk + l]
-        hl[l] = sv_hl[d * nlk + l]
-        if ranked:
-            pc[(l * ngroups + g) * MAX_GROUP + lk_slot[l * n + t]] -= dcell[l * 4 + back]
-
-
-@njit(cache=True, inline="always")
-def _conflicts_change(board, goalpos, rows, cols, t, a, blank, m, buf):
-    """Change of the linear-conflict term when tile t slides from cell a into cell `blank` (blank
-    move m). Only the tile's own goal line can change its conflicts, and only when the tile enters
-    or leaves that line. The board is left as it was."""
-    if m < 2:
-        line = goalpos[t] // cols
-        crosses = line == a // cols or line == blank // cols
-    else:
-        line = goalpos[t] % cols
-        crosses = line == a % cols or line == blank % cols
-    if not crosses:
-        return 0
-    before = line_conflicts(board, goalpos, rows, cols, line, m < 2, buf)
-    board[blank] = t
-    board[a] = 0
-    after = line_conflicts(board, goalpos, rows, cols, line, m < 2, buf)
-    board[a] = t
-    board[blank] = 0
-    return 2 * (after - before)
-
-
-@njit(cache=True, inline="always")
-def _at_goal(board, goalpos, n):
-    """Whether every tile is on its goal cell."""
-    for tt in range(1, n):
-        if board[goalpos[tt]] != tt:
-            return False
-    return True
-
-
-@njit(cache=True, inline="always")
-def _child_h(hc, t, m, a, blank, d, h, limit, board, buf, wdv, wdh, idx, hl, new_idx, new_hl, ranked, pc):
-    """(h, walking-distance row and column indices or 0, 0) of the child at depth d + 1 where tile
-    t slides from cell a into cell `blank` (blank move m), from the parent's h (and indices
-    wdv[d], wdh[d]). The PDB child's table indices and sums go to new_idx/new_hl; a PDB lookup
-    stops early past `limit`."""
-    iv = 0
-    ih = 0
-    kind = hc[HC_KIND]
-    rows = hc[HC_ROWS]
-    cols = hc[HC_COLS]
-    goalpos = hc[HC_GOALPOS]
-    md = hc[HC_MD]
-    n = rows * cols
-    if kind == H_MANHATTAN:
-        return h + md[t * n + blank] - md[t * n + a], iv, ih
-    if kind == H_PDB:
-        nh = _pdb_child(t, m, n, hc[HC_PDB], hc[HC_PDB_OFF], hc[HC_LK_GRP], hc[HC_LK_MULT], hc[HC_DCELL],
-                        hc[HC_NLK], hc[HC_NGROUPS], idx, hl, limit, new_idx, new_hl, ranked, hc[HC_LK_SLOT],
-                        hc[HC_GSIZE], hc[HC_GCOMPACT], hc[HC_POP], pc)
-        return nh, iv, ih
-    if kind == H_LINEAR:
-        nh = h + md[t * n + blank] - md[t * n + a] + _conflicts_change(board, goalpos, rows, cols, t, a, blank, m, buf)
-        return nh, iv, ih
-    if kind == H_WALKING:
-        iv = wdv[d]
-        ih = wdh[d]
-        if m < 2:
-            iv = hc[HC_WDV_NEXT][(iv * 2 + m) * rows + goalpos[t] // cols]
-        else:
-            ih = hc[HC_WDH_NEXT][(ih * 2 + (m - 2)) * cols + goalpos[t] % cols]
-        return np.int64(hc[HC_WDV_DIST][iv]) + np.int64(hc[HC_WDH_DIST][ih]), iv, ih
-    if kind == H_MISPLACED:
-        return h + (goalpos[t] != blank) - (goalpos[t] != a), iv, ih
-    return 0, iv, ih
-
-
 @njit(cache=True, nogil=True)
 def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_hl, budget):
     """Continue the current iteration for at most `budget` generated nodes.
@@ -190,14 +95,26 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
     step down saves the entries it overwrites in sv_idx/sv_hl[depth*nlk + l], so
     stepping back restores them without any table access."""
     kind = hc[HC_KIND]
+    rows = hc[HC_ROWS]
+    cols = hc[HC_COLS]
     goalpos = hc[HC_GOALPOS]
+    md = hc[HC_MD]
+    pdb = hc[HC_PDB]
+    p_off = hc[HC_PDB_OFF]
     lk_grp = hc[HC_LK_GRP]
+    lk_mult = hc[HC_LK_MULT]
     nlk = hc[HC_NLK]
     ngroups = hc[HC_NGROUPS]
     dcell = hc[HC_DCELL]
+    wdv_next = hc[HC_WDV_NEXT]
+    wdv_dist = hc[HC_WDV_DIST]
+    wdh_next = hc[HC_WDH_NEXT]
+    wdh_dist = hc[HC_WDH_DIST]
     lk_slot = hc[HC_LK_SLOT]
+    gsize = hc[HC_GSIZE]
     gcompact = hc[HC_GCOMPACT]
-    n = hc[HC_ROWS] * hc[HC_COLS]
+    pop = hc[HC_POP]
+    n = rows * cols
     new_idx = np.empty(max(nlk, 1), np.int64)
     new_hl = np.empty(max(nlk, 1), np.int64)
     buf = np.empty(LINE_CONFLICT_BUF, np.int64)
@@ -227,8 +144,13 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
             prev = nbr[blank * 4 + (path[d - 1] ^ 1)]
             t = board[prev]
             if kind == H_PDB:
-                _pdb_restore(t, path[d - 1], d - 1, n, nlk, ngroups, lk_grp, lk_slot, dcell, idx, hl,
-                             sv_idx, sv_hl, ranked, pc)
+                back = path[d - 1]
+                for l in range(nlk):
+                    g = lk_grp[l * n + t]
+                    idx[l * ngroups + g] = sv_idx[(d - 1) * nlk + l]
+                    hl[l] = sv_hl[(d - 1) * nlk + l]
+                    if ranked:
+                        pc[(l * ngroups + g) * MAX_GROUP + lk_slot[l * n + t]] -= dcell[l * 4 + back]
             board[blank] = t
             board[prev] = 0
             blank = prev
@@ -245,16 +167,65 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
             break
         generated += 1
         t = board[a]
-        nh, iv, ih = _child_h(hc, t, m, a, blank, d, hst[d], bound - d - 1, board, buf, wdv, wdh, idx, hl,
-                              new_idx, new_hl, ranked, pc)
+        h = hst[d]
+        iv = 0
+        ih = 0
+        # Tile t slides from cell a into cell `blank`.
+        if kind == H_MANHATTAN:
+            nh = h + md[t * n + blank] - md[t * n + a]
+        elif kind == H_PDB:
+            nh = _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, hl,
+                            bound - d - 1, new_idx, new_hl, ranked, lk_slot, gsize, gcompact, pop,
+                            pc)
+        elif kind == H_LINEAR:
+            nh = h + md[t * n + blank] - md[t * n + a]
+            # Only the tile's own goal line can change its conflicts, and only when
+            # the tile enters or leaves that line.
+            if m < 2:
+                line = goalpos[t] // cols
+                crosses = line == a // cols or line == blank // cols
+            else:
+                line = goalpos[t] % cols
+                crosses = line == a % cols or line == blank % cols
+            if crosses:
+                before = line_conflicts(board, goalpos, rows, cols, line, m < 2, buf)
+                board[blank] = t
+                board[a] = 0
+                after = line_conflicts(board, goalpos, rows, cols, line, m < 2, buf)
+                board[a] = t
+                board[blank] = 0
+                nh += 2 * (after - before)
+        elif kind == H_WALKING:
+            iv = wdv[d]
+            ih = wdh[d]
+            if m < 2:
+                iv = wdv_next[(iv * 2 + m) * rows + goalpos[t] // cols]
+            else:
+                ih = wdh_next[(ih * 2 + (m - 2)) * cols + goalpos[t] % cols]
+            nh = np.int64(wdv_dist[iv]) + np.int64(wdh_dist[ih])
+        elif kind == H_MISPLACED:
+            nh = h
+            if goalpos[t] != blank:
+                nh += 1
+            if goalpos[t] != a:
+                nh -= 1
+        else:
+            nh = 0
         f = d + 1 + nh
         if f > bound:
             if f < next_bound:
                 next_bound = f
             continue
         if kind == H_PDB:
-            _pdb_advance(t, m, d, n, nlk, ngroups, lk_grp, lk_slot, dcell, idx, hl, sv_idx, sv_hl, new_idx,
-                         new_hl, ranked, pc)
+            for l in range(nlk):
+                g = lk_grp[l * n + t]
+                slot = l * ngroups + g
+                sv_idx[d * nlk + l] = idx[slot]
+                sv_hl[d * nlk + l] = hl[l]
+                idx[slot] = new_idx[l]
+                hl[l] = new_hl[l]
+                if ranked:
+                    pc[slot * MAX_GROUP + lk_slot[l * n + t]] += dcell[l * 4 + m]
         elif kind == H_WALKING:
             wdv[d + 1] = iv
             wdh[d + 1] = ih
@@ -265,9 +236,15 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
         d += 1
         hst[d] = nh
         nxt[d] = 0
-        if nh == 0 and _at_goal(board, goalpos, n):
-            status = IDA_FOUND
-            break
+        if nh == 0:
+            at_goal = True
+            for tt in range(1, n):
+                if board[goalpos[tt]] != tt:
+                    at_goal = False
+                    break
+            if at_goal:
+                status = IDA_FOUND
+                break
         expanded += 1
     st[S_DEPTH] = d
     st[S_BLANK] = blank
