@@ -14,7 +14,7 @@ Every name is imported on first use, so ``import fastsnake`` stays cheap.
 
 from fastsnake._numba_cache import configure_numba_cache
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # the one home of the version (pyproject.toml reads it); CHANGELOG.md
 
 # Must run before any submodule defines a cached kernel.
 configure_numba_cache()

@@ -53,24 +53,50 @@ def part_fingerprint(part: str) -> str:
     return f"{part or 'top'}-{digest.hexdigest()}"
 
 
-def configure_numba_cache() -> None:
+@lru_cache(maxsize=None)
+def locator_base():
+    """The one class built on numba's private cache-locator API (`caching._CacheLocator` and
+    `_SourceFileBackedLocatorMixin`; pyproject.toml caps numba at the versions tested with it):
+    a locator for kernels defined in a source file, filed under the folder `cache_path(py_file)`
+    of a subclass, for the files its `serves(py_file)` accepts. Ours (below) and the user-policy
+    kernels' (`fastsnake.snake.policies.user_cache`) subclass it."""
     from numba.core import caching
 
-    class FastsnakeCacheLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    class CacheLocatorBase(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
         def __init__(self, py_func, py_file):
             self._py_file = py_file
             self._lineno = py_func.__code__.co_firstlineno
-            part = _part_of(Path(py_file))
-            self._cache_path = str(cache_root() / part_fingerprint(part) / Path(py_file).stem)
+            self._cache_path = str(self.cache_path(Path(py_file)))
+
+        @classmethod
+        def serves(cls, py_file: Path) -> bool:
+            raise NotImplementedError
+
+        def cache_path(self, py_file: Path) -> Path:
+            raise NotImplementedError
 
         def get_cache_path(self):
             return self._cache_path
 
         @classmethod
         def from_function(cls, py_func, py_file):
-            if _part_of(Path(py_file)) is None:
+            if not cls.serves(Path(py_file)):
                 return None
             return super().from_function(py_func, py_file)
+
+    return CacheLocatorBase
+
+
+def configure_numba_cache() -> None:
+    from numba.core import caching
+
+    class FastsnakeCacheLocator(locator_base()):
+        @classmethod
+        def serves(cls, py_file: Path) -> bool:
+            return _part_of(py_file) is not None
+
+        def cache_path(self, py_file: Path) -> Path:
+            return cache_root() / part_fingerprint(_part_of(py_file)) / py_file.stem
 
     locators = caching.CacheImpl._locator_classes
     if not any(k.__name__ == FastsnakeCacheLocator.__name__ for k in locators):

@@ -222,10 +222,33 @@ def nonnegative_int(text: str) -> int:
     return value
 
 
+# JSON keys renamed in a release: {old: new}. For one release every `--json` output that holds the new
+# key also holds the old one beside it, with the same value, so scripts reading the old name keep
+# working while they move (CHANGELOG.md, "Deprecated", says which release removes each).
+RENAMED_JSON_KEYS = {
+    "losses": "deaths",  # 0.2.0: a game that ends by collision "died" everywhere; removed in 0.3.0
+    "moves_seed": "tile_moves",  # 0.2.0: puzzle solve's tile-direction list; removed in 0.3.0
+}
+_OLD_KEY_OF = {new: old for old, new in RENAMED_JSON_KEYS.items()}
+
+
+def _with_old_keys(obj: dict) -> dict:
+    """`obj` with each renamed key's old name right after the new one (unless already there)."""
+    if not any(key in _OLD_KEY_OF for key in obj):
+        return obj
+    out = {}
+    for key, value in obj.items():
+        out[key] = value
+        old = _OLD_KEY_OF.get(key)
+        if old is not None and old not in obj:
+            out[old] = value
+    return out
+
+
 def _clean(value):
-    """Make numpy scalars/arrays and non-finite floats JSON-safe."""
+    """Make numpy scalars/arrays and non-finite floats JSON-safe; add renamed keys' old names."""
     if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
+        return {str(k): _clean(v) for k, v in _with_old_keys(value).items()}
     if isinstance(value, (list, tuple)):
         return [_clean(v) for v in value]
     if hasattr(value, "tolist"):
@@ -240,6 +263,29 @@ def emit_json(obj) -> None:
     sys.stdout.write(json.dumps(_clean(obj)) + "\n")
     sys.stdout.flush()
     _json_written = True
+
+
+# Text output: a value longer than this is shown as its head and tail (a 20x20 puzzle's moves are
+# ~23,000 letters on one line); --json, and the verb's file option, keep it whole.
+TERMINAL_MAX_CHARS = 200
+_HEAD_CHARS, _TAIL_CHARS = 120, 40
+
+
+def abridged(text: str, unit: str, whole: str) -> str:
+    """`text` as it is if short, else its head, ' … ', its tail, how many `unit`s (one a character)
+    and `whole`: where all of it is (e.g. "--json or --save FILE")."""
+    if len(text) <= TERMINAL_MAX_CHARS:
+        return text
+    return f"{text[:_HEAD_CHARS]} … {text[-_TAIL_CHARS:]} ({len(text):,} {unit}; all of them with {whole})"
+
+
+def kernel_time_name() -> str:
+    """What a result's `compile_seconds` measured: loading (or compiling) the kernels, or, in an
+    interpreted run (numba's JIT off, e.g. the tier's small first call), no kernel at all but the
+    same warm-up call run by the interpreter."""
+    from numba.core import config
+
+    return "interpreted warm-up (no compiled kernels)" if config.DISABLE_JIT else "loading compiled kernels"
 
 
 def log(message: str) -> None:

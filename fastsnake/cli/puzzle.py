@@ -15,18 +15,24 @@ _HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "walking-distance", 
 
 def register(subparsers) -> None:
     top = subparsers.add_parser("puzzle", help="sliding puzzles: optimal solutions up to 6x6, "
-                                               "short ones up to 100x100")
+                                               "short ones up to 100x100",
+                                epilog=common.examples(
+                                    "fastsnake puzzle solve --size 3x3 --start '012 345 678' --goal '806 547 231'",
+                                    "fastsnake puzzle random --size 4 --count 3 --seed 1",
+                                    "fastsnake puzzle compare --size 3 --count 20",
+                                    "fastsnake puzzle solve --help      # each subverb's options and examples"))
     sub = top.add_subparsers(dest="puzzle_verb", metavar="SUBVERB", parser_class=common.Parser)
     sub.required = True
 
     p = sub.add_parser("solve", help="solve one instance (or a --batch file of them)",
                        epilog=common.examples(
                            "fastsnake puzzle solve --start '8 6 7 2 5 4 3 0 1'",
-                           "fastsnake puzzle solve --start '0 12 9 13 15 11 10 14 3 7 2 5 4 8 6 1' "
-                           "--algorithm idastar --heuristic pdb --json",
+                           "fastsnake puzzle solve --start '13 8 14 3 9 1 0 7 15 5 4 10 12 2 6 11' "
+                           "--algorithm idastar --heuristic pdb --json   # Korf's #55: 41 moves",
                            "fastsnake puzzle random --size 20 | fastsnake puzzle solve --size 20 --batch - "
                            "--algorithm reduce",
-                           "fastsnake puzzle solve --batch korf100.txt --threads 2 --json"))
+                           "fastsnake puzzle random --size 3 --count 50 --seed 1 > eight.txt && "
+                           "fastsnake puzzle solve --batch eight.txt --threads 2 --json"))
     _board_args(p, need_start=True)
     p.add_argument("--batch", metavar="FILE", default=None,
                    help="one instance a line: tiles, optionally '; goal tiles' ('-' = stdin); "
@@ -189,7 +195,6 @@ def cmd_solve(args):
         P.save_solution(args.save, result)
     out = result.as_dict()
     out["tile_moves"] = None if result.moves is None else [P.TILE_MOVE_NAMES[m] for m in result.moves]
-    out["moves_seed"] = out["tile_moves"]  # the old key, kept for scripts written against it
     if not args.json:
         from fastsnake.puzzle import MAX_CELLS_ANY
 
@@ -205,7 +210,7 @@ def cmd_solve(args):
                 why = f" ({fallback}, so reduced)" if fallback else ""
                 print(f"{'optimal length' if result.optimal else 'length (not optimal)'}: "
                       f"{result.length}{why}")
-                print(f"moves (blank): {result.moves or '(none)'}")
+                print(f"moves (blank): {common.abridged(result.moves, 'moves', '--json or --save FILE') or '(none)'}")
             else:
                 print(f"no solution: {result.status}")
             print(f"algorithm: {result.algorithm}, heuristic: {result.heuristic} "
@@ -213,7 +218,7 @@ def cmd_solve(args):
             print(f"nodes generated: {result.nodes_generated:,}, expanded: {result.nodes_expanded:,}")
             mem = f", memory {result.memory_bytes / 2**20:.1f} MiB" if result.memory_bytes else ""
             setup = f", +{result.setup_seconds:.2f} s tables" if result.setup_seconds > 0.01 else ""
-            load = (f", +{result.compile_seconds:.2f} s loading compiled kernels"
+            load = (f", +{result.compile_seconds:.2f} s {common.kernel_time_name()}"
                     if result.compile_seconds > 0.01 else "")
             print(f"time: {result.seconds:.3f} s search{load}{setup}{mem}")
         if args.save:

@@ -109,7 +109,8 @@ def register(sub) -> None:
     p = sub.add_parser("sweep", help="play many games of one policy; summary and per-game records",
                        epilog=_policy_list(
                            "fastsnake sweep --policy cycle --size 10 --games 1000000 --out sweep.parquet",
-                           "fastsnake sweep --policy greedy --size 10 --games 10000 --plot greedy.png",
+                           "fastsnake sweep --policy greedy --size 10 --games 10000 --out greedy.parquet "
+                           "--plot greedy.png",
                            "fastsnake sweep --policy cycle --size 20 --games 2000000 --out big/  # resumable folder",
                            "fastsnake sweep --resume big/                                        # finish it later"))
     need = p.add_argument_group("required (all but --resume DIR)")
@@ -169,7 +170,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("replay", help="re-create a game of a sweep from its seed and save it; or check a replay file",
                        epilog=common.examples(
-                           "fastsnake replay --from sweep.parquet --pick died --out died.npz",
+                           "fastsnake replay --from greedy.parquet --pick died --out died.npz",
                            "fastsnake replay --from sweep.parquet --pick 41 --out game41.npz   # game 41 of the sweep",
                            "fastsnake replay --check died.npz --json"))
     source = p.add_mutually_exclusive_group(required=True)

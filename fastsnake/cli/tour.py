@@ -218,7 +218,7 @@ def run_reach(args):
 
 def _loaded(seconds: float, before: str = "; ", after: str = "") -> str:
     """The kernel load/compile time, said apart from the search time (empty when negligible)."""
-    return f"{before}+{_took(seconds)} loading compiled kernels{after}" if seconds >= 0.01 else ""
+    return f"{before}+{_took(seconds)} {common.kernel_time_name()}{after}" if seconds >= 0.01 else ""
 
 
 def _took(seconds: float) -> str:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 
 from fastsnake.cli import common
@@ -23,7 +24,7 @@ def register(subparsers) -> None:
         epilog=common.examples(
             "fastsnake view died.npz --play --show cycle          # a replay made by 'replay' or 'play --replay'",
             "fastsnake view died.npz --export died.gif --every 5  # no window (e.g. over ssh): an animated GIF",
-            "fastsnake view tour.json --export frames/            # PNG frames of a tour, solution or reach set",
+            "fastsnake view s.json --export frames/               # PNG frames of a puzzle solution, tour or reach set",
         ),
     )
     p.add_argument("file", metavar="FILE", help="a .npz replay, a puzzle solution, or a tour/reach file")
@@ -104,7 +105,7 @@ def register_report(subparsers) -> None:
             "fastsnake report sweep.parquet --out report.html",
             "fastsnake report c.parquet --out compare.html --worst 5 --pick 41   # compare file: a section a policy",
             "fastsnake report big/ --out big.html --random 50                      # a sweep folder, streamed",
-            "fastsnake report died.npz solution.json --out games.html              # just the player",
+            "fastsnake report died.npz s.json --out games.html                     # just the player",
         ),
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="sweep files or folders, compare files, viewer files")
@@ -115,6 +116,8 @@ def register_report(subparsers) -> None:
                    help="pick the N games with the fewest moves per policy (default 10)")
     p.add_argument("--died", type=common.nonnegative_int, default=None, metavar="N",
                    help="pick every game that died, and every stuck one, up to N each per policy (default 20)")
+    # 0.1.0's spelling of --died, renamed without notice: works again, with a warning, until 0.3.0 (CHANGELOG.md).
+    p.add_argument("--lost", type=common.nonnegative_int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--random", type=common.nonnegative_int, default=None, metavar="N",
                    help="pick N games uniformly at random per policy (default 10)")
     p.add_argument("--pick", action="append", default=[], metavar="EXPR",
@@ -132,6 +135,11 @@ def cmd_report(args):
     if not args.out.endswith((".html", ".htm")):
         raise InputError(f"--out {args.out!r}: the report is an HTML page; name it *.html")
     common.check_output("--out", args.out)
+    if args.lost is not None:
+        if args.died is not None:
+            raise InputError("give the count once, with --died (--lost is its deprecated spelling)")
+        common.log("fastsnake: warning: 'report --lost' is deprecated; use --died")
+        args.died = args.lost
     result = fastsnake.report(args.inputs, args.out, worst=args.worst, best=args.best, died=args.died,
                               random=args.random, picks=args.pick, sample=args.sample, title=args.title,
                               progress=not args.json)

@@ -15,7 +15,7 @@ from fastsnake.envs import kernels as K
 from fastsnake.envs.config import EnvConfig, EnvError, check_seed, random_seed
 from fastsnake.envs.observations import encode
 from fastsnake.envs.render import frame
-from fastsnake.snake.engine import DIED, OUTCOME_NAMES, State, sweep_path
+from fastsnake.snake.engine import DIED, OUTCOME_NAMES, State, start_path
 
 
 def check_action(action, num_envs: int) -> np.ndarray:
@@ -69,7 +69,7 @@ class Games:
             weakref.finalize(self, self._pool.shutdown, wait=False)
         rows, cols = config.rows, config.cols
         self.cfg, self.nbr = config.game.arrays()
-        self.path = sweep_path(rows, cols)
+        self.path = start_path(rows, cols)
         self.batch = K.new_batch(num_envs, rows * cols)
         self.grids = self.batch[K.B_GRID].reshape(num_envs, rows, cols)  # a view: (N, R, C)
         self.masks = self.batch[K.B_MASK]

@@ -19,6 +19,12 @@ from fastsnake.sizes import SearchLimitError, parse_size
 MAX_CELLS = 36  # optimal searches (A*, IDA*, BFS)
 MAX_CELLS_ANY = 10_000  # `reduce` (and `auto` above 16 cells): up to 100x100
 MAX_SIDE_ANY = 100
+# Blank moves, as letters in every file and output and as codes 0 U, 1 D, 2 L, 3 R inside the kernels.
+# Snake numbers its moves clockwise (0 up, 1 right, 2 down, 3 left); the puzzle keeps its own order
+# on purpose: the codes come in inverse pairs (a move's inverse is `m ^ 1`, the test every search
+# uses to skip undoing its last move), and the order is the kernels' tie-break among equal children,
+# so renumbering would change which of several optimal solutions a search returns. No file stores a
+# code: solution files and --json hold the letters.
 MOVES = "UDLR"
 # Blank offsets (drow, dcol) per move; a move's inverse is `m ^ 1`.
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -317,10 +323,6 @@ def format_board(board, rows: int, cols: int) -> str:
         cells = board[r * cols:(r + 1) * cols]
         lines.append(" ".join(("." * width if t == 0 else str(int(t)).rjust(width)) for t in cells))
     return "\n".join(lines)
-
-
-def board_text(board) -> str:
-    return " ".join(str(int(t)) for t in board)
 
 
 def random_solvable(rows: int, cols: int, goal, rng: np.random.Generator) -> np.ndarray:

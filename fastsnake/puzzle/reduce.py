@@ -63,17 +63,23 @@ _JOINT_MAX_STATES = 1 << 22
 
 
 @njit(cache=True, inline="always")
+def _delta(m):
+    """(row step, column step) of blank move `m`: 0 U, 1 D, 2 L, 3 R (`board.MOVES`; the inverse is m ^ 1)."""
+    if m == 0:
+        return -1, 0
+    if m == 1:
+        return 1, 0
+    if m == 2:
+        return 0, -1
+    return 0, 1
+
+
+@njit(cache=True, inline="always")
 def _step(board, pos, moves, st, cols, m):
     """The blank moves `m` (0 U, 1 D, 2 L, 3 R); recorded in `moves` while there is room."""
     b = pos[BLANK]
-    if m == 0:
-        c = b - cols
-    elif m == 1:
-        c = b + cols
-    elif m == 2:
-        c = b - 1
-    else:
-        c = b + 1
+    dr, dc = _delta(m)
+    c = b + dr * cols + dc
     t = board[c]
     board[b] = t
     pos[t] = b
@@ -100,15 +106,10 @@ def _dir(a, b, cols):
 @njit(cache=True, inline="always")
 def _nbr(a, m, rows, cols):
     """The cell next to a in direction m, or -1 off the board."""
-    r = a // cols
-    c = a - r * cols
-    if m == 0:
-        return a - cols if r > 0 else -1
-    if m == 1:
-        return a + cols if r < rows - 1 else -1
-    if m == 2:
-        return a - 1 if c > 0 else -1
-    return a + 1 if c < cols - 1 else -1
+    dr, dc = _delta(m)
+    r = a // cols + dr
+    c = a % cols + dc
+    return r * cols + c if 0 <= r < rows and 0 <= c < cols else -1
 
 
 @njit(cache=True)
@@ -195,16 +196,9 @@ def _joint(board, pos, locked, moves, st, rows, cols, t, target, r0, r1, c0, c1,
         br = lblank // ww
         bcol = lblank - br * ww
         for m in range(4):
-            nr = br
-            nc = bcol
-            if m == 0:
-                nr -= 1
-            elif m == 1:
-                nr += 1
-            elif m == 2:
-                nc -= 1
-            else:
-                nc += 1
+            dr, dc = _delta(m)
+            nr = br + dr
+            nc = bcol + dc
             if nr < 0 or nr >= wh or nc < 0 or nc >= ww:
                 continue
             if locked[(nr + wr0) * cols + nc + wc0]:
@@ -492,15 +486,8 @@ def _shorten(start, moves, cols, keys):
     hs = np.empty(k + 1, np.uint64)
     hs[0] = h
     for i in range(k):
-        m = out[i]
-        if m == 0:
-            c = blank - cols
-        elif m == 1:
-            c = blank + cols
-        elif m == 2:
-            c = blank - 1
-        else:
-            c = blank + 1
+        dr, dc = _delta(out[i])
+        c = blank + dr * cols + dc
         t = np.uint64(board[c])
         h = h + t * keys[blank] - t * keys[c]
         board[blank] = board[c]
@@ -532,14 +519,8 @@ def _shorten(start, moves, cols, keys):
             blank = c
     for i in range(kc):
         m = cut[i]
-        if m == 0:
-            c = blank - cols
-        elif m == 1:
-            c = blank + cols
-        elif m == 2:
-            c = blank - 1
-        else:
-            c = blank + 1
+        dr, dc = _delta(m)
+        c = blank + dr * cols + dc
         if c < 0 or c >= n or (m >= 2 and c // cols != blank // cols):
             return out[:k].copy()
         board[blank] = board[c]

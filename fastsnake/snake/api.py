@@ -33,7 +33,7 @@ from fastsnake.snake.policies import (
 )
 from fastsnake.snake.policies.user import Policy
 from fastsnake.snake.replay import Replay, load_replay, play_game, replay_from_sweep, save_replay
-from fastsnake.snake.stats import summary_rows
+from fastsnake.snake.stats import RENAMED_KEYS, summary_rows
 from fastsnake.snake.store import (
     DEFAULT_CHUNK_SIZE,
     SWEEP_FORMAT,
@@ -755,7 +755,11 @@ def compare_table(results):
 
     rows = [_flat(r.summary) for r in results]
     keys = list(dict.fromkeys(k for row in rows for k in row))  # from_pylist reads the first row's only
-    return pa.Table.from_pylist([{k: row.get(k) for k in keys} for row in rows])
+    table = pa.Table.from_pylist([{k: row.get(k) for k in keys} for row in rows])
+    for old, new in RENAMED_KEYS.items():  # the old column beside the new one for a release (CHANGELOG.md)
+        if new in table.column_names and old not in table.column_names:
+            table = table.add_column(table.column_names.index(new) + 1, old, table[new])
+    return table
 
 
 def compare_rows(summaries: list[dict]) -> tuple[list[str], list[list[str]]]:

@@ -202,7 +202,7 @@ def begin_game(g, seed):
 
 
 @njit(cache=True)
-def sweep_path(rows, cols):
+def start_path(rows, cols):
     """Boustrophedon Hamiltonian path (exists on every board): where start bodies lie
     for policies without a cycle of their own."""
     path = np.empty(rows * cols, np.int32)
@@ -459,7 +459,7 @@ def apply_move(g, st, box):
 @njit(cache=True)
 def start_default(g, seed, path):
     """Start a game the way every policy without its own cycle does: the body on a uniformly
-    random stretch of the open path `path` (`sweep_path`), then the first apple."""
+    random stretch of the open path `path` (`start_path`), then the first apple."""
     begin_game(g, seed)
     lay_body_random(g, path, False)
     return start_state(g, g[G_CFG][CFG_START_LENGTH], True)

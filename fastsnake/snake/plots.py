@@ -60,11 +60,6 @@ def table_view(table, policy: str, config):
                            moves=moves, apples=table.column("apples").to_numpy())
 
 
-def plot_table(table, spec, path) -> None:
-    """Plot a sweep folder's records (a pyarrow table) like an in-memory sweep."""
-    plot_sweeps([table_view(table, spec.policy, spec.config)], path)
-
-
 def plot_scaling(summaries: list[dict], path) -> None:
     """How each policy's cost grows with the board (one compare over several sizes): mean moves and
     games per CPU-second against cells on log-log axes, each point with its 95 % interval, and the

@@ -301,6 +301,26 @@ def find_tour(piece, rows, cols=None, start=0, *, closed: bool = False,
     state = SearchState(rows, cols, piece.jumps, piece.directed, closed, degrees)
 
     deadline = None if time_limit is None else t0 + float(time_limit)
+    status, total, attempt, limit = _restarts(state, start, n, seed, deadline, max_nodes)
+    if status == FOUND:
+        path = state.path.copy()
+        return result(True, True, path, "Warnsdorff search (Roth tie-break)", "search", total, attempt)
+    if status == EXHAUSTED:
+        return result(False, False, None, "exhaustive search found no tour", "exhaustive", total, attempt)
+    if limit == "time":
+        out = result(False, None, None, f"time limit of {time_limit:g} s reached", "search", total, attempt)
+        out.limit_value = time_limit
+    else:
+        out = result(False, None, None, f"node limit of {max_nodes:,} nodes reached", "search", total, attempt)
+        out.limit_value = max_nodes
+    out.extra["limit"] = limit
+    return out
+
+
+def _restarts(state, start, n, seed, deadline, max_nodes):
+    """Warnsdorff runs from `start`, each capped at a Luby multiple of the board's size and
+    alternating Roth and random tie-breaks, until one finds a tour or proves there is none, or
+    a limit is reached: (status, nodes, attempts, None or the limit reached, "time" or "nodes")."""
     base = max(4 * n, 1 << 14)
     attempt = 0
     total = 0
@@ -324,18 +344,9 @@ def find_tour(piece, rows, cols=None, start=0, *, closed: bool = False,
             if deadline is not None and time.perf_counter() >= deadline:
                 break
         attempt += 1
-        if status == FOUND:
-            path = state.path.copy()
-            return result(True, True, path, "Warnsdorff search (Roth tie-break)", "search", total, attempt)
-        if status == EXHAUSTED:
-            return result(False, False, None, "exhaustive search found no tour", "exhaustive", total, attempt)
+        if status in (FOUND, EXHAUSTED):
+            return status, total, attempt, None
         if deadline is not None and time.perf_counter() >= deadline:
-            out = result(False, None, None, f"time limit of {time_limit:g} s reached", "search", total, attempt)
-            out.extra["limit"] = "time"
-            out.limit_value = time_limit
-            return out
+            return status, total, attempt, "time"
         if max_nodes is not None and total >= max_nodes:
-            out = result(False, None, None, f"node limit of {max_nodes:,} nodes reached", "search", total, attempt)
-            out.extra["limit"] = "nodes"
-            out.limit_value = max_nodes
-            return out
+            return status, total, attempt, "nodes"

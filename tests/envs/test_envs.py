@@ -23,7 +23,7 @@ from fastsnake.snake.engine import (  # noqa: E402
     apply_move,
     new_game,
     start_default,
-    sweep_path,
+    start_path,
 )
 from fastsnake.snake.replay import play_game  # noqa: E402
 from fastsnake.snake.rng import RNG_SEED, game_seed  # noqa: E402
@@ -258,7 +258,7 @@ def python_game(config, seed, index, decide):
     one apply_move per decide; yields (state, move) before each move."""
     cfg, nbr = config.arrays()
     g = new_game(cfg, nbr)
-    st = start_default(g, game_seed(np.uint64(seed), np.uint64(index)), sweep_path(config.rows, config.cols))
+    st = start_default(g, game_seed(np.uint64(seed), np.uint64(index)), start_path(config.rows, config.cols))
     box = np.zeros(1, np.int64)
     neighbours = nbr.reshape(-1, 4)
     states = []

@@ -21,7 +21,7 @@ from fastsnake.snake.engine import (
     G_NBR,
     G_OCC,
     lay_body_random,
-    sweep_path,
+    start_path,
 )
 from fastsnake.snake.policies import EnginePolicy, no_params
 from fastsnake.snake.policies.kernels import engine_kernels
@@ -33,7 +33,7 @@ W_ASTAR, W_BFS, W_PATH0, W_NONE = range(4)
 def _alloc(cfg, nbr, params):
     """greedy's workspace: A* and flood-fill buffers, the path the start body lies on, no cycle."""
     n = cfg[CFG_ROWS] * cfg[CFG_COLS]
-    return astar_buffers(n), bfs_buffers(n), sweep_path(cfg[CFG_ROWS], cfg[CFG_COLS]), np.empty(0, np.int32)
+    return astar_buffers(n), bfs_buffers(n), start_path(cfg[CFG_ROWS], cfg[CFG_COLS]), np.empty(0, np.int32)
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ from fastsnake.search.astar import move_between
 from fastsnake.search.bfs import bfs_buffers
 from fastsnake.search.timed_astar import MAX_BUDGET, T_PATH, timed_astar, timed_buffers
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW
-from fastsnake.snake.engine import G_CFG, G_NBR, body_cell, lay_body_random, sweep_path
+from fastsnake.snake.engine import G_CFG, G_NBR, body_cell, lay_body_random, start_path
 from fastsnake.snake.policies import BySize, EnginePolicy, Option
 from fastsnake.snake.policies.greedy import roomiest_move
 from fastsnake.snake.policies.kernels import engine_kernels
@@ -41,7 +41,7 @@ def _alloc(cfg, nbr, params):
     return (
         timed_buffers(n, params[PARAM_BUDGET], max(1, min(n + 1, HORIZON, SEEN_CELLS // n))),
         bfs_buffers(n),
-        sweep_path(cfg[CFG_ROWS], cfg[CFG_COLS]),
+        start_path(cfg[CFG_ROWS], cfg[CFG_COLS]),
         np.empty(0, np.int32),
         np.full(3, -1, np.int64),
         np.empty(n, np.int32),

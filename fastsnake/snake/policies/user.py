@@ -64,9 +64,9 @@ from fastsnake.snake.engine import (
     new_game,
     record_game,
     run,
+    start_path,
     start_policy_state,
     start_state,
-    sweep_path,
     user_context,
 )
 from fastsnake.snake.policies.protocol import EnginePolicy, PolicyError, check_name, no_params
@@ -217,7 +217,7 @@ def sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
     """
     g = new_game(cfg, nbr)
     ctx = user_context(ws, nbr)
-    path = sweep_path(cfg[CFG_ROWS], cfg[CFG_COLS])
+    path = start_path(cfg[CFG_ROWS], cfg[CFG_COLS])
     order = np.empty(nbr.shape[0] // 4, np.int32)
     for k in range(out.shape[0]):
         st = _start(g, ctx, start_cycle, path, game_seed(base_seed, first + k), order)
@@ -236,16 +236,16 @@ def sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
 @njit(nogil=True)  # never cache=True: see user_sweep_games
 def user_play_game(decide, start_cycle, ws, cfg, nbr, seed):
     """One recorded game of a user policy passed in (compiled per process: see `user_cache`)."""
-    return play_game(decide, start_cycle, ws, cfg, nbr, seed)
+    return play_recorded_game(decide, start_cycle, ws, cfg, nbr, seed)
 
 
 @njit(cache=True, inline="always")
-def play_game(decide, start_cycle, ws, cfg, nbr, seed):
+def play_recorded_game(decide, start_cycle, ws, cfg, nbr, seed):
     """One recorded game: (outcome, body0, moves, apples, cycle order or empty, (error record, real value))."""
     g = new_game(cfg, nbr)
     ctx = user_context(ws, nbr)
     order = np.empty(nbr.shape[0] // 4, np.int32)
-    st = _start(g, ctx, start_cycle, sweep_path(cfg[CFG_ROWS], cfg[CFG_COLS]), seed, order)
+    st = _start(g, ctx, start_cycle, start_path(cfg[CFG_ROWS], cfg[CFG_COLS]), seed, order)
     if ctx[U_ERROR][E_KIND] != ERR_NONE:
         return (BAD_MOVE, np.empty(0, np.int32), np.empty(0, np.uint8), np.empty(0, np.int32), order,
                 (ctx[U_ERROR], ctx[U_ERROR_REAL]))
@@ -265,7 +265,7 @@ class _PythonGame:
         self.rows, self.cols = int(cfg[CFG_ROWS]), int(cfg[CFG_COLS])
         self.neighbours = nbr.reshape(-1, 4)
         self.g = new_game(cfg, nbr)
-        self.path = sweep_path(self.rows, self.cols)
+        self.path = start_path(self.rows, self.cols)
         self.box = np.zeros(1, np.int64)
         self.rules = (bool(cfg[CFG_TAIL_RULE] == TAIL_FOLLOW), int(cfg[CFG_MAX_MOVES]), int(cfg[CFG_START_LENGTH]))
 

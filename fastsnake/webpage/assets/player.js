@@ -148,7 +148,7 @@ var FastsnakeRules = (function () {
 var FastsnakePlayer = (function () {
   var MAX_PIXELS = 640; // the board's longer side on screen, before the browser's zoom
 
-  function rgb(c) { return (255 << 24) | (c[2] << 16) | (c[1] << 8) | c[0]; } // ImageData is RGBA, little-endian
+  function packedRgb(c) { return (255 << 24) | (c[2] << 16) | (c[1] << 8) | c[0]; } // one ImageData pixel (RGBA, little-endian) as a uint32; css() is the CSS string
   function mix(a, b, t) { return [Math.round(a[0] + (b[0] - a[0]) * t), Math.round(a[1] + (b[1] - a[1]) * t),
                                   Math.round(a[2] + (b[2] - a[2]) * t)]; }
   function css(c) { return "rgb(" + c[0] + "," + c[1] + "," + c[2] + ")"; }
@@ -193,14 +193,14 @@ var FastsnakePlayer = (function () {
 
   Player.prototype.blankBoard = function () {
     var tl = this.tl, pal = this.pal, px = new Uint32Array(this.width * this.height);
-    px.fill(rgb(pal.grid));
+    px.fill(packedRgb(pal.grid));
     for (var cell = 0; cell < tl.rows * tl.cols; cell++) {
       var color = pal.empty;
       if (tl.kind === "tour") {
         var r = Math.floor(cell / tl.cols), c = cell % tl.cols;
         color = (r + c) % 2 ? pal.dark : pal.light;
       }
-      this.fillCell(px, cell, rgb(color));
+      this.fillCell(px, cell, packedRgb(color));
     }
     return px;
   };
@@ -247,7 +247,7 @@ var FastsnakePlayer = (function () {
     var key = length > 4096 ? 4096 : length, got = this.shadeCache[key];
     if (!got) {
       got = new Uint32Array(key);
-      for (var i = 0; i < key; i++) got[i] = rgb(mix(this.pal.body_tail, this.pal.body_head, key > 1 ? i / (key - 1) : 1));
+      for (var i = 0; i < key; i++) got[i] = packedRgb(mix(this.pal.body_tail, this.pal.body_head, key > 1 ? i / (key - 1) : 1));
       this.shadeCache[key] = got;
     }
     return got;
@@ -264,25 +264,25 @@ var FastsnakePlayer = (function () {
         this.fillCell(px, body[i], v);
         if (i > 0) this.fillJoin(px, body[i - 1], body[i], v);
       }
-      this.fillCell(px, body[L - 1], rgb(pal.head));
-      if (st.apple >= 0) this.disc(px, st.apple, rgb(pal.apple));
-      if (this.frame === tl.frames - 1 && tl.died) this.ring(px, tl.crash >= 0 ? tl.crash : body[L - 1], rgb(pal.crash));
+      this.fillCell(px, body[L - 1], packedRgb(pal.head));
+      if (st.apple >= 0) this.disc(px, st.apple, packedRgb(pal.apple));
+      if (this.frame === tl.frames - 1 && tl.died) this.ring(px, tl.crash >= 0 ? tl.crash : body[L - 1], packedRgb(pal.crash));
       this.ctx.putImageData(this.image, 0, 0);
     } else if (tl.kind === "puzzle") {
       var tiles = tl.boards[this.frame];
       for (var cell = 0; cell < tiles.length; cell++) {
         if (!tiles[cell]) continue;
-        this.fillCell(px, cell, rgb(tiles[cell] === tl.goal[cell] ? pal.tile_home : pal.tile));
+        this.fillCell(px, cell, packedRgb(tiles[cell] === tl.goal[cell] ? pal.tile_home : pal.tile));
       }
-      if (tl.moved[this.frame] >= 0) this.fillCell(px, tl.moved[this.frame], rgb(pal.tile_moved));
+      if (tl.moved[this.frame] >= 0) this.fillCell(px, tl.moved[this.frame], packedRgb(pal.tile_moved));
       this.ctx.putImageData(this.image, 0, 0);
       this.labels(function (cell) { return tiles[cell] ? String(tiles[cell]) : ""; }, tiles.length, pal.text);
     } else {
       var seen = Math.min(this.frame + 1, tl.path.length);
       for (var k = 0; k < seen; k++) {
-        this.fillCell(px, tl.path[k], rgb(mix(pal.visit_old, pal.visit_new, tl.path.length > 1 ? k / (tl.path.length - 1) : 1)));
+        this.fillCell(px, tl.path[k], packedRgb(mix(pal.visit_old, pal.visit_new, tl.path.length > 1 ? k / (tl.path.length - 1) : 1)));
       }
-      this.fillCell(px, seen ? tl.path[seen - 1] : tl.start, rgb(pal.current));
+      this.fillCell(px, seen ? tl.path[seen - 1] : tl.start, packedRgb(pal.current));
       this.ctx.putImageData(this.image, 0, 0);
       if (this.inner >= 6 && seen > 1 && seen <= 20000) this.jumps(seen);
       var order = tl.order;
