@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fastsnake.errors import InputError, Terminated
-from fastsnake.files import file_in_the_way
+from fastsnake.files import file_in_the_way, not_utf8
 from fastsnake.sizes import memory_budget, parse_size
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, BoardError, GameConfig
 from fastsnake.snake.policies import (
@@ -217,6 +217,9 @@ def _is_folder_target(out) -> bool:
 def _check_path(value, name: str) -> None:
     if value is not None and not isinstance(value, (str, os.PathLike)):
         raise SweepError(f"{name}={value!r} is not a path (give a str or pathlib.Path)")
+    if value is not None and not_utf8(value):
+        raise SweepError(f"{name}={os.fspath(value)!r} is not valid UTF-8, which Parquet files need (pyarrow "
+                         f"reads paths as UTF-8): rename it")
 
 
 # What one game costs in memory when its row is kept: the kernel row (4 x int64) and its Arrow
@@ -530,6 +533,7 @@ def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max
     ['cycle', 'greedy']
     """
     if out is not None:
+        _check_path(out, "out")
         _check_output(out)
     results = compare_runs(policies, size, games, seed, start_length=start_length, tail=tail, max_moves=max_moves,
                            threads=threads, progress=progress, **options)
@@ -549,6 +553,7 @@ def write_compare(results, path) -> None:
     policy's parameters and run, so a report re-plays each with its own options."""
     import pyarrow as pa
 
+    _check_path(path, "path")
     from fastsnake.snake.report import COMPARE_META_KEY, run_record
 
     tables = [r.table.add_column(0, "policy", pa.array([r.summary["policy"]] * r.table.num_rows)) for r in results]
@@ -760,6 +765,7 @@ def replay_game(sweep_file, pick="died") -> Game:
     >>> fastsnake.replay_game(path, pick=7).game
     7
     """
+    _check_path(sweep_file, "sweep_file")
     replay, seconds = replay_from_sweep(sweep_file, str(pick))
     return Game(replay, seconds)
 
