@@ -303,6 +303,12 @@ DEPRECATED_PICK = "lost"
 
 def pick_game(path, pick: str) -> tuple[dict, int]:
     """(sweep parameters, game index) chosen from a sweep file by died|longest|shortest|INDEX."""
+    params, table, position = _pick(path, pick)
+    return params, int(table.column("game")[position].as_py())
+
+
+def _pick(path, pick: str):
+    """(sweep parameters, its table, the position of the row chosen by died|longest|shortest|INDEX)."""
     params, table = read_sweep(path)
     games = table.column("game").to_numpy()
     moves = table.column("moves").to_numpy()
@@ -310,37 +316,60 @@ def pick_game(path, pick: str) -> tuple[dict, int]:
     if len(games) == 0:
         raise ReplayError(f"sweep file {str(path)!r} has no games")
     if pick == DEPRECATED_PICK:
-        warnings.warn(f"pick={DEPRECATED_PICK!r} is deprecated; use pick='died'", DeprecationWarning, stacklevel=4)
+        warnings.warn(f"pick={DEPRECATED_PICK!r} is deprecated; use pick='died'", DeprecationWarning, stacklevel=5)
         pick = "died"
     if pick == "died":
         died = np.flatnonzero(outcomes == "died")
         if len(died) == 0:
             raise ReplayError(f"sweep file {str(path)!r} has no game that died")
-        return params, int(games[died[0]])
+        return params, table, int(died[0])
     if pick == "longest":
-        return params, int(games[np.argmax(moves)])
+        return params, table, int(np.argmax(moves))
     if pick == "shortest":
-        return params, int(games[np.argmin(moves)])
+        return params, table, int(np.argmin(moves))
     try:
         index = int(pick)
     except ValueError:
         raise ReplayError(f"pick={pick!r} is not 'died', 'longest', 'shortest' or a game index") from None
-    if index not in set(games.tolist()):
+    found = np.flatnonzero(games == index) if -2**63 <= index < 2**63 else []
+    if len(found) == 0:
         raise ReplayError(f"game {index} is not in sweep file {str(path)!r}")
-    return params, index
+    return params, table, int(found[0])
+
+
+# What a sweep row records of its game, compared with the game re-played from its seed.
+ROW_FIELDS = ("seed", "outcome", "moves", "apples", "length")
+
+
+def row_mismatch(row: dict, replay: Replay, seed: int) -> str | None:
+    """The first field of a sweep's row that the re-played game contradicts, worded, or None."""
+    played = dict(replay.summary(), seed=int(game_seed(np.uint64(seed), np.uint64(replay.game))))
+    for field in ROW_FIELDS:
+        if field in row and row[field] != played[field]:
+            return f"its row says {field} {row[field]!r}, the game re-played from its seed has {played[field]!r}"
+    return None
 
 
 def replay_from_sweep(path, pick: str):
-    """Re-create a game of a sweep from its seed (no moves are stored in sweeps)."""
-    params, index = pick_game(path, pick)
+    """Re-create a game of a sweep from its seed (no moves are stored in sweeps); a game that
+    does not end as its row says (outcome, moves, apples, length, seed) is refused, naming the field."""
+    params, table, position = _pick(path, pick)
+    row = {field: table.column(field)[position].as_py() for field in ("game", *ROW_FIELDS)
+           if field in table.column_names}
+    index = int(row["game"])
     try:
         config = GameConfig(
             int(params["rows"]), int(params["cols"]), int(params["start_length"]),
             str(params["tail_rule"]), int(params["max_moves"]),
         )
-        return play_game(str(params["policy"]), config, int(params["seed"]), index,
-                         recorded_options(str(params["policy"]), params.get("options")))
+        replay, seconds = play_game(str(params["policy"]), config, int(params["seed"]), index,
+                                    recorded_options(str(params["policy"]), params.get("options")))
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, InputError):
             raise
         raise ReplayError(f"sweep file {str(path)!r} has incomplete parameters ({exc})") from None
+    problem = row_mismatch(row, replay, int(params["seed"]))
+    if problem:
+        raise ReplayError(f"sweep file {str(path)!r}, game {index}: {problem} (the file is damaged, or was "
+                          f"written by another fastsnake version)")
+    return replay, seconds

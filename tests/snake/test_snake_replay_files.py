@@ -144,3 +144,44 @@ def test_tour_and_reach_files_are_read_in_bounded_memory(tmp_path, fmt, key):
         raised, peak = _peak(lambda path=path: load(path))
         assert isinstance(raised, SaveFileError) and reason in str(raised), raised
         assert peak < PEAK_LIMIT
+
+
+# -- replay --from: the re-played game must be the game its row describes (issue 37, item 7) -----
+
+def _crafted_sweep(folder, field, change):
+    """A sweep file whose row of game 3 says something else in `field` (rewritten with its own footer,
+    so nothing but the row's value differs)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = folder / f"crafted-{field}.parquet"
+    fastsnake.sweep("cycle", 4, 8, seed=2, out=path, threads=1)
+    table = pq.read_table(path)
+    values = table.column(field).to_pylist()
+    values[3] = change(values[3])
+    column = pa.array(values, type=table.schema.field(field).type)
+    table = table.set_column(table.schema.get_field_index(field), field, column)
+    pq.write_table(table, path, write_page_checksum=True)
+    return path
+
+
+ROW_CHANGES = {"moves": lambda v: -70, "outcome": lambda v: "died" if v == "won" else "won",
+               "apples": lambda v: v + 1, "length": lambda v: 2**31 - 1}  # (a row's seed: read_sweep checks it)
+
+
+@pytest.mark.parametrize("field", list(ROW_CHANGES))
+def test_replay_from_refuses_a_row_its_game_contradicts(tmp_path, capsys, field):
+    """A row saying -70 moves gave "won after 47 moves" and wrote the replay, exit 0."""
+    from fastsnake.cli import main
+
+    path = _crafted_sweep(tmp_path, field, ROW_CHANGES[field])
+    out = tmp_path / "g.npz"
+    code = main(["replay", "--from", str(path), "--pick", "3", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("fastsnake: error: "), err
+    assert f"row says {field} " in err and "game 3" in err, err
+    assert not out.exists()
+    assert main(["replay", "--from", str(path), "--pick", "2", "--out", str(out)]) == 0  # the other rows replay
+    with pytest.raises(ReplayError, match=f"row says {field} "):
+        fastsnake.replay_game(path, 3)
