@@ -364,10 +364,10 @@ def replay_from_sweep(path, pick: str):
         )
         replay, seconds = play_game(str(params["policy"]), config, int(params["seed"]), index,
                                     recorded_options(str(params["policy"]), params.get("options")))
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:  # e.g. a seed of 2**70
         if isinstance(exc, InputError):
             raise
-        raise ReplayError(f"sweep file {str(path)!r} has incomplete parameters ({exc})") from None
+        raise ReplayError(f"sweep file {str(path)!r} has incomplete or impossible parameters ({exc})") from None
     problem = row_mismatch(row, replay, int(params["seed"]))
     if problem:
         raise ReplayError(f"sweep file {str(path)!r}, game {index}: {problem} (the file is damaged, or was "
