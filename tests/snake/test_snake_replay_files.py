@@ -186,28 +186,3 @@ def test_replay_from_refuses_a_row_its_game_contradicts(tmp_path, capsys, field)
     with pytest.raises(ReplayError, match=f"row says {field} "):
         fastsnake.replay_game(path, 3)
 
-
-@pytest.mark.parametrize("seed", [2**70, -1], ids=["2**70", "-1"])
-def test_replay_from_refuses_a_seed_no_sweep_has(tmp_path, capsys, seed):
-    """A footer whose seed is 2**70 (its parameter hash made to match) was OverflowError, exit 1."""
-    import hashlib
-    import json
-
-    import pyarrow.parquet as pq
-
-    from fastsnake.cli import main
-
-    path = tmp_path / "s.parquet"
-    fastsnake.sweep("cycle", 4, 8, seed=2, out=path, threads=1)
-    table = pq.read_table(path)
-    meta = dict(table.schema.metadata)
-    params = json.loads(meta[b"fastsnake"])
-    params["seed"] = seed
-    meta[b"fastsnake"] = json.dumps(params).encode()
-    meta[b"fastsnake_sha256"] = hashlib.sha256(meta[b"fastsnake"]).hexdigest().encode()
-    pq.write_table(table.replace_schema_metadata(meta), path, write_page_checksum=True)
-    out = tmp_path / "g.npz"
-    code = main(["replay", "--from", str(path), "--pick", "3", "--out", str(out)])
-    err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and "internal error" not in err, err
-    assert not out.exists()
