@@ -7,24 +7,51 @@ Each round picks a fault at random and a target (a single sweep file or a sweep 
 * bitflip: one random bit of a finished file, chunk or manifest is flipped (or the file is cut
   short at a random length), then it is read, verified and (folders) resumed;
 * fulldisk: a real sweep process runs under a random file size limit (RLIMIT_FSIZE, as `ulimit -f`);
-* writers: two sweep processes write the same target at once.
+* writers: two sweep processes write the same target at once;
+* inflate: a replay `.npz` that inflates to 1 GiB (a `moves` that declares or holds 1 GiB, one
+  whose zip headers hide it, an extra 1 GiB member, a shape of 10**12) given to `replay --check`,
+  `view --export`, `report` and `load_game`: refused in one line (exit 2) with a small peak;
+* crafted_npz: one field of a real replay replaced by a crafted value (negative, huge, another
+  type or shape, NaN, text for a number, JSON nested 100,000 deep): refused (exit 2), or read as
+  the very same game;
+* crafted_sweep: a sweep file whose footer (seed -1, 2**70 or NaN, options "x", parameters that
+  are a list) or one row (moves -70, a length of 2**31-1, negative apples) was rewritten, given to
+  `verify`, `report` and `replay --from`: refused in one line (exit 2), never "complete"/exit 0;
+* startup_signal: SIGINT or SIGTERM at a random moment after the CLI's handlers are in place
+  (it says so on FASTSNAKE_READY_FD): exit 130/143 in one line, never a traceback;
+* foreign_chunk: a chunk of another sweep with the same seed and chunk size (another policy,
+  board, rules or options) copied into an interrupted folder: `verify`, `sweep --resume`, `report`
+  and `replay --from` must all refuse it (exit 2);
+* damaged_folder: a chunk copied to a new number, another policy's chunk over one of ours, two
+  folders' manifests swapped, given to every reader (verify, --resume, report, replay --from):
+  all refuse (exit 2);
+* manifest_loss: a folder's manifest deleted, truncated or zeroed: `verify` refuses until
+  `fastsnake verify --repair DIR`, after which `sweep --resume` finishes it equal to a clean run.
+
+The last three test the sweep store of issue 37 (chunk identity, one checked reader, `verify
+--repair`); on a branch without it they fail, as they should.
 
 A round counts as **lost** when games an earlier run had finished are gone or changed (a complete
-file replaced by a part, a folder that cannot be resumed to the uninterrupted rows), and as
-**silent** when damaged data was read back (or verified) as good. Run:
+file replaced by a part, a folder that cannot be resumed to the uninterrupted rows) or when a
+command failed in a way it must not (a traceback, exit 1, a peak of memory past the limit), and as
+**silent** when damaged or foreign data was read back (or verified) as good. Run:
 
-    python bench/fault_injection.py --rounds 1000 [--seed 1] [--json]
+    python bench/fault_injection.py --rounds 1000 [--seed 1] [--json] [--classes inflate,crafted_npz]
 
-Not part of any test suite (it takes minutes).
+Not part of any test suite (it takes minutes). Counts are printed per class.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
+import io
 import json
 import os
 import random
 import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -38,7 +65,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "snake"))
 os.environ.setdefault("NUMBA_CACHE_DIR", str(REPO / ".cache" / "numba"))
 
+import numpy as np  # noqa: E402
 from faults import flip_bit, truncate  # noqa: E402
+from npz_bombs import BOMB_KINDS, Member, npy_bytes, npy_header, replay_bomb, replay_fields, write_npz  # noqa: E402
 
 import fastsnake  # noqa: E402
 from fastsnake.errors import InputError  # noqa: E402
@@ -48,6 +77,44 @@ COLUMNS = ("game", "seed", "outcome", "moves", "apples", "length")
 # Small sweeps: one is long enough to be interrupted part-way (tens of chunks), short enough to
 # finish within a round when it is not.
 POLICY, SIZE, GAMES, CHUNK = "cycle", 6, 6000, 200
+GOLDEN_REPLAY = REPO / "tests" / "viewer" / "golden" / "greedy10.npz"
+GIB = 1 << 30
+# A refused bomb may cost the reading process this much at most (its start-up included: numpy,
+# numba and pyarrow take ~150 MB before any file is read).
+BOMB_RSS_LIMIT = 400 << 20
+# The small sweep of the store's classes: issue 37's example (4 chunks of 100, seed 5).
+STORE_POLICY, STORE_SIZE, STORE_GAMES, STORE_CHUNK, STORE_SEED = "cycle", 6, 400, 100, 5
+# Sweeps with the same seed and chunk size whose chunks are foreign to it, one a field of its identity.
+FOREIGN = {
+    "policy": dict(policy="greedy"),
+    "board": dict(size=8),
+    "rules": dict(tail="blocked"),
+    "start": dict(start_length=4),
+    "cap": dict(max_moves=500),
+    "options": dict(cycle="random"),
+}
+
+
+def cli(args) -> tuple[int, str, str]:
+    """`fastsnake ARGS` in this process: (exit code, stdout, stderr)."""
+    from fastsnake.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse
+            code = exc.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def one_line_refusal(code: int, err: str) -> str | None:
+    """Why (code, stderr) is not a one-line refusal of bad input (exit 2), or None."""
+    lines = err.strip().splitlines()
+    if code == 2 and lines and lines[-1].startswith("fastsnake: error: ") and "Traceback" not in err \
+            and "internal error" not in err:
+        return None
+    return f"exit {code}: {lines[-1][:200] if lines else ''}"
 
 
 def rows(table) -> dict:
@@ -62,6 +129,7 @@ class Trial:
         fastsnake.sweep(POLICY, SIZE, GAMES, 1, out=self.good_file)
         self.good_folder = work / "good"
         fastsnake.sweep(POLICY, SIZE, GAMES, 1, out=self.good_folder, chunk_size=CHUNK)
+        self.peaks: dict[str, list[int]] = {}
 
     # -- helpers ------------------------------------------------------------------------------
     def command(self, out: Path, seed: int = 1) -> list[str]:
@@ -192,21 +260,266 @@ class Trial:
             return "the file is neither writer's whole result"
         return self.resume_to_reference(target)
 
+    # -- issue 37: inflating archives, crafted values, start-up signals --------------------------
+    def bomb(self, kind: str) -> Path:
+        """A 1 GiB bomb of `kind` (npz_bombs.BOMB_KINDS), built once (about a second each)."""
+        path = self.work / f"bomb-{kind}.npz"
+        if not path.exists():
+            replay_bomb(GOLDEN_REPLAY, path, kind, GIB)
+        return path
+
+    def inflate(self) -> str | None:
+        kind = self.rng.choice(BOMB_KINDS)
+        path = self.bomb(kind)
+        reader = self.rng.choice(["replay", "view", "report", "load_game"])
+        out = Path(tempfile.mkdtemp(dir=self.work))
+        command = {
+            "replay": ["-m", "fastsnake", "replay", "--check", path],
+            "view": ["-m", "fastsnake", "view", path, "--export", out / "v.gif"],
+            "report": ["-m", "fastsnake", "report", path, "--out", out / "r.html"],
+            "load_game": ["-c", "import fastsnake, sys\ntry:\n    fastsnake.load_game(sys.argv[1])\n"
+                                "except fastsnake.InputError as e:\n    sys.exit(f'fastsnake: error: {e}')", path],
+        }[reader]
+        proc = subprocess.Popen([sys.executable, *map(str, command)], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)  # the child's own peak resident memory
+        proc.returncode = code = os.waitstatus_to_exitcode(status)
+        code = 2 if reader == "load_game" and code == 1 and err.startswith("fastsnake: error: ") else code
+        rss = usage.ru_maxrss * 1024
+        self.peaks.setdefault(f"{kind}/{reader}", []).append(rss)
+        if code == 0:
+            return f"{kind} bomb accepted by {reader}: read back as good"
+        problem = one_line_refusal(code, err)
+        if problem:
+            return f"{kind} bomb, {reader}: {problem}"
+        if rss > BOMB_RSS_LIMIT:
+            return f"{kind} bomb, {reader}: refused after a peak of {rss >> 20} MiB"
+        return None
+
+    def crafted_npz(self) -> str | None:
+        from fastsnake.snake.replay import ReplayError, load_replay
+
+        members = replay_fields(GOLDEN_REPLAY)
+        golden = load_replay(GOLDEN_REPLAY)
+        field = self.rng.choice(sorted(members))
+        deep = "[" * 100_000 + "]" * 100_000
+        value = self.rng.choice([
+            np.int64(-1), np.int64(-(2**63)), np.uint64(2**64 - 1), np.float64("nan"), np.array("x"),
+            np.array(deep), np.arange(3), np.zeros((2, 2), np.int32), np.array([], np.int32),
+            np.array(["a", "b"]), np.int32(10**9), np.uint8(255), np.array(True),
+        ])
+        members[field] = Member(npy_bytes(value))
+        if self.rng.random() < 0.3:  # or a header that lies about the shape
+            members[field] = Member(npy_header((10**12,), "<i4") + bytes(16))
+        path = Path(tempfile.mkdtemp(dir=self.work)) / "crafted.npz"
+        write_npz(path, members)
+        try:
+            replay = load_replay(path)
+        except ReplayError:
+            return None
+        except Exception as exc:  # noqa: BLE001 - not one line of bad input
+            return f"{field}={value!r:.40}: {type(exc).__name__}: {exc}"[:300]
+        # A label (seed, game, policy, options) changed to another valid value names another game that
+        # only re-playing the policy could tell apart; what is damage is a game that differs in play.
+        same_play = all(np.array_equal(getattr(replay, a), getattr(golden, a)) for a in ("body", "moves", "apples"))
+        if not same_play or (replay.rows, replay.cols, replay.outcome) != (golden.rows, golden.cols, golden.outcome):
+            return f"{field}={value!r:.40} read back as good: another game"
+        return None
+
+    def crafted_sweep(self) -> str | None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        folder = Path(tempfile.mkdtemp(dir=self.work))
+        path = folder / "s.parquet"
+        shutil.copyfile(self.small_file(), path)
+        table = pq.read_table(path)
+        meta = dict(table.schema.metadata or {})
+        target = self.rng.choice(["footer", "row"])
+        if target == "footer":
+            key = b"fastsnake"  # the parameters (fastsnake.snake.sweep.PARQUET_META_KEY)
+            params = json.loads(meta[key])
+            crafted = self.rng.choice([("seed", -1), ("seed", 2**70), ("seed", float("nan")), ("options", "x"),
+                                       ("rows", -3), ("max_moves", 0), (None, [1, 2, 3])])
+            if crafted[0] is None:
+                params = crafted[1]
+            else:
+                params[crafted[0]] = crafted[1]
+            meta[key] = json.dumps(params).encode()
+            meta[b"fastsnake_sha256"] = hashlib.sha256(meta[key]).hexdigest().encode()  # crafted, not damaged
+            what = f"footer {crafted}"
+        else:
+            column = self.rng.choice(["moves", "length", "apples"])
+            values = table.column(column).to_pylist()
+            k = self.rng.randrange(len(values))
+            values[k] = {"moves": -70, "length": 2**31 - 1, "apples": -5}[column]
+            table = table.set_column(table.schema.get_field_index(column), column,
+                                     pa.array(values, type=table.schema.field(column).type))
+            what = f"row {k} {column}={values[k]}"
+        pq.write_table(table.replace_schema_metadata(meta), path, write_page_checksum=True)
+        reader = self.rng.choice(["verify", "report", "replay"])
+        args = {"verify": ["verify", path], "report": ["report", path, "--out", folder / "r.html", "--sample", "0"],
+                "replay": ["replay", "--from", path, "--pick", str(k) if target == "row" else "0",
+                           "--out", folder / "g.npz"]}[reader]
+        code, _, err = cli(args)
+        if code == 0:
+            return f"{what}: {reader} read back as good (exit 0)"
+        problem = one_line_refusal(code, err)
+        return f"{what}, {reader}: {problem}" if problem else None
+
+    def startup_signal(self) -> str | None:
+        sig = self.rng.choice([signal.SIGINT, signal.SIGTERM])
+        target = Path(tempfile.mkdtemp(dir=self.work)) / "s.parquet"
+        read_fd, write_fd = os.pipe()
+        env = dict(os.environ, FASTSNAKE_READY_FD=f"{write_fd}:{os.fstat(write_fd).st_ino}")
+        proc = subprocess.Popen(self.command(target), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                env=env, pass_fds=(write_fd,))
+        os.close(write_fd)
+        with os.fdopen(read_fd) as events:
+            ready, _, _ = select.select([events], [], [], 600)
+            line = events.readline() if ready else ""
+        if line.strip() != "cli":
+            proc.kill()
+            return f"no 'cli' announcement (got {line!r})"
+        time.sleep(self.rng.uniform(0.0, 1.5))  # a random moment of the start-up: loading verbs, parsing, compiling
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=600)
+        if proc.returncode == 0:
+            return None  # finished first
+        if proc.returncode != {signal.SIGINT: 130, signal.SIGTERM: 143}[sig] or "Traceback" in err:
+            return f"{signal.Signals(sig).name} at start-up: exit {proc.returncode}: {err.strip().splitlines()[-1:]}"
+        return None
+
+    # -- issue 37: the store (chunk identity, one checked reader, verify --repair) ----------------
+    def small_file(self) -> Path:
+        path = self.work / "small.parquet"
+        if not path.exists():
+            fastsnake.sweep(STORE_POLICY, STORE_SIZE, STORE_GAMES, STORE_SEED, out=path, threads=1)
+        return path
+
+    def store_sweep(self, out: Path, interrupt_after: int | None = None, **change) -> Path:
+        """The store's small sweep (with `change` to its identity) as a folder, stopped after
+        `interrupt_after` chunks when given (as Ctrl-C would)."""
+        def stop(done, total):
+            if interrupt_after is not None and done >= interrupt_after:
+                raise KeyboardInterrupt
+
+        args = dict(policy=STORE_POLICY, size=STORE_SIZE)
+        options = {k: v for k, v in change.items() if k not in ("policy", "size", "tail", "start_length", "max_moves")}
+        args.update({k: v for k, v in change.items() if k in ("policy", "size")})
+        rules = {k: v for k, v in change.items() if k in ("tail", "start_length", "max_moves")}
+        fastsnake.sweep(args["policy"], args["size"], STORE_GAMES, STORE_SEED, out=out, chunk_size=STORE_CHUNK,
+                        threads=1, progress=stop, **rules, **options)
+        return out
+
+    def store_base(self) -> dict:
+        if not hasattr(self, "_store"):
+            base = self.work / "store"
+            base.mkdir()
+            self._store = {"complete": self.store_sweep(base / "complete"),
+                           "interrupted": self.store_sweep(base / "interrupted", interrupt_after=2),
+                           "other": self.store_sweep(base / "other", policy="greedy")}
+            for name, change in FOREIGN.items():
+                self._store[f"foreign-{name}"] = self.store_sweep(base / f"foreign-{name}", **change)
+            self._store["rows"] = rows(read_sweep(self._store["complete"])[1])
+        return self._store
+
+    def copy(self, name: str) -> Path:
+        target = Path(tempfile.mkdtemp(dir=self.work)) / name
+        shutil.copytree(self.store_base()[name], target, ignore=shutil.ignore_patterns("_writer.lock"))
+        return target
+
+    def every_reader_refuses(self, folder: Path, what: str) -> str | None:
+        """verify, sweep --resume, report and replay --from on `folder`: each must refuse (exit 2, one line)."""
+        out = folder.parent
+        for args in (["verify", folder], ["sweep", "--resume", folder, "--threads", "1"],
+                     ["report", folder, "--out", out / "r.html", "--sample", "0", "--worst", "0", "--best", "0",
+                      "--died", "0", "--random", "0"],
+                     ["replay", "--from", folder, "--pick", "250", "--out", out / "g.npz"]):
+            code, _, err = cli(args)
+            if code == 0:
+                return f"{what}: {args[0]} {args[1]} read back as good (exit 0)"
+            problem = one_line_refusal(code, err)
+            if problem:
+                return f"{what}: {args[0]}: {problem}"
+        return None
+
+    def foreign_chunk(self) -> str | None:
+        kind = self.rng.choice(sorted(FOREIGN))
+        folder = self.copy("interrupted")
+        chunk = self.rng.choice(["chunk-00000002.parquet", "chunk-00000003.parquet"])
+        shutil.copyfile(self.store_base()[f"foreign-{kind}"] / chunk, folder / chunk)
+        return self.every_reader_refuses(folder, f"another {kind}'s {chunk}")
+
+    def damaged_folder(self) -> str | None:
+        kind = self.rng.choice(["renumbered", "other-policy-over-ours", "manifests-swapped"])
+        folder = self.copy("complete")
+        if kind == "renumbered":  # a chunk copied to a number past the end
+            shutil.copyfile(folder / "chunk-00000001.parquet", folder / "chunk-00000004.parquet")
+        elif kind == "other-policy-over-ours":
+            shutil.copyfile(self.store_base()["other"] / "chunk-00000001.parquet", folder / "chunk-00000001.parquet")
+        else:
+            other = self.copy("other")
+            manifest = "_manifest.json"
+            mine = (folder / manifest).read_bytes()
+            (folder / manifest).write_bytes((other / manifest).read_bytes())
+            (other / manifest).write_bytes(mine)
+        return self.every_reader_refuses(folder, kind)
+
+    def manifest_loss(self) -> str | None:
+        source = self.rng.choice(["complete", "interrupted"])
+        folder = self.copy(source)
+        manifest = folder / "_manifest.json"
+        how = self.rng.choice(["deleted", "truncated", "zeroed"])
+        if how == "deleted":
+            manifest.unlink()
+        elif how == "truncated":
+            truncate(manifest, self.rng.randrange(manifest.stat().st_size))
+        else:
+            manifest.write_bytes(bytes(manifest.stat().st_size))
+        code, _, err = cli(["verify", folder])
+        if code == 0:
+            return f"manifest {how}: verify read back as good (exit 0)"
+        code, _, err = cli(["verify", "--repair", folder])
+        if code != 0:
+            return f"manifest {how}: verify --repair failed: {one_line_refusal(code, err)}"
+        code, _, err = cli(["sweep", "--resume", folder, "--threads", "1"])
+        if code != 0:
+            return f"manifest {how}: --resume after the repair failed: {one_line_refusal(code, err)}"
+        if rows(read_sweep(folder)[1]) != self.store_base()["rows"]:
+            return f"manifest {how}: the repaired and resumed folder holds other rows"
+        return None
+
+
+WEIGHTS = {"bitflip": 6, "signal": 2, "fulldisk": 1, "writers": 1, "inflate": 1, "crafted_npz": 3,
+           "crafted_sweep": 3, "startup_signal": 1, "foreign_chunk": 3, "damaged_folder": 2, "manifest_loss": 2}
+
+
+def is_silent(problem: str) -> bool:
+    return "read back" in problem or "verify calls" in problem
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--minutes", type=float, default=None, help="stop after this long, whatever --rounds says")
+    parser.add_argument("--classes", default=",".join(WEIGHTS),
+                        help=f"comma-separated fault classes to draw from (default: all of {', '.join(WEIGHTS)})")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    weights = {"bitflip": 6, "signal": 2, "fulldisk": 1, "writers": 1}
+    chosen = [c.strip() for c in args.classes.split(",") if c.strip()]
+    unknown = [c for c in chosen if c not in WEIGHTS]
+    if unknown:
+        parser.error(f"unknown fault class(es): {', '.join(unknown)}")
+    weights = {c: WEIGHTS[c] for c in chosen}
     work = Path(tempfile.mkdtemp(prefix="fastsnake-faults-"))
     started = time.time()
+    rounds, lost, silent, failures = Counter(), Counter(), Counter(), []
     try:
         trial = Trial(work, rng)
-        rounds, failures = Counter(), []
         for k in range(args.rounds):
             if args.minutes is not None and time.time() - started > args.minutes * 60:
                 break
@@ -215,8 +528,9 @@ def main() -> int:
             try:
                 problem = getattr(trial, fault)()
             except Exception as exc:  # noqa: BLE001 - a crash of the harness or the code is a finding too
-                problem = f"crash: {type(exc).__name__}: {exc}"
+                problem = f"crash: {type(exc).__name__}: {exc}"[:300]
             if problem:
+                (silent if is_silent(problem) else lost)[fault] += 1
                 failures.append({"round": k, "fault": fault, "problem": problem})
                 sys.stderr.write(f"round {k} {fault}: {problem}\n")
             if k % 50 == 0:
@@ -224,18 +538,24 @@ def main() -> int:
             for leftover in work.iterdir():
                 if leftover.is_dir() and leftover.name.startswith("tmp"):
                     shutil.rmtree(leftover, ignore_errors=True)
+        peaks = {key: max(values) >> 20 for key, values in sorted(trial.peaks.items())}
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    silent = sum(1 for f in failures if "read back" in f["problem"] or "verify calls" in f["problem"])
-    lost = len(failures) - silent
-    report = {"rounds": sum(rounds.values()), "by_fault": dict(rounds), "failed_rounds": len(failures),
-              "lost_or_refused": lost, "silent": silent, "failures": failures[:50],
-              "seconds": round(time.time() - started, 1)}
+    by_class = {c: {"rounds": rounds[c], "lost": lost[c], "silent": silent[c]} for c in weights if rounds[c]}
+    report = {"rounds": sum(rounds.values()), "by_class": by_class, "failed_rounds": len(failures),
+              "lost": sum(lost.values()), "silent": sum(silent.values()), "bomb_peak_rss_mib": peaks,
+              "failures": failures[:50], "seconds": round(time.time() - started, 1)}
     if args.json:
         print(json.dumps(report))
     else:
-        print(f"{report['rounds']} rounds {report['by_fault']} in {report['seconds']} s: "
-              f"{report['failed_rounds']} failed ({lost} lost games, {report['silent']} accepted damage silently)")
+        print(f"{report['rounds']} rounds in {report['seconds']} s: {report['failed_rounds']} failed "
+              f"({report['lost']} lost, {report['silent']} silently changed)")
+        print(f"{'class':16} {'rounds':>7} {'lost':>6} {'silent':>7}")
+        for c, counts in by_class.items():
+            print(f"{c:16} {counts['rounds']:7} {counts['lost']:6} {counts['silent']:7}")
+        if peaks:
+            print("peak resident memory refusing 1 GiB bombs (MiB, kind/reader): "
+                  + ", ".join(f"{k} {v}" for k, v in peaks.items()))
     return 1 if failures else 0
 
 

@@ -8,6 +8,9 @@ import os
 import re
 import shutil
 import socket
+import struct
+import zipfile
+import zlib
 
 
 def file_in_the_way(path) -> str | None:
@@ -140,34 +143,199 @@ class NotAnArchive(ValueError):
     """A file that is no readable `.npz` archive; the message is the one-line reason."""
 
 
-def read_npz(path, keys=None) -> dict:
-    """The arrays of an `.npz` archive (only `keys`, where present, if given), read without
-    pickles. FileNotFoundError passes through; anything else unreadable (cut short, not a zip,
-    a bare `.npy` under an `.npz` name, pickled objects) raises `NotAnArchive` with one short
-    reason and none of numpy's advice."""
-    import struct
-    import zipfile
-    import zlib
+class RefusedMember(NotAnArchive):
+    """An `.npz` archive holding a member its format does not have, or one larger than the format
+    allows: refused before that member is inflated."""
 
-    import numpy as np
 
+# An `.npy` member's header is a short Python-literal dict; numpy's own reader refuses longer ones.
+NPY_HEADER_MAX = 10_000
+# The preamble before that header: magic (6 bytes), version (2), header length (2 or 4).
+_NPY_PREAMBLE = 12
+# A text field (format tag, policy name, JSON options or header) holds at most this many characters.
+MAX_TEXT_CHARS = 1 << 16
+# Deflate's largest ratio (258-byte matches of one bit each): a member declaring more bytes than
+# this times its compressed size lies about its size.
+_DEFLATE_MAX_RATIO = 1032
+# Bytes inflated per read: what a member costs beyond its own array while it is read.
+_READ_PIECE = 1 << 20
+
+
+class NpzArchive:
+    """An `.npz` archive read in bounded memory, member by member.
+
+    Opening reads only the zip directory: names and declared sizes, nothing is inflated. With
+    `known`, a member that is not one of those fields is refused (a foreign file, or data hidden
+    beside ours). `read` checks a member's declared size and its `.npy` header (shape, dtype)
+    against what the caller allows *before* inflating its data, then inflates it piece by piece
+    into an array of the declared size, so a member that inflates to more than it declares (a
+    zip bomb) stops at the caller's cap. Every refusal is a `NotAnArchive` with a one-line reason.
+    """
+
+    def __init__(self, path, known=None):
+        self.path = os.fspath(path)
+        try:
+            with open(self.path, "rb") as fh:
+                magic = fh.read(6)
+                self._size = os.fstat(fh.fileno()).st_size
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise NotAnArchive(_reason(exc)) from None
+        if magic.startswith(b"\x93NUMPY"):
+            raise NotAnArchive("a single .npy array")
+        try:
+            self._zip = zipfile.ZipFile(self.path)
+        except _UNREADABLE as exc:
+            raise NotAnArchive(_reason(exc)) from None
+        self._members = {}
+        try:
+            for info in self._zip.infolist():
+                key = info.filename[:-4] if info.filename.endswith(".npy") else None
+                if key is None or (known is not None and key not in known):
+                    raise RefusedMember(f"member {info.filename!r} is not a field of this file")
+                if key in self._members:
+                    raise RefusedMember(f"member {info.filename!r} appears twice")
+                if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+                    # numpy writes only these; others (bzip2, lzma) inflate without a bound per read
+                    raise NotAnArchive(f"member {info.filename!r} is compressed with a method numpy never writes")
+                self._members[key] = info
+        except BaseException:
+            self._zip.close()
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self) -> None:
+        self._zip.close()
+
+    def __contains__(self, key) -> bool:
+        return key in self._members
+
+    @property
+    def files(self) -> list[str]:
+        return list(self._members)
+
+    def read(self, key: str, kinds: str, *, ndim: int | None = None, max_items: int = 1, holder: str = "such a file"):
+        """Member `key` as an array whose dtype kind is one of `kinds` ("iu" integers, "U" text),
+        with `ndim` dimensions (any if None) and at most `max_items` items (text at most
+        `MAX_TEXT_CHARS` characters an item): refused (`RefusedMember`, naming the field and what
+        `holder` can hold) before its data is inflated if its header says otherwise, or as soon as
+        it inflates to more."""
+        import numpy as np
+
+        info = self._members[key]
+        itemsize_cap = 4 * MAX_TEXT_CHARS if "U" in kinds else 8
+        cap = _NPY_PREAMBLE + NPY_HEADER_MAX + max(0, int(max_items)) * itemsize_cap
+        if info.file_size > cap:
+            raise RefusedMember(f"field {key!r} declares {info.file_size} bytes, more than {holder} holds")
+        if info.compress_size > self._size:
+            raise NotAnArchive(f"field {key!r} declares {info.compress_size} compressed bytes, more than the "
+                               f"file's {self._size}")
+        deflated = info.compress_type == zipfile.ZIP_DEFLATED
+        if deflated and info.file_size > _DEFLATE_MAX_RATIO * info.compress_size + 1024:
+            raise NotAnArchive(f"field {key!r} declares {info.file_size} bytes, more than its "
+                               f"{info.compress_size} compressed bytes can hold")
+        try:
+            with self._zip.open(info) as stream:
+                shape, fortran, dtype = _npy_header(stream)
+                header_bytes = stream.tell()
+                if dtype.hasobject:
+                    raise NotAnArchive(f"field {key!r} holds pickled Python objects, which fastsnake files "
+                                       f"never contain")
+                if dtype.kind not in kinds or dtype.fields is not None:
+                    raise NotAnArchive(f"field {key!r} has type {dtype.str}, not the format's")
+                if ndim is not None and len(shape) != ndim:
+                    raise NotAnArchive(f"field {key!r} has shape {shape}, not {ndim}-dimensional")
+                count = 1
+                for side in shape:
+                    count *= int(side)
+                if count > max_items or dtype.itemsize > itemsize_cap:
+                    raise RefusedMember(f"field {key!r} declares shape {shape} of {dtype.str}, "
+                                        f"more than {holder} holds")
+                if header_bytes + count * dtype.itemsize != info.file_size:
+                    raise NotAnArchive(f"field {key!r} declares shape {shape} of {dtype.str} but holds "
+                                       f"{info.file_size - header_bytes} bytes")
+                array = np.empty(count, dtype=dtype)
+                _fill(stream, array.view(np.uint8), key)
+        except NotAnArchive:
+            raise
+        except MemoryError:
+            raise NotAnArchive(f"field {key!r} does not fit in memory") from None
+        except _UNREADABLE as exc:
+            raise NotAnArchive(_reason(exc)) from None
+        return array.reshape(shape, order="F" if fortran else "C")
+
+
+def _npy_header(stream):
+    """(shape, fortran_order, dtype) of the `.npy` data that `stream` starts with, read without the data."""
+    from numpy.lib import format as npy
+
+    version = npy.read_magic(stream)
+    if version == (1, 0):
+        return npy.read_array_header_1_0(stream, max_header_size=NPY_HEADER_MAX)
+    if version == (2, 0):
+        return npy.read_array_header_2_0(stream, max_header_size=NPY_HEADER_MAX)
+    raise NotAnArchive(f"an .npy version {version[0]}.{version[1]} member, which fastsnake never writes")
+
+
+def _fill(stream, target, key: str) -> None:
+    """Inflate exactly len(target) bytes of `stream` into `target`, in pieces; refuse a member that
+    ends early or holds more than that (nothing past one more piece is ever inflated)."""
+    done, size = 0, len(target)
+    while done < size:
+        piece = stream.read(min(_READ_PIECE, size - done))
+        if not piece:
+            raise NotAnArchive(f"field {key!r} is cut short")
+        target[done:done + len(piece)] = memoryview(piece)
+        done += len(piece)
+    if stream.read(1):
+        raise NotAnArchive(f"field {key!r} holds more data than its header declares")
+
+
+def _reason(exc: BaseException) -> str:
     from fastsnake.errors import read_error_reason
 
-    # A damaged archive fails in many ways: a bad deflate stream (zlib.error), a flipped method
-    # field (NotImplementedError), a flipped flag bit ("is encrypted", RuntimeError), bad headers.
-    unreadable = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError,
-                  struct.error, KeyError, IndexError, OverflowError)
+    return read_error_reason(exc)
+
+
+# A damaged archive fails in many ways: a bad deflate stream (zlib.error), a flipped method field
+# (NotImplementedError), a flipped flag bit ("is encrypted", RuntimeError), bad headers, a header
+# that is no Python literal (SyntaxError), a bad CRC (BadZipFile).
+_UNREADABLE = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError,
+               struct.error, KeyError, IndexError, OverflowError, SyntaxError, TypeError)
+
+
+def read_npz(path, keys, *, known=None) -> dict:
+    """The text fields `keys` (0-d string arrays, e.g. a format tag or a JSON header) of an `.npz`
+    archive, where present, read in bounded memory (`NpzArchive`); fields of other types or
+    longer than `MAX_TEXT_CHARS` are refused, and with `known`, members not in it.
+    FileNotFoundError passes through; anything else unreadable raises `NotAnArchive` with one
+    short reason and none of numpy's advice."""
+    with NpzArchive(path, known) as archive:
+        return {k: archive.read(k, "U", ndim=0) for k in keys if k in archive}
+
+
+def loads_json(text):
+    """`json.loads`, with a document nested too deeply for the parser (e.g. 100,000 brackets)
+    refused as a ValueError, like any other text that is no JSON we read."""
+    import json
+
     try:
-        loaded = np.load(os.fspath(path), allow_pickle=False)
-    except FileNotFoundError:
-        raise
-    except unreadable as exc:
-        raise NotAnArchive(read_error_reason(exc)) from None
-    if not isinstance(loaded, np.lib.npyio.NpzFile):
-        raise NotAnArchive("a single .npy array")
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("not valid JSON (nested too deeply)") from None
+
+
+def not_utf8(path) -> bool:
+    """Whether `path` holds bytes that are no UTF-8 (Python keeps them as lone surrogates, as
+    `os.fsdecode` does): pyarrow, which takes paths as UTF-8 text, can neither open nor name it."""
     try:
-        with loaded as data:
-            wanted = data.files if keys is None else [k for k in keys if k in data.files]
-            return {k: data[k] for k in wanted}
-    except unreadable as exc:
-        raise NotAnArchive(read_error_reason(exc)) from None
+        os.fsdecode(path).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

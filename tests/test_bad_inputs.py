@@ -106,6 +106,7 @@ def F(tmp_path_factory):
         np.save(out, np.arange(5))
     f.tour_npz_foreign = d / "tour_foreign.npz"
     shutil.copy(f.foreign_npz, f.tour_npz_foreign)
+    _issue37_files(f, d)
     return f
 
 
@@ -351,6 +352,71 @@ LIB = [
     ("lib-tour-load-pickled-npz", lambda f: _lib("fastsnake.tour.io.load_tour")(f.pickled_npz), "pickled", None),
 ]
 
+
+# --- issue 37, item 6: bad input that was reported as our failure (exit 1, "internal error") --------
+DEEP = 100_000  # brackets: deeper than Python's JSON parser recurses
+
+
+def _issue37_files(f, d):
+    import zipfile
+
+    from numpy.lib import format as npy
+
+    # a replay whose `moves` declares shape (10**12,) (numpy tried to allocate it: MemoryError)
+    f.huge_shape_npz = d / "huge_shape.npz"
+    with np.load(GOLDEN_REPLAY) as golden, zipfile.ZipFile(f.huge_shape_npz, "w", zipfile.ZIP_DEFLATED) as z:
+        for key in golden.files:
+            with z.open(f"{key}.npy", "w") as out:
+                if key == "moves":
+                    npy.write_array_header_1_0(out, {"descr": "|u1", "fortran_order": False, "shape": (10**12,)})
+                else:
+                    npy.write_array(out, golden[key], allow_pickle=False)
+    # JSON nested 100,000 deep (RecursionError)
+    f.sol_deep = d / "sol_deep.json"
+    f.sol_deep.write_text("[" * DEEP + "]" * DEEP)
+    f.tour_deep = d / "tour_deep.json"
+    f.tour_deep.write_text('{"format": "fastsnake-tour/1", "jumps": ' + "[" * DEEP + "]" * DEEP + "}")
+    f.tour_deep_npz = d / "tour_deep.npz"
+    np.savez(f.tour_deep_npz, meta=np.array('{"format": "fastsnake-tour/1", "x": ' + "[" * 30_000 + "]" * 30_000 + "}"))
+    # a path that is not UTF-8 (pyarrow's FileSystem.from_uri: UnicodeEncodeError); Python keeps such
+    # bytes of a command line as lone surrogates
+    f.not_utf8 = d / "s\udcff.parquet"
+    f.not_utf8_folder = d / "d\udcff"
+
+
+_SWEEP = ["sweep", "--policy", "cycle", "--size", "4", "--games", "10", "--threads", "1"]
+CLI += [
+    ("replay-check-huge-shape", lambda f: ["replay", "--check", str(f.huge_shape_npz)], "huge_shape.npz", None),
+    ("view-huge-shape", lambda f: ["view", str(f.huge_shape_npz), "--export", str(f.dir / "v12.gif")],
+     "huge_shape.npz", lambda f: f.dir / "v12.gif"),
+    ("puzzle-check-deep-json", lambda f: ["puzzle", "check", str(f.sol_deep)], "sol_deep", None),
+    ("view-deep-json", lambda f: ["view", str(f.sol_deep), "--export", str(f.dir / "v13.gif")], "sol_deep",
+     lambda f: f.dir / "v13.gif"),
+    ("view-deep-tour-json", lambda f: ["view", str(f.tour_deep), "--export", str(f.dir / "v14.gif")], "tour_deep",
+     lambda f: f.dir / "v14.gif"),
+    ("view-deep-tour-npz", lambda f: ["view", str(f.tour_deep_npz), "--export", str(f.dir / "v15.gif")],
+     "tour_deep", lambda f: f.dir / "v15.gif"),
+    ("sweep-out-not-utf8", lambda f: _SWEEP + ["--out", str(f.not_utf8)], "UTF-8", lambda f: f.not_utf8),
+    ("sweep-folder-not-utf8", lambda f: _SWEEP + ["--out", str(f.not_utf8_folder)], "UTF-8",
+     lambda f: f.not_utf8_folder),
+    ("compare-out-not-utf8", lambda f: ["compare", "--policies", "cycle", "--size", "4", "--games", "5",
+                                        "--out", str(f.not_utf8)], "UTF-8", lambda f: f.not_utf8),
+    ("replay-from-not-utf8", lambda f: ["replay", "--from", str(f.not_utf8), "--out", str(f.dir / "r6.npz")],
+     "UTF-8", lambda f: f.dir / "r6.npz"),
+    ("verify-not-utf8", lambda f: ["verify", str(f.not_utf8)], "UTF-8", None),
+]
+LIB += [
+    ("lib-load-game-huge-shape", lambda f: _lib("fastsnake.load_game")(f.huge_shape_npz), "huge_shape.npz", None),
+    ("lib-puzzle-load-deep-json", lambda f: _lib("fastsnake.puzzle.load_solution")(f.sol_deep), "sol_deep", None),
+    ("lib-tour-load-deep-json", lambda f: _lib("fastsnake.tour.io.load_tour")(f.tour_deep), "tour_deep", None),
+    ("lib-tour-load-deep-npz", lambda f: _lib("fastsnake.tour.io.load_tour")(f.tour_deep_npz), "tour_deep", None),
+    ("lib-sweep-out-not-utf8", lambda f: _lib("fastsnake.sweep")("cycle", 4, 10, out=str(f.not_utf8)), "UTF-8",
+     lambda f: f.not_utf8),
+    ("lib-sweep-folder-not-utf8", lambda f: _lib("fastsnake.sweep")("cycle", 4, 10, out=str(f.not_utf8_folder)),
+     "UTF-8", lambda f: f.not_utf8_folder),
+    ("lib-replay-game-not-utf8", lambda f: _lib("fastsnake.replay_game")(str(f.not_utf8)), "UTF-8", None),
+    ("lib-verify-not-utf8", lambda f: _lib("fastsnake.verify_sweep")(str(f.not_utf8)), "UTF-8", None),
+]
 
 # A line that says what and why fits a terminal line or two; a library's own essay does not.
 MAX_LINE = 240

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
+from fastsnake import signals
 from fastsnake.cli import common
 from fastsnake.errors import FastsnakeError, InputError, Terminated
 from fastsnake.warm import NeedsCompiled, compile_notice, compiled_instead, first_call, interpreted_run
@@ -105,10 +107,36 @@ def _tier_job(args):
         return None
 
 
+def _on_signal(signum, frame):
+    """The CLI's SIGINT and SIGTERM handler, from the start of `run` on (a sweep installs its own
+    while it runs, `snake.cancel.stop_requests`): stop where we are with the signal's status and
+    one line, never a traceback. A run that a signal already asked to stop is keeping what it
+    finished: a repeated signal does not interrupt that."""
+    if signals.stop_requested() is not None:
+        return
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated()
+
+
+def _install_signal_handlers() -> None:
+    signals.forget_stop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _on_signal)
+    signals.announce("cli")
+
+
 def run() -> None:
+    # Handlers first, so that a signal while the verbs and the kernels load (seconds on a busy
+    # machine) ends in one line and the signal's status, as one during the work does.
     try:
+        _install_signal_handlers()
         code = main(tiered=True)
         sys.stdout.flush()
+    except KeyboardInterrupt:  # before `main` handles it: during start-up or parsing
+        code = common.fail("interrupted", 130)
+    except Terminated as exc:
+        code = common.fail(str(exc), 143)
     except BrokenPipeError:
         # The reader closed the pipe (e.g. `| head`): stop quietly, as a SIGPIPE'd tool would.
         devnull = os.open(os.devnull, os.O_WRONLY)

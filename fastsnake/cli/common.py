@@ -23,7 +23,7 @@ import sys
 from decimal import Decimal, InvalidOperation
 
 from fastsnake.errors import InputError
-from fastsnake.files import file_in_the_way
+from fastsnake.files import file_in_the_way, not_utf8
 from fastsnake.sizes import parse_size  # noqa: F401 - verbs use common.parse_size
 
 # Set by `fastsnake.cli.main` for one run: whether errors also go to stdout as JSON, and
@@ -161,6 +161,8 @@ def check_output(flag: str, path, *, folder_target: bool = False) -> None:
     blocker = file_in_the_way(text)
     if blocker is not None:
         raise InputError(f"{flag} {text!r}: {blocker!r} is a file, not a folder")
+    if text.endswith(".parquet") and not_utf8(text):
+        raise InputError(f"{flag} {text!r} is not valid UTF-8, which Parquet files need: rename it")
     if not folder_target and parent and not os.path.isdir(parent):
         raise InputError(f"{flag} {text!r}: folder {os.path.abspath(parent)!r} does not exist")
 

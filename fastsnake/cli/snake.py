@@ -442,8 +442,10 @@ def _check_parquet(flag: str, path: str) -> None:
     """One short line for a file that is not Parquet or was cut short (pyarrow's own text is long)."""
     import os
 
-    if not os.path.isfile(path):
-        return  # a folder, or a missing file: the library words those
+    from fastsnake.files import not_utf8
+
+    if not os.path.isfile(path) or not_utf8(path):
+        return  # a folder, a missing file, a name pyarrow cannot take: the library words those
     import pyarrow.parquet as pq
 
     try:

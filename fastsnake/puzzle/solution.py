@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fastsnake.files import written_atomically
+from fastsnake.files import loads_json, written_atomically
 from fastsnake.puzzle import board as B
 
 FORMAT = "fastsnake-puzzle/1"
@@ -119,13 +119,13 @@ def load_solution(path) -> Solution:
     path = os.fspath(path)
     try:
         with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+            doc = loads_json(fh.read())
     except OSError as exc:
         raise B.PuzzleInputError(f"cannot read solution file {path!r}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise B.PuzzleInputError(f"solution file {path!r} is not JSON: it is not UTF-8 text "
                                  "(solution files are the JSON written by saving a solution)") from None
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # json.JSONDecodeError, or nested too deeply
         raise B.PuzzleInputError(f"solution file {path!r} is not JSON: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__

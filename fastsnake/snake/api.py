@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fastsnake.errors import InputError, Terminated
-from fastsnake.files import file_in_the_way
+from fastsnake.files import file_in_the_way, not_utf8
 from fastsnake.sizes import MemoryBudgetError, check_memory, parse_size
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, BoardError, GameConfig
 from fastsnake.snake.policies import (
@@ -224,6 +224,9 @@ def _is_folder_target(out) -> bool:
 def _check_path(value, name: str) -> None:
     if value is not None and not isinstance(value, (str, os.PathLike)):
         raise SweepError(f"{name}={value!r} is not a path (give a str or pathlib.Path)")
+    if value is not None and not_utf8(value):
+        raise SweepError(f"{name}={os.fspath(value)!r} is not valid UTF-8, which Parquet files need (pyarrow "
+                         f"reads paths as UTF-8): rename it")
 
 
 # What one game costs in memory when its row is kept: the kernel row (4 x int64) and its Arrow
@@ -739,6 +742,7 @@ def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max
     ['cycle', 'greedy']
     """
     if out is not None:
+        _check_path(out, "out")
         _check_output(out)
         if len(board_sizes(size)) > 1:
             raise SweepError("out: a compare file holds one board size; compare several sizes without out, "
@@ -844,6 +848,7 @@ def write_compare(results, path) -> None:
     policy's parameters and run, so a report re-plays each with its own options."""
     import pyarrow as pa
 
+    _check_path(path, "path")
     from fastsnake.snake.report import COMPARE_META_KEY, run_record
 
     # Each sweep's own (dictionary-encoded) policy column becomes the compare file's first column.
@@ -1057,6 +1062,7 @@ def replay_game(sweep_file, pick="died") -> Game:
     >>> fastsnake.replay_game(path, pick=7).game
     7
     """
+    _check_path(sweep_file, "sweep_file")
     replay, seconds = replay_from_sweep(sweep_file, str(pick))
     return Game(replay, seconds)
 

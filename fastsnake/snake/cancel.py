@@ -24,6 +24,7 @@ from contextlib import contextmanager
 
 import numba
 
+from fastsnake.signals import announce, note_stop
 from fastsnake.snake.board import CFG_CANCEL
 
 # The config arrays of kernels running now (a signal handler cancels them all), and the stop
@@ -100,6 +101,7 @@ def _on_worker(kernel, cfg, args):
     worker = threading.Thread(target=work, name="fastsnake-kernel", daemon=True)
     try:
         worker.start()
+        announce("kernel")
         finished.wait()  # a signal handler runs here, and what it raises leaves at once
     except BaseException:
         cancel(cfg)
@@ -161,6 +163,7 @@ def stop_requests():
         flag["stop"] = True
         flag["signal"] = signum
         cancel_running()
+        note_stop(signum)
 
     previous = {sig: signal.signal(sig, request) for sig in (signal.SIGINT, signal.SIGTERM)}
     _stops.append(flag)

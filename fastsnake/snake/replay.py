@@ -33,8 +33,8 @@ from itertools import pairwise
 import numpy as np
 
 from fastsnake.errors import InputError
-from fastsnake.files import NotAnArchive, read_npz, written_atomically
-from fastsnake.snake.board import TAIL_RULES, GameConfig
+from fastsnake.files import NotAnArchive, NpzArchive, RefusedMember, loads_json, written_atomically
+from fastsnake.snake.board import MAX_MOVE_CAP, TAIL_RULES, GameConfig
 from fastsnake.snake.cancel import call_kernel
 from fastsnake.snake.dataset import read_sweep
 from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, RUNNING, trace_moves
@@ -164,20 +164,54 @@ def _vector(data, key, path, kinds, lo, hi):
     return value
 
 
+# The fields of the format: any other member of a replay file is refused unread.
+SCALAR_FIELDS = ("format", "rows", "cols", "policy", "options", "seed", "game", "tail_rule", "max_moves", "outcome")
+ARRAY_FIELDS = ("body", "moves", "apples", "cycle")
+
+
+def _array_caps(rows: int, cols: int, max_moves: int) -> dict:
+    """The most items each array field of a game on a rows x cols board can hold: a body and the
+    cycle have at most one item a cell, the apples one more than the cells (the start's apple and
+    one after each eaten), the moves no more than the game's move cap."""
+    cells = rows * cols
+    return {"body": cells, "cycle": cells, "apples": cells + 1, "moves": max_moves}
+
+
+def _read_fields(name: str) -> dict:
+    """The fields of replay file `name`, read in bounded memory: unknown members refused, every
+    array checked against what a game on the declared board can hold before it is inflated."""
+    try:
+        with NpzArchive(name, known=SCALAR_FIELDS + ARRAY_FIELDS) as archive:
+            if "format" not in archive:
+                raise ReplayError(f"{name!r} is not a fastsnake replay (no 'format' field)")
+            data = {key: archive.read(key, "iuU", max_items=1) for key in SCALAR_FIELDS if key in archive}
+            fmt = _scalar(data, "format", name, "str")
+            if fmt != REPLAY_FORMAT:
+                raise ReplayError(f"{name!r} has format {fmt!r}; this version reads {REPLAY_FORMAT!r}")
+            rows = _scalar(data, "rows", name, "int") if "rows" in data else 0
+            cols = _scalar(data, "cols", name, "int") if "cols" in data else 0
+            if not (2 <= rows <= 256 and 2 <= cols <= 256):
+                raise ReplayError(f"replay {name!r}: board {rows}x{cols} is outside 2..256")
+            max_moves = (_scalar(data, "max_moves", name, "int") if "max_moves" in data
+                         else GameConfig(rows, cols, 1).move_cap)
+            for key, cap in _array_caps(rows, cols, min(max(max_moves, 0), MAX_MOVE_CAP)).items():
+                if key in archive:
+                    data[key] = archive.read(key, "iu", max_items=cap, holder=f"a {rows}x{cols} game")
+            return data
+    except FileNotFoundError:
+        raise ReplayError(f"replay {name!r} does not exist") from None
+    except RefusedMember as exc:
+        raise ReplayError(f"replay {name!r} is refused: {exc}") from None
+    except NotAnArchive as exc:
+        raise ReplayError(f"cannot read replay {name!r}: not an .npz archive ({exc})") from None
+    except MemoryError:
+        raise ReplayError(f"cannot read replay {name!r}: its arrays do not fit in memory") from None
+
+
 def load_replay(path, *, verify: bool = True) -> Replay:
     """Read and validate a replay; with `verify`, re-play it under the rules."""
     name = str(path)
-    try:
-        data = read_npz(name)
-    except FileNotFoundError:
-        raise ReplayError(f"replay {name!r} does not exist") from None
-    except NotAnArchive as exc:
-        raise ReplayError(f"cannot read replay {name!r}: not an .npz archive ({exc})") from None
-    if not isinstance(data, dict) or "format" not in data:
-        raise ReplayError(f"{name!r} is not a fastsnake replay (no 'format' field)")
-    fmt = _scalar(data, "format", name, "str")
-    if fmt != REPLAY_FORMAT:
-        raise ReplayError(f"{name!r} has format {fmt!r}; this version reads {REPLAY_FORMAT!r}")
+    data = _read_fields(name)
     required = ("rows", "cols", "policy", "seed", "game", "tail_rule", "body", "moves", "apples", "outcome")
     missing = [k for k in required if k not in data]
     if missing:
@@ -187,9 +221,7 @@ def load_replay(path, *, verify: bool = True) -> Replay:
     if tail_rule not in TAIL_RULES:
         raise ReplayError(f"replay {name!r}: tail_rule {tail_rule!r} is not one of {', '.join(TAIL_RULES)}")
     n = rows * cols
-    body = _vector(data, "body", name, "iu", 0, n) if 2 <= rows <= 256 and 2 <= cols <= 256 else None
-    if body is None:
-        raise ReplayError(f"replay {name!r}: board {rows}x{cols} is outside 2..256")
+    body = _vector(data, "body", name, "iu", 0, n)
     if len(body) < 1 or len(set(body.tolist())) != len(body):
         raise ReplayError(f"replay {name!r}: start body must be 1 or more distinct cells")
     moves = _vector(data, "moves", name, "iu", 0, 4)
@@ -206,7 +238,7 @@ def load_replay(path, *, verify: bool = True) -> Replay:
     options = {}
     if "options" in data:
         try:
-            options = json.loads(_scalar(data, "options", name, "str"))
+            options = loads_json(_scalar(data, "options", name, "str"))
         except ValueError:
             raise ReplayError(f"replay {name!r}: options are not valid JSON") from None
     try:
@@ -271,6 +303,12 @@ DEPRECATED_PICK = "lost"
 
 def pick_game(path, pick: str) -> tuple[dict, int]:
     """(sweep parameters, game index) chosen from a sweep file by died|longest|shortest|INDEX."""
+    params, table, position = _pick(path, pick)
+    return params, int(table.column("game")[position].as_py())
+
+
+def _pick(path, pick: str):
+    """(sweep parameters, its table, the position of the row chosen by died|longest|shortest|INDEX)."""
     params, table = read_sweep(path)
     games = table.column("game").to_numpy()
     moves = table.column("moves").to_numpy()
@@ -278,37 +316,60 @@ def pick_game(path, pick: str) -> tuple[dict, int]:
     if len(games) == 0:
         raise ReplayError(f"sweep file {str(path)!r} has no games")
     if pick == DEPRECATED_PICK:
-        warnings.warn(f"pick={DEPRECATED_PICK!r} is deprecated; use pick='died'", DeprecationWarning, stacklevel=4)
+        warnings.warn(f"pick={DEPRECATED_PICK!r} is deprecated; use pick='died'", DeprecationWarning, stacklevel=5)
         pick = "died"
     if pick == "died":
         died = np.flatnonzero(outcomes == "died")
         if len(died) == 0:
             raise ReplayError(f"sweep file {str(path)!r} has no game that died")
-        return params, int(games[died[0]])
+        return params, table, int(died[0])
     if pick == "longest":
-        return params, int(games[np.argmax(moves)])
+        return params, table, int(np.argmax(moves))
     if pick == "shortest":
-        return params, int(games[np.argmin(moves)])
+        return params, table, int(np.argmin(moves))
     try:
         index = int(pick)
     except ValueError:
         raise ReplayError(f"pick={pick!r} is not 'died', 'longest', 'shortest' or a game index") from None
-    if index not in set(games.tolist()):
+    found = np.flatnonzero(games == index) if -2**63 <= index < 2**63 else []
+    if len(found) == 0:
         raise ReplayError(f"game {index} is not in sweep file {str(path)!r}")
-    return params, index
+    return params, table, int(found[0])
+
+
+# What a sweep row records of its game, compared with the game re-played from its seed.
+ROW_FIELDS = ("seed", "outcome", "moves", "apples", "length")
+
+
+def row_mismatch(row: dict, replay: Replay, seed: int) -> str | None:
+    """The first field of a sweep's row that the re-played game contradicts, worded, or None."""
+    played = dict(replay.summary(), seed=int(game_seed(np.uint64(seed), np.uint64(replay.game))))
+    for field in ROW_FIELDS:
+        if field in row and row[field] != played[field]:
+            return f"its row says {field} {row[field]!r}, the game re-played from its seed has {played[field]!r}"
+    return None
 
 
 def replay_from_sweep(path, pick: str):
-    """Re-create a game of a sweep from its seed (no moves are stored in sweeps)."""
-    params, index = pick_game(path, pick)
+    """Re-create a game of a sweep from its seed (no moves are stored in sweeps); a game that
+    does not end as its row says (outcome, moves, apples, length, seed) is refused, naming the field."""
+    params, table, position = _pick(path, pick)
+    row = {field: table.column(field)[position].as_py() for field in ("game", *ROW_FIELDS)
+           if field in table.column_names}
+    index = int(row["game"])
     try:
         config = GameConfig(
             int(params["rows"]), int(params["cols"]), int(params["start_length"]),
             str(params["tail_rule"]), int(params["max_moves"]),
         )
-        return play_game(str(params["policy"]), config, int(params["seed"]), index,
-                         recorded_options(str(params["policy"]), params.get("options")))
-    except (KeyError, TypeError, ValueError) as exc:
+        replay, seconds = play_game(str(params["policy"]), config, int(params["seed"]), index,
+                                    recorded_options(str(params["policy"]), params.get("options")))
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:  # e.g. a seed of 2**70
         if isinstance(exc, InputError):
             raise
-        raise ReplayError(f"sweep file {str(path)!r} has incomplete parameters ({exc})") from None
+        raise ReplayError(f"sweep file {str(path)!r} has incomplete or impossible parameters ({exc})") from None
+    problem = row_mismatch(row, replay, int(params["seed"]))
+    if problem:
+        raise ReplayError(f"sweep file {str(path)!r}, game {index}: {problem} (the file is damaged, or was "
+                          f"written by another fastsnake version)")
+    return replay, seconds

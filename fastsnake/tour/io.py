@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from fastsnake.errors import read_error_reason
-from fastsnake.files import read_npz, written_atomically
+from fastsnake.files import NpzArchive, loads_json, written_atomically
 from fastsnake.tour.pieces import TourInputError
 from fastsnake.tour.verify import tour_problem
 
@@ -137,7 +137,7 @@ def _read(path, key: str, fmt: str) -> tuple[dict, np.ndarray | None]:
     kind = _kind(path)
     try:
         if kind == "json":
-            header = json.loads(path.read_text())
+            header = loads_json(path.read_text())
             if not isinstance(header, dict):
                 raise SaveFileError(f"{str(path)!r}: not a JSON object")
             raw = header.pop(key, None)
@@ -146,9 +146,16 @@ def _read(path, key: str, fmt: str) -> tuple[dict, np.ndarray | None]:
                 raise SaveFileError(f"{str(path)!r}: {key} is not a list of whole square indices")
             squares = None if raw is None else np.asarray(raw, dtype=np.int64)
         else:
-            data = read_npz(path, keys=("meta", key))  # NotAnArchive is a ValueError
-            header = json.loads(str(data["meta"]))
-            squares = data.get(key)
+            with NpzArchive(path, known=("meta", key)) as archive:
+                if "meta" not in archive:
+                    raise SaveFileError(f"{str(path)!r} is not a readable {fmt} file: no 'meta' field")
+                header = loads_json(str(archive.read("meta", "U", ndim=0)))
+                if not isinstance(header, dict):
+                    raise SaveFileError(f"{str(path)!r}: not a JSON object")
+                rows, cols = header.get("rows"), header.get("cols")
+                cells = rows * cols if isinstance(rows, int) and isinstance(cols, int) else 0
+                # a path visits each square once (a closed tour may name its start again at the end)
+                squares = archive.read(key, "iu", max_items=max(0, cells) + 1) if key in archive else None
     except SaveFileError:
         raise
     except (OSError, ValueError, KeyError, TypeError, EOFError, OverflowError, zipfile.BadZipFile) as exc:

@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 from fastsnake.errors import InputError, read_error_reason
-from fastsnake.files import read_npz
+from fastsnake.files import loads_json, read_npz
 from fastsnake.viewer.backend import ViewerError
 
 KNOWN = "fastsnake-replay, fastsnake-puzzle, fastsnake-tour and fastsnake-reach"
@@ -32,11 +32,11 @@ def sniff(path: Path) -> str:
             tag = data["format"]
             return str(tag) if tag.shape == () and tag.dtype.kind == "U" else ""
         if "meta" in data:
-            header = json.loads(str(data["meta"]))
+            header = loads_json(str(data["meta"]))
             return str(header.get("format", "")) if isinstance(header, dict) else ""
         return ""
     if magic.lstrip()[:1] in (b"{", b""):
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = loads_json(path.read_text(encoding="utf-8"))
         if isinstance(doc, dict) and isinstance(doc.get("format"), str):
             return doc["format"]
     raise ViewerError(f"{name!r} is not a file the viewer shows (it reads {KNOWN} files)")

@@ -7,10 +7,11 @@ most 4 cells there never meets itself, and with a move cap of 2**62 the game nev
 kernels (`user_cache`) and each test process does not compile them again.
 
 Run as a script, it is the ``fastsnake`` command with these policies registered (as
-``endless``, ``endless-py`` and ``hang``); it says ``ready`` on stderr once their kernels are
-compiled, so a test signals a running game, not a compiler.
+``endless``, ``endless-py`` and ``hang``), their kernels compiled (or loaded) before the command
+starts; a test learns where the command is from its announcements (`fastsnake.signals`).
 """
 
+import os
 import sys
 
 import numpy as np
@@ -69,13 +70,15 @@ if __name__ == "__main__":
     import policy_endless  # by its name, not as __main__: numba caches kernels of importable policies
 
     import fastsnake
-    from fastsnake.cli import run  # imported before "ready": a signal during the import would be no test
+    from fastsnake.cli import run
+    from fastsnake.signals import READY_FD_ENV
 
     policy_endless.register()
-    for name in ("endless", "endless-py", "hang"):  # compile (or load) the kernels before the test signals
+    announcing = os.environ.pop(READY_FD_ENV, None)  # these games are not the test's
+    for name in ("endless", "endless-py", "hang"):  # compile (or load) the kernels once, here
         fastsnake.sweep(name, 8, 2, start_length=1, max_moves=NEVER, threads=1)
         fastsnake.play(name, 8, start_length=1, max_moves=NEVER)
-    sys.stderr.write("ready\n")
-    sys.stderr.flush()
+    if announcing is not None:
+        os.environ[READY_FD_ENV] = announcing
     sys.argv[0] = "fastsnake"
     run()

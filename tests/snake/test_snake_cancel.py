@@ -7,9 +7,11 @@ running game was cancelled, so nothing depends on timing.
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -36,33 +38,65 @@ def test_the_endless_game_comes_after_the_first_chunk():
     assert first_chunk_size(64, 1) == ENDLESS_GAME  # so a first chunk finishes, then the game never ends
 
 
-def _start(args, ready):
-    """The CLI with the endless policies, once it is past compiling and `ready()` holds."""
-    proc = subprocess.Popen([sys.executable, str(SCRIPT), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=SCRIPT.parent)
-    lines = []
-    while proc.poll() is None and (not lines or lines[-1] != "ready"):
-        lines.append(proc.stderr.readline().strip())
-    assert lines and lines[-1] == "ready", (lines, proc.communicate())
-    deadline = time.time() + 300
-    while time.time() < deadline and proc.poll() is None and not ready():
-        time.sleep(0.05)
-    assert proc.poll() is None, proc.communicate()
+# A child that has not announced anything for this long is stuck (not slow: a busy machine takes
+# seconds, not minutes); the tests never wait on a clock for anything else.
+STUCK_SECONDS = 900
+
+
+def _start(args, until):
+    """The CLI with the endless policies (`policy_endless`), once `until(event)` holds for an event it
+    announced (`fastsnake.signals.announce`: a point the process has reached, e.g. "kernel": a
+    kernel runs and the main thread waits for it with our handlers in place). No clock involved."""
+    read_fd, write_fd = os.pipe()
+    env = dict(os.environ, FASTSNAKE_READY_FD=f"{write_fd}:{os.fstat(write_fd).st_ino}")
+    outputs = (tempfile.TemporaryFile(), tempfile.TemporaryFile())  # files, not pipes: nothing to drain meanwhile
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), *args], stdout=outputs[0], stderr=outputs[1],
+                            cwd=SCRIPT.parent, env=env, pass_fds=(write_fd,))
+    proc.outputs = outputs
+    os.close(write_fd)
+    proc.events = os.fdopen(read_fd, "r")
+    proc.seen = []
+    _wait_for(proc, until)
     return proc
 
 
-def _stop(proc, sig, times=1):
-    """Send `sig`, `times` times at most, until the process ends; (code, stdout, stderr)."""
-    for _ in range(times):
+def _wait_for(proc, until) -> None:
+    """Read the process's events until `until(event)` holds; fail if it ends first."""
+    while True:
+        ready, _, _ = select.select([proc.events], [], [], STUCK_SECONDS)
+        line = proc.events.readline() if ready else None
+        if not line:
+            proc.kill()
+            code, out, err = _finish(proc)
+            pytest.fail(f"no event {'in %d s' % STUCK_SECONDS if line is None else 'before exit'} "
+                        f"(events {proc.seen}, exit {code}): {err}")
+        proc.seen.append(line.strip())
+        if until(proc.seen[-1]):
+            return
+
+
+def _finish(proc):
+    """(exit code, stdout, stderr) once the process has ended."""
+    proc.wait(STUCK_SECONDS)
+    proc.events.close()
+    texts = []
+    for stream in proc.outputs:
+        stream.seek(0)
+        texts.append(stream.read().decode("utf-8", "replace"))
+        stream.close()
+    return proc.returncode, texts[0], texts[1]
+
+
+def _stop(proc, sig, twice=False):
+    """Send `sig`; with `twice`, send it again once the process says the first one reached its handler
+    (a game whose decide never returns can only be left by a second signal; if the first was enough,
+    the second lands on a run that is already stopping, which must not change its end). Then
+    (code, stdout, stderr) once it has ended, however long that takes."""
+    proc.send_signal(sig)
+    if twice:
+        _wait_for(proc, lambda event: event == "stop-requested")
         proc.send_signal(sig)
-        try:
-            out, err = proc.communicate(timeout=2 if times > 1 else 120)
-            return proc.returncode, out, err
-        except subprocess.TimeoutExpired:
-            continue
-    proc.kill()
-    out, err = proc.communicate()
-    pytest.fail(f"{times} signals did not stop the process: {err}")
+    return _finish(proc)
 
 
 def _check_kept_file(kept: Path, games: int):
@@ -76,7 +110,7 @@ def _check_kept_file(kept: Path, games: int):
 def test_the_first_signal_stops_a_game_that_never_ends(tmp_path, sig):
     out = tmp_path / "s.parquet"
     proc = _start(["sweep", "--policy", "endless", *ARGS, "--games", "1000", "--out", str(out), "--json"],
-                  lambda: list(tmp_path.glob(".s.parquet.partial-*")))
+                  lambda event: event == "kernel" and list(tmp_path.glob(".s.parquet.partial-*")))
     code, stdout, err = _stop(proc, sig)
     assert code == CODES[sig], err
     summary = json.loads(stdout)
@@ -89,8 +123,8 @@ def test_the_first_signal_stops_a_game_that_never_ends(tmp_path, sig):
 def test_a_second_signal_stops_a_decide_that_never_returns(tmp_path, sig):
     out = tmp_path / "s.parquet"
     proc = _start(["sweep", "--policy", "hang", *ARGS, "--games", "1000", "--out", str(out), "--json"],
-                  lambda: list(tmp_path.glob(".s.parquet.partial-*")))
-    code, stdout, err = _stop(proc, sig, times=20)
+                  lambda event: event == "kernel" and list(tmp_path.glob(".s.parquet.partial-*")))
+    code, stdout, err = _stop(proc, sig, twice=True)
     assert code == CODES[sig], err
     summary = json.loads(stdout)
     _check_kept_file(tmp_path / "s.partial.parquet", summary["games"])
@@ -100,7 +134,8 @@ def test_a_second_signal_stops_a_decide_that_never_returns(tmp_path, sig):
 def test_a_signal_in_a_chunk_that_never_ends_keeps_the_finished_chunks(tmp_path):
     folder = tmp_path / "d"
     proc = _start(["sweep", "--policy", "endless", *ARGS, "--games", "1000", "--chunk-size", "10", "--out",
-                   str(folder), "--json"], lambda: (folder / "chunk-00000005.parquet").exists())
+                   str(folder), "--json"],
+                  lambda event: event == "kernel" and (folder / "chunk-00000005.parquet").exists())
     code, stdout, err = _stop(proc, signal.SIGINT)
     assert code == 130, err
     assert sorted(p.name for p in folder.glob("chunk-*")) == [f"chunk-{k:08d}.parquet" for k in range(6)]
@@ -109,11 +144,24 @@ def test_a_signal_in_a_chunk_that_never_ends_keeps_the_finished_chunks(tmp_path)
     assert table.column("game").to_pylist() == list(range(60)) == list(range(json.loads(stdout)["games"]))
 
 
+@SIGNALS
+def test_a_signal_during_start_up_ends_in_one_line(tmp_path, sig):
+    """Signalled as soon as the CLI's handlers are in place, while it still builds its parser and loads the
+    verbs (under load that took seconds: a SIGINT there printed a KeyboardInterrupt traceback, exit -2,
+    and a SIGTERM killed it, -15). Wherever the signal lands from there on: its status, no traceback."""
+    out = tmp_path / "s.parquet"
+    proc = _start(["sweep", "--policy", "endless", *ARGS, "--games", "1000", "--out", str(out)],
+                  lambda event: event == "cli")
+    code, _, err = _stop(proc, sig)
+    assert code == CODES[sig], err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("fastsnake: "), err
+    assert not out.exists() and not list(tmp_path.glob(".*"))
+
+
 def test_ctrl_c_stops_play_inside_a_decide_that_never_returns(tmp_path):
     replay = tmp_path / "g.npz"
-    started = time.time()
     proc = _start(["play", "--policy", "hang", *ARGS[:-2], "--game", str(ENDLESS_GAME), "--replay", str(replay)],
-                  lambda: time.time() > started + 1)  # most likely in the game by then; stopped either way
+                  lambda event: event == "kernel")  # the game runs (or is about to): Ctrl-C stops it either way
     code, _, err = _stop(proc, signal.SIGINT)
     assert code == 130 and err.strip().splitlines()[-1] == "fastsnake: error: interrupted", err
     assert not list(tmp_path.iterdir())
@@ -190,8 +238,8 @@ def test_the_library_keeps_returning_the_finished_part_on_ctrl_c():
 def test_a_second_signal_keeps_a_folders_finished_chunks(tmp_path):
     folder = tmp_path / "d"
     proc = _start(["sweep", "--policy", "hang", *ARGS, "--games", "1000", "--chunk-size", "10", "--out", str(folder)],
-                  lambda: (folder / "chunk-00000005.parquet").exists())
-    code, _, err = _stop(proc, signal.SIGTERM, times=20)
+                  lambda event: event == "kernel" and (folder / "chunk-00000005.parquet").exists())
+    code, _, err = _stop(proc, signal.SIGTERM, twice=True)
     assert code == 143, err
     assert not [p for p in folder.iterdir() if p.name.startswith(".")]
     assert read_dataset(folder)[1].column("game").to_pylist() == list(range(60))
@@ -208,7 +256,9 @@ def test_a_signal_stops_a_cluster_sweep_keeping_its_finished_chunks(tmp_path):
     deadline = time.time() + 300
     while time.time() < deadline and proc.poll() is None and not (folder / "chunk-00000001.parquet").exists():
         time.sleep(0.05)
-    code, stdout, err = _stop(proc, signal.SIGINT)
+    proc.send_signal(signal.SIGINT)
+    stdout, err = proc.communicate(timeout=STUCK_SECONDS)
+    code = proc.returncode
     assert code == 130, err
     kept = sorted(p.name for p in folder.glob("chunk-*"))
     assert 2 <= len(kept) < 200 and not [p for p in folder.iterdir() if p.name.startswith(".")]

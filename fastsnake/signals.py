@@ -1,0 +1,54 @@
+"""What a process of ours has been asked to do by a signal, and where it says how far it got.
+
+`stop_requested()` is the signal that asked this process to stop (SIGINT or SIGTERM, as
+`snake.cancel.stop_requests` received it), or None: the CLI's own handlers leave a run that is
+already stopping to keep what it finished, rather than interrupting its saving with a second
+exception.
+
+`announce(event)` writes one line, `event`, to the pipe named by the environment variable
+``FASTSNAKE_READY_FD`` as ``FD:INODE`` (its descriptor and the pipe's inode number), when set:
+how a test learns, without waiting on a clock, that the process has reached a point (``cli``:
+the CLI's handlers are installed; ``kernel``: a kernel runs on its worker thread while the main
+thread waits for it, interruptibly; ``stop-requested``: a stop request was received). Nothing is
+written without the variable, nor unless that descriptor is still that pipe: a child that
+inherited the variable but not the pipe (a background compile), in which the number may name
+another file, never writes to it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+READY_FD_ENV = "FASTSNAKE_READY_FD"
+
+_state: dict = {"stop": None}
+
+
+def note_stop(signum: int) -> None:
+    """Record that signal `signum` asked this process to stop (the first one is kept)."""
+    if _state["stop"] is None:
+        _state["stop"] = signum
+    announce("stop-requested")
+
+
+def stop_requested() -> int | None:
+    return _state["stop"]
+
+
+def forget_stop() -> None:
+    """A new run in the same process (a test calling the CLI again) starts with no stop requested."""
+    _state["stop"] = None
+
+
+def announce(event: str) -> None:
+    raw = os.environ.get(READY_FD_ENV)
+    if not raw:
+        return
+    try:
+        fd, inode = (int(part) for part in raw.split(":"))
+        info = os.fstat(fd)
+        if stat.S_ISFIFO(info.st_mode) and info.st_ino == inode:
+            os.write(fd, f"{event}\n".encode())
+    except (OSError, ValueError):  # a closed or foreign descriptor: a test's business, never a run's failure
+        pass
