@@ -438,16 +438,17 @@ def _paired_statement(name_a: str, name_b: str, stats: dict) -> list[str]:
 
 
 def _outcome_cross_table(name_a: str, name_b: str, acc: PairedAccumulator) -> dict:
-    """Paired games by (b's outcome, a's outcome): rows are b's outcomes, columns a's."""
+    """Paired games by (b's outcome, a's outcome): rows are b's outcomes, columns a's, with totals."""
     codes = [c for c in (WON, DIED, STUCK) if any(c in key for key in acc.outcomes)]
-    header = [f"{name_b} ↓ / {name_a} →"] + [OUTCOME_NAMES[c] for c in codes] + ["all"]
+    header = [""] + [OUTCOME_NAMES[c] for c in codes] + ["all"]
     rows = []
     for this in codes:
         counts = [acc.outcomes.get((this, base), 0) for base in codes]
         rows.append([OUTCOME_NAMES[this]] + [f"{c:,}" for c in counts] + [f"{sum(counts):,}"])
     totals = [sum(acc.outcomes.get((this, base), 0) for this in codes) for base in codes]
     rows.append(["all"] + [f"{c:,}" for c in totals] + [f"{acc.games:,}"])
-    return {"header": header, "rows": rows}
+    return {"header": header, "rows": rows,
+            "caption": f"Outcomes on the same seeds (games): rows {name_b}, columns {name_a}"}
 
 
 def scaling_fit(cells, values) -> dict | None:

@@ -45,6 +45,15 @@
     return out;
   }
 
+  // A title longer than `width` px (about 7.5 px a character at 13 px) is squeezed to fit rather than cut off.
+  function fitText(text, width) {
+    if (text.textContent.length * 7.5 > width) {
+      text.setAttribute("textLength", width);
+      text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+    }
+    return text;
+  }
+
   // Ticks of a log axis: the powers of ten in lo..hi, with 2 and 5 times them when the span is short.
   function logTicks(lo, hi) {
     var out = [], first = Math.floor(Math.log10(lo)), last = Math.ceil(Math.log10(hi));
@@ -60,14 +69,14 @@
   function frame(opts) {
     var W = 560, H = 300, L = 64, R = 16, T = 28, B = 44;
     var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "class": "plot" });
-    svg.appendChild(sv("text", { x: L, y: 18, "class": "plot-title" }, opts.title));
+    svg.appendChild(fitText(sv("text", { x: L, y: 18, "class": "plot-title" }, opts.title), W - L - R));
     var tx = opts.logx ? Math.log10 : function (v) { return v; };
     var ty = opts.logy ? Math.log10 : function (v) { return v; };
     var xlo = tx(opts.xlo), xhi = tx(opts.xhi), ylo = ty(opts.ylo), yhi = ty(opts.yhi);
     var x = function (v) { return L + (tx(v) - xlo) / ((xhi - xlo) || 1) * (W - L - R); };
     var y = function (v) { return H - B - (ty(v) - ylo) / ((yhi - ylo) || 1) * (H - B - T); };
     var axes = sv("g", { "class": "axes" });
-    (opts.logx ? logTicks(opts.xlo, opts.xhi) : ticks(opts.xlo, opts.xhi, 6)).forEach(function (v) {
+    (opts.xticks || (opts.logx ? logTicks(opts.xlo, opts.xhi) : ticks(opts.xlo, opts.xhi, 6))).forEach(function (v) {
       axes.appendChild(sv("line", { x1: x(v), x2: x(v), y1: H - B, y2: H - B + 4 }));
       axes.appendChild(sv("text", { x: x(v), y: H - B + 16, "text-anchor": "middle" }, fmt(v)));
     });
@@ -85,7 +94,9 @@
   }
 
   function legend(svg, names, left) {
-    var x0 = left === undefined ? 400 : left;
+    // By default at the right, moved left as far as the longest name needs (about 6.3 px a character).
+    var longest = Math.max.apply(null, names.map(function (n) { return String(n).length; }));
+    var x0 = left === undefined ? Math.max(70, Math.min(400, 560 - 16 - 15 - 6.3 * longest)) : left;
     names.forEach(function (name, i) {
       var yy = 36 + 16 * i;
       svg.appendChild(sv("rect", { x: x0, y: yy - 9, width: 10, height: 10, fill: rgb(series(i)) }));
@@ -117,7 +128,8 @@
   }
 
   function outcomes(sections) {
-    var W = 560, rowH = 26, H = 40 + rowH * sections.length + 24, L = 150, R = 16;
+    var longest = Math.max.apply(null, sections.map(function (s) { return sectionName(s).length; }));
+    var W = 560, rowH = 26, H = 40 + rowH * sections.length + 24, R = 16, L = Math.max(80, Math.min(280, 16 + 6.3 * longest));
     var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "class": "plot" });
     svg.appendChild(sv("text", { x: 12, y: 18, "class": "plot-title" }, "Outcomes"));
     var kinds = [["won", "wins", PAL.body_head], ["died", "deaths", PAL.apple], ["stuck", "stuck", PAL.text_dim]];
@@ -158,7 +170,7 @@
       f.g.appendChild(line);
     });
     legend(f.svg, sections.map(function (s) {
-      return sectionName(s) + " (mean of " + (s.per_apple ? s.per_apple.games : 0) + " games)";
+      return sectionName(s) + " (" + (s.per_apple ? s.per_apple.games : 0) + " games)";
     }));
     return f.svg;
   }
@@ -168,12 +180,13 @@
   function pairedPanel(p) {
     var panel = el("div", { "class": "panel paired-panel" });
     if (p.counts.length) panel.appendChild(pairedHistogram(p));
+    else panel.appendChild(el("div", { "class": "panel-title" }, "Paired comparison: " + p.b + " − " + p.a));
     var words = el("div", { "class": "paired-statement" });
     (p.statement || []).forEach(function (line) { words.appendChild(el("p", {}, line)); });
     panel.appendChild(words);
     if (p.cross) {
       var holder = el("div", { "class": "scroll" });
-      holder.appendChild(el("div", { "class": "caption" }, "Outcomes on the same seeds (games)"));
+      holder.appendChild(el("div", { "class": "caption" }, p.cross.caption));
       holder.appendChild(simpleTable(p.cross.header, p.cross.rows, "outcome-cross"));
       panel.appendChild(holder);
     }
@@ -210,7 +223,9 @@
     if (!ys.length) return null;
     var xlo = Math.min.apply(null, xs), xhi = Math.max.apply(null, xs);
     var ylo = Math.min.apply(null, ys), yhi = Math.max.apply(null, ys);
+    var cells = xs.filter(function (c, k) { return xs.indexOf(c) === k; });
     var f = frame({ title: title, xlo: xlo / 1.15, xhi: xhi * 1.15, ylo: ylo / 1.4, yhi: yhi * 1.4, logx: true, logy: true,
+                    xticks: cells.length <= 8 ? cells : null,
                     xlabel: "cells on the board (log)", ylabel: ylabel });
     var names = [];
     policies.forEach(function (q, i) {
