@@ -349,7 +349,8 @@ def aggregate(source: SweepSource, *, worst: int, best: int, died: int, random: 
         # Sources list their games in order from their first game: the window is known once one batch is read.
         window = rows["game"] < agg.first_game + PAIRED_GAMES
         if window.any():
-            paired_parts.append({n: rows[n][window] for n in ("game", "outcome", "moves")})
+            paired_parts.append({"game": rows["game"][window], "outcome": rows["outcome"][window].astype(np.int8),
+                                 "moves": rows["moves"][window]})
     if paired_parts:
         games = np.concatenate([part["game"] for part in paired_parts])
         keep = games < agg.first_game + PAIRED_GAMES
