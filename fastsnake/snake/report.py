@@ -125,7 +125,10 @@ def _parquet_sources(path: str) -> list[SweepSource]:
         raise ReportError(f"{path!r}: its sweep parameters are not valid JSON") from None
     label = os.path.basename(path)
 
-    def read(policy=None):
+    # A compare of several boards holds rows and cols columns: one section per policy and board.
+    keys = ["policy", "rows", "cols"] if {"policy", "rows", "cols"} <= set(names) else ["policy"]
+
+    def read(key=None):
         def batches():
             import pyarrow as pa
             import pyarrow.compute as pc
@@ -133,8 +136,8 @@ def _parquet_sources(path: str) -> list[SweepSource]:
             try:
                 for batch in pq.ParquetFile(path, **READ_OPTIONS).iter_batches(batch_size=BATCH_ROWS):
                     table = pa.Table.from_batches([batch])
-                    if policy is not None:
-                        table = table.filter(pc.equal(table.column("policy"), policy))
+                    for column, value in zip(keys, key or (), strict=False):
+                        table = table.filter(pc.equal(table.column(column), value))
                     yield table
             except (OSError, ValueError) as exc:  # a page checksum that fails, a page cut short
                 raise ReportError(f"{path!r} is damaged ({str(exc).splitlines()[0][:120]}); "
@@ -143,25 +146,38 @@ def _parquet_sources(path: str) -> list[SweepSource]:
 
     if "policy" not in names:
         return [SweepSource(label, params, read(), run)]
-    # A compare file: one section per policy, in the order the file lists them.
+    # A compare file: one section per policy (and board), in the order the file lists them.
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    policies = []
-    for batch in pq.ParquetFile(path, **READ_OPTIONS).iter_batches(batch_size=BATCH_ROWS, columns=["policy"]):
-        for name in pc.unique(batch.column(0)).to_pylist():
+    policies, boards = [], set()
+    for batch in pq.ParquetFile(path, **READ_OPTIONS).iter_batches(batch_size=BATCH_ROWS, columns=keys):
+        table = pa.Table.from_batches([batch])
+        for name in pc.unique(table.column("policy")).to_pylist():
             if name not in policies:
                 policies.append(name)
-    by_policy = {entry["parameters"]["policy"]: entry for entry in compared or []}
+        if len(keys) == 3:
+            seen = table.group_by(keys).aggregate([])
+            boards |= set(zip(*(seen.column(k).to_pylist() for k in keys), strict=True))
+    found = ([(p,) for p in policies] if len(keys) == 1 else
+             sorted(boards, key=lambda k: (policies.index(k[0]), k[1] * k[2], k[1])))
+    entries = compared or []
     sources = []
-    for name in policies:
-        entry = by_policy.get(name)
-        own = dict(params, policy=name, options=params.get("options") if name == params.get("policy") else {})
+    for key in found:
+        name = key[0]
+        board = {"rows": key[1], "cols": key[2]} if len(key) == 3 else {}
+        entry = next((e for e in entries if e["parameters"]["policy"] == name
+                      and all(e["parameters"].get(k) == v for k, v in board.items())), None)
+        own = dict(params, policy=name, options=params.get("options") if name == params.get("policy") else {}, **board)
         notes = []
         if entry is not None:
             own = entry["parameters"]
-        elif name != params.get("policy"):
-            notes.append(f"{label}: the file does not record {name}'s options; its games are re-played without any")
-        sources.append(SweepSource(f"{label} [{name}]", own, read(name), (entry or {}).get("run", {}), notes))
+        elif name != params.get("policy") or any(params.get(k) != v for k, v in board.items()):
+            notes.append(f"{label}: the file does not record {name}'s run on its board; its games are re-played "
+                         "with the file's first parameters")
+        where = f"{name} {key[1]}x{key[2]}" if len(key) == 3 and len({k[1:] for k in found}) > 1 else name
+        own_label = label if len(found) == 1 else f"{label} [{where}]"
+        sources.append(SweepSource(own_label, own, read(key), (entry or {}).get("run", {}), notes))
     return sources
 
 

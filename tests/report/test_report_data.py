@@ -213,6 +213,33 @@ def test_several_board_sizes_give_the_scaling_view(tmp_path):
     assert one["scaling"] is None
 
 
+def test_a_compare_file_of_several_boards_gives_a_section_per_policy_and_board(tmp_path):
+    """A compare over several sizes (rows and cols columns, one run entry per policy and board)."""
+    from fastsnake.snake.report import COMPARE_META_KEY
+
+    parts, entries = [], []
+    for size in (4, 6):
+        out = tmp_path / f"c{size}.parquet"
+        fastsnake.compare(["cycle", "greedy"], size, 50, seed=2, out=str(out))
+        table = pq.read_table(str(out))
+        meta = table.schema.metadata
+        entries += json.loads(meta[COMPARE_META_KEY])
+        n = table.num_rows
+        parts.append(table.replace_schema_metadata(None).append_column("rows", pa.array([size] * n, pa.int32()))
+                     .append_column("cols", pa.array([size] * n, pa.int32())))
+    both = pa.concat_tables(parts).replace_schema_metadata({**meta, COMPARE_META_KEY: json.dumps(entries).encode()})
+    pq.write_table(both, str(tmp_path / "sizes.parquet"))
+    sources = rp.load_inputs([str(tmp_path / "sizes.parquet")], [])
+    assert [(s.policy, s.params["rows"]) for s in sources] == [("cycle", 4), ("cycle", 6), ("greedy", 4), ("greedy", 6)]
+    assert all(s.notes == [] for s in sources)
+    data = rp.build(sources, worst=1, best=0, died=0, random=0, sample=0)
+    assert data["problems"] == []  # every picked game re-plays under its own board's parameters
+    assert [s["name"] for s in data["sections"]] == ["cycle 4x4", "cycle 6x6", "greedy 4x4", "greedy 6x6"]
+    assert [s["summary"]["games"] for s in data["sections"]] == [50] * 4
+    assert [p["cells"] for p in data["scaling"]["policies"]] == [[16, 36], [16, 36]]
+    assert [(p["a"], p["b"]) for p in data["paired"]] == [("cycle 4x4", "greedy 4x4"), ("cycle 6x6", "greedy 6x6")]
+
+
 def test_compare_sections_and_paired_difference(tmp_path):
     out = tmp_path / "c.parquet"
     fastsnake.compare(["cycle", "greedy"], 6, 400, seed=2, out=str(out))
