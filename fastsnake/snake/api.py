@@ -891,14 +891,7 @@ def report_sweeps(inputs, out, *, worst=None, best=None, died=None, random=None,
         raise rp.ReportError("a report needs at least one input")
     _check_output(out)
     problems: list[str] = list(extra_problems)
-    sources = []
-    for item in inputs:
-        try:
-            sources += [rp.result_source(item)] if isinstance(item, SweepResult) else rp.open_sources(item)
-        except InputError as exc:
-            problems.append(str(exc))
-    if not sources:
-        raise rp.ReportError("; ".join(problems))
+    sources = rp.load_inputs(inputs, problems)
     counts = {k: v for k, v in (("worst", worst), ("best", best), ("died", died), ("random", random),
                                 ("sample", sample)) if v is not None}
     bar = _report_progress() if progress else None

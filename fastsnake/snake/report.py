@@ -3,12 +3,19 @@
 A report reads each source (a sweep file, a sweep folder, a ``compare`` file with a
 ``policy`` column, or a `SweepResult` in memory) one batch of rows at a time, so a folder
 of 10⁸ games is summarised in memory bounded by a batch: exact statistics
-(`SummaryAccumulator`, the numbers ``compare`` prints), the moves histogram, and the picked
-games — the worst and best by moves, every game that died or got stuck up to a count, a random few
-(the games with the smallest per-game seeds: uniform, and the same whatever the batch order)
-and any ``pick`` expression ``replay`` understands. Only the picked games are re-played
-(sweeps store no moves); each must come out as its row says, or the page says it no longer
-replays. The page itself is drawn by `fastsnake.webpage`.
+(`SummaryAccumulator`, the numbers ``compare`` prints) with their 95 % intervals, the moves
+histogram, and the picked games — the worst and best by moves, every game that died or got
+stuck up to a count, a random few (the games with the smallest per-game seeds: uniform, and the
+same whatever the batch order) and any ``pick`` expression ``replay`` understands. Only the
+picked games are re-played (sweeps store no moves); each must come out as its row says, or the
+page says it no longer replays. Sources on the same board, rules and seed are paired game by
+game against the first of them (`PairedAccumulator`); several board sizes give a scaling fit.
+
+The pipeline, data -> page, one named step each::
+
+    load_inputs -> summarise -> pick_games -> replay_picks -> fit_budget -> page_data -> write_report
+
+`build` runs the middle steps; the page itself is drawn by `fastsnake.webpage`.
 """
 
 from __future__ import annotations
@@ -23,7 +30,16 @@ import numpy as np
 from fastsnake import __version__, machine, webpage
 from fastsnake.errors import InputError
 from fastsnake.snake.board import GameConfig
-from fastsnake.snake.engine import DIED, OUTCOME_NAMES, R_LENGTH, STUCK
+from fastsnake.snake.engine import DIED, OUTCOME_NAMES, R_LENGTH, STUCK, WON
+from fastsnake.snake.intervals import (
+    CONFIDENCE,
+    PairedAccumulator,
+    format_mean_ci,
+    format_p,
+    half_width,
+    mean_ci95,
+    wilson_ci95,
+)
 from fastsnake.snake.policies import recorded_options
 from fastsnake.snake.replay import DEPRECATED_PICK, Replay, play_game, trace
 from fastsnake.snake.stats import SummaryAccumulator, summary_rows
@@ -42,6 +58,8 @@ PER_APPLE_POINTS = 400
 HIST_BINS = 60
 # The paired difference reads the moves of games with index below first_game + this, per policy.
 PAIRED_GAMES = 2_000_000
+# Two sources are paired (game k of both starts from the same seed) when these parameters agree.
+PAIRED_SAME = ("rows", "cols", "start_length", "tail_rule", "max_moves", "seed")
 # Bytes of game records a page may embed; the games past it are listed without their record.
 EMBED_BUDGET = 4_000_000
 # Rows read at once from a sweep file or chunk: the report's memory is bounded by a few batches.
@@ -109,7 +127,10 @@ def _parquet_sources(path: str) -> list[SweepSource]:
     if COMPARE_META_KEY not in meta and ("policy" not in names or "tail_rule" in names):
         return [_folder_source(path)]  # one sweep (its identity columns are no compare file's policy column)
 
-    def read(policy=None):
+    # A compare of several boards holds rows and cols columns: one section per policy and board.
+    keys = ["policy", "rows", "cols"] if {"policy", "rows", "cols"} <= set(names) else ["policy"]
+
+    def read(key=None):
         def batches():
             import pyarrow as pa
             import pyarrow.compute as pc
@@ -117,8 +138,8 @@ def _parquet_sources(path: str) -> list[SweepSource]:
             try:
                 for batch in pq.ParquetFile(path, **READ_OPTIONS).iter_batches(batch_size=BATCH_ROWS):
                     table = pa.Table.from_batches([batch])
-                    if policy is not None:
-                        table = table.filter(pc.equal(table.column("policy"), policy))
+                    for column, value in zip(keys, key or (), strict=False):
+                        table = table.filter(pc.equal(table.column(column), value))
                     yield table
             except (OSError, ValueError) as exc:  # a page checksum that fails, a page cut short
                 raise ReportError(f"{path!r} is damaged ({str(exc).splitlines()[0][:120]}); "
@@ -127,25 +148,38 @@ def _parquet_sources(path: str) -> list[SweepSource]:
 
     if "policy" not in names:
         return [SweepSource(label, params, read(), run)]
-    # A compare file: one section per policy, in the order the file lists them.
+    # A compare file: one section per policy (and board), in the order the file lists them.
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    policies = []
-    for batch in pq.ParquetFile(path, **READ_OPTIONS).iter_batches(batch_size=BATCH_ROWS, columns=["policy"]):
-        for name in pc.unique(batch.column(0)).to_pylist():
+    policies, boards = [], set()
+    for batch in pq.ParquetFile(path, **READ_OPTIONS).iter_batches(batch_size=BATCH_ROWS, columns=keys):
+        table = pa.Table.from_batches([batch])
+        for name in pc.unique(table.column("policy")).to_pylist():
             if name not in policies:
                 policies.append(name)
-    by_policy = {entry["parameters"]["policy"]: entry for entry in compared or []}
+        if len(keys) == 3:
+            seen = table.group_by(keys).aggregate([])
+            boards |= set(zip(*(seen.column(k).to_pylist() for k in keys), strict=True))
+    found = ([(p,) for p in policies] if len(keys) == 1 else
+             sorted(boards, key=lambda k: (policies.index(k[0]), k[1] * k[2], k[1])))
+    entries = compared or []
     sources = []
-    for name in policies:
-        entry = by_policy.get(name)
-        own = dict(params, policy=name, options=params.get("options") if name == params.get("policy") else {})
+    for key in found:
+        name = key[0]
+        board = {"rows": key[1], "cols": key[2]} if len(key) == 3 else {}
+        entry = next((e for e in entries if e["parameters"]["policy"] == name
+                      and all(e["parameters"].get(k) == v for k, v in board.items())), None)
+        own = dict(params, policy=name, options=params.get("options") if name == params.get("policy") else {}, **board)
         notes = []
         if entry is not None:
             own = entry["parameters"]
-        elif name != params.get("policy"):
-            notes.append(f"{label}: the file does not record {name}'s options; its games are re-played without any")
-        sources.append(SweepSource(f"{label} [{name}]", own, read(name), (entry or {}).get("run", {}), notes))
+        elif name != params.get("policy") or any(params.get(k) != v for k, v in board.items()):
+            notes.append(f"{label}: the file does not record {name}'s run on its board; its games are re-played "
+                         "with the file's first parameters")
+        where = f"{name} {key[1]}x{key[2]}" if len(key) == 3 and len({k[1:] for k in found}) > 1 else name
+        own_label = label if len(found) == 1 else f"{label} [{where}]"
+        sources.append(SweepSource(own_label, own, read(key), (entry or {}).get("run", {}), notes))
     return sources
 
 
@@ -208,6 +242,24 @@ def open_sources(path) -> list[SweepSource]:
     return _parquet_sources(name)
 
 
+def load_inputs(inputs, problems: list) -> list[SweepSource]:
+    """Step 1 of a report: the sources of its inputs (paths and `SweepResult`s), in order.
+
+    The one place the report reads sweeps: an input that cannot be read is one line in
+    `problems`; raises ReportError when none can be.
+    """
+    sources = []
+    for item in inputs:
+        try:
+            is_result = hasattr(item, "summary") and not isinstance(item, (str, os.PathLike))
+            sources += [result_source(item)] if is_result else open_sources(item)
+        except InputError as exc:
+            problems.append(str(exc))
+    if not sources:
+        raise ReportError("; ".join(problems) or "a report needs at least one input")
+    return sources
+
+
 # -- streaming aggregates ---------------------------------------------------------------------
 
 def _codes(column) -> np.ndarray:
@@ -265,7 +317,7 @@ class _Aggregate:
     stuck: _Best
     random: _Best
     indices: dict  # picked game index -> row (None until seen)
-    paired: dict  # game -> moves, for games below the paired limit
+    paired: dict  # games, outcome, moves: the games below the paired limit, for paired comparisons
     first_game: int | None = None
 
 
@@ -304,12 +356,12 @@ def aggregate(source: SweepSource, *, worst: int, best: int, died: int, random: 
         # Sources list their games in order from their first game: the window is known once one batch is read.
         window = rows["game"] < agg.first_game + PAIRED_GAMES
         if window.any():
-            paired_parts.append((rows["game"][window], rows["moves"][window]))
+            paired_parts.append({"game": rows["game"][window], "outcome": rows["outcome"][window].astype(np.int8),
+                                 "moves": rows["moves"][window]})
     if paired_parts:
-        games = np.concatenate([g for g, _ in paired_parts])
-        moves = np.concatenate([m for _, m in paired_parts])
+        games = np.concatenate([part["game"] for part in paired_parts])
         keep = games < agg.first_game + PAIRED_GAMES
-        agg.paired = dict(games=games[keep], moves=moves[keep])
+        agg.paired = {n: np.concatenate([part[n] for part in paired_parts])[keep] for n in ("game", "outcome", "moves")}
     return agg
 
 
@@ -338,22 +390,121 @@ def _hist(stats: SummaryAccumulator, edges: np.ndarray) -> list[int]:
     return np.bincount(slot, weights=stats.counts, minlength=len(edges) - 1).astype(np.int64).tolist()
 
 
-def _paired(a: SweepSource, agg_a: _Aggregate, b: SweepSource, agg_b: _Aggregate) -> dict | None:
-    if not agg_a.paired or not agg_b.paired:
+def _paired(a: SweepSource, agg_a: _Aggregate, b: SweepSource, agg_b: _Aggregate, name_a: str,
+            name_b: str) -> dict | None:
+    """`b` against the baseline `a` on the seeds both played: the moves difference over the games
+    both won (mean, 95 % t interval, paired t-test p, histogram) and the cross-table of outcomes."""
+    if not len(agg_a.paired.get("game", ())) or not len(agg_b.paired.get("game", ())):
         return None
-    same = ("rows", "cols", "start_length", "tail_rule", "max_moves", "seed")
-    if any(a.params.get(k) != b.params.get(k) for k in same):
+    if any(a.params.get(k) != b.params.get(k) for k in PAIRED_SAME):
         return None
-    common, ia, ib = np.intersect1d(agg_a.paired["games"], agg_b.paired["games"], return_indices=True)
+    common, ia, ib = np.intersect1d(agg_a.paired["game"], agg_b.paired["game"], return_indices=True)
     if len(common) == 0:
         return None
-    diff = agg_b.paired["moves"][ib] - agg_a.paired["moves"][ia]
-    edges = _bin_edges(int(diff.min()), int(diff.max()))
-    counts = np.bincount((diff - edges[0]) // (edges[1] - edges[0]), minlength=len(edges) - 1)
-    return {"a": a.policy, "b": b.policy, "games": int(len(common)), "edges": edges.tolist(),
-            "counts": counts.astype(np.int64).tolist(), "mean": float(diff.mean()),
-            "b_fewer": int((diff < 0).sum()), "b_more": int((diff > 0).sum()), "ties": int((diff == 0).sum()),
-            "first_game": int(common[0]), "last_game": int(common[-1])}
+    base_outcome, base_moves = agg_a.paired["outcome"][ia], agg_a.paired["moves"][ia]
+    this_outcome, this_moves = agg_b.paired["outcome"][ib], agg_b.paired["moves"][ib]
+    acc = PairedAccumulator()
+    acc.add(base_outcome, base_moves, this_outcome, this_moves)
+    stats = acc.as_dict(name_a, dict(enumerate(OUTCOME_NAMES)))
+    both = (base_outcome == WON) & (this_outcome == WON)
+    diff = this_moves[both] - base_moves[both]
+    out = {"a": name_a, "b": name_b, "games": int(both.sum()), "games_total": int(len(common)),
+           "first_game": int(common[0]), "last_game": int(common[-1]), "stats": stats,
+           "statement": _paired_statement(name_a, name_b, stats),
+           "cross": _outcome_cross_table(name_a, name_b, acc), "edges": [], "counts": [], "mean": None,
+           "b_fewer": int((diff < 0).sum()), "b_more": int((diff > 0).sum()), "ties": int((diff == 0).sum())}
+    if len(diff):
+        edges = _bin_edges(int(diff.min()), int(diff.max()))
+        counts = np.bincount((diff - edges[0]) // (edges[1] - edges[0]), minlength=len(edges) - 1)
+        out.update(edges=edges.tolist(), counts=counts.astype(np.int64).tolist(), mean=float(diff.mean()))
+    return out
+
+
+def _paired_statement(name_a: str, name_b: str, stats: dict) -> list[str]:
+    """The paired comparison in words, one line for moves and one for wins (the page prints them)."""
+    both, total = stats["games"], stats["games_total"]
+    if stats["moves_diff_mean"] is None:
+        moves = f"{name_b} − {name_a}: no game of the {total:,} paired was won by both, so no moves difference"
+    else:
+        ci = stats["moves_diff_ci95"]
+        pct = stats["moves_diff_pct"]
+        interval = "no interval (one game)" if ci is None else f"95 % interval [{ci[0]:+,.1f}, {ci[1]:+,.1f}]"
+        relative = ""
+        if pct is not None:
+            relative = f" ({pct:+.2f} %" + ("" if stats["moves_diff_pct_ci95"] is None else
+                                             f" ± {half_width(stats['moves_diff_pct_ci95']):.2f} %") + ")"
+        fewer = stats["fewer_moves_share"]
+        moves = (f"{name_b} − {name_a}: {stats['moves_diff_mean']:+,.1f} moves{relative}, {interval}, "
+                 f"{format_p(stats['p_value'])}, over the {both:,} games both won of {total:,} paired; "
+                 f"{name_b} needs fewer moves on {fewer:.1%} of them")
+    wins = stats["win_rate_diff"]
+    wins_ci = stats["win_rate_diff_ci95"]
+    win_line = (f"win rate {name_b} − {name_a}: {100 * wins:+.2f} points, 95 % interval "
+                f"[{100 * wins_ci[0]:+.2f}, {100 * wins_ci[1]:+.2f}] (Newcombe's paired score interval), "
+                f"{total:,} paired games")
+    return [moves, win_line]
+
+
+def _outcome_cross_table(name_a: str, name_b: str, acc: PairedAccumulator) -> dict:
+    """Paired games by (b's outcome, a's outcome): rows are b's outcomes, columns a's, with totals."""
+    codes = [c for c in (WON, DIED, STUCK) if any(c in key for key in acc.outcomes)]
+    header = [""] + [OUTCOME_NAMES[c] for c in codes] + ["all"]
+    rows = []
+    for this in codes:
+        counts = [acc.outcomes.get((this, base), 0) for base in codes]
+        rows.append([OUTCOME_NAMES[this]] + [f"{c:,}" for c in counts] + [f"{sum(counts):,}"])
+    totals = [sum(acc.outcomes.get((this, base), 0) for this in codes) for base in codes]
+    rows.append(["all"] + [f"{c:,}" for c in totals] + [f"{acc.games:,}"])
+    return {"header": header, "rows": rows,
+            "caption": f"Outcomes on the same seeds (games): rows {name_b}, columns {name_a}"}
+
+
+def scaling_fit(cells, values) -> dict | None:
+    """The growth exponent of `values` against board `cells`: least squares on log-log axes.
+
+    ``{"exponent", "exponent_ci95", "coefficient", "points"}``: values ≈ coefficient × cells^exponent;
+    the interval (Student t on the slope's standard error, None below three boards) says how well
+    the points follow one power law. None when fewer than two distinct boards have a positive value.
+    """
+    cells = np.asarray(cells, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    ok = (cells > 0) & (values > 0) & np.isfinite(values)
+    x, y = np.log(cells[ok]), np.log(values[ok])
+    if len(np.unique(x)) < 2:
+        return None
+    from scipy import stats
+
+    fit = stats.linregress(x, y)
+    ci = None
+    if len(x) > 2:
+        t = stats.t.ppf(0.5 + CONFIDENCE / 2, len(x) - 2)
+        ci = [float(fit.slope - t * fit.stderr), float(fit.slope + t * fit.stderr)]
+    return {"exponent": float(fit.slope), "exponent_ci95": ci, "coefficient": float(np.exp(fit.intercept)),
+            "points": int(len(x))}
+
+
+def _scaling(sections: list[dict]) -> dict | None:
+    """Per policy, mean moves and games per CPU-second against cells, with fitted exponents; None
+    unless the report holds several board sizes."""
+    boards = {(s["summary"]["rows"], s["summary"]["cols"]) for s in sections}
+    if len(boards) < 2:
+        return None
+    by_policy: dict[str, list[dict]] = {}
+    for s in sections:
+        by_policy.setdefault(s["policy"], []).append(s["summary"])
+    policies = []
+    for policy, summaries in by_policy.items():
+        summaries = sorted(summaries, key=lambda m: m["rows"] * m["cols"])
+        cells = [m["rows"] * m["cols"] for m in summaries]
+        moves = [m["moves_mean"] for m in summaries]
+        speed = [m.get("games_per_cpu_second") for m in summaries]
+        timed = [i for i, v in enumerate(speed) if v]
+        cost = scaling_fit([cells[i] for i in timed], [1 / speed[i] for i in timed]) if timed else None
+        policies.append({"policy": policy, "cells": cells, "boards": [f"{m['rows']}x{m['cols']}" for m in summaries],
+                         "moves_mean": moves, "moves_mean_ci95": [m.get("moves_mean_ci95") for m in summaries],
+                         "games": [m["games"] for m in summaries], "games_per_cpu_second": speed,
+                         "moves_fit": scaling_fit(cells, moves), "cpu_seconds_per_game_fit": cost})
+    return {"policies": policies}
 
 
 def _per_apple(replays: list[Replay]) -> dict:
@@ -417,17 +568,18 @@ def _record_size(entry: dict) -> int:
     return sum(len(v) for v in (entry.get("data") or {}).values())
 
 
-def _config_table(sources, aggs) -> dict:
+def _config_table(items: list["Summarised"]) -> dict:
     header = ["policy", "options", "board", "start length", "tail", "max moves", "base seed", "games",
               "games/CPU-s", "threads", "run on", "source"]
     rows = []
-    for src, agg in zip(sources, aggs, strict=True):
+    for item in items:
+        src, agg = item.source, item.agg
         p, run = src.params, src.run or {}
         games = agg.stats.games
         first = agg.first_game or 0
         rate = run.get("games_per_cpu_second")
         rows.append([
-            src.policy, json.dumps(p.get("options") or {}, sort_keys=True), f"{p['rows']}x{p['cols']}",
+            item.name, json.dumps(p.get("options") or {}, sort_keys=True), f"{p['rows']}x{p['cols']}",
             str(p["start_length"]), str(p["tail_rule"]), f"{int(p['max_moves']):,}", str(p["seed"]),
             f"{games:,} (games {first:,}..{first + games - 1:,})" if games else "0",
             f"{rate:,.1f}" if rate else "not recorded", str(run.get("threads", "-")),
@@ -437,144 +589,260 @@ def _config_table(sources, aggs) -> dict:
     return {"header": header, "rows": rows}
 
 
-def build(sources: list[SweepSource], *, worst=DEFAULT_WORST, best=DEFAULT_BEST, died=DEFAULT_DIED,
-          random=DEFAULT_RANDOM, picks=(), sample=PER_APPLE_GAMES, title=None, budget=EMBED_BUDGET,
-          problems=None, progress=None) -> dict:
-    """The page data (see `fastsnake.webpage`) of one or more sweep sources; `problems` collects
-    one line for everything that could not go in (a game that no longer replays, say)."""
-    problems = [] if problems is None else problems
-    for name, value in (("worst", worst), ("best", best), ("died", died), ("random", random), ("sample", sample)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ReportError(f"{name}={value!r} must be a whole number >= 0")
-    picks = [_pick_word(str(p)) for p in picks]
-    named = {p for p in picks if p in ("died", "longest", "shortest")}
-    indices = []
-    for p in picks:
-        if p in named:
-            continue
-        try:
-            indices.append(int(p))
-        except ValueError:
-            raise ReportError(f"pick {p!r} is not died, longest, shortest or a game index") from None
-        if indices[-1] < 0:
-            raise ReportError(f"pick {p!r}: a game index is at least 0")
-    notes = [n for s in sources for n in s.notes]
-    aggs = []
+@dataclass
+class PickCounts:
+    """How many games of each kind a report picks per policy, and the extra ``pick`` expressions."""
+
+    worst: int = DEFAULT_WORST
+    best: int = DEFAULT_BEST
+    died: int = DEFAULT_DIED
+    random: int = DEFAULT_RANDOM
+    sample: int = PER_APPLE_GAMES
+    named: tuple = ()  # "died", "longest", "shortest" or a game index (int), in the order asked
+
+    @classmethod
+    def checked(cls, *, worst, best, died, random, sample, picks) -> "PickCounts":
+        for name, value in (("worst", worst), ("best", best), ("died", died), ("random", random),
+                            ("sample", sample)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ReportError(f"{name}={value!r} must be a whole number >= 0")
+        named = []
+        for p in (_pick_word(str(p)) for p in picks):
+            if p in ("died", "longest", "shortest"):
+                named.append(p)
+                continue
+            try:
+                index = int(p)
+            except ValueError:
+                raise ReportError(f"pick {p!r} is not died, longest, shortest or a game index") from None
+            if index < 0:
+                raise ReportError(f"pick {p!r}: a game index is at least 0")
+            named.append(index)
+        return cls(int(worst), int(best), int(died), int(random), int(sample), tuple(named))
+
+    @property
+    def indices(self) -> list[int]:
+        return [p for p in self.named if isinstance(p, int)]
+
+
+@dataclass
+class Summarised:
+    """One source read once: its streamed aggregate and the name the page shows it by."""
+
+    source: SweepSource
+    agg: _Aggregate
+    name: str
+
+
+def display_names(sources: list[SweepSource]) -> list[str]:
+    """A distinct name per source: its policy, then its board or its file where a policy repeats."""
+    names = [s.policy for s in sources]
+    for policy in {n for n in names if names.count(n) > 1}:
+        same = [i for i, s in enumerate(sources) if s.policy == policy]
+        boards = [f"{sources[i].params['rows']}x{sources[i].params['cols']}" for i in same]
+        for i, board in zip(same, boards, strict=True):
+            files = sources[i].label.split(" [")[0]
+            names[i] = f"{policy} {board}" if boards.count(board) == 1 else f"{policy} ({files})"
+    for i, name in enumerate(names):  # the same file given twice
+        if names.count(name) > 1:
+            names[i] = f"{name} #{names[:i].count(name) + 1}"
+    return names
+
+
+def summarise(sources: list[SweepSource], counts: PickCounts, problems: list, progress=None) -> list[Summarised]:
+    """Step 2: read every source once (statistics, histogram, candidates for picking); an empty
+    source is a line in `problems`."""
+    died = max(counts.died, 1 if "died" in counts.named else 0)
+    kept = []
     for k, src in enumerate(sources):
         if progress:
             progress(f"reading {src.label}", k, len(sources))
-        aggs.append(aggregate(src, worst=worst, best=best, died=max(died, 1 if "died" in named else 0),
-                              random=random, indices=indices, sample=sample))
-    keep = []
-    for src, agg in zip(sources, aggs, strict=True):
+        agg = aggregate(src, worst=counts.worst, best=counts.best, died=died, random=counts.random,
+                        indices=counts.indices, sample=counts.sample)
         if agg.stats.games == 0:
             problems.append(f"{src.label}: the sweep holds no games")
         else:
-            keep.append((src, agg))
-    if not keep:
+            kept.append((src, agg))
+    if not kept:
         raise ReportError("; ".join(problems) or "nothing to report")
-    sources, aggs = [s for s, _ in keep], [a for _, a in keep]
-    edges = _hist_edges(aggs)
+    names = display_names([src for src, _ in kept])
+    return [Summarised(src, agg, name) for (src, agg), name in zip(kept, names, strict=True)]
 
-    games, sections, spent = [], [], 0
-    for src, agg in zip(sources, aggs, strict=True):
-        chosen: dict[int, tuple[dict, list]] = {}
 
-        def choose(row, why, chosen=chosen):
-            if row["game"] in chosen:
-                chosen[row["game"]][1].append(why)
-            else:
-                chosen[row["game"]] = (row, [why])
+def pick_games(item: Summarised, counts: PickCounts, problems: list) -> dict[int, tuple[dict, list]]:
+    """Step 3: the games of one source worth watching: game index -> (its row, why it was picked)."""
+    agg, label = item.agg, item.source.label
+    chosen: dict[int, tuple[dict, list]] = {}
 
-        for p in picks:
-            if p == "died":
-                found = agg.died.games()[:1]
-                if not found:
-                    problems.append(f"{src.label}: pick 'died': no game died")
-            elif p == "longest":
-                found = agg.worst.games()[:1]
-            elif p == "shortest":
-                found = agg.best.games()[:1]
-            else:
-                row = agg.indices.get(int(p))
-                found = [row] if row is not None else []
-                if row is None:
-                    problems.append(f"{src.label}: pick {p!r}: game {p} is not in the sweep")
-            for row in found:
-                choose(row, f"pick {p}")
-        for row in agg.died.games()[:died]:
-            choose(row, "died")
-        for row in agg.stuck.games()[:died]:
-            choose(row, "stuck")
-        for row in agg.worst.games()[:worst]:
-            choose(row, "worst")
-        for row in agg.best.games()[:best]:
-            choose(row, "best")
-        sampled = agg.random.games()
-        for row in sampled[:random]:
-            choose(row, "random")
+    def choose(row, why):
+        if row["game"] in chosen:
+            chosen[row["game"]][1].append(why)
+        else:
+            chosen[row["game"]] = (row, [why])
 
-        config = src.config
-        options = recorded_options(src.policy, src.params.get("options"))
-        replays_for_apples = []
-        for_apples = {row["game"] for row in sampled[:sample]}
-        todo = list(chosen.items())
-        extra = [row for row in sampled[:sample] if row["game"] not in chosen]
-        for k, (index, (row, why)) in enumerate(todo + [(r["game"], (r, None)) for r in extra]):
-            if progress:
-                progress(f"re-playing {src.policy}", k, len(todo) + len(extra))
-            replay, note = _replay_row(src, config, options, row)
-            if replay is not None and index in for_apples:
-                replays_for_apples.append(replay)
-            if why is None:
-                continue
-            if replay is None:
-                problems.append(note)
-                games.append(_bare_entry(src, row, why, note))
-                continue
-            entry = game_entry(replay, why)
-            size = _record_size(entry)
-            if spent + size > budget:
-                entry.pop("data")
-                entry["note"] = (f"not embedded: the page's budget of {budget:,} bytes of game records is spent; "
-                                 f"'fastsnake replay --from {src.label} --pick {index}' re-creates it")
-            else:
-                spent += size
-            games.append(entry)
-        summary = dict(agg.stats.as_dict(), policy=src.policy, rows=config.rows, cols=config.cols,
-                       **(src.run or {}))
-        sections.append({"policy": src.policy, "label": src.label, "summary": summary,
-                         "hist": _hist(agg.stats, edges) if edges is not None else [],
-                         "per_apple": _per_apple(replays_for_apples)})
+    for p in counts.named:
+        if p == "died":
+            found = agg.died.games()[:1]
+            if not found:
+                problems.append(f"{label}: pick 'died': no game died")
+        elif p == "longest":
+            found = agg.worst.games()[:1]
+        elif p == "shortest":
+            found = agg.best.games()[:1]
+        else:
+            row = agg.indices.get(p)
+            found = [row] if row is not None else []
+            if row is None:
+                problems.append(f"{label}: pick {str(p)!r}: game {p} is not in the sweep")
+        for row in found:
+            choose(row, f"pick {p}")
+    for kind, best, n in (("died", agg.died, counts.died), ("stuck", agg.stuck, counts.died),
+                          ("worst", agg.worst, counts.worst), ("best", agg.best, counts.best),
+                          ("random", agg.random, counts.random)):
+        for row in best.games()[:n]:
+            choose(row, kind)
+    return chosen
 
-    for i, entry in enumerate(games):
-        entry["index"] = i
+
+def replay_picks(item: Summarised, chosen: dict, counts: PickCounts, problems: list,
+                 progress=None) -> tuple[list[dict], list[Replay]]:
+    """Step 4: re-play the picked games (and the per-apple sample) from their seeds; each must come out
+    as its row says. Returns (page entries, the sample's replays)."""
+    src = item.source
+    config = src.config
+    options = recorded_options(src.policy, src.params.get("options"))
+    sampled = item.agg.random.games()[: counts.sample]
+    for_apples = {row["game"] for row in sampled}
+    todo = [(index, row, why) for index, (row, why) in chosen.items()]
+    todo += [(row["game"], row, None) for row in sampled if row["game"] not in chosen]
+    entries, replays = [], []
+    for k, (index, row, why) in enumerate(todo):
+        if progress:
+            progress(f"re-playing {item.name}", k, len(todo))
+        replay, note = _replay_row(src, config, options, row)
+        if replay is not None and index in for_apples:
+            replays.append(replay)
+        if why is None:
+            continue
+        entry = _bare_entry(src, row, why, note) if replay is None else game_entry(replay, why)
+        if replay is None:
+            problems.append(note)
+        entry.update(name=item.name, source=src.label)
+        entries.append(entry)
+    return entries, replays
+
+
+def fit_budget(entries: list[dict], budget: int) -> None:
+    """Step 5: keep game records, in order, while they fit in `budget` bytes; the rest are listed
+    without theirs, with the command that re-creates them."""
+    spent = 0
+    for entry in entries:
+        if "data" not in entry:
+            continue
+        size = _record_size(entry)
+        if spent + size > budget:
+            entry.pop("data")
+            entry["note"] = (f"not embedded: the page's budget of {budget:,} bytes of game records is spent; "
+                             f"'fastsnake replay --from {entry['source']} --pick {entry['game']}' re-creates it")
+        else:
+            spent += size
+
+
+def section_summary(item: Summarised) -> dict:
+    """A source's summary: the statistics `compare` prints, their 95 % intervals, the run's timing."""
+    stats = item.agg.stats.as_dict()
+    config = item.source.config
+    return dict(stats, policy=item.source.policy, rows=config.rows, cols=config.cols,
+                moves_mean_ci95=mean_ci95(stats["games"], stats["moves_mean"], stats["moves_std"]),
+                win_rate_ci95=wilson_ci95(stats["wins"], stats["games"]), **(item.source.run or {}))
+
+
+def summary_table(sections: list[dict]) -> dict:
+    """The summary table `compare` prints, one row a section (by its page name), with the mean moves
+    as ``mean ± half-width`` and the win rate with its Wilson interval."""
+    header, rows = summary_rows([dict(s["summary"], policy=s["name"]) for s in sections])
+    mean_col, win_col = header.index("mean"), header.index("win %")
+    header = list(header)
+    header[mean_col], header[win_col] = "mean ± 95 %", "win % [95 %]"
+    for row, s in zip(rows, sections, strict=True):
+        m = s["summary"]
+        row[mean_col] = format_mean_ci(m["moves_mean"], m["moves_mean_ci95"])
+        ci = m["win_rate_ci95"]
+        row[win_col] = "-" if ci is None else f"{100 * m['win_rate']:.2f} [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"
+    return {"header": header, "rows": rows}
+
+
+def paired_comparisons(items: list[Summarised]) -> list[dict]:
+    """Every source against the first source with its board, rules and seed (its baseline)."""
     paired = []
-    for i in range(1, len(sources)):
-        pair = _paired(sources[0], aggs[0], sources[i], aggs[i])
+    for i, item in enumerate(items):
+        base = next(b for b in items[: i + 1]
+                    if all(b.source.params.get(k) == item.source.params.get(k) for k in PAIRED_SAME))
+        if base is item:
+            continue
+        pair = _paired(base.source, base.agg, item.source, item.agg, base.name, item.name)
         if pair is not None:
             paired.append(pair)
-    if len(sources) > 1 and not paired:
+    return paired
+
+
+def page_data(items: list[Summarised], sections: list[dict], games: list[dict], *, notes: list, problems: list,
+              title=None) -> dict:
+    """Step 6: the page's data (the schema of `fastsnake.webpage`), from the summarised sources, their
+    sections and the picked games."""
+    for i, entry in enumerate(games):
+        entry["index"] = i
+    paired = paired_comparisons(items)
+    if len(items) > 1 and not paired:
         notes.append("no paired difference: the inputs do not share board, rules and seeds")
-    header, rows = summary_rows([s["summary"] for s in sections])
+    sources, aggs = [it.source for it in items], [it.agg for it in items]
+    edges = _hist_edges(aggs)
     policies = ", ".join(dict.fromkeys(s.policy for s in sources))
+    boards = ", ".join(dict.fromkeys(f"{s.config.rows}x{s.config.cols}" for s in sources))
     c0 = sources[0].config
     return {
         "kind": "sweep",
-        "title": title or f"fastsnake report: {policies} on {c0.rows}x{c0.cols}",
+        "title": title or f"fastsnake report: {policies} on {boards}",
         "subtitle": (f"{sum(a.stats.games for a in aggs):,} games · tail {c0.tail_rule} · start length "
                      f"{c0.start_length} · report made {time.strftime('%Y-%m-%d %H:%M')} on {machine.describe()}"),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "machine": machine.describe(),
-        "config": _config_table(sources, aggs),
-        "summary_table": {"header": header, "rows": rows},
+        "config": _config_table(items),
+        "summary_table": summary_table(sections),
         "sections": sections,
-        "hist_edges": edges.tolist() if edges is not None else None,
+        "hist_edges": None if edges is None else edges.tolist(),
         "paired": paired,
+        "scaling": _scaling(sections),
         "games": games,
         "notes": notes,
         "problems": list(problems),
     }
+
+
+def build(sources: list[SweepSource], *, worst=DEFAULT_WORST, best=DEFAULT_BEST, died=DEFAULT_DIED,
+          random=DEFAULT_RANDOM, picks=(), sample=PER_APPLE_GAMES, title=None, budget=EMBED_BUDGET,
+          problems=None, progress=None) -> dict:
+    """The page data (see `fastsnake.webpage`) of one or more sweep sources; `problems` collects
+    one line for everything that could not go in (a game that no longer replays, say).
+
+    The pipeline, one named step each: `load_inputs` (done by the caller) -> `summarise` ->
+    `pick_games` -> `replay_picks` -> `fit_budget` -> `page_data`; `write_report` renders the page.
+    """
+    problems = [] if problems is None else problems
+    counts = PickCounts.checked(worst=worst, best=best, died=died, random=random, sample=sample, picks=picks)
+    notes = [n for s in sources for n in s.notes]
+    items = summarise(sources, counts, problems, progress)
+    edges = _hist_edges([it.agg for it in items])
+    games, sections = [], []
+    for item in items:
+        entries, sample_replays = replay_picks(item, pick_games(item, counts, problems), counts, problems, progress)
+        games += entries
+        sections.append({"policy": item.source.policy, "name": item.name, "label": item.source.label,
+                         "summary": section_summary(item),
+                         "hist": _hist(item.agg.stats, edges) if edges is not None else [],
+                         "per_apple": _per_apple(sample_replays)})
+    fit_budget(games, budget)
+    return page_data(items, sections, games, notes=notes, problems=problems, title=title)
 
 
 def _replay_row(src: SweepSource, config: GameConfig, options: dict, row: dict):

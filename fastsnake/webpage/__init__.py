@@ -11,10 +11,15 @@ key            meaning
 kind           ``"sweep"`` (sections, plots, picked games) or ``"player"`` (games only)
 title          the page's title; ``subtitle`` a line under it
 games          the picked games, each with ``data`` (its compact record) or a ``note``
-sections       per policy: ``policy``, ``summary``, ``hist``, ``per_apple``
+sections       per source: ``policy``, ``name`` (distinct on the page), ``summary`` (with
+               ``moves_mean_ci95``, ``win_rate_ci95``), ``hist``, ``per_apple``
 config         the run table (``header``, ``rows``); ``summary_table`` likewise
 hist_edges     the moves histogram's bin edges, shared by every section
-paired         per-seed differences between two policies (``a``, ``b``, ``edges``, ``counts``)
+paired         per source against its baseline on the same seeds: ``a``, ``b`` (names),
+               ``stats`` (`PairedAccumulator.as_dict`: over the games both won),
+               ``statement`` (lines of text), ``cross`` (outcome table), ``edges``, ``counts``
+scaling        None, or with several board sizes ``policies``: per policy ``cells``,
+               ``moves_mean``, ``games_per_cpu_second`` and their log-log fits
 problems       one line each: what could not go into the page, and why
 palette        the viewer's colours (`fastsnake.palette`)
 =============  ==================================================================

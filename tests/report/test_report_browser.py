@@ -41,6 +41,21 @@ def pages(tmp_path_factory):
     fastsnake.compare(["cycle", "greedy", "phc"], "6x8", 300, seed=3, out=str(compare))
     out = folder / "compare.html"
     built["compare"] = (out, fastsnake.report(str(compare), str(out), worst=3, best=3, died=3, random=3), None)
+    # Two files of the same policy, board and seed: two sections that need distinct names.
+    twin = folder / "greedy-copy.parquet"
+    shutil.copy(folder / "greedy-6x9-follow.parquet", twin)
+    out = folder / "twins.html"
+    built["twins"] = (out, fastsnake.report([str(folder / "greedy-6x9-follow.parquet"), str(twin)], str(out),
+                                            worst=2, best=1, died=2, random=1, sample=2), None)
+    # Several board sizes: the scaling view.
+    sized = []
+    for policy in ("cycle", "greedy"):
+        for size in (4, 6, 8):
+            sized.append(folder / f"{policy}{size}.parquet")
+            fastsnake.sweep(policy, size, 60, seed=8, out=str(sized[-1]))
+    out = folder / "scaling.html"
+    built["scaling"] = (out, fastsnake.report([str(f) for f in sized], str(out), worst=1, best=1, died=1, random=1,
+                                              sample=2), None)
     return built
 
 
@@ -70,8 +85,8 @@ def test_page_loads_from_file_without_errors_and_lists_every_picked_game(pages, 
     # One section a policy: a config row and a summary row each, and the paired differences.
     assert page.js("document.querySelectorAll('#config tbody tr').length") == 3
     assert page.js("document.querySelectorAll('#summary tbody tr').length") == 3
+    assert page.js("document.querySelectorAll('.paired-panel').length") == 2
     titles = page.js("Array.from(document.querySelectorAll('svg.plot .plot-title')).map(t => t.textContent)")
-    assert sum("Paired difference" in t for t in titles) == 2
     assert any(t.startswith("Moves per game") for t in titles)
     # No network at view time: nothing in the page points outside it.
     html = out.read_text(encoding="utf-8")
@@ -184,15 +199,126 @@ def test_a_puzzle_solution_and_a_tour_play_to_their_last_frame(tmp_path, open_pa
     assert page.errors == []
 
 
-def test_screenshot_of_a_report(pages, open_page, tmp_path):
-    """The docs' picture is this test's screenshot (FASTSNAKE_DOCS_SHOTS=1 writes it into docs/img)."""
+PHONE = 400
+
+
+def test_paired_panels_state_the_interval_p_and_the_outcome_table(pages, open_page):
     out, _, _ = pages["compare"]
-    page = open_page(out, width=1280, height=900)
+    page = open_page(out)
+    data = page.js("JSON.parse(document.getElementById('fastsnake-data').textContent)")
+    panels = page.js("""Array.from(document.querySelectorAll('.paired-panel')).map(p => ({
+        text: p.querySelector('.paired-statement').textContent,
+        cross: Array.from(p.querySelectorAll('table.outcome-cross tbody tr')).map(
+            r => Array.from(r.children).map(c => c.textContent)),
+        title: (p.querySelector('.plot-title') || {}).textContent}))""")
+    assert len(panels) == len(data["paired"]) == 2
+    for panel, pair in zip(panels, data["paired"], strict=True):
+        stats = pair["stats"]
+        assert panel["text"] == "".join(pair["statement"])
+        assert "95 % interval" in panel["text"]
+        assert f"{stats['games']:,} games both won" in panel["text"] or "won by both" in panel["text"]
+        if stats["p_value"] is not None:
+            assert "p = " in panel["text"] or "p < " in panel["text"]
+        assert panel["cross"] == pair["cross"]["rows"]
+        assert panel["cross"][-1][-1] == f"{stats['games_total']:,}"  # every paired game in the table
+        if pair["counts"]:
+            assert f"({stats['games']:,} games both won)" in panel["title"]
+    assert page.errors == []
+
+
+def test_the_filter_box_filters_the_picked_games(pages, open_page):
+    out, _, _ = pages["compare"]
+    page = open_page(out)
+    games = page.js("window.fastsnake.games")
+    shown = "Array.from(document.querySelectorAll('#games tbody tr')).map(r => Number(r.dataset.index))"
+    page.page.fill("#games-filter", "died")
+    died = [i for i, g in enumerate(games) if g["outcome"] == "died" or "died" in g["why"]]
+    assert died and page.js(shown) == died
+    page.page.fill("#games-filter", "GREEDY  died")  # every word, any case
+    both = [i for i in died if games[i]["policy"] == "greedy"]
+    assert page.js(shown) == both and len(both) < len(games)
+    assert page.js("window.fastsnake.filterGames('phc')") == sum(g["policy"] == "phc" for g in games)
+    assert page.js("document.getElementById('games-filter').value") == "phc"
+    page.page.fill("#games-filter", "")
+    assert page.js(shown) == list(range(len(games)))
+    # Typing a space in the box filters; it does not start the player.
+    page.page.click("#games-filter")
+    page.page.keyboard.type("won ")
+    assert page.js("document.getElementById('play').textContent").endswith("play")
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("name", ["compare", "scaling"])
+def test_the_page_reads_on_a_phone_without_sideways_scrolling(pages, open_page, name):
+    out, _, _ = pages[name]
+    page = open_page(out, width=PHONE, height=800)
+    assert page.js("document.scrollingElement.scrollWidth") <= PHONE
+    for i in range(len(page.js("window.fastsnake.games"))):
+        if page.js("i => window.fastsnake.open(i)", i):
+            box = page.js("(() => { const r = document.getElementById('board').getBoundingClientRect();"
+                          " return [r.left, r.right, r.width, r.height]; })()")
+            assert 0 <= box[0] and box[1] <= PHONE and box[2] > 100 and box[3] > 100, box
+    assert page.js("document.scrollingElement.scrollWidth") <= PHONE
+    assert page.errors == []
+
+
+def test_a_large_board_fits_a_phone(tmp_path, open_page):
+    out = tmp_path / "long.html"
+    fastsnake.report([str(GOLDEN / "cycle30.npz")], str(out))
+    page = open_page(out, width=PHONE, height=800)
+    assert page.js("window.fastsnake.open(0)") is True
+    right = page.js("document.getElementById('board').getBoundingClientRect().right")
+    assert page.js("document.getElementById('board').width") > PHONE  # drawn larger, shown scaled down
+    assert right <= PHONE and page.js("document.scrollingElement.scrollWidth") <= PHONE
+
+
+def test_the_scaling_plot_appears_only_with_several_board_sizes(pages, open_page):
+    out, _, _ = pages["scaling"]
+    page = open_page(out)
+    titles = page.js("Array.from(document.querySelectorAll('svg.scaling .plot-title')).map(t => t.textContent)")
+    assert titles == ["Scaling: mean moves per game", "Scaling: games per CPU-second"]
+    legends = page.js("Array.from(document.querySelectorAll('svg.scaling .legend')).map(t => t.textContent)")
+    assert sum(t.startswith("cycle: moves ∝ cells^") for t in legends) == 1
+    assert sum(t.startswith("greedy: cost ∝ cells^") for t in legends) == 1
+    assert page.js("document.querySelectorAll('svg.scaling circle.scaling-point').length") == 12
+    assert page.js("document.querySelectorAll('svg.scaling line.scaling-fit').length") == 4
+    out, _, _ = pages["compare"]
+    assert open_page(out).js("document.querySelectorAll('svg.scaling').length") == 0
+    assert page.errors == []
+
+
+def test_two_inputs_of_one_policy_get_distinct_labels(pages, open_page):
+    out, _, _ = pages["twins"]
+    page = open_page(out)
+    names = page.js("Array.from(document.querySelectorAll('#summary tbody tr td:first-child')).map(t => t.textContent)")
+    assert names == ["greedy (greedy-6x9-follow.parquet)", "greedy (greedy-copy.parquet)"]
+    legends = page.js("Array.from(document.querySelectorAll('svg.plot .legend')).map(t => t.textContent)")
+    assert all(any(n in t for t in legends) for n in names)
+    policies = page.js("Array.from(document.querySelectorAll('#games tbody td.col-policy')).map(t => t.textContent)")
+    assert set(policies) == set(names)
+    # The same games twice: paired, with the same outcomes (a zero win-rate difference).
+    assert page.js("document.querySelectorAll('.paired-panel').length") == 1
+    assert "+0.00 points" in page.js("document.querySelector('.paired-statement').textContent")
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("name,width", [("compare", 1280), ("compare", PHONE), ("scaling", 1280)])
+def test_screenshot_of_a_report(pages, open_page, tmp_path, name, width):
+    """The docs' pictures are this test's screenshots (FASTSNAKE_DOCS_SHOTS=1 writes them into docs/img)."""
+    out, _, _ = pages[name]
+    page = open_page(out, width=width, height=900)
     page.page.click("#games tbody tr[data-index='1']")
     page.js("window.fastsnake.seek(40)")
     shot = tmp_path / "report.png"
-    page.page.screenshot(path=str(shot), full_page=True)
+    if name == "scaling":  # the docs show its plots
+        page.page.locator("#plots-section").screenshot(path=str(shot))
+    else:
+        page.page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 20_000
+    target = {("compare", 1280): "report.png", ("compare", PHONE): "report-phone.png",
+              ("scaling", 1280): "report-scaling.png"}[name, width]
+    if os.environ.get("FASTSNAKE_SHOTS_DIR"):  # to look at them
+        shutil.copy(shot, Path(os.environ["FASTSNAKE_SHOTS_DIR"]) / target)
     if os.environ.get("FASTSNAKE_DOCS_SHOTS"):
         DOCS_IMG.mkdir(exist_ok=True)
-        shutil.copy(shot, DOCS_IMG / "report.png")
+        shutil.copy(shot, DOCS_IMG / target)

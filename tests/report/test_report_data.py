@@ -84,14 +84,160 @@ def test_a_small_batch_size_gives_the_same_aggregates(swept, monkeypatch):
     assert whole.stats.as_dict() == pieces.stats.as_dict()
 
 
-def test_the_summary_table_is_the_one_compare_prints(swept, tmp_path):
+def test_the_summary_table_is_the_one_compare_prints_with_intervals(swept, tmp_path):
+    from scipy import stats
+
     file, _ = swept
     data = rp.build(rp.open_sources(str(file)), worst=1, best=1, died=1, random=1, sample=2)
     header, rows = fastsnake.snake.summary_rows([fastsnake.sweep("greedy", 7, 3000, seed=11).summary])
-    assert data["summary_table"]["header"] == header
-    timing = header.index("games/s")
-    assert [c for i, c in enumerate(data["summary_table"]["rows"][0]) if i != timing] == \
-        [c for i, c in enumerate(rows[0]) if i != timing]
+    got_header, got = data["summary_table"]["header"], data["summary_table"]["rows"][0]
+    mean, win, timing = header.index("mean"), header.index("win %"), header.index("games/s")
+    assert [h for i, h in enumerate(got_header) if i not in (mean, win)] == \
+        [h for i, h in enumerate(header) if i not in (mean, win)]
+    assert [c for i, c in enumerate(got) if i not in (mean, win, timing)] == \
+        [c for i, c in enumerate(rows[0]) if i not in (mean, win, timing)]
+    # The intervals, against scipy on the file's own games.
+    table = pq.read_table(str(file))
+    moves = table.column("moves").to_numpy()
+    wins = int((np.asarray(table.column("outcome").to_pylist()) == "won").sum())
+    summary = data["sections"][0]["summary"]
+    want = stats.ttest_1samp(moves, 0).confidence_interval()
+    assert summary["moves_mean_ci95"] == pytest.approx([want.low, want.high], rel=1e-9)
+    wilson = stats.binomtest(wins, len(moves)).proportion_ci(method="wilson")
+    assert summary["win_rate_ci95"] == pytest.approx([wilson.low, wilson.high], rel=1e-9)
+    assert got[mean] == f"{moves.mean():.1f} ± {(want.high - want.low) / 2:.1f}"
+    assert got[win] == f"{100 * wins / len(moves):.2f} [{100 * wilson.low:.2f}, {100 * wilson.high:.2f}]"
+
+
+@pytest.fixture(scope="module")
+def paired_sweeps(tmp_path_factory):
+    """cycle and greedy on the same 4x4 seeds from length 1: cycle wins every game, greedy some (it dies in most)."""
+    folder = tmp_path_factory.mktemp("paired")
+    files = []
+    for policy in ("cycle", "greedy"):
+        files.append(folder / f"{policy}.parquet")
+        fastsnake.sweep(policy, 4, 3000, seed=21, start_length=1, out=str(files[-1]))
+    return files
+
+
+def test_paired_panel_uses_the_games_both_won_and_equals_scipy_ttest_rel(paired_sweeps):
+    from scipy import stats
+
+    base_file, this_file = paired_sweeps
+    data = rp.build(rp.load_inputs([str(base_file), str(this_file)], []), worst=1, best=1, died=1, random=1,
+                    sample=1)
+    (pair,) = data["paired"]
+    a = pq.read_table(str(base_file)).to_pandas().set_index("game")
+    b = pq.read_table(str(this_file)).to_pandas().set_index("game")
+    assert (b.outcome == "died").any()  # the test needs games that died
+    both = (a.outcome == "won") & (b.outcome == "won")
+    assert 30 < both.sum() < len(a)
+    diff = (b.moves[both] - a.moves[both]).to_numpy()
+    want = stats.ttest_rel(b.moves[both].to_numpy(), a.moves[both].to_numpy())
+    ci = want.confidence_interval()
+    got = pair["stats"]
+    assert (pair["a"], pair["b"]) == ("cycle", "greedy")
+    assert pair["games"] == got["games"] == both.sum() and pair["games_total"] == len(a)
+    assert got["moves_diff_mean"] == pytest.approx(diff.mean(), rel=1e-12)
+    assert got["moves_diff_ci95"] == pytest.approx([ci.low, ci.high], rel=1e-9)
+    assert got["p_value"] == pytest.approx(want.pvalue, rel=1e-6, abs=1e-300)
+    # The histogram counts only the games both won (the old panel subtracted died games too).
+    assert sum(pair["counts"]) == both.sum()
+    assert np.histogram(diff, bins=np.asarray(pair["edges"]) - 0.5)[0].tolist() == pair["counts"]
+    assert (pair["b_fewer"], pair["b_more"], pair["ties"]) == ((diff < 0).sum(), (diff > 0).sum(), (diff == 0).sum())
+    # The cross-table of outcomes: rows are greedy's outcome, columns cycle's.
+    import pandas as pd
+
+    cross = pd.crosstab(b.outcome, a.outcome)
+    header, rows = pair["cross"]["header"], pair["cross"]["rows"]
+    for row in rows[:-1]:
+        for k, base in enumerate(header[1:-1], start=1):
+            want_count = int(cross.loc[row[0], base]) if row[0] in cross.index and base in cross.columns else 0
+            assert row[k] == f"{want_count:,}", (row[0], base)
+    assert rows[-1][-1] == f"{len(a):,}"
+    # The statement a reader sees: the mean, its interval and p.
+    text = " ".join(pair["statement"])
+    assert f"{diff.mean():+,.1f} moves" in text and f"[{ci.low:+,.1f}, {ci.high:+,.1f}]" in text
+    assert "p " in text and f"{both.sum():,} games both won" in text
+
+
+def test_inputs_of_the_same_policy_get_distinct_names(paired_sweeps, tmp_path):
+    _, base_file = paired_sweeps
+    again = tmp_path / "again.parquet"
+    fastsnake.sweep("greedy", 4, 200, seed=21, out=str(again))
+    bigger = tmp_path / "bigger.parquet"
+    fastsnake.sweep("greedy", 8, 100, seed=21, out=str(bigger))
+    data = rp.build(rp.load_inputs([str(base_file), str(again), str(bigger)], []), worst=1, best=0, died=0,
+                    random=0, sample=0)
+    names = [s["name"] for s in data["sections"]]
+    assert len(set(names)) == 3
+    assert names == ["greedy (greedy.parquet)", "greedy (again.parquet)", "greedy 8x8"]
+    assert [r[0] for r in data["summary_table"]["rows"]] == names
+    assert [r[0] for r in data["config"]["rows"]] == names
+    assert {g["name"] for g in data["games"]} == set(names)
+    # A single input keeps its policy's plain name.
+    one = rp.build(rp.load_inputs([str(again)], []), worst=1, best=0, died=0, random=0, sample=0)
+    assert [s["name"] for s in one["sections"]] == ["greedy"]
+
+
+def test_scaling_fit_is_least_squares_on_log_log():
+    cells = np.array([25, 100, 400, 1600])
+    values = 3.0 * cells ** 1.5 * np.array([1.1, 0.9, 1.05, 0.97])
+    fit = rp.scaling_fit(cells, values)
+    slope, intercept = np.polyfit(np.log(cells), np.log(values), 1)
+    assert fit["exponent"] == pytest.approx(slope, rel=1e-12)
+    assert fit["coefficient"] == pytest.approx(np.exp(intercept), rel=1e-12)
+    lo, hi = fit["exponent_ci95"]
+    assert lo < slope < hi
+    exact = rp.scaling_fit([10, 1000], [2.0, 2000.0])
+    assert exact["exponent"] == pytest.approx(1.5) and exact["exponent_ci95"] is None
+    assert rp.scaling_fit([100, 100], [1.0, 2.0]) is None
+
+
+def test_several_board_sizes_give_the_scaling_view(tmp_path):
+    files = []
+    for size in (4, 6, 8):
+        files.append(tmp_path / f"cycle{size}.parquet")
+        fastsnake.sweep("cycle", size, 40, seed=1, out=str(files[-1]))
+    data = rp.build(rp.load_inputs([str(f) for f in files], []), worst=0, best=0, died=0, random=0, sample=0)
+    (scaled,) = data["scaling"]["policies"]
+    cells = [16, 36, 64]
+    means = [pq.read_table(str(f)).column("moves").to_numpy().mean() for f in files]
+    assert scaled["cells"] == cells and scaled["moves_mean"] == pytest.approx(means)
+    assert scaled["moves_fit"]["exponent"] == pytest.approx(np.polyfit(np.log(cells), np.log(means), 1)[0])
+    speed = scaled["games_per_cpu_second"]
+    assert all(v > 0 for v in speed)  # sweep files record their timing
+    cost = np.polyfit(np.log(cells), np.log(1 / np.asarray(speed)), 1)[0]
+    assert scaled["cpu_seconds_per_game_fit"]["exponent"] == pytest.approx(cost)
+    one = rp.build(rp.load_inputs([str(files[0])], []), worst=0, best=0, died=0, random=0, sample=0)
+    assert one["scaling"] is None
+
+
+def test_a_compare_file_of_several_boards_gives_a_section_per_policy_and_board(tmp_path):
+    """A compare over several sizes (rows and cols columns, one run entry per policy and board)."""
+    from fastsnake.snake.report import COMPARE_META_KEY
+
+    parts, entries = [], []
+    for size in (4, 6):
+        out = tmp_path / f"c{size}.parquet"
+        fastsnake.compare(["cycle", "greedy"], size, 50, seed=2, out=str(out))
+        table = pq.read_table(str(out))
+        meta = table.schema.metadata
+        entries += json.loads(meta[COMPARE_META_KEY])
+        n = table.num_rows
+        parts.append(table.replace_schema_metadata(None).append_column("rows", pa.array([size] * n, pa.int32()))
+                     .append_column("cols", pa.array([size] * n, pa.int32())))
+    both = pa.concat_tables(parts).replace_schema_metadata({**meta, COMPARE_META_KEY: json.dumps(entries).encode()})
+    pq.write_table(both, str(tmp_path / "sizes.parquet"))
+    sources = rp.load_inputs([str(tmp_path / "sizes.parquet")], [])
+    assert [(s.policy, s.params["rows"]) for s in sources] == [("cycle", 4), ("cycle", 6), ("greedy", 4), ("greedy", 6)]
+    assert all(s.notes == [] for s in sources)
+    data = rp.build(sources, worst=1, best=0, died=0, random=0, sample=0)
+    assert data["problems"] == []  # every picked game re-plays under its own board's parameters
+    assert [s["name"] for s in data["sections"]] == ["cycle 4x4", "cycle 6x6", "greedy 4x4", "greedy 6x6"]
+    assert [s["summary"]["games"] for s in data["sections"]] == [50] * 4
+    assert [p["cells"] for p in data["scaling"]["policies"]] == [[16, 36], [16, 36]]
+    assert [(p["a"], p["b"]) for p in data["paired"]] == [("cycle 4x4", "greedy 4x4"), ("cycle 6x6", "greedy 6x6")]
 
 
 def test_compare_sections_and_paired_difference(tmp_path):
@@ -102,15 +248,29 @@ def test_compare_sections_and_paired_difference(tmp_path):
     data = rp.build(sources, worst=2, best=2, died=2, random=2, sample=3)
     (pair,) = data["paired"]
     table = pq.read_table(str(out)).to_pandas()
-    a = table[table.policy == "cycle"].set_index("game").moves
-    b = table[table.policy == "greedy"].set_index("game").moves
-    diff = (b - a).to_numpy()
-    assert pair["games"] == 400 and sum(pair["counts"]) == 400
+    a = table[table.policy == "cycle"].set_index("game")
+    b = table[table.policy == "greedy"].set_index("game")
+    both = (a.outcome == "won") & (b.outcome == "won")
+    diff = (b.moves[both] - a.moves[both]).to_numpy()
+    assert pair["games"] == both.sum() == sum(pair["counts"]) and pair["games_total"] == 400
     assert pair["mean"] == pytest.approx(diff.mean())
-    assert (pair["b_fewer"], pair["b_more"], pair["ties"]) == ((diff < 0).sum(), (diff > 0).sum(), (diff == 0).sum())
-    edges = np.asarray(pair["edges"])
-    assert np.histogram(diff, bins=edges - 0.5)[0].tolist() == pair["counts"]
     assert {g["policy"] for g in data["games"]} == {"cycle", "greedy"}
+
+
+def test_the_pipeline_steps_are_functions_a_reader_can_name(swept):
+    """build is load_inputs -> summarise -> pick_games -> replay_picks -> fit_budget -> page_data."""
+    file, _ = swept
+    problems = []
+    counts = rp.PickCounts.checked(worst=2, best=1, died=1, random=1, sample=1, picks=["41"])
+    (item,) = rp.summarise(rp.load_inputs([str(file)], problems), counts, problems)
+    chosen = rp.pick_games(item, counts, problems)
+    assert 41 in chosen and chosen[41][1] == ["pick 41"]
+    entries, replays = rp.replay_picks(item, chosen, counts, problems)
+    assert [e["game"] for e in entries] == list(chosen) and len(replays) == 1 and problems == []
+    rp.fit_budget(entries, 0)
+    assert all("data" not in e and "budget" in e["note"] for e in entries)
+    with pytest.raises(fastsnake.InputError, match="does not exist"):
+        rp.load_inputs(["/nonexistent/x.parquet"], [])
 
 
 def test_every_picked_game_is_re_played_as_its_row_says(swept):

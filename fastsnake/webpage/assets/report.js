@@ -31,6 +31,8 @@
     return x.toLocaleString("en-US", { maximumFractionDigits: Math.abs(x) < 10 ? 3 : 1 });
   }
   function series(i) { return PAL.series[i % PAL.series.length]; }
+  // The name a section goes by on the page: its policy, or a distinct label where a policy repeats.
+  function sectionName(s) { return s.name || s.policy; }
 
   // -- nice axis ticks ---------------------------------------------------------------------------
   function ticks(lo, hi, count) {
@@ -43,19 +45,42 @@
     return out;
   }
 
-  /* One plot frame: returns {svg, x(v), y(v), g} with axes drawn. opts: xlo, xhi, ylo, yhi, xlabel, ylabel. */
+  // A title longer than `width` px (about 7.5 px a character at 13 px) is squeezed to fit rather than cut off.
+  function fitText(text, width) {
+    if (text.textContent.length * 7.5 > width) {
+      text.setAttribute("textLength", width);
+      text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+    }
+    return text;
+  }
+
+  // Ticks of a log axis: the powers of ten in lo..hi, with 2 and 5 times them when the span is short.
+  function logTicks(lo, hi) {
+    var out = [], first = Math.floor(Math.log10(lo)), last = Math.ceil(Math.log10(hi));
+    var steps = last - first <= 2 ? [1, 2, 5] : [1];
+    for (var e = first; e <= last; e++) {
+      steps.forEach(function (m) { var v = m * Math.pow(10, e); if (v >= lo * 0.999 && v <= hi * 1.001) out.push(+v.toPrecision(12)); });
+    }
+    return out.length >= 2 ? out : [lo, hi];
+  }
+
+  /* One plot frame: returns {svg, x(v), y(v), g} with axes drawn. opts: xlo, xhi, ylo, yhi, xlabel, ylabel,
+   * and logx / logy for log axes (the limits are then positive data values). */
   function frame(opts) {
     var W = 560, H = 300, L = 64, R = 16, T = 28, B = 44;
     var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "class": "plot" });
-    svg.appendChild(sv("text", { x: L, y: 18, "class": "plot-title" }, opts.title));
-    var x = function (v) { return L + (v - opts.xlo) / ((opts.xhi - opts.xlo) || 1) * (W - L - R); };
-    var y = function (v) { return H - B - (v - opts.ylo) / ((opts.yhi - opts.ylo) || 1) * (H - B - T); };
+    svg.appendChild(fitText(sv("text", { x: L, y: 18, "class": "plot-title" }, opts.title), W - L - R));
+    var tx = opts.logx ? Math.log10 : function (v) { return v; };
+    var ty = opts.logy ? Math.log10 : function (v) { return v; };
+    var xlo = tx(opts.xlo), xhi = tx(opts.xhi), ylo = ty(opts.ylo), yhi = ty(opts.yhi);
+    var x = function (v) { return L + (tx(v) - xlo) / ((xhi - xlo) || 1) * (W - L - R); };
+    var y = function (v) { return H - B - (ty(v) - ylo) / ((yhi - ylo) || 1) * (H - B - T); };
     var axes = sv("g", { "class": "axes" });
-    ticks(opts.xlo, opts.xhi, 6).forEach(function (v) {
+    (opts.xticks || (opts.logx ? logTicks(opts.xlo, opts.xhi) : ticks(opts.xlo, opts.xhi, 6))).forEach(function (v) {
       axes.appendChild(sv("line", { x1: x(v), x2: x(v), y1: H - B, y2: H - B + 4 }));
       axes.appendChild(sv("text", { x: x(v), y: H - B + 16, "text-anchor": "middle" }, fmt(v)));
     });
-    ticks(opts.ylo, opts.yhi, 5).forEach(function (v) {
+    (opts.logy ? logTicks(opts.ylo, opts.yhi) : ticks(opts.ylo, opts.yhi, 5)).forEach(function (v) {
       axes.appendChild(sv("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), "class": "gridline" }));
       axes.appendChild(sv("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, fmt(v)));
     });
@@ -68,11 +93,14 @@
     return { svg: svg, x: x, y: y, g: g };
   }
 
-  function legend(svg, names) {
+  function legend(svg, names, left) {
+    // By default at the right, moved left as far as the longest name needs (about 6.3 px a character).
+    var longest = Math.max.apply(null, names.map(function (n) { return String(n).length; }));
+    var x0 = left === undefined ? Math.max(70, Math.min(400, 560 - 16 - 15 - 6.3 * longest)) : left;
     names.forEach(function (name, i) {
       var yy = 36 + 16 * i;
-      svg.appendChild(sv("rect", { x: 400, y: yy - 9, width: 10, height: 10, fill: rgb(series(i)) }));
-      svg.appendChild(sv("text", { x: 415, y: yy, "class": "legend" }, name));
+      svg.appendChild(sv("rect", { x: x0, y: yy - 9, width: 10, height: 10, fill: rgb(series(i)) }));
+      svg.appendChild(sv("text", { x: x0 + 15, y: yy, "class": "legend" }, name));
     });
   }
 
@@ -90,28 +118,29 @@
         var bar = sv("rect", { x: f.x(edges[b]), width: Math.max(1, f.x(edges[b + 1]) - f.x(edges[b]) - 0.5),
                                y: f.y(share), height: f.y(0) - f.y(share), fill: rgb(color, sections.length > 1 ? 0.55 : 0.9),
                                "class": "bar" });
-        bar.appendChild(sv("title", {}, s.policy + ": " + fmt(edges[b]) + "–" + fmt(edges[b + 1]) + " moves: " +
+        bar.appendChild(sv("title", {}, sectionName(s) + ": " + fmt(edges[b]) + "–" + fmt(edges[b + 1]) + " moves: " +
                                         fmt(count) + " games (" + (100 * share).toFixed(2) + " %)"));
         f.g.appendChild(bar);
       });
     });
-    if (sections.length > 1) legend(f.svg, sections.map(function (s) { return s.policy; }));
+    if (sections.length > 1) legend(f.svg, sections.map(sectionName));
     return f.svg;
   }
 
   function outcomes(sections) {
-    var W = 560, rowH = 26, H = 40 + rowH * sections.length + 24, L = 110, R = 16;
+    var longest = Math.max.apply(null, sections.map(function (s) { return sectionName(s).length; }));
+    var W = 560, rowH = 26, H = 40 + rowH * sections.length + 24, R = 16, L = Math.max(80, Math.min(280, 16 + 6.3 * longest));
     var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "class": "plot" });
     svg.appendChild(sv("text", { x: 12, y: 18, "class": "plot-title" }, "Outcomes"));
     var kinds = [["won", "wins", PAL.body_head], ["died", "deaths", PAL.apple], ["stuck", "stuck", PAL.text_dim]];
     sections.forEach(function (s, i) {
       var y = 34 + i * rowH, x = L, n = s.summary.games || 1;
-      svg.appendChild(sv("text", { x: L - 8, y: y + 15, "text-anchor": "end", "class": "legend" }, s.policy));
+      svg.appendChild(sv("text", { x: L - 8, y: y + 15, "text-anchor": "end", "class": "legend" }, sectionName(s)));
       kinds.forEach(function (k) {
         var count = s.summary[k[1]] || 0, w = count / n * (W - L - R);
         if (!count) return;
         var rect = sv("rect", { x: x, y: y, width: Math.max(w, 1), height: rowH - 6, fill: rgb(k[2]), "class": "bar" });
-        rect.appendChild(sv("title", {}, s.policy + ": " + k[0] + " " + fmt(count) + " of " + fmt(n) +
+        rect.appendChild(sv("title", {}, sectionName(s) + ": " + k[0] + " " + fmt(count) + " of " + fmt(n) +
                                          " (" + (100 * count / n).toFixed(2) + " %)"));
         svg.appendChild(rect);
         if (w > 60) svg.appendChild(sv("text", { x: x + 6, y: y + 14, "class": "on-bar" },
@@ -137,18 +166,36 @@
       if (!s.per_apple || !s.per_apple.length.length) return;
       var pts = s.per_apple.length.map(function (v, k) { return f.x(v).toFixed(1) + "," + f.y(s.per_apple.moves[k]).toFixed(1); });
       var line = sv("polyline", { points: pts.join(" "), fill: "none", stroke: rgb(series(i)), "stroke-width": 1.6 });
-      line.appendChild(sv("title", {}, s.policy));
+      line.appendChild(sv("title", {}, sectionName(s)));
       f.g.appendChild(line);
     });
     legend(f.svg, sections.map(function (s) {
-      return s.policy + " (mean of " + (s.per_apple ? s.per_apple.games : 0) + " games)";
+      return sectionName(s) + " (" + (s.per_apple ? s.per_apple.games : 0) + " games)";
     }));
     return f.svg;
   }
 
-  function paired(p) {
+  /* A paired comparison: the statement (mean difference, its 95 % interval and p), the histogram of the
+   * moves differences over the games both won, and the cross-table of outcomes. */
+  function pairedPanel(p) {
+    var panel = el("div", { "class": "panel paired-panel" });
+    if (p.counts.length) panel.appendChild(pairedHistogram(p));
+    else panel.appendChild(el("div", { "class": "panel-title" }, "Paired comparison: " + p.b + " − " + p.a));
+    var words = el("div", { "class": "paired-statement" });
+    (p.statement || []).forEach(function (line) { words.appendChild(el("p", {}, line)); });
+    panel.appendChild(words);
+    if (p.cross) {
+      var holder = el("div", { "class": "scroll" });
+      holder.appendChild(el("div", { "class": "caption" }, p.cross.caption));
+      holder.appendChild(simpleTable(p.cross.header, p.cross.rows, "outcome-cross"));
+      panel.appendChild(holder);
+    }
+    return panel;
+  }
+
+  function pairedHistogram(p) {
     var edges = p.edges, ymax = Math.max.apply(null, p.counts.concat([1]));
-    var f = frame({ title: "Paired difference per game: " + p.b + " − " + p.a + " (" + fmt(p.games) + " games)",
+    var f = frame({ title: "Paired difference per game: " + p.b + " − " + p.a + " (" + fmt(p.games) + " games both won)",
                     xlo: edges[0], xhi: edges[edges.length - 1], ylo: 0, yhi: ymax * 1.05,
                     xlabel: "moves of " + p.b + " minus moves of " + p.a + " (same seed)", ylabel: "games" });
     p.counts.forEach(function (count, b) {
@@ -164,6 +211,63 @@
       f.g.appendChild(sv("line", { x1: f.x(0), x2: f.x(0), y1: f.y(0), y2: f.y(ymax * 1.05), "class": "zero" }));
     }
     return f.svg;
+  }
+
+  /* The scaling view: one policy's `values(q)` at each board against its cells, log-log, with the fitted
+   * power law drawn dashed and its exponent in the legend. */
+  function scalingPlot(title, ylabel, policies, values, fitOf, fitWord) {
+    var xs = [], ys = [];
+    policies.forEach(function (q) {
+      q.cells.forEach(function (c, k) { var v = values(q)[k]; if (v > 0) { xs.push(c); ys.push(v); } });
+    });
+    if (!ys.length) return null;
+    var xlo = Math.min.apply(null, xs), xhi = Math.max.apply(null, xs);
+    var ylo = Math.min.apply(null, ys), yhi = Math.max.apply(null, ys);
+    var cells = xs.filter(function (c, k) { return xs.indexOf(c) === k; });
+    var f = frame({ title: title, xlo: xlo / 1.15, xhi: xhi * 1.15, ylo: ylo / 1.4, yhi: yhi * 1.4, logx: true, logy: true,
+                    xticks: cells.length <= 8 ? cells : null,
+                    xlabel: "cells on the board (log)", ylabel: ylabel });
+    var names = [];
+    policies.forEach(function (q, i) {
+      var color = rgb(series(i)), fit = fitOf(q), pts = [];
+      q.cells.forEach(function (c, k) {
+        var v = values(q)[k];
+        if (!(v > 0)) return;
+        pts.push(f.x(c).toFixed(1) + "," + f.y(v).toFixed(1));
+        var dot = sv("circle", { cx: f.x(c), cy: f.y(v), r: 4, fill: color, "class": "scaling-point" });
+        dot.appendChild(sv("title", {}, q.policy + " on " + q.boards[k] + ": " + fmt(v) + " (" + fmt(q.games[k]) + " games)"));
+        f.g.appendChild(dot);
+      });
+      f.g.appendChild(sv("polyline", { points: pts.join(" "), fill: "none", stroke: color, "stroke-width": 1.2, opacity: 0.5 }));
+      var label = q.policy;
+      if (fit) {
+        var sign = fitWord === "cost" ? -1 : 1;  // games per CPU-s fall as the cost per game grows
+        var line = function (c) { return Math.pow(fit.coefficient * Math.pow(c, fit.exponent), sign); };
+        f.g.appendChild(sv("line", { x1: f.x(xlo), y1: f.y(line(xlo)), x2: f.x(xhi), y2: f.y(line(xhi)), stroke: color,
+                                     "stroke-dasharray": "5 4", "stroke-width": 1.4, "class": "scaling-fit" }));
+        label += ": " + fitWord + " ∝ cells^" + fit.exponent.toFixed(2) +
+                 (fit.exponent_ci95 ? " [" + fit.exponent_ci95[0].toFixed(2) + ", " + fit.exponent_ci95[1].toFixed(2) + "]" : "");
+      }
+      names.push(label);
+    });
+    legend(f.svg, names, 76);
+    return f.svg;
+  }
+
+  function scaling(data) {
+    var out = [], policies = data.policies;
+    var moves = scalingPlot("Scaling: mean moves per game", "mean moves (log)", policies,
+                            function (q) { return q.moves_mean; }, function (q) { return q.moves_fit; }, "moves");
+    if (moves) out.push(moves);
+    var timed = policies.filter(function (q) { return q.games_per_cpu_second.some(function (v) { return v > 0; }); });
+    if (timed.length) {
+      var speed = scalingPlot("Scaling: games per CPU-second", "games per CPU-second (log)", timed,
+                              function (q) { return q.games_per_cpu_second; },
+                              function (q) { return q.cpu_seconds_per_game_fit; }, "cost");
+      if (speed) out.push(speed);
+    }
+    out.forEach(function (svg) { svg.classList.add("scaling"); });
+    return out;
   }
 
   // -- tables ----------------------------------------------------------------------------------------
@@ -188,7 +292,7 @@
 
   function gamesTable(games, onOpen) {
     var table = el("table", { id: "games", "class": "games" }), thead = el("thead"), tr = el("tr");
-    var tbody = el("tbody"), order = { key: "index", dir: 1 };
+    var tbody = el("tbody"), order = { key: "index", dir: 1 }, filterWords = [], selected = -1;
     GAME_COLUMNS.forEach(function (col) {
       var th = el("th", { "data-key": col[1], tabindex: 0, title: "sort by " + col[0] }, col[0]);
       th.addEventListener("click", function () { sortBy(col[1]); });
@@ -197,7 +301,15 @@
     thead.appendChild(tr);
     table.appendChild(thead);
     table.appendChild(tbody);
-    function value(g, key) { return key === "index" ? g.index : key === "why" ? g.why.join(", ") : g[key]; }
+    function value(g, key) {
+      return key === "index" ? g.index : key === "why" ? g.why.join(", ") : key === "policy" ? (g.name || g.policy) : g[key];
+    }
+    // A row is shown when every word of the filter is found in one of its cells (case-insensitive).
+    function shown(g) {
+      if (!filterWords.length) return true;
+      var text = GAME_COLUMNS.map(function (col) { return String(value(g, col[1])); }).join(" ").toLowerCase();
+      return filterWords.every(function (w) { return text.indexOf(w) >= 0; });
+    }
     function render() {
       tbody.textContent = "";
       var rows = games.slice().sort(function (a, b) {
@@ -205,8 +317,9 @@
         if (typeof x === "string" || typeof y === "string") return order.dir * String(x).localeCompare(String(y));
         return order.dir * ((x > y) - (x < y)) || (a.index - b.index);
       });
-      rows.forEach(function (g) {
-        var row = el("tr", { "data-index": g.index, tabindex: 0, "class": "outcome-" + g.outcome + (g.data ? "" : " no-data") });
+      rows.filter(shown).forEach(function (g) {
+        var row = el("tr", { "data-index": g.index, tabindex: 0, "class": "outcome-" + g.outcome + (g.data ? "" : " no-data") +
+                                                                  (g.index === selected ? " selected" : "") });
         GAME_COLUMNS.forEach(function (col) {
           var v = value(g, col[1]);
           row.appendChild(el("td", { "class": "col-" + col[1] }, col[1] === "game_seed" ? v : fmt(v)));
@@ -224,8 +337,14 @@
       order = { key: key, dir: order.key === key ? -order.dir : 1 };
       render();
     }
+    function filter(text) {
+      filterWords = String(text || "").toLowerCase().split(/\s+/).filter(Boolean);
+      render();
+      return tbody.querySelectorAll("tr").length;
+    }
     render();
-    return { table: table, sortBy: sortBy, select: function (i) {
+    return { table: table, sortBy: sortBy, filter: filter, select: function (i) {
+      selected = i;
       Array.prototype.forEach.call(tbody.querySelectorAll("tr"), function (tr) {
         tr.classList.toggle("selected", Number(tr.getAttribute("data-index")) === i);
       });
@@ -313,13 +432,16 @@
       plots.appendChild(outcomes(secs));
       var pa = perApple(secs);
       if (pa) plots.appendChild(pa);
-      (DATA.paired || []).forEach(function (p) { plots.appendChild(paired(p)); });
+      if (DATA.scaling) scaling(DATA.scaling).forEach(function (svg) { plots.appendChild(svg); });
+      (DATA.paired || []).forEach(function (p) { plots.appendChild(pairedPanel(p)); });
     } else {
       ["config-section", "summary-section", "plots-section"].forEach(function (id) {
         document.getElementById(id).hidden = true;
       });
     }
     table = gamesTable(DATA.games, function (i) { open(i); document.getElementById("player").scrollIntoView({ block: "nearest" }); });
+    var filterBox = document.getElementById("games-filter");
+    filterBox.addEventListener("input", function () { table.filter(filterBox.value); });
     document.getElementById("games-holder").appendChild(table.table);
     document.getElementById("games-count").textContent = DATA.games.length + " game" + (DATA.games.length === 1 ? "" : "s");
 
@@ -357,12 +479,17 @@
     play: function () { player.play(); },
     pause: function () { player.pause(); },
     speed: function (v) { if (v !== undefined) setSpeed(v); return player.speed; },
-    current: function () { return current; }
+    current: function () { return current; },
+    filterGames: function (text) {
+      var box = document.getElementById("games-filter");
+      box.value = text;
+      return table.filter(text);
+    }
   };
   build();
   window.fastsnake.games = DATA.games.map(function (g) {
     var out = {};
-    ["kind", "policy", "rows", "cols", "seed", "game", "game_seed", "start_length", "tail", "outcome", "moves",
+    ["kind", "policy", "name", "source", "rows", "cols", "seed", "game", "game_seed", "start_length", "tail", "outcome", "moves",
      "apples", "length", "why", "embedded"].forEach(function (k) { if (k in g) out[k] = g[k]; });
     out.embedded = !!g.data;
     return out;
