@@ -34,7 +34,6 @@ from fastsnake.snake.engine import DIED, OUTCOME_NAMES, R_LENGTH, STUCK, WON
 from fastsnake.snake.intervals import (
     CONFIDENCE,
     PairedAccumulator,
-    format_mean_ci,
     format_p,
     half_width,
     mean_ci95,
@@ -758,18 +757,11 @@ def section_summary(item: Summarised) -> dict:
 
 
 def summary_table(sections: list[dict]) -> dict:
-    """The summary table `compare` prints, one row a section (by its page name), with the mean moves
-    as ``mean ± half-width`` and the win rate with its Wilson interval."""
+    """The summary table `compare` prints (`stats.summary_rows`), one row a section (by its page
+    name): the mean moves as ``mean ± half-width`` and the win rate with its Wilson interval, from
+    the section summary's ``moves_mean_ci95`` and ``win_rate_ci95``."""
     header, rows = summary_rows([dict(s["summary"], policy=s["name"]) for s in sections])
-    mean_col, win_col = header.index("mean"), header.index("win %")
-    header = list(header)
-    header[mean_col], header[win_col] = "mean ± 95 %", "win % [95 %]"
-    for row, s in zip(rows, sections, strict=True):
-        m = s["summary"]
-        row[mean_col] = format_mean_ci(m["moves_mean"], m["moves_mean_ci95"])
-        ci = m["win_rate_ci95"]
-        row[win_col] = "-" if ci is None else f"{100 * m['win_rate']:.2f} [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]"
-    return {"header": header, "rows": rows}
+    return {"header": list(header), "rows": rows}
 
 
 def paired_comparisons(items: list[Summarised]) -> list[dict]:

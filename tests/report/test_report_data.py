@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import fastsnake
 from fastsnake import webpage
 from fastsnake.snake import report as rp
+from fastsnake.snake.intervals import format_rate_ci
 from fastsnake.snake.sweep import PARQUET_META_KEY
 
 
@@ -91,11 +92,10 @@ def test_the_summary_table_is_the_one_compare_prints_with_intervals(swept, tmp_p
     data = rp.build(rp.open_sources(str(file)), worst=1, best=1, died=1, random=1, sample=2)
     header, rows = fastsnake.snake.summary_rows([fastsnake.sweep("greedy", 7, 3000, seed=11).summary])
     got_header, got = data["summary_table"]["header"], data["summary_table"]["rows"][0]
-    mean, win, timing = header.index("mean"), header.index("win %"), header.index("games/s")
-    assert [h for i, h in enumerate(got_header) if i not in (mean, win)] == \
-        [h for i, h in enumerate(header) if i not in (mean, win)]
-    assert [c for i, c in enumerate(got) if i not in (mean, win, timing)] == \
-        [c for i, c in enumerate(rows[0]) if i not in (mean, win, timing)]
+    timing = header.index("games/s")
+    assert got_header == header
+    assert [c for i, c in enumerate(got) if i != timing] == [c for i, c in enumerate(rows[0]) if i != timing]
+    mean, win = header.index("mean ±95%"), header.index("win % ±95%")
     # The intervals, against scipy on the file's own games.
     table = pq.read_table(str(file))
     moves = table.column("moves").to_numpy()
@@ -106,7 +106,7 @@ def test_the_summary_table_is_the_one_compare_prints_with_intervals(swept, tmp_p
     wilson = stats.binomtest(wins, len(moves)).proportion_ci(method="wilson")
     assert summary["win_rate_ci95"] == pytest.approx([wilson.low, wilson.high], rel=1e-9)
     assert got[mean] == f"{moves.mean():.1f} ± {(want.high - want.low) / 2:.1f}"
-    assert got[win] == f"{100 * wins / len(moves):.2f} [{100 * wilson.low:.2f}, {100 * wilson.high:.2f}]"
+    assert got[win] == format_rate_ci(wins / len(moves), [wilson.low, wilson.high])
 
 
 @pytest.fixture(scope="module")
@@ -224,9 +224,8 @@ def test_a_compare_file_of_several_boards_gives_a_section_per_policy_and_board(t
         table = pq.read_table(str(out))
         meta = table.schema.metadata
         entries += json.loads(meta[COMPARE_META_KEY])
-        n = table.num_rows
-        parts.append(table.replace_schema_metadata(None).append_column("rows", pa.array([size] * n, pa.int32()))
-                     .append_column("cols", pa.array([size] * n, pa.int32())))
+        assert {"rows", "cols"} <= set(table.column_names)  # every sweep row names its board
+        parts.append(table.replace_schema_metadata(None))
     both = pa.concat_tables(parts).replace_schema_metadata({**meta, COMPARE_META_KEY: json.dumps(entries).encode()})
     pq.write_table(both, str(tmp_path / "sizes.parquet"))
     sources = rp.load_inputs([str(tmp_path / "sizes.parquet")], [])
