@@ -194,7 +194,7 @@ def run_sweep(
     out = np.zeros((games if keep_rows else min(games, chunk_size or MAX_CHUNK), 4), dtype=np.int64)
     stats = SummaryAccumulator()
     done = 0
-    size = chunk_size or first_chunk_size(config.rows * config.cols, threads)
+    size = chunk_size or max(first_chunk_size(config.rows * config.cols, threads), policy.batch_games)
     interrupted = False
     compile_seconds = 0.0
     wall0, cpu0 = time.perf_counter(), time.process_time()
@@ -218,7 +218,8 @@ def run_sweep(
                 if progress is not None:
                     progress(done, games)
                 if chunk_size is None:
-                    size = next_chunk_size(n, time.perf_counter() - t0, target_chunk_seconds, threads)
+                    size = max(next_chunk_size(n, time.perf_counter() - t0, target_chunk_seconds, threads),
+                               policy.batch_games)
         except KeyboardInterrupt:
             # A second signal, or a kernel cancelled (`cancel.Cancelled`): its chunk is dropped.
             interrupted = True
