@@ -49,14 +49,15 @@ def save_model(path, algorithm="MaskablePPO", size=5, obs="planes", view=None, n
     return str(path)
 
 
-def one_pass_a_move(path, size, games, seed=0, obs="planes", view=None, masked=True):
-    """The games as examples/rl/compare_agent.py plays them: a plain-Python policy, predict() a move."""
+def one_pass_a_move(path, size, games, seed=0, obs="planes", view=None):
+    """The games as examples/rl/compare_agent.py plays them: a plain-Python policy, predict() a move
+    (with the mask where predict takes one: `model_agent`)."""
     from fastsnake.envs import agent_policy
     from fastsnake.envs.model_policy import load_agent
     from fastsnake.envs.sb3 import model_agent
 
     policy = load_agent(path).policy
-    decide = agent_policy(model_agent(policy), masked=masked, obs=obs, view=view)
+    decide = agent_policy(model_agent(policy), masked=True, obs=obs, view=view)
     return fastsnake.sweep(fastsnake.Policy(decide), size, games, seed, threads=1).table
 
 
@@ -88,10 +89,10 @@ def test_a_game_does_not_depend_on_its_batch(tmp_path, monkeypatch):
     from fastsnake.envs import model_policy
 
     path = save_model(tmp_path / "m.zip", size=6, net=(64, 64))
-    many = rows(fastsnake.sweep(f"model:{path}", 6, 300, seed=1, threads=1).table)
+    many = rows(fastsnake.sweep(f"model:{path}", 6, 200, seed=1, threads=1).table)
     monkeypatch.setattr(model_policy, "SLOTS", 7)  # other batches: 7 games at a time, other neighbours
-    assert rows(fastsnake.sweep(f"model:{path}", 6, 300, seed=1, threads=1).table) == many
-    for k in (0, 5, 299):
+    assert rows(fastsnake.sweep(f"model:{path}", 6, 200, seed=1, threads=1).table) == many
+    for k in (0, 5, 199):
         game = fastsnake.play(f"model:{path}", 6, seed=1, game=k)
         assert (k, game.outcome, len(game.moves), game.apples) == (many[k][0], many[k][1], many[k][2], many[k][3])
 
@@ -100,10 +101,8 @@ def test_a_game_does_not_depend_on_its_batch(tmp_path, monkeypatch):
 def test_ppo_dqn_and_egocentric_models(tmp_path, algorithm, obs):
     sb3()
     path = save_model(tmp_path / "m.zip", algorithm=algorithm, obs=obs, view=5 if obs == "egocentric" else None)
-    masked = algorithm == "MaskablePPO"
     got = fastsnake.sweep(f"model:{path}", 5, 20, seed=0, threads=1)
-    assert rows(got.table) == rows(one_pass_a_move(path, 5, 20, obs=obs, view=5 if obs == "egocentric" else None,
-                                                   masked=masked))
+    assert rows(got.table) == rows(one_pass_a_move(path, 5, 20, obs=obs, view=5 if obs == "egocentric" else None))
     if obs != "planes":  # features and egocentric views fit any board
         assert fastsnake.sweep(f"model:{path}", 7, 3, threads=1).summary["games"] == 3
 
