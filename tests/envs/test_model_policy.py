@@ -141,16 +141,16 @@ def test_cli_compare_and_no_torch_error(tmp_path):
     sb3()
     path = save_model(tmp_path / "m.zip")
     run = subprocess.run([sys.executable, "-m", "fastsnake", "compare", "--size", "5", "--games", "30", "--policies",
-                          f"cycle,model:{path}", "--threads", "1", "--json"], capture_output=True, text=True)
+                          f"greedy,model:{path}", "--threads", "1", "--json"], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     import json
 
     summaries = json.loads(run.stdout)
-    assert [s["policy"] for s in summaries] == ["cycle", f"model:{path}"]
+    assert [s["policy"] for s in summaries] == ["greedy", f"model:{path}"]
     assert summaries[1]["games"] == 30
     # Without torch: one line, exit 2.
     code = ("import sys; sys.modules['torch'] = None; from fastsnake.cli import run; "
-            f"run(['sweep', '--policy', 'model:{path}', '--size', '5', '--games', '3'])")
+            f"sys.argv = ['fastsnake', 'sweep', '--policy', 'model:{path}', '--size', '5', '--games', '3']; run()")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [run.stderr.strip()]
