@@ -56,10 +56,13 @@ def slices(num_envs: int, threads: int) -> list[tuple[int, int]]:
     return [(int(bounds[k]), int(bounds[k + 1])) for k in range(parts)]
 
 
-def observe_batch(batch, rows: int, cols: int, kind: str, copy: bool = True, which=None, view=None) -> np.ndarray:
-    """Observations of kind `kind` of the games of a kernels' batch (see `Games.observe`)."""
+def observe_batch(batch, rows: int, cols: int, kind: str, copy: bool = True, which=None, view=None,
+                  grids=None) -> np.ndarray:
+    """Observations of kind `kind` of the games of a kernels' batch (see `Games.observe`); `grids`:
+    the batch's grid rows as (N, rows, cols), when the caller keeps that view."""
     state = batch[K.B_STATE]
-    grids, masks = batch[K.B_GRID].reshape(-1, rows, cols), batch[K.B_MASK]
+    grids = batch[K.B_GRID].reshape(-1, rows, cols) if grids is None else grids
+    masks = batch[K.B_MASK]
     if which is not None:
         grids, masks, state = grids[which], masks[which], state[which]
     return encode(kind, grids, masks, state[:, K.S_HEAD], state[:, K.S_TAIL], state[:, K.S_APPLE],
@@ -170,7 +173,7 @@ class Games:
         """Observations of kind `kind` (`observations.OBS_KINDS`; `view` for ``"egocentric"``) of the
         envs indexed by `which` (all when None; ``copy=False`` then lets ``"grid"`` return the env's own
         buffer)."""
-        return observe_batch(self.batch, self.config.rows, self.config.cols, kind, copy, which, view)
+        return observe_batch(self.batch, self.config.rows, self.config.cols, kind, copy, which, view, self.grids)
 
     def column(self, slot: int) -> np.ndarray:
         return self.batch[K.B_STATE][:, slot].copy()
