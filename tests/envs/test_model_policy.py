@@ -97,6 +97,7 @@ def test_a_game_does_not_depend_on_its_batch(tmp_path, monkeypatch):
         assert (k, game.outcome, len(game.moves), game.apples) == (many[k][0], many[k][1], many[k][2], many[k][3])
 
 
+@pytest.mark.slow  # three more models, each checked against the one-pass-a-move path: kept out of the quick suite
 @pytest.mark.parametrize("algorithm,obs", [("PPO", "features"), ("DQN", "planes"), ("MaskablePPO", "egocentric")])
 def test_ppo_dqn_and_egocentric_models(tmp_path, algorithm, obs):
     sb3()
