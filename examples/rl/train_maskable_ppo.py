@@ -143,7 +143,9 @@ def main(argv=None) -> int:
     env = VecMonitor(env, info_keywords=("apples",))
     checkpoint = args.out / "model.zip"
     if args.resume and checkpoint.exists():
-        model = MaskablePPO.load(checkpoint, env=env, device="cpu")
+        # custom_objects: a checkpoint saved when "planes" declared Box(0, 255) goes on with today's Box(0, 1).
+        model = MaskablePPO.load(checkpoint, env=env, device="cpu",
+                                 custom_objects={"observation_space": env.observation_space})
         done_steps = model.num_timesteps
     else:
         kwargs = policy_kwargs(args.obs, cnn=args.policy == "cnn", net_arch=args.net_arch)

@@ -8,10 +8,11 @@ and a vector entry point (`SnakeVectorEnv`, N games in one numba kernel):
                               vectorization_mode="vector_entry_point", size=10)
 
 Observation: (rows, cols) uint8 cell codes `CODES` (0 empty, 1 body, 2 head, 3 tail,
-4 apple); ``obs="planes"`` (one-hot, channels first) or ``obs="features"`` (`FEATURE_NAMES`)
-instead. Seeds are the sweeps': ``reset(seed=S)`` plays game 0 of base seed S, each
-later reset the next game. Stable-Baselines3: `fastsnake.envs.sb3.SnakeVecEnv` (the
-``rl-train`` extra). See docs/envs.md.
+4 apple); ``obs="planes"`` (one-hot, channels first), ``obs="features"`` (`FEATURE_NAMES`) or
+``obs="egocentric"`` (a ``view`` x ``view`` window around the head, `EGO_PLANE_NAMES`) instead.
+Seeds are the sweeps': ``reset(seed=S)`` plays game 0 of base seed S, each later reset the next game.
+Stable-Baselines3: `fastsnake.envs.sb3.SnakeVecEnv` (the ``rl-train`` extra); a saved SB3 model
+plays as the policy ``model:PATH`` (`fastsnake.envs.model_policy`). See docs/envs.md.
 """
 
 try:
@@ -22,7 +23,7 @@ except ImportError:  # pragma: no cover - depends on the installed extras
 from fastsnake.envs.bridge import action_mask_of, agent_policy, observation_of
 from fastsnake.envs.config import EnvError
 from fastsnake.envs.kernels import APPLE, BODY, CODE_NAMES, EMPTY, HEAD, TAIL
-from fastsnake.envs.observations import FEATURE_NAMES, OBS_KINDS, planes
+from fastsnake.envs.observations import EGO_PLANE_NAMES, FEATURE_NAMES, OBS_KINDS, egocentric, planes
 from fastsnake.envs.snake_env import SnakeEnv
 from fastsnake.envs.vector_env import SnakeVectorEnv
 
@@ -31,7 +32,8 @@ CODES = dict(zip(CODE_NAMES, (EMPTY, BODY, HEAD, TAIL, APPLE), strict=True))
 
 __all__ = [
     "ENV_ID", "CODES", "EMPTY", "BODY", "HEAD", "TAIL", "APPLE", "EnvError", "SnakeEnv", "SnakeVectorEnv",
-    "observation_of", "action_mask_of", "agent_policy", "planes", "OBS_KINDS", "FEATURE_NAMES",
+    "observation_of", "action_mask_of", "agent_policy", "planes", "egocentric", "OBS_KINDS", "FEATURE_NAMES",
+    "EGO_PLANE_NAMES",
 ]
 
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from fastsnake.envs.config import EnvError
 from fastsnake.envs.kernels import APPLE, BODY, EMPTY, HEAD, TAIL
-from fastsnake.envs.observations import check_obs, encode
+from fastsnake.envs.observations import check_obs, check_view, encode
 from fastsnake.snake.board import TAIL_RULES
 
 
@@ -58,19 +58,22 @@ def action_mask_of(state, tail: str | None = None) -> np.ndarray:
     return mask
 
 
-def agent_observation(state, obs: str = "grid", tail: str | None = None) -> np.ndarray:
-    """The observation of kind `obs` (``"grid"``, ``"planes"``, ``"features"``) of a policy's state,
-    equal to what an env made with ``obs=obs`` shows in that position; the mask inside ``features``
-    is under `tail` (default: the rule of the game played)."""
+def agent_observation(state, obs: str = "grid", tail: str | None = None, view: int | None = None) -> np.ndarray:
+    """The observation of kind `obs` (``"grid"``, ``"planes"``, ``"features"``, ``"egocentric"`` with
+    its `view`) of a policy's state, equal to what an env made with ``obs=obs`` (and ``view=view``)
+    shows in that position; the mask inside ``features`` is under `tail` (default: the rule of the
+    game played)."""
     grid = observation_of(state)
-    if check_obs(obs) == "grid":
+    view = check_view(check_obs(obs), view)
+    if obs == "grid":
         return grid
     mask = action_mask_of(state, tail)
     one = np.array([int(state.head)]), np.array([int(state.tail)]), np.array([int(state.apple)])
-    return encode(obs, grid[None], mask[None], *one, np.array([int(state.length)]))[0]
+    return encode(obs, grid[None], mask[None], *one, np.array([int(state.length)]), view=view)[0]
 
 
-def agent_policy(agent, *, masked: bool = False, tail: str | None = None, obs: str = "grid"):
+def agent_policy(agent, *, masked: bool = False, tail: str | None = None, obs: str = "grid",
+                 view: int | None = None):
     """A ``decide(state, ws)`` that plays `agent`: ``agent(obs) -> action`` (an integer 0..3,
     refused otherwise as any policy's move is), or ``agent(obs, action_mask)`` with ``masked=True``,
     where ``obs`` is the observation of kind `obs` an env with that ``obs=`` would show and the mask
@@ -79,12 +82,12 @@ def agent_policy(agent, *, masked: bool = False, tail: str | None = None, obs: s
         raise EnvError(f"agent {agent!r} is not callable")
     if tail is not None and tail not in TAIL_RULES:
         raise EnvError(f"tail={tail!r} is not one of {', '.join(TAIL_RULES)}")
-    check_obs(obs)
+    view = check_view(check_obs(obs), view)
 
     if masked:
         def decide(state, ws):
-            return agent(agent_observation(state, obs, tail), action_mask_of(state, tail))
+            return agent(agent_observation(state, obs, tail, view), action_mask_of(state, tail))
     else:
         def decide(state, ws):
-            return agent(agent_observation(state, obs, tail))
+            return agent(agent_observation(state, obs, tail, view))
     return decide

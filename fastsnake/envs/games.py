@@ -56,6 +56,19 @@ def slices(num_envs: int, threads: int) -> list[tuple[int, int]]:
     return [(int(bounds[k]), int(bounds[k + 1])) for k in range(parts)]
 
 
+def observe_batch(batch, rows: int, cols: int, kind: str, copy: bool = True, which=None, view=None,
+                  grids=None) -> np.ndarray:
+    """Observations of kind `kind` of the games of a kernels' batch (see `Games.observe`); `grids`:
+    the batch's grid rows as (N, rows, cols), when the caller keeps that view."""
+    state = batch[K.B_STATE]
+    grids = batch[K.B_GRID].reshape(-1, rows, cols) if grids is None else grids
+    masks = batch[K.B_MASK]
+    if which is not None:
+        grids, masks, state = grids[which], masks[which], state[which]
+    return encode(kind, grids, masks, state[:, K.S_HEAD], state[:, K.S_TAIL], state[:, K.S_APPLE],
+                  state[:, K.S_LENGTH], copy, view)
+
+
 class Games:
     def __init__(self, config: EnvConfig, num_envs: int, threads: int = 1):
         self.config = config
@@ -123,7 +136,20 @@ class Games:
             for future in futures:
                 future.result()
         self.last_action[:] = actions
+        self.time_limit(terminated, truncated)
         return reward, terminated, truncated
+
+    def time_limit(self, terminated: np.ndarray, truncated: np.ndarray) -> None:
+        """Gymnasium's `TimeLimit`: truncated whenever the episode's steps reach `max_episode_steps`,
+        also on a step that ends it (a death or a win on the last step gives both flags). The engine
+        ends such a game DIED or WON; only a game still running there is STUCK (truncated) already.
+        A move is counted whether it kills or not, so the game's moves are the episode's steps."""
+        limit = self.config.max_episode_steps
+        if limit is None:
+            return
+        ended = np.flatnonzero(terminated)
+        if ended.size:
+            truncated[ended] |= self.batch[K.B_STATE][ended, K.S_MOVES] == limit
 
     def step_one(self, move: int):
         """Env 0 of a batch of one moves `move` (checked by `action_index`):
@@ -132,6 +158,7 @@ class Games:
         action[0] = move
         K.step_batch(self.cfg, self.nbr, self.path, self.batch, action, reward, terminated, truncated)
         self.last_action[0] = move
+        self.time_limit(terminated, truncated)
         return float(reward[0]), bool(terminated[0]), bool(truncated[0])
 
     def close(self) -> None:
@@ -142,14 +169,11 @@ class Games:
 
     # -- what the envs report ---------------------------------------------------------------------
 
-    def observe(self, kind: str, copy: bool = True, which=None) -> np.ndarray:
-        """Observations of kind `kind` (`observations.OBS_KINDS`) of the envs indexed by `which` (all
-        when None; ``copy=False`` then lets ``"grid"`` return the env's own buffer)."""
-        grids, masks, state = self.grids, self.masks, self.batch[K.B_STATE]
-        if which is not None:
-            grids, masks, state = grids[which], masks[which], state[which]
-        return encode(kind, grids, masks, state[:, K.S_HEAD], state[:, K.S_TAIL], state[:, K.S_APPLE],
-                      state[:, K.S_LENGTH], copy)
+    def observe(self, kind: str, copy: bool = True, which=None, view: int | None = None) -> np.ndarray:
+        """Observations of kind `kind` (`observations.OBS_KINDS`; `view` for ``"egocentric"``) of the
+        envs indexed by `which` (all when None; ``copy=False`` then lets ``"grid"`` return the env's own
+        buffer)."""
+        return observe_batch(self.batch, self.config.rows, self.config.cols, kind, copy, which, view, self.grids)
 
     def column(self, slot: int) -> np.ndarray:
         return self.batch[K.B_STATE][:, slot].copy()

@@ -28,11 +28,11 @@ from gymnasium import spaces
 from fastsnake.envs import kernels as K
 from fastsnake.envs.config import EnvError, check_seed, check_threads, env_config
 from fastsnake.envs.games import Games, check_action
-from fastsnake.envs.observations import PLANES, check_obs, observation_space
+from fastsnake.envs.observations import check_obs, check_view, observation_space
 
 # What `get_attr` and `env_method` answer for each env, as a DummyVecEnv over `SnakeEnv`s would.
 _ENV_METHODS = ("action_masks", "render", "seed_and_game", "body")
-_SHARED_ATTRIBUTES = ("render_mode", "observation_space", "action_space", "obs", "config", "rows", "cols",
+_SHARED_ATTRIBUTES = ("render_mode", "observation_space", "action_space", "obs", "view", "config", "rows", "cols",
                       "metadata", "spec")
 
 
@@ -50,7 +50,7 @@ class SnakeVecEnv(VecEnv):
     metadata = {"render_modes": ["rgb_array"]}
 
     def __init__(self, num_envs=8, size=10, start_length=3, tail="follow", max_moves=None, render_mode=None,
-                 max_episode_steps=None, obs="grid", threads=None):
+                 max_episode_steps=None, obs="grid", threads=None, view=None):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise EnvError(f"num_envs={num_envs!r} must be a whole number at least 1")
         if render_mode not in (None, "rgb_array"):
@@ -58,16 +58,15 @@ class SnakeVecEnv(VecEnv):
         self.config = env_config(size, start_length, tail, max_moves, max_episode_steps, render_mode)
         self.rows, self.cols = self.config.rows, self.config.cols
         self.obs = check_obs(obs)
-        if self.obs == "planes" and min(self.rows, self.cols) < PLANES:
-            raise EnvError(f"obs='planes' needs both sides at least {PLANES} (the number of planes): SB3 would "
-                           f"read the planes of a {self.rows}x{self.cols} board as channels-last")
+        self.view = check_view(self.obs, view)
         self.threads = check_threads(threads)
         self.spec = None
         self._render_mode = render_mode
         self._games = Games(self.config, int(num_envs), self.threads)
         self._actions = np.zeros(int(num_envs), np.int64)
         self.num_envs = int(num_envs)  # get_attr, called by VecEnv.__init__, needs it
-        super().__init__(int(num_envs), observation_space(self.obs, self.rows, self.cols), spaces.Discrete(4))
+        super().__init__(int(num_envs), observation_space(self.obs, self.rows, self.cols, self.view),
+                         spaces.Discrete(4))
 
     # -- SB3 VecEnv API ----------------------------------------------------------------------------
 
@@ -82,7 +81,7 @@ class SnakeVecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
-        return games.observe(self.obs)
+        return games.observe(self.obs, view=self.view)
 
     def step_async(self, actions) -> None:
         self._actions = check_action(actions, self.num_envs)
@@ -97,7 +96,7 @@ class SnakeVecEnv(VecEnv):
         ended = np.flatnonzero(dones)
         if ended.size:
             # SB3 resets in the same step: keep the last observation and stats of the finished games first.
-            last = games.observe(self.obs, which=ended)
+            last = games.observe(self.obs, which=ended, view=self.view)
             state = games.batch[K.B_STATE][ended]
             seeds, numbers = games.batch[K.B_SEED][ended], games.batch[K.B_GAME][ended]
             for k, i in enumerate(ended.tolist()):
@@ -111,7 +110,7 @@ class SnakeVecEnv(VecEnv):
                     "game": int(numbers[k]),
                 }
             games.reset(dones, None)
-        return games.observe(self.obs), reward.astype(np.float32), dones, infos
+        return games.observe(self.obs, view=self.view), reward.astype(np.float32), dones, infos
 
     def close(self) -> None:
         self._games.close()
@@ -185,8 +184,9 @@ class SnakeVecEnv(VecEnv):
 
 
 class BoardCNN(BaseFeaturesExtractor):
-    """A features extractor for ``obs="planes"`` on small boards: two 3×3 convolutions that keep the
-    board's size, then a linear layer (SB3's ``NatureCNN`` needs at least 36×36)."""
+    """A features extractor for ``obs="planes"`` or ``"egocentric"`` (channels first, also frame
+    stacks of them) on small boards: two 3×3 convolutions that keep the board's size, then a linear
+    layer (SB3's ``NatureCNN`` needs at least 36×36)."""
 
     def __init__(self, observation_space: spaces.Box, features_dim: int = 128, channels: int = 32):
         super().__init__(observation_space, features_dim)
@@ -203,11 +203,12 @@ class BoardCNN(BaseFeaturesExtractor):
 
 
 def policy_kwargs(obs: str, cnn: bool = False, **extra) -> dict:
-    """The ``policy_kwargs`` a policy needs for observations of kind `obs`: with ``"planes"`` the
-    values are 0/1, so no division by 255 (``normalize_images=False``), and ``cnn=True`` (for
-    ``"CnnPolicy"``) uses `BoardCNN`."""
+    """The ``policy_kwargs`` a policy needs for observations of kind `obs`: with ``"planes"`` and
+    ``"egocentric"`` (0/1 planes, channels first, never taken for images: SB3 neither divides them by
+    255 nor transposes them) ``cnn=True`` (for ``"CnnPolicy"``) uses `BoardCNN`;
+    ``normalize_images=False`` says so to older saved models too."""
     kwargs = {}
-    if check_obs(obs) == "planes":
+    if check_obs(obs) in ("planes", "egocentric"):
         kwargs["normalize_images"] = False
         if cnn:
             kwargs["features_extractor_class"] = BoardCNN

@@ -9,7 +9,7 @@ from gymnasium import spaces
 from fastsnake.envs import kernels as K
 from fastsnake.envs.config import EnvError, check_seed, env_config
 from fastsnake.envs.games import Games, action_index
-from fastsnake.envs.observations import check_obs
+from fastsnake.envs.observations import check_obs, check_view
 from fastsnake.envs.observations import observation_space as kind_space
 from fastsnake.envs.render import Window
 
@@ -17,10 +17,10 @@ RENDER_FPS = 10
 _ONE = np.ones(1, np.bool_)
 
 
-def observation_space(rows: int, cols: int, obs: str = "grid") -> spaces.Box:
+def observation_space(rows: int, cols: int, obs: str = "grid", view: int | None = None) -> spaces.Box:
     """``"grid"``: one uint8 code a cell (0 empty, 1 body, 2 head, 3 tail, 4 apple), shape (rows, cols);
     other kinds: see `fastsnake.envs.observations`."""
-    return kind_space(obs, rows, cols)
+    return kind_space(obs, rows, cols, view)
 
 
 def check_options(options, allowed=("game",)) -> dict:
@@ -43,7 +43,8 @@ class SnakeEnv(gym.Env):
     uint8 cell codes, see `fastsnake.envs.CODES`. ``info``: ``action_mask`` (int8[4], 1
     where the move does not kill at once), ``apples``, ``length``, ``moves``, ``seed``
     (the base seed) and ``game`` (the game index). ``obs="planes"`` or ``"features"`` gives
-    other observations of the same position (see `fastsnake.envs.observations`).
+    other observations of the same position, ``obs="egocentric"`` a ``view`` x ``view`` window
+    around the head (see `fastsnake.envs.observations`).
 
     Seeding is the sweeps': after ``reset(seed=S)`` the episode is game 0 of base seed S,
     each later ``reset()`` the next game; ``reset(options={"game": k})`` jumps to game k.
@@ -53,12 +54,13 @@ class SnakeEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": RENDER_FPS}
 
     def __init__(self, size=10, start_length=3, tail="follow", max_moves=None, render_mode=None,
-                 max_episode_steps=None, obs="grid"):
+                 max_episode_steps=None, obs="grid", view=None):
         self.config = env_config(size, start_length, tail, max_moves, max_episode_steps, render_mode)
         self.rows, self.cols = self.config.rows, self.config.cols
         self.render_mode = render_mode
         self.obs = check_obs(obs)
-        self.observation_space = observation_space(self.rows, self.cols, self.obs)
+        self.view = check_view(self.obs, view)
+        self.observation_space = observation_space(self.rows, self.cols, self.obs, self.view)
         self.action_space = spaces.Discrete(4)
         self._games = Games(self.config, 1)
         self._state = None  # None before the first reset, then "running" or the outcome
@@ -127,7 +129,7 @@ class SnakeEnv(gym.Env):
         return self._games.body(0)
 
     def _observation(self) -> np.ndarray:
-        return self._games.observe(self.obs, which=slice(0, 1))[0]
+        return self._games.observe(self.obs, which=slice(0, 1), view=self.view)[0]
 
     def _info(self) -> dict:
         row = self._games.batch[K.B_STATE][0]

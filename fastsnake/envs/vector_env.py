@@ -18,7 +18,7 @@ from gymnasium.vector.utils import batch_space
 from fastsnake.envs import kernels as K
 from fastsnake.envs.config import EnvError, check_seed, check_threads, env_config
 from fastsnake.envs.games import Games, check_action
-from fastsnake.envs.observations import check_obs
+from fastsnake.envs.observations import check_obs, check_view
 from fastsnake.envs.render import Window
 from fastsnake.envs.snake_env import RENDER_FPS, check_options, observation_space
 
@@ -44,7 +44,7 @@ class SnakeVectorEnv(VectorEnv):
     }
 
     def __init__(self, num_envs=1, size=10, start_length=3, tail="follow", max_moves=None, render_mode=None,
-                 max_episode_steps=None, copy=True, obs="grid", threads=None):
+                 max_episode_steps=None, copy=True, obs="grid", threads=None, view=None):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise EnvError(f"num_envs={num_envs!r} must be a whole number at least 1")
         self.config = env_config(size, start_length, tail, max_moves, max_episode_steps, render_mode)
@@ -53,8 +53,9 @@ class SnakeVectorEnv(VectorEnv):
         self.render_mode = render_mode
         self.copy = bool(copy)
         self.obs = check_obs(obs)
+        self.view = check_view(self.obs, view)
         self.threads = check_threads(threads)
-        self.single_observation_space = observation_space(self.rows, self.cols, self.obs)
+        self.single_observation_space = observation_space(self.rows, self.cols, self.obs, self.view)
         self.single_action_space = spaces.Discrete(4)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -139,7 +140,7 @@ class SnakeVectorEnv(VectorEnv):
         return mask.copy()
 
     def _observations(self) -> np.ndarray:
-        return self._games.observe(self.obs, self.copy)
+        return self._games.observe(self.obs, self.copy, view=self.view)
 
     def _info(self, which: np.ndarray) -> dict:
         g = self._games

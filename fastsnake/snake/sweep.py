@@ -183,7 +183,7 @@ def run_sweep(
     stats = SummaryAccumulator()
     chunk_times = []
     done = 0
-    size = chunk_size or first_chunk_size(config.rows * config.cols, threads)
+    size = chunk_size or max(first_chunk_size(config.rows * config.cols, threads), policy.batch_games)
     interrupted = False
     compile_seconds = 0.0
     wall0, cpu0 = time.perf_counter(), time.process_time()
@@ -210,7 +210,7 @@ def run_sweep(
                 chunk_wall = time.perf_counter() - t0
                 chunk_times.append((n, int(rows[:, ROW_MOVES].sum()), chunk_wall, time.process_time() - c0))
                 if chunk_size is None:
-                    size = next_chunk_size(n, chunk_wall, target_chunk_seconds, threads)
+                    size = max(next_chunk_size(n, chunk_wall, target_chunk_seconds, threads), policy.batch_games)
         except KeyboardInterrupt:
             # A second signal, or a kernel cancelled (`cancel.Cancelled`): its chunk is dropped.
             interrupted = True

@@ -90,3 +90,18 @@ class NaiveEnv:
         terminated = g.outcome in ("died", "won")
         truncated = g.outcome == "stuck"
         return observation(g), reward, terminated, truncated, self.info()
+
+
+def egocentric(game, view):
+    """The (4, view, view) window around the head, cell by cell: wall, body, tail, apple planes."""
+    grid = observation(game)
+    head_row, head_col = divmod(list(game.body)[-1], game.cols)
+    out = np.zeros((4, view, view), np.uint8)
+    for i in range(view):
+        for j in range(view):
+            r, c = head_row + i - view // 2, head_col + j - view // 2
+            if not (0 <= r < game.rows and 0 <= c < game.cols):
+                out[0, i, j] = 1
+            elif grid[r, c] in (BODY, TAIL, APPLE):
+                out[{BODY: 1, TAIL: 2, APPLE: 3}[int(grid[r, c])], i, j] = 1
+    return out

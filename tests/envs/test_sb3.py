@@ -13,7 +13,7 @@ for _module in ("torch", "stable_baselines3", "sb3_contrib"):
 from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
 from stable_baselines3.common.env_checker import check_env  # noqa: E402
-from stable_baselines3.common.preprocessing import is_image_space, is_image_space_channels_first  # noqa: E402
+from stable_baselines3.common.preprocessing import is_image_space  # noqa: E402
 from stable_baselines3.common.vec_env import DummyVecEnv, VecFrameStack, VecMonitor, VecNormalize  # noqa: E402
 
 import fastsnake.envs as E  # noqa: E402
@@ -30,13 +30,15 @@ def warnings_of(call):
 
 def test_sb3_check_env_on_each_observation():
     assert warnings_of(lambda: check_env(E.SnakeEnv(size=6, obs="features"))) == []
-    planes = warnings_of(lambda: check_env(E.SnakeEnv(size=6, obs="planes")))
-    # Only SB3's note that its default NatureCNN needs 36x36 (BoardCNN is for small boards).
-    assert len(planes) == 1 and "36x36" in planes[0]
+    for obs in ("planes", "egocentric"):
+        planes = warnings_of(lambda: check_env(E.SnakeEnv(size=6, obs=obs)))  # noqa: B023
+        # SB3's notes that its default NatureCNN needs 36x36 images of 0..255 (BoardCNN is for small boards
+        # of 0/1 planes: a 0/1 space is what keeps SB3 from guessing at, and transposing, the channel axis).
+        assert len(planes) == 2 and "36x36" in planes[1] and "[0, 255]" in planes[0]
     grid = warnings_of(lambda: check_env(E.SnakeEnv(size=6)))
     assert any("unconventional shape" in w for w in grid)  # why obs="planes" and "features" exist
     space = SnakeVecEnv(2, size=6, obs="planes").observation_space
-    assert is_image_space(space) and is_image_space_channels_first(space)
+    assert not is_image_space(space)  # so SB3 never transposes it (VecTransposeImage) nor divides it by 255
 
 
 def lockstep(kwargs, n, seed, steps, risk, play):
@@ -86,7 +88,7 @@ def test_wrappers_on_top():
             episodes += 1
             assert info[i]["terminal_observation"].shape == obs.shape[1:] and "episode" in info[i]
     assert episodes >= 3 and env.get_attr("render_mode") == [None] * 3
-    stacked = VecFrameStack(SnakeVecEnv(2, size=6, obs="planes"), 3)
+    stacked = VecFrameStack(SnakeVecEnv(2, size=6, obs="planes"), 3, channels_order="first")
     assert stacked.reset().shape == (2, 15, 6, 6)  # channels first: planes are stacked as channels
 
 
@@ -114,8 +116,6 @@ def test_attributes_methods_and_errors():
         env.env_method("no_such_thing")
     with pytest.raises(InputError, match="action 9"):
         env.step(np.array([0, 9, 1]))
-    with pytest.raises(InputError, match="planes"):
-        SnakeVecEnv(2, size=4, obs="planes")
     with pytest.raises(InputError, match="obs="):
         SnakeVecEnv(2, size=6, obs="pixels")
     with pytest.raises(InputError, match="threads"):
@@ -200,3 +200,55 @@ def test_planes_train_without_warnings(policy, cnn):
         model.learn(128)
     assert model.policy.normalize_images is False
     assert type(model.policy.features_extractor).__name__ == ("BoardCNN" if cnn else "FlattenExtractor")
+
+
+def first_conv(model):
+    import torch
+
+    return next(m for m in model.policy.modules() if isinstance(m, torch.nn.Conv2d))
+
+
+def test_frame_stacks_reach_the_cnn_channels_first():
+    """The issue's recipe: 4 stacked frames of planes give the CNN 20 input channels on the 6x6 board,
+    through SB3's VecFrameStack over SnakeVecEnv and through Gymnasium's stacking over SnakeEnv, and
+    both stacks hold the same observations step for step."""
+    from gymnasium.wrappers import FrameStackObservation, ReshapeObservation
+    from stable_baselines3.common.vec_env import VecTransposeImage, is_vecenv_wrapped
+
+    ours = VecFrameStack(SnakeVecEnv(3, size=6, obs="planes", threads=1), 4, channels_order="first")
+
+    def stacked_single():
+        return ReshapeObservation(FrameStackObservation(E.SnakeEnv(size=6, obs="planes"), 4, padding_type="zero"),
+                                  (20, 6, 6))
+
+    theirs = DummyVecEnv([stacked_single] * 3)
+    for env in (ours, theirs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            model = MaskablePPO("CnnPolicy", env, n_steps=16, batch_size=48, n_epochs=1, device="cpu",
+                                policy_kwargs=policy_kwargs("planes", cnn=True))
+        assert not is_vecenv_wrapped(model.get_env(), VecTransposeImage)
+        assert model.observation_space.shape == (20, 6, 6) and first_conv(model).in_channels == 20
+    model.learn(48)  # trains on the gymnasium-stacked envs (masks reach it through the wrappers)
+    ours.seed(4)
+    theirs.seed(4)
+    a, b = ours.reset(), theirs.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        assert np.array_equal(a, b)
+        masks = get_action_masks(theirs)
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() and rng.random() > 0.1 else rng.integers(4)
+                            for m in masks])
+        a, ra, da, _ = ours.step(actions)
+        b, rb, db, _ = theirs.step(actions)
+        assert np.array_equal(ra, rb) and np.array_equal(da, db)
+
+
+def test_egocentric_trains_with_board_cnn():
+    env = SnakeVecEnv(4, size=6, obs="egocentric", view=7, threads=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = MaskablePPO("CnnPolicy", env, n_steps=16, batch_size=32, n_epochs=1, device="cpu",
+                            policy_kwargs=policy_kwargs("egocentric", cnn=True))
+        model.learn(64)
+    assert model.observation_space.shape == (4, 7, 7) and first_conv(model).in_channels == 4

@@ -37,6 +37,8 @@ from fastsnake.snake.policies.protocol import (  # noqa: F401
 )
 
 ENTRY_POINT_GROUP = "fastsnake.policies"
+# Families of policies named FAMILY:ARGUMENT, made on demand (ours: ``model:PATH``, a saved agent).
+FAMILY_GROUP = "fastsnake.policy_families"
 
 _lock = threading.RLock()
 _registry: dict[str, EnginePolicy] = {}
@@ -192,10 +194,33 @@ def _unknown_policy_message(name: str) -> str:
     return f"unknown policy {name!r}; available: {listed}{more}"
 
 
+def _family_policy(name: str) -> EnginePolicy:
+    """``FAMILY:ARGUMENT`` (e.g. ``model:runs/ppo/model.zip``): the policy the family's factory, an entry
+    point of `FAMILY_GROUP` (``factory(argument, name) -> EnginePolicy``), makes of the argument. Not
+    kept in the registry: the factory keeps what it loads (a file may change between two calls)."""
+    from importlib.metadata import entry_points
+
+    family, _, argument = name.partition(":")
+    found = {ep.name: ep for ep in entry_points(group=FAMILY_GROUP)}
+    if family not in found:
+        known = ", ".join(f"{f}:..." for f in sorted(found)) or "none installed"
+        raise PolicyError(f"unknown policy {name!r}: no policy family {family!r} (families: {known})")
+    try:
+        factory = found[family].load()
+    except ImportError as exc:  # e.g. the envs without gymnasium: its message says what to install
+        raise PolicyError(f"policy {name!r}: {exc}") from None
+    policy = factory(argument, name)
+    if not isinstance(policy, EnginePolicy) or policy.name != name:
+        raise PolicyError(f"policy family {family!r} made no policy named {name!r} of {name!r}")
+    return policy
+
+
 def get_policy(name: str) -> EnginePolicy:
     with _lock:
         if name in _registry:
             return _registry[name]
+        if isinstance(name, str) and ":" in name:
+            return _family_policy(name)
         ep = _discover().get(name)
         if ep is None:
             raise PolicyError(_unknown_policy_message(name))

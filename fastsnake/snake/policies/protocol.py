@@ -44,7 +44,10 @@ class EnginePolicy:
     guaranteed: bool = False  # never loses, under both tail rules
     options: tuple = ()  # the `Option` rows it takes, in the order their defaults are resolved
     origin: str = OWN_DISTRIBUTION  # the package that provides it ("__main__" etc. when registered in-process)
-    kind: str = "engine"  # engine (our kernel protocol), numba or python (a user's decide)
+    kind: str = "engine"  # engine (our kernel protocol), numba or python (a user's decide), model
+    # Games a sweep hands each kernel call at least: a policy that plays many games at once (model:PATH,
+    # one forward pass for all of them) is only fast when it has many to play.
+    batch_games: int = 1
 
     @property
     def headline(self) -> str:
