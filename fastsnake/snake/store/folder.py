@@ -404,9 +404,9 @@ class SweepDataset:
             stats = SummaryAccumulator.from_json(chunk_info(sweep)["stats"])
             if stats.games != sweep.num_rows:
                 return "damaged", None, "is damaged (its statistics count other games than its rows)"
-        except SweepFileError as exc:  # "is damaged (...)", or "is damaged: it is not a readable Parquet file …"
-            reason = exc.reason
-            return "damaged", None, reason if reason.startswith("is damaged") else f"is damaged: it {reason}"
+        except SweepFileError as exc:  # its own "is damaged (...)", or unreadable: said short, the path is long
+            damaged = exc.reason.startswith("is damaged")
+            return "damaged", None, exc.reason if damaged else "is damaged (not a readable sweep chunk)"
         except OSError as exc:
             return "damaged", None, f"cannot be read ({exc.strerror or exc})"
         except (KeyError, ValueError, TypeError):

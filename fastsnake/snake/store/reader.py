@@ -89,6 +89,8 @@ class SweepReader:
 
 
 def _file_message(path: str, reason: str) -> str:
+    if not reason.startswith("is damaged"):  # not a sweep file at all: nothing to run again
+        return f"{path!r} {reason}"
     return f"sweep file {path!r} {reason}; it cannot be trusted: run the sweep again"
 
 

@@ -348,7 +348,8 @@ class SweepFile:
         names = schema.names
         missing = [c for c in RECORD_COLUMNS if c not in names]
         if raw is None or missing:
-            raise SweepFileError(path, f"is not a fastsnake sweep file (no sweep parameters or columns {missing})")
+            lacks = "sweep parameters" if raw is None else f"{missing[0]!r} column"
+            raise SweepFileError(path, f"is not a fastsnake sweep file (no {lacks})")
         for name, kind in record_types().items():
             if schema.field(name).type != kind:  # a flipped type in the footer
                 raise SweepFileError(path, f"is damaged (column {name!r} is {schema.field(name).type}, not {kind})")
@@ -443,6 +444,8 @@ def read_parquet(path):
     try:
         return sweep.parameters, sweep.read()
     except SweepFileError as exc:
+        if not exc.reason.startswith("is damaged"):
+            raise
         raise SweepError(f"sweep file {str(path)!r} {exc.reason}; it cannot be trusted: run the sweep again") \
             from None
 
