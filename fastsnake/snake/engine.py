@@ -150,6 +150,8 @@ def borrowed_row(array, i):
     return array[i]
 
 
+# Not inline="always": numba 0.68's inlining of this overload loses writes through the row
+# (test_borrowed_rows_write_where_indexing_writes); LLVM inlines the call anyway.
 @overload(borrowed_row)
 def _borrowed_row_typed(array, i):
     return lambda array, i: _borrowed_row(array, i)
