@@ -95,9 +95,9 @@ def verdicts(measured: dict, reference: dict, floor: float = FLOOR) -> tuple[lis
     """Rows of the table and the failure lines.
 
     measured: path -> ratio to the baseline, or a string: why the path was skipped, or (starting
-    ``error:``) why it could not run, which fails. reference: path -> reference ratio. A path fails
-    when its ratio is below `floor` times its reference, or when it has no reference (a new path
-    must come with one)."""
+    ``error:``) why it could not run, which fails. reference: path -> reference ratio, or None: not
+    recorded yet (the ratio is shown, nothing fails). A path fails when its ratio is below `floor`
+    times its reference, or when the reference does not list it (a new path must come with an entry)."""
     rows, failures = [], []
     for path, ratio in measured.items():
         ref = reference.get(path)
@@ -108,9 +108,11 @@ def verdicts(measured: dict, reference: dict, floor: float = FLOOR) -> tuple[lis
         if isinstance(ratio, str):
             rows.append({"path": path, "ratio": None, "reference": ref, "status": f"skipped: {ratio}"})
             continue
-        if ref is None:
+        if path not in reference:
             status = "FAIL"
             failures.append(f"guard: FAIL {path}: ratio {ratio:.4g} has no reference in {REFERENCE.name}")
+        elif ref is None:
+            status = "not recorded yet"
         elif ratio < floor * ref:
             status = "FAIL"
             failures.append(f"guard: FAIL {path}: ratio {ratio:.4g} is below {floor:g} x its reference {ref:.4g} "
@@ -440,7 +442,9 @@ def main(argv=None) -> int:
     if args.update:
         old = json.loads(args.reference.read_text()) if args.reference.exists() else {}
         ratios = dict(old.get("ratios", {}))
-        ratios.update({k: round(v, 6) for k, v in measured.items() if not isinstance(v, str)})
+        ratios.update({k: float(f"{v:.4g}") for k, v in measured.items() if not isinstance(v, str)})
+        for name in path_names():
+            ratios.setdefault(name, None)  # listed, not recorded yet
         record = {
             "about": "Reference ratios (path per CPU-second / baseline kernel per CPU-second, same run) for "
                      "bench/speed/guard.py; a path fails below half of its ratio. Provenance below; how to "
