@@ -6,9 +6,10 @@ scalars as an int64 row of `engine.State` fields (columns ``S_*``), the
 observation grid, the action mask, and the seeding bookkeeping (base seed, game
 index, a flag for a pending next-step reset).
 
-Each move goes through the engine's own `run` (inlined, one move, the move taken
-from a one-element box as `engine.apply_move` does), so the rules live in one
-place. Observations and masks are updated in the same pass: a move changes at
+Each move goes through the engine's own `play_until` (inlined, one move, the move
+taken from a one-element box as `engine.apply_move` does), so the rules live in one
+place; not through `run`, whose cancellation poll, once a move, cost the step 4.7x
+(issue 38). Observations and masks are updated in the same pass: a move changes at
 most five cells of the grid (old tail, old head, new tail, new head, new apple),
 so a step costs O(1) whatever the board; a game's start writes its whole row.
 """
@@ -24,9 +25,11 @@ from fastsnake.snake.engine import (
     STUCK,
     WON,
     State,
+    borrowed_row,
     boxed_move,
     make_state,
-    run,
+    play_until,
+    prefetch,
     start_default,
 )
 from fastsnake.snake.rng import game_seed
@@ -79,14 +82,15 @@ def new_batch(num_envs, cells):
 
 @njit(cache=True, inline="always")
 def game_of(cfg, nbr, batch, i):
-    """Env i's game as the engine's game tuple (row views, no copies)."""
-    return (cfg, nbr, batch[B_BODY][i], batch[B_OCC][i], batch[B_FREE][i], batch[B_FREEPOS][i], batch[B_RNG][i])
+    """Env i's game as the engine's game tuple (row views, no copies, no reference counts: `borrowed_row`)."""
+    return (cfg, nbr, borrowed_row(batch[B_BODY], i), borrowed_row(batch[B_OCC], i), borrowed_row(batch[B_FREE], i),
+            borrowed_row(batch[B_FREEPOS], i), borrowed_row(batch[B_RNG], i))
 
 
 @njit(cache=True, inline="always")
 def load_state(batch, i):
     """The engine `State` of env `i`, read from its row of the batch's state array."""
-    row = batch[B_STATE][i]
+    row = borrowed_row(batch[B_STATE], i)
     return make_state(row[S_HEAD], row[S_TAIL], row[S_HEAD_I], row[S_TAIL_I], row[S_LENGTH], row[S_APPLE],
                       row[S_NFREE], row[S_MOVES], row[S_APPLES], row[S_OUTCOME])
 
@@ -94,7 +98,7 @@ def load_state(batch, i):
 @njit(cache=True, inline="always")
 def store_state(batch, i, st):
     """Write `st` into env `i`'s row of the batch's state array (the inverse of `load_state`)."""
-    row = batch[B_STATE][i]
+    row = borrowed_row(batch[B_STATE], i)
     row[S_HEAD] = st.head
     row[S_TAIL] = st.tail
     row[S_HEAD_I] = st.head_i
@@ -189,6 +193,35 @@ def step_batch(cfg, nbr, path, batch, actions, reward, terminated, truncated):
     return bad
 
 
+# How many envs ahead of the one stepping `step_range` fetches memory for (`prefetch_env`): at
+# thousands of envs a step's rows are out of the caches, and fetching ahead overlaps those misses
+# with the work of the envs in between. Evidence: docs/performance.md, "The vector env's step".
+PREFETCH_AHEAD = 8
+
+
+@njit(cache=True, inline="always")
+def prefetch_env(batch, j, hi):
+    """Fetch early what env j's step touches: env j + PREFETCH_AHEAD's state row, which the step
+    of env j - PREFETCH_AHEAD reads here to fetch that env's cells (around its head and tail in
+    its body ring, occupancy, free-list position and grid rows)."""
+    if j + PREFETCH_AHEAD < hi:
+        prefetch(borrowed_row(batch[B_STATE], j + PREFETCH_AHEAD), 0)
+    if j < hi:
+        row = borrowed_row(batch[B_STATE], j)
+        head, tail = row[S_HEAD], row[S_TAIL]
+        body = borrowed_row(batch[B_BODY], j)
+        ahead = row[S_HEAD_I] + 1
+        prefetch(body, ahead if ahead < body.shape[0] else 0)
+        prefetch(body, row[S_TAIL_I])
+        prefetch(borrowed_row(batch[B_OCC], j), head)
+        freepos = borrowed_row(batch[B_FREEPOS], j)
+        prefetch(freepos, head)
+        prefetch(freepos, tail)
+        grid = borrowed_row(batch[B_GRID], j)
+        prefetch(grid, head)
+        prefetch(grid, tail)
+
+
 @njit(cache=True, nogil=True)
 def step_range(cfg, nbr, path, batch, actions, reward, terminated, truncated, lo, hi):
     """One step of envs lo..hi-1 (actions already checked). Without the GIL and touching
@@ -202,6 +235,7 @@ def step_range(cfg, nbr, path, batch, actions, reward, terminated, truncated, lo
     box = np.empty(1, np.int64)
     pending = batch[B_PENDING]
     for i in range(lo, hi):
+        prefetch_env(batch, i + PREFETCH_AHEAD, hi)
         if pending[i]:
             batch[B_GAME][i] += 1
             start_env(cfg, nbr, path, batch, i)
@@ -212,10 +246,10 @@ def step_range(cfg, nbr, path, batch, actions, reward, terminated, truncated, lo
         g = game_of(cfg, nbr, batch, i)
         old = load_state(batch, i)
         box[BOX_MOVE] = actions[i]
-        new = run(g, box, boxed_move, old, 1, None, None)
+        new = play_until(g, box, boxed_move, old, old.moves + 1, None, None)
         store_state(batch, i, new)
-        update_grid(old, new, batch[B_GRID][i])
-        write_mask(cfg, nbr, batch[B_OCC][i], new, batch[B_MASK][i])
+        update_grid(old, new, borrowed_row(batch[B_GRID], i))
+        write_mask(cfg, nbr, borrowed_row(batch[B_OCC], i), new, borrowed_row(batch[B_MASK], i))
         r = 0.0
         if new.apples > old.apples:
             r = 1.0

@@ -13,10 +13,12 @@ game loop without the engine knowing any policy.
 from typing import NamedTuple
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, prange
 from numba.core import cgutils, types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic, overload
+from numba.np.arrayobj import populate_array
 
 from fastsnake.snake.board import (
     CFG_CANCEL,
@@ -138,6 +140,74 @@ def _load_relaxed(typingctx, array, index):
         return builder.load_atomic(ptr, "monotonic", aryty.dtype.bitwidth // 8)
 
     return array.dtype(array, index), codegen
+
+
+def borrowed_row(array, i):
+    """Row i of a C-contiguous 2-D array as a 1-D view. Compiled, the view holds no reference to the
+    array's memory, so making and dropping it costs no reference count (numba counts every view it
+    makes with an atomic increment and decrement, which cost a batched step more than its move):
+    use it only inside one kernel call whose argument `array` is. In plain Python, an ordinary view."""
+    return array[i]
+
+
+# Not inline="always": numba 0.68's inlining of this overload loses writes through the row
+# (test_borrowed_rows_write_where_indexing_writes); LLVM inlines the call anyway.
+@overload(borrowed_row)
+def _borrowed_row_typed(array, i):
+    return lambda array, i: _borrowed_row(array, i)
+
+
+@intrinsic
+def _borrowed_row(typingctx, array, index):
+    if not (isinstance(array, types.Array) and array.ndim == 2 and array.layout == "C"
+            and isinstance(index, types.Integer)):
+        return None
+    row_type = array.copy(ndim=1, layout="C")
+
+    def codegen(context, builder, signature, args):
+        aryty, idxty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        at = context.cast(builder, args[1], idxty, types.intp)
+        zero = context.get_constant(types.intp, 0)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [at, zero])
+        row = context.make_array(row_type)(context, builder)
+        shape = cgutils.unpack_tuple(builder, ary.shape)
+        strides = cgutils.unpack_tuple(builder, ary.strides)
+        populate_array(row, data=ptr, shape=[shape[1]], strides=[strides[1]], itemsize=ary.itemsize, meminfo=None)
+        return row._getvalue()
+
+    return row_type(array, index), codegen
+
+
+def prefetch(array, index):
+    """Ask the caches for the line holding array[index] (1-D), to be written soon; nothing else
+    happens (no load, no fault on a bad index). For loops whose next items miss the caches at
+    places known ahead (the envs' step). In plain Python, nothing."""
+
+
+@overload(prefetch)
+def _prefetch_typed(array, index):
+    return lambda array, index: _prefetch(array, index)
+
+
+@intrinsic
+def _prefetch(typingctx, array, index):
+    if not (isinstance(array, types.Array) and array.ndim == 1 and isinstance(index, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        aryty, idxty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        at = context.cast(builder, args[1], idxty, types.intp)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [at])
+        byte_ptr, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        # (address, 1 = for a write, 3 = keep in every cache level, 1 = data)
+        builder.call(fn, [builder.bitcast(ptr, byte_ptr), i32(1), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return types.none(array, index), codegen
 
 
 @njit(cache=True, inline="always")
@@ -286,10 +356,8 @@ def start_state(g, length, apple_from_stream):
 def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
     """Play from state `st` with policy `decide` for at most `max_steps` moves.
 
-    This is the one implementation of the rules. Arrays are bound once outside
-    the loop and the step is written inline: a call per move that passes the
-    arrays costs more than the move itself (argument marshalling, or reference
-    counting when numba inlines it).
+    The game loop of every policy: bursts of `play_until` (the rules) between looks at the
+    cancellation slot.
 
     rec: None, or a record (`new_record`: slots R_MOVE, R_HEAD, R_LENGTH, R_APPLE) of capacity >= max_steps
     indexed by move number, filled as the game goes. listed_apples: None (apples
@@ -301,84 +369,101 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
     context tuple of `user_context`; a move outside 0..3 stops with BAD_MOVE.
     The None case is pruned at compile time, so our policies pay nothing for it.
 
-    A run asked to stop (`cancelled`) returns outcome CANCELLED; the slot is read once per burst of
+    A run asked to stop (`cancelled`) returns outcome CANCELLED; the slot is read before each burst of
     `CANCEL_POLL_MOVES` moves, so a move costs what it did before: the inner loop's bound is the
-    burst's end instead of `stop`.
+    burst's end instead of `stop`. A caller that plays one move at a time (the envs' step) calls
+    `play_until` instead: it has no long loop to stop, and a poll a move cost more than the move.
     """
-    cfg, nbr, body, occ, free, freepos, rng = g
-    n = body.shape[0]
-    max_moves = cfg[CFG_MAX_MOVES]
-    follow = cfg[CFG_TAIL_RULE] == TAIL_FOLLOW
+    cfg = g[G_CFG]
     stop = st.moves + max_steps
     while st.outcome == RUNNING and st.moves < stop:
         if cancelled(cfg):
             st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, st.moves,
                             st.apples, CANCELLED)
             break
-        burst = min(stop, st.moves + CANCEL_POLL_MOVES)
-        while st.outcome == RUNNING and st.moves < burst:
-            if user is None:
-                move = decide(ws, g, st)
-            else:
-                move = user_move(user, ws, g, st)
-                if move < 0 or move > 3:
-                    st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, st.moves,
-                                    st.apples, BAD_MOVE)
-                    break
-            moves = st.moves + 1
-            target = nbr[ix(st.head * 4 + move)]
-            if target < 0:
-                st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves, st.apples,
-                                DIED)
-            else:
-                hi = st.head_i + 1
-                if hi == n:
-                    hi = 0
-                if target == st.apple:
-                    # Growing: the tail stays, the apple cell leaves the free list.
-                    occ[ix(target)] = 1
-                    body[ix(hi)] = target
-                    last = st.nfree - 1
-                    pos = freepos[ix(target)]
-                    moved = free[ix(last)]
-                    free[ix(pos)] = moved
-                    freepos[ix(moved)] = pos
-                    outcome = STUCK if moves >= max_moves else RUNNING
-                    if last == 0:
-                        outcome, apple = WON, -1
-                    elif listed_apples is None:
-                        apple = free[ix(below(rng, last))]
-                    elif st.apples + 1 < listed_apples.shape[0] and occ[listed_apples[st.apples + 1]] == 0:
-                        apple = listed_apples[st.apples + 1]
-                    else:
-                        outcome, apple = BROKEN, -1
-                    st = make_state(target, st.tail, hi, st.tail_i, st.length + 1, apple, last, moves, st.apples + 1,
-                                    outcome)
-                elif occ[ix(target)] != 0 and not (target == st.tail and follow):
-                    st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves,
-                                    st.apples, DIED)
+        st = play_until(g, ws, decide, st, min(stop, st.moves + CANCEL_POLL_MOVES), rec, listed_apples, user)
+    return st
+
+
+@njit(cache=True, inline="always")
+def play_until(g, ws, decide, st, until, rec, listed_apples, user=None):
+    """Play from state `st` until move number `until` or the game's end, by the rules; returns the state.
+
+    The one implementation of the rules: `run`'s bursts, and the whole of a one-move step
+    (``until = st.moves + 1``: the envs' `step_range`), which has no long loop to stop and so no
+    cancellation poll (polling once a move cost the envs' step 4.7x, issue 38). Arguments as `run`'s.
+
+    Arrays are bound once outside the loop and the step is written inline: a call per move that
+    passes the arrays costs more than the move itself (argument marshalling, or reference counting
+    when numba inlines it; bound inside the loop, numba's reference counts stay in it).
+    """
+    cfg, nbr, body, occ, free, freepos, rng = g
+    n = body.shape[0]
+    max_moves = cfg[CFG_MAX_MOVES]
+    follow = cfg[CFG_TAIL_RULE] == TAIL_FOLLOW
+    while st.outcome == RUNNING and st.moves < until:
+        if user is None:
+            move = decide(ws, g, st)
+        else:
+            move = user_move(user, ws, g, st)
+            if move < 0 or move > 3:
+                st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, st.moves,
+                                st.apples, BAD_MOVE)
+                break
+        moves = st.moves + 1
+        target = nbr[ix(st.head * 4 + move)]
+        if target < 0:
+            st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves, st.apples,
+                            DIED)
+        else:
+            hi = st.head_i + 1
+            if hi == n:
+                hi = 0
+            if target == st.apple:
+                # Growing: the tail stays, the apple cell leaves the free list.
+                occ[ix(target)] = 1
+                body[ix(hi)] = target
+                last = st.nfree - 1
+                pos = freepos[ix(target)]
+                moved = free[ix(last)]
+                free[ix(pos)] = moved
+                freepos[ix(moved)] = pos
+                outcome = STUCK if moves >= max_moves else RUNNING
+                if last == 0:
+                    outcome, apple = WON, -1
+                elif listed_apples is None:
+                    apple = free[ix(below(rng, last))]
+                elif st.apples + 1 < listed_apples.shape[0] and occ[listed_apples[st.apples + 1]] == 0:
+                    apple = listed_apples[st.apples + 1]
                 else:
-                    tail = st.tail
-                    ti = st.tail_i + 1
-                    if ti == n:
-                        ti = 0
-                    occ[ix(tail)] = 0
-                    occ[ix(target)] = 1
-                    body[ix(hi)] = target
-                    if target != tail:
-                        # The freed tail cell takes the slot of the cell the head entered.
-                        pos = freepos[ix(target)]
-                        free[ix(pos)] = tail
-                        freepos[ix(tail)] = pos
-                    outcome = STUCK if moves >= max_moves else RUNNING
-                    st = make_state(target, body[ix(ti)], hi, ti, st.length, st.apple, st.nfree, moves, st.apples,
-                                    outcome)
-            if rec is not None:
-                t = moves - 1
-                rec[R_MOVE][t] = move
-                rec[R_HEAD][t] = st.head
-                rec[R_LENGTH][t] = st.length
-                rec[R_APPLE][t] = st.apple
+                    outcome, apple = BROKEN, -1
+                st = make_state(target, st.tail, hi, st.tail_i, st.length + 1, apple, last, moves, st.apples + 1,
+                                outcome)
+            elif occ[ix(target)] != 0 and not (target == st.tail and follow):
+                st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves,
+                                st.apples, DIED)
+            else:
+                tail = st.tail
+                ti = st.tail_i + 1
+                if ti == n:
+                    ti = 0
+                occ[ix(tail)] = 0
+                occ[ix(target)] = 1
+                body[ix(hi)] = target
+                if target != tail:
+                    # The freed tail cell takes the slot of the cell the head entered.
+                    pos = freepos[ix(target)]
+                    free[ix(pos)] = tail
+                    freepos[ix(tail)] = pos
+                outcome = STUCK if moves >= max_moves else RUNNING
+                st = make_state(target, body[ix(ti)], hi, ti, st.length, st.apple, st.nfree, moves, st.apples,
+                                outcome)
+        if rec is not None:
+            t = moves - 1
+            rec[R_MOVE][t] = move
+            rec[R_HEAD][t] = st.head
+            rec[R_LENGTH][t] = st.length
+            rec[R_APPLE][t] = st.apple
     return st
 
 

@@ -7,9 +7,19 @@ import pytest
 import snake_naive as naive
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from fastsnake.snake.board import GameConfig, neighbour_table
-from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, R_APPLE, R_HEAD, R_LENGTH, trace_moves
+from fastsnake.snake.engine import (
+    BROKEN,
+    OUTCOME_NAMES,
+    R_APPLE,
+    R_HEAD,
+    R_LENGTH,
+    borrowed_row,
+    prefetch,
+    trace_moves,
+)
 from fastsnake.snake.rng import below, game_seed, mix64, next_u64
 
 
@@ -141,3 +151,43 @@ def test_start_length_must_leave_room():
 
     with pytest.raises(BoardError, match="start length 4"):
         GameConfig(2, 2, start_length=4)
+
+
+# -- borrowed rows and prefetches (the envs' step) ------------------------------------------------
+
+
+@njit(inline="always")
+def _write_at(row, k, value):
+    row[k] = value
+
+
+@njit
+def _through_borrowed_rows(a, rows, cols, values):
+    # Writes through a borrowed row, directly and inside an inlined function (numba's inlined
+    # overloads once lost such writes), with a prefetch of the cell first; reads back the same way.
+    total = 0
+    for i in range(rows.shape[0]):
+        row = borrowed_row(a, rows[i])
+        prefetch(row, cols[i])
+        if i % 2 == 0:
+            row[cols[i]] = values[i]
+        else:
+            _write_at(borrowed_row(a, rows[i]), cols[i], values[i])
+        total += borrowed_row(a, rows[i])[cols[i]]
+    return total
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 9), st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99),
+                                                                 st.integers(-50, 50)), min_size=1, max_size=30))
+def test_borrowed_rows_write_where_indexing_writes(n_rows, n_cols, writes):
+    rows = np.array([r % n_rows for r, _, _ in writes], np.int64)
+    cols = np.array([c % n_cols for _, c, _ in writes], np.int64)
+    values = np.array([v for _, _, v in writes], np.int64)
+    got, want = np.zeros((n_rows, n_cols), np.int64), np.zeros((n_rows, n_cols), np.int64)
+    total = _through_borrowed_rows(got, rows, cols, values)
+    want_total = 0
+    for r, c, v in zip(rows, cols, values, strict=True):
+        want[r][c] = v
+        want_total += want[r][c]
+    assert np.array_equal(got, want) and total == want_total

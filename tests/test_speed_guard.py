@@ -1,0 +1,80 @@
+"""The speed guard's verdicts (bench/speed/guard.py), on made-up measurements: nothing here is timed."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+GUARD_FILE = Path(__file__).resolve().parents[1] / "bench" / "speed" / "guard.py"
+
+
+@pytest.fixture(scope="module")
+def guard():
+    spec = importlib.util.spec_from_file_location("speed_guard", GUARD_FILE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_path_below_half_its_reference_fails_with_its_figures(guard):
+    rows, failures = guard.verdicts({"env step grid": 0.049, "engine cycle 10x10": 0.9},
+                                    {"env step grid": 0.1, "engine cycle 10x10": 1.0})
+    assert [r["status"] for r in rows] == ["FAIL", "ok"]
+    assert len(failures) == 1
+    assert "env step grid" in failures[0] and "0.049" in failures[0] and "0.1" in failures[0]
+
+
+def test_half_its_reference_passes_and_a_faster_path_too(guard):
+    rows, failures = guard.verdicts({"a": 0.5, "b": 7.0}, {"a": 1.0, "b": 1.0})
+    assert failures == [] and [r["status"] for r in rows] == ["ok", "ok"]
+
+
+def test_a_skipped_path_is_no_failure_and_says_why(guard):
+    rows, failures = guard.verdicts({"sb3 step grid": "no module named torch"}, {"sb3 step grid": 0.02})
+    assert failures == [] and rows[0]["status"] == "skipped: no module named torch"
+
+
+def test_a_path_without_a_reference_fails(guard):
+    _, failures = guard.verdicts({"policy new 10x10": 3.0}, {})
+    assert len(failures) == 1 and "policy new 10x10" in failures[0] and "no reference" in failures[0]
+
+
+def test_the_reference_file_covers_every_path_the_guard_times(guard):
+    record = json.loads(guard.REFERENCE.read_text())
+    names = guard.path_names()
+    assert len(names) == len(set(names))
+    assert "env step grid" in names and "engine cycle 10x10" in names
+    assert {f"policy {p} 10x10" for p in guard.builtin_policies()} <= set(names)
+    missing = set(names) - set(record["ratios"])
+    assert not missing, f"reference.json lacks {sorted(missing)}: re-record it (CONTRIBUTING.md, 'Speed guard')"
+    assert all(ratio is None or ratio > 0 for ratio in record["ratios"].values())
+    recorded = [name for name in names if record["ratios"][name] is not None]
+    assert "env step grid" in recorded and "engine cycle 10x10" in recorded
+    assert record["machine"] and record["date"] and record["command"]
+
+
+def test_the_exit_status_and_lines_of_a_failing_run(guard, monkeypatch, capsys, tmp_path):
+    reference = tmp_path / "reference.json"
+    reference.write_text(json.dumps({"ratios": {"engine cycle 10x10": 2.0, "env step grid": 0.1}}))
+    fake = {"engine cycle 10x10": {"ratio": 0.9, "rate": 9e8, "unit": "moves", "baseline": 1e9, "cpu": 0.1},
+            "env step grid": {"ratio": 0.08, "rate": 8e7, "unit": "env steps", "baseline": 1e9, "cpu": 0.1}}
+    monkeypatch.setattr(guard, "measure", lambda names, rounds, work_dir, log: {n: fake[n] for n in names})
+    assert guard.main(["--only", "engine,env step", "--reference", str(reference)]) == 1
+    out, err = capsys.readouterr()
+    assert "machine:" in out and "engine cycle 10x10" in out and "env step grid" in out
+    fails = [line for line in err.splitlines() if line.startswith("guard: FAIL")]
+    assert len(fails) == 1 and "engine cycle 10x10" in fails[0] and "0.9" in fails[0] and "2" in fails[0]
+    monkeypatch.setattr(guard, "measure", lambda names, rounds, work_dir, log: {
+        n: dict(fake[n], ratio=fake[n]["ratio"] * 3) for n in names})
+    assert guard.main(["--only", "engine,env step", "--reference", str(reference)]) == 0
+
+
+def test_a_path_that_could_not_run_fails(guard):
+    rows, failures = guard.verdicts({"tour knight": guard.ERROR + "RuntimeError: no tour"}, {"tour knight": 0.02})
+    assert rows[0]["status"] == "FAIL" and len(failures) == 1 and "tour knight" in failures[0]
+
+
+def test_a_path_listed_but_not_recorded_yet_is_shown_and_does_not_fail(guard):
+    rows, failures = guard.verdicts({"report 1e6 games": 0.3}, {"report 1e6 games": None})
+    assert failures == [] and rows[0]["status"] == "not recorded yet" and rows[0]["ratio"] == 0.3
