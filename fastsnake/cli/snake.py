@@ -146,7 +146,6 @@ def register(sub) -> None:
     p = sub.add_parser("compare", help="several policies on the same seeds, one table",
                        epilog=_policy_list(
                            "fastsnake compare --size 10 --games 10000 --policies cycle,greedy",
-                           "fastsnake compare --size 8 --games 200       # every policy",
                            "fastsnake compare --size 8 --games 5000 --policies cycle,phc,cell --out c.parquet "
                            "--plot c.png",
                            "fastsnake compare --size 20 --games 100000 --policies cell,grove --precision 0.002",

@@ -50,7 +50,7 @@ from fastsnake.snake.engine import (
     ROW_OUTCOME,
     RUNNING,
     start_default,
-    sweep_path,
+    start_path,
 )
 from fastsnake.snake.policies.protocol import EnginePolicy, Option, OptionError, PolicyError, no_params
 from fastsnake.snake.rng import game_seeds
@@ -285,7 +285,7 @@ def play_games(agent: Agent, cfg, nbr, seeds: np.ndarray, out: np.ndarray | None
     n = seeds.shape[0]
     slots = min(SLOTS, n)
     batch = K.new_batch(slots, rows * cols)
-    path = sweep_path(rows, cols)
+    path = start_path(rows, cols)
     playing = np.arange(slots, dtype=np.int64)  # game of each row, -1 once the row has no game left
     start_slots(cfg, nbr, path, batch, np.arange(slots, dtype=np.int64), seeds[:slots])
     following = slots

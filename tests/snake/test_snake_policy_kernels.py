@@ -84,6 +84,6 @@ def test_same_games_through_the_template_and_through_the_parts():
     out = np.zeros((8, 4), np.int64)
     pol.sweep_kernel(cfg, nbr, params, np.uint64(1), np.int64(0), out, 2)
     for k in range(8):
-        seed = game_seed(np.uint64(1), np.uint64(k))
+        seed = np.uint64(game_seed(np.uint64(1), np.uint64(k)))  # a compiled call returns a Python int
         outcome, _body, moves, _apples, _cycle = pol.play_kernel(cfg, nbr, params, seed)
         assert (outcome, len(moves)) == (out[k, 0], out[k, 1])

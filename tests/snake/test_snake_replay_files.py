@@ -165,8 +165,10 @@ def _crafted_sweep(folder, field, change):
     return path
 
 
-ROW_CHANGES = {"moves": lambda v: -70, "outcome": lambda v: "died" if v == "won" else "won",
-               "apples": lambda v: v + 1, "length": lambda v: 2**31 - 1}  # (a row's seed: read_sweep checks it)
+# Each change keeps the row a possible game (the checked reader refuses impossible values before any
+# replay: test_snake_store.py), so only the replay can tell that the row is not this game's.
+ROW_CHANGES = {"moves": lambda v: v - 1, "outcome": lambda v: "died" if v == "won" else "won",
+               "apples": lambda v: v - 1, "length": lambda v: v - 1}  # (a row's seed: read_sweep checks it)
 
 
 @pytest.mark.parametrize("field", list(ROW_CHANGES))
@@ -180,9 +182,16 @@ def test_replay_from_refuses_a_row_its_game_contradicts(tmp_path, capsys, field)
     err = capsys.readouterr().err
     assert code == 2, err
     assert err.count("\n") == 1 and err.startswith("fastsnake: error: "), err
-    assert f"row says {field} " in err and "game 3" in err, err
+    # The replay refuses the contradiction ("row says moves ..."), or the checked reader refuses a row
+    # that is no possible game (apples and length are tied: length = start length + apples).
+    assert (f"row says {field} " in err or f"has a {field}" in err or "length that is not" in err) \
+        and "game 3" in err, err
     assert not out.exists()
-    assert main(["replay", "--from", str(path), "--pick", "2", "--out", str(out)]) == 0  # the other rows replay
-    with pytest.raises(ReplayError, match=f"row says {field} "):
-        fastsnake.replay_game(path, 3)
+    if field in ("moves", "outcome"):  # a possible row: the file is sound, the other rows replay
+        assert main(["replay", "--from", str(path), "--pick", "2", "--out", str(out)]) == 0
+        with pytest.raises(ReplayError, match=f"row says {field} "):
+            fastsnake.replay_game(path, 3)
+    else:  # no possible game: the checked reader refuses the file before any replay
+        with pytest.raises(ValueError, match="game 3 has a length that is not"):
+            fastsnake.replay_game(path, 3)
 

@@ -287,7 +287,7 @@ def test_a_manifest_without_its_checksum_is_refused(tmp_path):
     data = json.loads((folder / MANIFEST).read_text())
     del data["checksum"]
     (folder / MANIFEST).write_text(json.dumps(data))
-    with pytest.raises(InputError, match="no checksum.*verify --repair"):
+    with pytest.raises(InputError, match=r"no checksum.*repair=True"):
         fastsnake.verify_sweep(folder)
 
 

@@ -68,6 +68,11 @@ _SPEC_TYPES = {"policy": str, "rows": int, "cols": int, "start_length": int, "ta
                "seed": int, "games": int, "first_game": int, "options": dict, "chunk_size": int}
 
 
+
+# How to repair a folder, in the library's words (its errors name no command-line flag; the CLI's
+# `verify` verb has the repair switch, docs/sweeps.md).
+_REPAIR_HOW = "verify_sweep(folder, repair=True), or the verify command's repair switch"
+
 @dataclass(frozen=True)
 class SweepSpec:
     """Everything that determines a sweep's rows (chunk size only decides the file split)."""
@@ -249,11 +254,11 @@ class SweepDataset:
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise SweepError(f"{where!r} is not a fastsnake sweep manifest ({exc})") from None
         if data.get("format") == DATASET_FORMAT and "checksum" not in data:
-            raise SweepError(f"{where!r} is damaged (it has no checksum); 'fastsnake verify --repair "
-                             f"{shell_word(path)}' rebuilds it from the chunks")
+            raise SweepError(f"{where!r} is damaged (it has no checksum); repairing the folder "
+                             f"({_REPAIR_HOW}) rebuilds it from the chunks")
         if "checksum" in data and data["checksum"] != manifest_checksum(data):
-            raise SweepError(f"{where!r} is damaged (its checksum does not match its content); 'fastsnake "
-                             f"verify --repair {shell_word(path)}' rebuilds it from the chunks")
+            raise SweepError(f"{where!r} is damaged (its checksum does not match its content); repairing the "
+                             f"folder ({_REPAIR_HOW}) rebuilds it from the chunks")
         if warn and data.get("code") != code_fingerprint():
             sys.stderr.write(f"fastsnake: warning: {str(path)!r} was started by other code "
                              f"(version {data.get('version')}); resumed chunks use this version\n")
