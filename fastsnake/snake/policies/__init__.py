@@ -175,8 +175,9 @@ def available() -> list[str]:
         return sorted(set(_registry) | set(_discover()))
 
 
-# An unknown name lists this many choices at most, so the error stays one readable line.
-_LISTED_AT_MOST = 16
+# An unknown name lists choices up to this many characters, so the error stays one readable line
+# whatever names users have registered (tests/test_bad_inputs.py holds every error to 240).
+_LISTED_CHARS = 120
 
 
 def _unknown_policy_message(name: str) -> str:
@@ -188,9 +189,13 @@ def _unknown_policy_message(name: str) -> str:
     close = difflib.get_close_matches(str(name), names, n=3)
     if close:
         return f"unknown policy {name!r}; did you mean {' or '.join(map(repr, close))}?"
-    listed = ", ".join(names[:_LISTED_AT_MOST])
-    more = f" and {len(names) - _LISTED_AT_MOST} more (fastsnake.policies() lists them)" \
-        if len(names) > _LISTED_AT_MOST else ""
+    shown = []
+    for candidate in names:
+        if len(", ".join([*shown, candidate])) > _LISTED_CHARS:
+            break
+        shown.append(candidate)
+    listed = ", ".join(shown)
+    more = f" and {len(names) - len(shown)} more (fastsnake.policies() lists them)" if len(names) > len(shown) else ""
     return f"unknown policy {name!r}; available: {listed}{more}"
 
 
