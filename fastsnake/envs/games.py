@@ -87,6 +87,7 @@ class Games:
         self.grids = self.batch[K.B_GRID].reshape(num_envs, rows, cols)  # a view: (N, R, C)
         self.masks = self.batch[K.B_MASK]
         self.started = np.zeros(num_envs, np.bool_)
+        self.all_started = False  # started.all(), kept by `reset` (the step checks it)
         self.last_action = np.full(num_envs, -1, np.int64)
         # Outputs of a one-env step, reused (the single env returns Python scalars).
         self._one = (np.zeros(1, np.int64), np.zeros(1, np.float64), np.zeros(1, np.bool_), np.zeros(1, np.bool_))
@@ -115,6 +116,7 @@ class Games:
             games[:] = int(index)
         K.reset_batch(self.cfg, self.nbr, self.path, self.batch, np.asarray(which, np.bool_), bases, games)
         self.started |= which
+        self.all_started = bool(self.started.all())
         self.last_action[which] = -1
         assert n == len(which)
 
@@ -197,7 +199,7 @@ class Games:
         """Env i's body cells, tail first, head last."""
         st = self.state(i)
         ring = self.batch[K.B_BODY][i]
-        return np.roll(ring, -st.tail_i)[: st.length].copy()
+        return np.roll(ring, -st.tail_i)[: st.length].astype(np.int32)
 
     def frame(self, i: int) -> np.ndarray:
         st = self.state(i)

@@ -59,17 +59,29 @@ S_SIZE = len(State._fields)
 ALL_VALID = -1
 
 
-@njit(cache=True)
+def cell_dtype(cells):
+    """The narrowest integer type of the batch's cell arrays (body rings, free cells, free-list
+    positions) on boards of `cells` cells: int16 up to 32,768 cells (181 x 181), else int32.
+
+    Why narrow: at thousands of envs a step is bound by memory, not by its arithmetic. The cell
+    arrays are most of an env's bytes (1.2 KB of 1.5 KB on 10x10 in int32), and halving them made
+    the step 1.6-2.2x faster (docs/performance.md, "The vector env's step"). The engine's rules
+    are generic over the arrays' integer type, so the games are the same.
+    """
+    return np.int16 if cells <= np.iinfo(np.int16).max + 1 else np.int32
+
+
 def new_batch(num_envs, cells):
     """Arrays for `num_envs` games on boards of `cells` cells; no game is started.
 
     Game index -1 means "no game yet", so a first reset without a seed plays game 0.
     """
+    cell = cell_dtype(cells)
     return (
-        np.zeros((num_envs, cells), np.int32),  # body rings
+        np.zeros((num_envs, cells), cell),  # body rings
         np.zeros((num_envs, cells), np.uint8),  # occupancy
-        np.zeros((num_envs, cells), np.int32),  # free cells
-        np.zeros((num_envs, cells), np.int32),  # position of each cell in `free`
+        np.zeros((num_envs, cells), cell),  # free cells
+        np.zeros((num_envs, cells), cell),  # position of each cell in `free`
         np.zeros((num_envs, 2), np.uint64),  # [stream state, game seed]
         np.zeros((num_envs, S_SIZE), np.int64),  # the State of each game
         np.zeros((num_envs, cells), np.uint8),  # observation grid (row-major cells)
@@ -172,6 +184,109 @@ def reset_batch(cfg, nbr, path, batch, which, seeds, games):
             batch[B_SEED][i] = seeds[i]
             batch[B_GAME][i] = games[i]
             start_env(cfg, nbr, path, batch, i)
+
+
+# Observation kinds computed for a whole batch (`observations.encode`): a fresh array a call, as
+# the envs return observations the caller may keep. In kernels rather than numpy expressions: numpy's
+# one-hot compare and the features' dozen passes cost more than the step itself (docs/envs.md, "Speed").
+PLANES = len(CODE_NAMES)
+
+
+@njit(cache=True)
+def planes_of(grids):
+    """(N, R, C) cell codes -> (N, PLANES, R, C) uint8 one-hot planes, plane k = code k."""
+    n, rows, cols = grids.shape
+    out = np.zeros((n, PLANES, rows, cols), np.uint8)
+    for i in range(n):
+        for r in range(rows):
+            for c in range(cols):
+                out[i, grids[i, r, c], r, c] = 1
+    return out
+
+
+# The egocentric window's planes (obs="egocentric"), in this order; the head is always the centre
+# cell, so it has none. A cell off the board is wall; the head's own cell shows nothing.
+EGO_PLANE_NAMES = ("wall", "body", "tail", "apple")
+EGO_WALL, EGO_BODY, EGO_TAIL, EGO_APPLE = range(len(EGO_PLANE_NAMES))
+
+
+@njit(cache=True)
+def egocentric_of(grids, head, view):
+    """(N, R, C) cell codes and the N heads -> (N, 4, view, view) uint8 planes (`EGO_PLANE_NAMES`) of
+    the view x view window centred on each head (view odd)."""
+    n, rows, cols = grids.shape
+    out = np.zeros((n, len(EGO_PLANE_NAMES), view, view), np.uint8)
+    half = view // 2
+    for i in range(n):
+        head_row, head_col = head[i] // cols, head[i] % cols
+        for y in range(view):
+            r = head_row + y - half
+            for x in range(view):
+                c = head_col + x - half
+                if r < 0 or r >= rows or c < 0 or c >= cols:
+                    out[i, EGO_WALL, y, x] = 1
+                    continue
+                code = grids[i, r, c]
+                if code == BODY:
+                    out[i, EGO_BODY, y, x] = 1
+                elif code == TAIL:
+                    out[i, EGO_TAIL, y, x] = 1
+                elif code == APPLE:
+                    out[i, EGO_APPLE, y, x] = 1
+    return out
+
+
+# What obs="features" holds, one float32 each in [-1, 1], in this order (`features_of`).
+FEATURE_NAMES = (
+    "safe_up", "safe_right", "safe_down", "safe_left",  # the action mask
+    "apple_rows", "apple_cols",  # (apple - head) / (rows - 1, cols - 1); 0 when there is no apple
+    "tail_rows", "tail_cols",  # (tail - head) likewise; 0 for a one-cell snake
+    "head_row", "head_col",  # head / (rows - 1, cols - 1), scaled to [-1, 1]
+    "fill",  # length / cells
+)
+N_FEATURES = len(FEATURE_NAMES)
+
+
+@njit(cache=True)
+def features_of(rows, cols, head, tail, apple, length, masks):
+    """(N, N_FEATURES) float32 features (`FEATURE_NAMES`) from per-env arrays of the
+    position: the mask; apple and tail minus head, in rows and columns over (rows - 1, cols - 1)
+    (0 when there is no apple, or a one-cell snake); the head scaled to [-1, 1]; length / cells."""
+    n = head.shape[0]
+    out = np.empty((n, N_FEATURES), np.float32)
+    span_r, span_c = max(rows - 1, 1), max(cols - 1, 1)
+    for i in range(n):
+        h = head[i]
+        t = tail[i] if length[i] >= 2 else h
+        a = apple[i] if apple[i] >= 0 else h
+        hr, hc = h // cols, h % cols
+        for m in range(4):
+            out[i, m] = masks[i, m]
+        out[i, 4] = (a // cols - hr) / span_r
+        out[i, 5] = (a % cols - hc) / span_c
+        out[i, 6] = (t // cols - hr) / span_r
+        out[i, 7] = (t % cols - hc) / span_c
+        out[i, 8] = 2.0 * hr / span_r - 1.0
+        out[i, 9] = 2.0 * hc / span_c - 1.0
+        out[i, 10] = length[i] / (rows * cols)
+    return out
+
+
+# The state fields an env's info reports, in the order `info_columns` returns them.
+INFO_FIELDS = ("apples", "length", "moves")
+_INFO_SLOTS = tuple(State._fields.index(name) for name in INFO_FIELDS)
+
+
+@njit(cache=True)
+def info_columns(state):
+    """The `INFO_FIELDS` columns of a batch's (N, S_SIZE) state array as fresh int64 arrays, in one
+    pass over its rows (three column copies read the whole array three times)."""
+    n = state.shape[0]
+    out = np.empty((len(_INFO_SLOTS), n), np.int64)
+    for i in range(n):
+        for k in range(len(_INFO_SLOTS)):
+            out[k, i] = state[i, _INFO_SLOTS[k]]
+    return out
 
 
 @njit(cache=True)

@@ -296,7 +296,7 @@ def play_games(agent: Agent, cfg, nbr, seeds: np.ndarray, out: np.ndarray | None
     truncated = np.zeros(slots, np.bool_)
     moves_made, apples_at = [], []
     if record:
-        body0 = batch[K.B_BODY][0][: state[0, K.S_LENGTH]].copy()
+        body0 = batch[K.B_BODY][0][: state[0, K.S_LENGTH]].astype(np.int32)
         if state[0, K.S_APPLE] >= 0:
             apples_at.append(int(state[0, K.S_APPLE]))
     live = np.arange(slots, dtype=np.int64)

@@ -20,22 +20,19 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from fastsnake.envs.kernels import APPLE, BODY, CODE_NAMES, TAIL
+from fastsnake.envs.kernels import (
+    APPLE,
+    EGO_PLANE_NAMES,
+    FEATURE_NAMES,
+    PLANES,
+    egocentric_of,
+    features_of,
+    planes_of,
+)
 
 OBS_KINDS = ("grid", "planes", "features", "egocentric")
-PLANES = len(CODE_NAMES)
-# The egocentric window's planes; the head is always the centre cell, so it has none.
-EGO_PLANE_NAMES = ("wall", "body", "tail", "apple")
 DEFAULT_VIEW = 11  # sees all of a board up to 6x6 from any head cell (a side s needs 2s - 1)
 MAX_VIEW = 511  # 2 * MAX_SIDE - 1: the whole of the largest board from any head cell
-FEATURE_NAMES = (
-    "safe_up", "safe_right", "safe_down", "safe_left",  # the action mask
-    "apple_rows", "apple_cols",  # (apple - head) / (rows - 1, cols - 1); 0 when there is no apple
-    "tail_rows", "tail_cols",  # (tail - head) likewise; 0 for a one-cell snake
-    "head_row", "head_col",  # head / (rows - 1, cols - 1), scaled to [-1, 1]
-    "fill",  # length / cells
-)
-_CODES = np.arange(PLANES, dtype=np.uint8).reshape(1, PLANES, 1, 1)
 
 
 def check_obs(obs) -> str:
@@ -81,44 +78,15 @@ def planes(grids) -> np.ndarray:
     return (grids[..., None, :, :] == codes).astype(np.uint8)
 
 
-def features(rows, cols, head, tail, apple, length, masks) -> np.ndarray:
-    """(N, len(FEATURE_NAMES)) float32 from per-env arrays of the position (see `FEATURE_NAMES`)."""
-    head = np.asarray(head, np.int64)
-    tail = np.where(np.asarray(length) >= 2, tail, head)
-    apple = np.where(np.asarray(apple) >= 0, apple, head)
-    out = np.empty((head.shape[0], len(FEATURE_NAMES)), np.float32)
-    out[:, 0:4] = masks
-    span_r, span_c = max(rows - 1, 1), max(cols - 1, 1)
-    hr, hc = np.divmod(head, cols)
-    ar, ac = np.divmod(apple, cols)
-    tr, tc = np.divmod(tail, cols)
-    out[:, 4] = (ar - hr) / span_r
-    out[:, 5] = (ac - hc) / span_c
-    out[:, 6] = (tr - hr) / span_r
-    out[:, 7] = (tc - hc) / span_c
-    out[:, 8] = 2.0 * hr / span_r - 1.0
-    out[:, 9] = 2.0 * hc / span_c - 1.0
-    out[:, 10] = np.asarray(length) / (rows * cols)
-    return out
-
-
 def egocentric(grids, head, view: int = DEFAULT_VIEW) -> np.ndarray:
     """(N, R, C) codes and the N heads -> (N, 4, view, view) uint8 planes of the window centred on
     each head (`EGO_PLANE_NAMES`: wall off the board, body, tail, apple)."""
-    grids = np.asarray(grids)
-    n, rows, cols = grids.shape
-    head_row, head_col = np.divmod(np.asarray(head, np.int64), cols)
-    offsets = np.arange(view) - view // 2
-    r = head_row[:, None] + offsets  # (N, view) board rows of the window's rows
-    c = head_col[:, None] + offsets
-    inside = ((r >= 0) & (r < rows))[:, :, None] & ((c >= 0) & (c < cols))[:, None, :]
-    codes = grids[np.arange(n)[:, None, None], np.clip(r, 0, rows - 1)[:, :, None], np.clip(c, 0, cols - 1)[:, None, :]]
-    out = np.empty((n, len(EGO_PLANE_NAMES), view, view), np.uint8)
-    out[:, 0] = ~inside
-    out[:, 1] = inside & (codes == BODY)
-    out[:, 2] = inside & (codes == TAIL)
-    out[:, 3] = inside & (codes == APPLE)
-    return out
+    from fastsnake.envs.config import EnvError
+
+    grids = np.ascontiguousarray(grids, np.uint8)
+    if grids.ndim != 3:
+        raise EnvError(f"grids of shape {grids.shape}: expected (N, rows, cols) cell codes")
+    return egocentric_of(grids, np.ascontiguousarray(head, np.int64), int(view))
 
 
 def encode(kind: str, grids, masks, head, tail, apple, length, copy: bool = True,
@@ -129,8 +97,9 @@ def encode(kind: str, grids, masks, head, tail, apple, length, copy: bool = True
     if kind == "grid":
         return grids.copy() if copy else grids
     if kind == "planes":
-        return (grids[:, None, :, :] == _CODES).view(np.uint8)
+        return planes_of(np.ascontiguousarray(grids))
     if kind == "egocentric":
         return egocentric(grids, head, DEFAULT_VIEW if view is None else view)
     rows, cols = grids.shape[1], grids.shape[2]
-    return features(rows, cols, head, tail, apple, length, masks)
+    return features_of(rows, cols, *(np.ascontiguousarray(x, np.int64) for x in (head, tail, apple, length)),
+                       np.ascontiguousarray(masks, np.int8))

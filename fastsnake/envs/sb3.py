@@ -88,7 +88,7 @@ class SnakeVecEnv(VecEnv):
 
     def step_wait(self):
         games = self._games
-        if not games.started.all():
+        if not games.all_started:
             raise EnvError("step() before reset(): call reset() first")
         reward, terminated, truncated = games.step(self._actions)
         dones = terminated | truncated

@@ -87,7 +87,7 @@ class SnakeVectorEnv(VectorEnv):
 
     def step(self, actions):
         games = self._games
-        if not games.started.all():
+        if not games.all_started:
             raise EnvError("step() before reset(): call reset() (or reset(seed=S)) first")
         reward, terminated, truncated = games.step(check_action(actions, self.num_envs))
         if self.render_mode == "human":
@@ -146,9 +146,7 @@ class SnakeVectorEnv(VectorEnv):
         g = self._games
         info = {
             "action_mask": g.masks.copy(),
-            "apples": g.column(K.S_APPLES),
-            "length": g.column(K.S_LENGTH),
-            "moves": g.column(K.S_MOVES),
+            **dict(zip(K.INFO_FIELDS, K.info_columns(g.batch[K.B_STATE]), strict=True)),
             "seed": g.batch[K.B_SEED].copy(),
             "game": g.batch[K.B_GAME].copy(),
         }

@@ -105,3 +105,29 @@ def egocentric(game, view):
             elif grid[r, c] in (BODY, TAIL, APPLE):
                 out[{BODY: 1, TAIL: 2, APPLE: 3}[int(grid[r, c])], i, j] = 1
     return out
+
+
+def planes(game):
+    """(5, rows, cols) one-hot planes of the observation, cell by cell: plane k is 1 where the code is k."""
+    grid = observation(game)
+    out = np.zeros((5, game.rows, game.cols), np.uint8)
+    for r in range(game.rows):
+        for c in range(game.cols):
+            out[int(grid[r, c]), r, c] = 1
+    return out
+
+
+def features(game):
+    """The 11 features of obs="features", one by one as docs/envs.md defines them (float32)."""
+    rows, cols = game.rows, game.cols
+    body = list(game.body)
+    head = body[-1]
+    tail = body[0] if len(body) >= 2 else head
+    apple = game.apple if game.apple is not None else head
+    span_r, span_c = max(rows - 1, 1), max(cols - 1, 1)
+    hr, hc = divmod(head, cols)
+    ar, ac = divmod(apple, cols)
+    tr, tc = divmod(tail, cols)
+    values = [*mask(game), (ar - hr) / span_r, (ac - hc) / span_c, (tr - hr) / span_r, (tc - hc) / span_c,
+              2 * hr / span_r - 1, 2 * hc / span_c - 1, len(body) / (rows * cols)]
+    return np.array(values, np.float32)

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 gym = pytest.importorskip("gymnasium")
 
-from env_naive import NaiveEnv, egocentric  # noqa: E402
+from env_naive import NaiveEnv, egocentric, features, planes  # noqa: E402
 
 import fastsnake.envs as E  # noqa: E402
 from fastsnake.errors import InputError  # noqa: E402
@@ -137,6 +137,32 @@ def test_egocentric_equals_naive_window(rows, cols, view, tail, seed, play):
             break
 
 
+@settings(max_examples=20, deadline=None)
+@given(rows=st.integers(2, 7), cols=st.integers(2, 7), obs=st.sampled_from(["planes", "features"]),
+       tail=st.sampled_from(["follow", "blocked"]), seed=st.integers(0, 2**63), play=st.integers(0, 2**32))
+def test_planes_and_features_of_a_batch_equal_naive_ones(rows, cols, obs, tail, seed, play):
+    """The batch kernels behind obs="planes" and "features" (`kernels.planes_of`, `features_of`),
+    env by env against the naive game's cell-by-cell planes and feature-by-feature values."""
+    n = 3
+    start = 3 if rows * cols > 3 else 1
+    env = E.SnakeVectorEnv(n, size=(rows, cols), tail=tail, obs=obs, start_length=start, threads=1)
+    refs = [NaiveEnv(rows, cols, start, tail) for _ in range(n)]
+    rng = np.random.default_rng(play)
+    got, info = env.reset(seed=seed)
+    for i, ref in enumerate(refs):
+        ref.reset(seed + i)
+    naive = planes if obs == "planes" else features
+    for _ in range(60):
+        for i, ref in enumerate(refs):
+            assert np.array_equal(got[i], naive(ref.game)), (i, obs)
+        actions = np.array([pick(rng, m, 0.1) for m in info["action_mask"]])
+        got, _, terminated, truncated, info = env.step(actions)
+        for ref, move in zip(refs, actions, strict=True):
+            ref.step(int(move))
+        if (terminated | truncated).any():
+            break
+
+
 def test_egocentric_vector_sb3_and_bridge_agree():
     size, seed, view = (5, 7), 3, 5
     single = E.SnakeEnv(size=size, obs="egocentric", view=view)
@@ -181,3 +207,38 @@ def test_bad_views(kwargs):
         E.SnakeEnv(size=6, **kwargs)
     with pytest.raises(InputError, match="view"):
         E.SnakeVectorEnv(2, size=6, **kwargs)
+
+
+# -- the batch's cell arrays -----------------------------------------------------------------------
+
+
+def test_cell_arrays_are_the_narrowest_type_that_holds_every_cell():
+    from fastsnake.envs import kernels as K
+
+    assert K.cell_dtype(4) == K.cell_dtype(2**15) == np.int16  # cells 0..32767, ring and list positions too
+    assert K.cell_dtype(2**15 + 1) == K.cell_dtype(256 * 256) == np.int32
+    assert all(a.dtype == np.int16 for a in (E.SnakeVectorEnv(2, size=181)._games.batch[k]
+                                             for k in (K.B_BODY, K.B_FREE, K.B_FREEPOS)))
+
+
+def test_int16_and_int32_cell_arrays_play_the_same_games(monkeypatch):
+    """The engine's rules are generic over the cell arrays' type: the same steps, rewards and
+    observations with the int32 arrays the largest boards get."""
+    from fastsnake.envs import kernels as K
+
+    def walk():
+        env = E.SnakeVectorEnv(4, size=(5, 6), threads=1)
+        rng = np.random.default_rng(3)
+        obs, info = env.reset(seed=11)
+        seen = [obs]
+        for _ in range(400):
+            actions = np.array([pick(rng, m, 0.05) for m in info["action_mask"]])
+            obs, reward, terminated, truncated, info = env.step(actions)
+            seen += [obs, reward, terminated, truncated, info["length"]]
+        return env._games.batch[K.B_BODY].dtype, seen
+
+    narrow, a = walk()
+    monkeypatch.setattr(K, "cell_dtype", lambda cells: np.int32)
+    wide, b = walk()
+    assert (narrow, wide) == (np.int16, np.int32)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
