@@ -198,10 +198,10 @@ def test_step_kernel_releases_the_gil(benchmark):
     envs = E.SnakeVectorEnv(n, size=SIZE, threads=1)
     envs.reset(seed=0)
     g = envs._games
-    out = (np.ones(n, np.int64), np.zeros(n), np.zeros(n, np.bool_), np.zeros(n, np.bool_))
+    actions, out = np.ones(n, np.int64), K.new_outputs(n, SIZE * SIZE)
     calls = {
-        "step_batch (holds the GIL)": lambda: K.step_batch(g.cfg, g.nbr, g.path, g.batch, *out),
-        "step_range (releases it)": lambda: K.step_range(g.cfg, g.nbr, g.path, g.batch, *out, 0, n),
+        "step_batch (holds the GIL)": lambda: K.step_batch(g.cfg, g.nbr, g.path, g.batch, actions, out),
+        "step_range (releases it)": lambda: K.step_range(g.cfg, g.nbr, g.path, g.batch, actions, out, 0, n),
     }
     for call in calls.values():
         call()  # compile / load

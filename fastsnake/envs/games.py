@@ -90,7 +90,7 @@ class Games:
         self.all_started = False  # started.all(), kept by `reset` (the step checks it)
         self.last_action = np.full(num_envs, -1, np.int64)
         # Outputs of a one-env step, reused (the single env returns Python scalars).
-        self._one = (np.zeros(1, np.int64), np.zeros(1, np.float64), np.zeros(1, np.bool_), np.zeros(1, np.bool_))
+        self._one = (np.zeros(1, np.int64), K.new_outputs(1, rows * cols))
 
     # -- resets and steps -------------------------------------------------------------------------
 
@@ -120,16 +120,17 @@ class Games:
         self.last_action[which] = -1
         assert n == len(which)
 
-    def step(self, actions: np.ndarray):
+    def step(self, actions: np.ndarray, grids: bool = False):
+        """One step of every env with `actions` (checked by `check_action`): the step's outputs
+        (`kernels.new_outputs`: reward, terminated, truncated, the info fields and, with `grids`,
+        fresh copies of the grid observations), all fresh arrays."""
         n = self.num_envs
-        reward = np.empty(n, np.float64)
-        terminated = np.empty(n, np.bool_)
-        truncated = np.empty(n, np.bool_)
+        out = K.new_outputs(n, self.config.rows * self.config.cols, grids)
         bad = K.first_bad_action(actions)
         if bad != K.ALL_VALID:
             raise EnvError(f"action {int(actions[bad])} is not a move: 0 up, 1 right, 2 down, 3 left"
                            + (f" (environment {bad})" if n > 1 else ""))
-        args = (self.cfg, self.nbr, self.path, self.batch, actions, reward, terminated, truncated)
+        args = (self.cfg, self.nbr, self.path, self.batch, actions, out)
         if self._pool is None:
             K.step_range(*args, 0, n)
         else:
@@ -138,8 +139,8 @@ class Games:
             for future in futures:
                 future.result()
         self.last_action[:] = actions
-        self.time_limit(terminated, truncated)
-        return reward, terminated, truncated
+        self.time_limit(out[K.O_TERMINATED], out[K.O_TRUNCATED])
+        return out
 
     def time_limit(self, terminated: np.ndarray, truncated: np.ndarray) -> None:
         """Gymnasium's `TimeLimit`: truncated whenever the episode's steps reach `max_episode_steps`,
@@ -156,10 +157,11 @@ class Games:
     def step_one(self, move: int):
         """Env 0 of a batch of one moves `move` (checked by `action_index`):
         (reward, terminated, truncated) as Python scalars."""
-        action, reward, terminated, truncated = self._one
+        action, out = self._one
         action[0] = move
-        K.step_batch(self.cfg, self.nbr, self.path, self.batch, action, reward, terminated, truncated)
+        K.step_batch(self.cfg, self.nbr, self.path, self.batch, action, out)
         self.last_action[0] = move
+        reward, terminated, truncated = out[K.O_REWARD], out[K.O_TERMINATED], out[K.O_TRUNCATED]
         self.time_limit(terminated, truncated)
         return float(reward[0]), bool(terminated[0]), bool(truncated[0])
 

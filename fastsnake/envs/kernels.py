@@ -274,6 +274,7 @@ def features_of(rows, cols, head, tail, apple, length, masks):
 
 # The state fields an env's info reports, in the order `info_columns` returns them.
 INFO_FIELDS = ("apples", "length", "moves")
+INFO_APPLES, INFO_LENGTH, INFO_MOVES = range(len(INFO_FIELDS))
 _INFO_SLOTS = tuple(State._fields.index(name) for name in INFO_FIELDS)
 
 
@@ -298,13 +299,27 @@ def first_bad_action(actions):
     return ALL_VALID
 
 
+# Slots of a step's outputs (`new_outputs`), one entry per env in each: the reward, the two end
+# flags, the `INFO_FIELDS` after the step (rows of an (len(INFO_FIELDS), N) array) and, when the
+# caller wants fresh grid observations, each env's grid after the step ((N, cells); (0, cells) for
+# none). The step writes them while the env's rows are in cache, and each thread its own envs'.
+O_REWARD, O_TERMINATED, O_TRUNCATED, O_INFO, O_GRIDS = range(5)
+
+
+def new_outputs(num_envs, cells, grids=False):
+    """Fresh arrays for one step's outputs (slots O_*); `grids`: also a copy of every env's grid."""
+    return (np.empty(num_envs, np.float64), np.empty(num_envs, np.bool_), np.empty(num_envs, np.bool_),
+            np.empty((len(INFO_FIELDS), num_envs), np.int64),
+            np.empty((num_envs if grids else 0, cells), np.uint8))
+
+
 @njit(cache=True)
-def step_batch(cfg, nbr, path, batch, actions, reward, terminated, truncated):
+def step_batch(cfg, nbr, path, batch, actions, out):
     """One step of every env; returns ALL_VALID, or the index of the first action
     outside 0..3 (then nothing has moved). See `step_range`."""
     bad = first_bad_action(actions)
     if bad == ALL_VALID:
-        step_range(cfg, nbr, path, batch, actions, reward, terminated, truncated, 0, actions.shape[0])
+        step_range(cfg, nbr, path, batch, actions, out, 0, actions.shape[0])
     return bad
 
 
@@ -338,15 +353,18 @@ def prefetch_env(batch, j, hi):
 
 
 @njit(cache=True, nogil=True)
-def step_range(cfg, nbr, path, batch, actions, reward, terminated, truncated, lo, hi):
-    """One step of envs lo..hi-1 (actions already checked). Without the GIL and touching
-    only those envs' rows, so disjoint ranges run in parallel threads.
+def step_range(cfg, nbr, path, batch, actions, out, lo, hi):
+    """One step of envs lo..hi-1 (actions already checked), its results in their entries of the
+    outputs `out` (`new_outputs`). Without the GIL and touching only those envs' rows, so disjoint
+    ranges run in parallel threads.
 
     An env whose game ended on the previous step is reset instead (next-step
     autoreset: its action is ignored, reward 0, not terminated or truncated).
     Reward: +1 an apple, -1 death, else 0; terminated: died or won; truncated:
     stuck at the move cap.
     """
+    reward, terminated, truncated, info, grids = out
+    copy_grids = grids.shape[0] > 0
     box = np.empty(1, np.int64)
     pending = batch[B_PENDING]
     for i in range(lo, hi):
@@ -354,23 +372,31 @@ def step_range(cfg, nbr, path, batch, actions, reward, terminated, truncated, lo
         if pending[i]:
             batch[B_GAME][i] += 1
             start_env(cfg, nbr, path, batch, i)
+            new = load_state(batch, i)
             reward[i] = 0.0
             terminated[i] = False
             truncated[i] = False
-            continue
-        g = game_of(cfg, nbr, batch, i)
-        old = load_state(batch, i)
-        box[BOX_MOVE] = actions[i]
-        new = play_until(g, box, boxed_move, old, old.moves + 1, None, None)
-        store_state(batch, i, new)
-        update_grid(old, new, borrowed_row(batch[B_GRID], i))
-        write_mask(cfg, nbr, borrowed_row(batch[B_OCC], i), new, borrowed_row(batch[B_MASK], i))
-        r = 0.0
-        if new.apples > old.apples:
-            r = 1.0
-        elif new.outcome == DIED:
-            r = -1.0
-        reward[i] = r
-        terminated[i] = new.outcome == DIED or new.outcome == WON
-        truncated[i] = new.outcome == STUCK
-        pending[i] = new.outcome != RUNNING
+        else:
+            g = game_of(cfg, nbr, batch, i)
+            old = load_state(batch, i)
+            box[BOX_MOVE] = actions[i]
+            new = play_until(g, box, boxed_move, old, old.moves + 1, None, None)
+            store_state(batch, i, new)
+            update_grid(old, new, borrowed_row(batch[B_GRID], i))
+            write_mask(cfg, nbr, borrowed_row(batch[B_OCC], i), new, borrowed_row(batch[B_MASK], i))
+            r = 0.0
+            if new.apples > old.apples:
+                r = 1.0
+            elif new.outcome == DIED:
+                r = -1.0
+            reward[i] = r
+            terminated[i] = new.outcome == DIED or new.outcome == WON
+            truncated[i] = new.outcome == STUCK
+            pending[i] = new.outcome != RUNNING
+        info[INFO_APPLES, i] = new.apples
+        info[INFO_LENGTH, i] = new.length
+        info[INFO_MOVES, i] = new.moves
+        if copy_grids:
+            src, dst = borrowed_row(batch[B_GRID], i), borrowed_row(grids, i)
+            for c in range(src.shape[0]):
+                dst[c] = src[c]

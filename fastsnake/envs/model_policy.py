@@ -83,11 +83,12 @@ def start_slots(cfg, nbr, path, batch, slots, seeds):
 
 
 @njit(cache=True)
-def step_slots(cfg, nbr, path, batch, slots, actions, reward, terminated, truncated):
-    """One move of each game in rows `slots` (actions indexed by row): the envs' own `step_range`."""
+def step_slots(cfg, nbr, path, batch, slots, actions, out):
+    """One move of each game in rows `slots` (actions indexed by row; outputs `kernels.new_outputs`):
+    the envs' own `step_range`."""
     for k in range(slots.shape[0]):
         i = slots[k]
-        K.step_range(cfg, nbr, path, batch, actions, reward, terminated, truncated, i, i + 1)
+        K.step_range(cfg, nbr, path, batch, actions, out, i, i + 1)
 
 
 # -- the model -------------------------------------------------------------------------------------
@@ -291,9 +292,7 @@ def play_games(agent: Agent, cfg, nbr, seeds: np.ndarray, out: np.ndarray | None
     following = slots
     state = batch[K.B_STATE]
     actions = np.zeros(slots, np.int64)
-    reward = np.zeros(slots, np.float64)
-    terminated = np.zeros(slots, np.bool_)
-    truncated = np.zeros(slots, np.bool_)
+    out = K.new_outputs(slots, rows * cols)
     moves_made, apples_at = [], []
     if record:
         body0 = batch[K.B_BODY][0][: state[0, K.S_LENGTH]].astype(np.int32)
@@ -306,7 +305,7 @@ def play_games(agent: Agent, cfg, nbr, seeds: np.ndarray, out: np.ndarray | None
         obs = observe_batch(batch, rows, cols, agent.obs, which=live, view=agent.view)
         actions[live] = agent.moves(obs, batch[K.B_MASK][live])
         length = int(state[0, K.S_LENGTH])
-        step_slots(cfg, nbr, path, batch, live, actions, reward, terminated, truncated)
+        step_slots(cfg, nbr, path, batch, live, actions, out)
         if record:
             moves_made.append(int(actions[0]))
             if state[0, K.S_LENGTH] != length and state[0, K.S_APPLE] >= 0:

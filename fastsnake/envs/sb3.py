@@ -90,7 +90,8 @@ class SnakeVecEnv(VecEnv):
         games = self._games
         if not games.all_started:
             raise EnvError("step() before reset(): call reset() first")
-        reward, terminated, truncated = games.step(self._actions)
+        out = games.step(self._actions)
+        reward, terminated, truncated = out[K.O_REWARD], out[K.O_TERMINATED], out[K.O_TRUNCATED]
         dones = terminated | truncated
         infos = [{} for _ in range(self.num_envs)]
         ended = np.flatnonzero(dones)

@@ -89,10 +89,13 @@ class SnakeVectorEnv(VectorEnv):
         games = self._games
         if not games.all_started:
             raise EnvError("step() before reset(): call reset() (or reset(seed=S)) first")
-        reward, terminated, truncated = games.step(check_action(actions, self.num_envs))
+        fresh_grids = self.obs == "grid" and self.copy
+        out = games.step(check_action(actions, self.num_envs), grids=fresh_grids)
         if self.render_mode == "human":
             self.render()
-        return self._observations(), reward, terminated, truncated, self._info(self._all)
+        obs = out[K.O_GRIDS].reshape(self.num_envs, self.rows, self.cols) if fresh_grids else self._observations()
+        return (obs, out[K.O_REWARD], out[K.O_TERMINATED], out[K.O_TRUNCATED],
+                self._info(self._all, out[K.O_INFO]))
 
     def render(self):
         """rgb_array: a tuple of one frame per env; human: env 0 in a window."""
@@ -142,11 +145,14 @@ class SnakeVectorEnv(VectorEnv):
     def _observations(self) -> np.ndarray:
         return self._games.observe(self.obs, self.copy, view=self.view)
 
-    def _info(self, which: np.ndarray) -> dict:
+    def _info(self, which: np.ndarray, fields=None) -> dict:
+        """The info dict; `fields`: the step's `kernels.INFO_FIELDS` rows, when a step wrote them."""
         g = self._games
+        if fields is None:
+            fields = K.info_columns(g.batch[K.B_STATE])
         info = {
             "action_mask": g.masks.copy(),
-            **dict(zip(K.INFO_FIELDS, K.info_columns(g.batch[K.B_STATE]), strict=True)),
+            **dict(zip(K.INFO_FIELDS, fields, strict=True)),
             "seed": g.batch[K.B_SEED].copy(),
             "game": g.batch[K.B_GAME].copy(),
         }
