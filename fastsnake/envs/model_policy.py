@@ -292,7 +292,7 @@ def play_games(agent: Agent, cfg, nbr, seeds: np.ndarray, out: np.ndarray | None
     following = slots
     state = batch[K.B_STATE]
     actions = np.zeros(slots, np.int64)
-    out = K.new_outputs(slots, rows * cols)
+    step_out = K.new_outputs(slots, rows * cols)  # not `out`: that is the caller's rows
     moves_made, apples_at = [], []
     if record:
         body0 = batch[K.B_BODY][0][: state[0, K.S_LENGTH]].astype(np.int32)
@@ -305,7 +305,7 @@ def play_games(agent: Agent, cfg, nbr, seeds: np.ndarray, out: np.ndarray | None
         obs = observe_batch(batch, rows, cols, agent.obs, which=live, view=agent.view)
         actions[live] = agent.moves(obs, batch[K.B_MASK][live])
         length = int(state[0, K.S_LENGTH])
-        step_slots(cfg, nbr, path, batch, live, actions, out)
+        step_slots(cfg, nbr, path, batch, live, actions, step_out)
         if record:
             moves_made.append(int(actions[0]))
             if state[0, K.S_LENGTH] != length and state[0, K.S_APPLE] >= 0:
