@@ -83,7 +83,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("model", type=Path, help="model.zip or policy.pt of examples/rl/train_maskable_ppo.py")
     p.add_argument("--size", default="6")
-    p.add_argument("--obs", default="planes", choices=("grid", "planes", "features"))
+    p.add_argument("--obs", default="planes", choices=("grid", "planes", "features", "egocentric"))
+    p.add_argument("--view", type=int, default=None, help="--obs egocentric: the window's side (default 11)")
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--policies", default="cycle,greedy,cell", help="the guaranteed ones to compare with")
@@ -95,7 +96,7 @@ def main(argv=None) -> int:
     policy = load(args.model)
     if args.export:
         policy.save(args.export)
-    agent = agent_policy(model_agent(policy), masked=True, obs=args.obs)
+    agent = agent_policy(model_agent(policy), masked=True, obs=args.obs, view=args.view)
     fastsnake.register_policy(AGENT, fastsnake.Policy(agent, summary=f"MaskablePPO, {args.model}"),
                               replace_existing=True)
     names = [AGENT] + [n.strip() for n in args.policies.split(",") if n.strip()]

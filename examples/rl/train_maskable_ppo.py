@@ -1,13 +1,17 @@
 """Train sb3-contrib's MaskablePPO on fastsnake/Snake-v0 through `fastsnake.envs.sb3.SnakeVecEnv`.
 
     python examples/rl/train_maskable_ppo.py --size 6 --obs planes --cpu-minutes 20 --out runs/ppo6
+    python examples/rl/train_maskable_ppo.py --size 6,8 --obs egocentric --view 11 --cpu-minutes 5 --out runs/ego
+
+Several sizes (``--size 6,8``, for ``egocentric`` and ``features``, whose observations have one shape on
+every board) train one agent on all of them at once: --envs games of each size, stepped side by side.
 
 Writes into --out: ``log.csv`` (one row per rollout: steps, wall and CPU seconds, episodes and
 their mean apples, moves and reward over the last 100), ``model.zip`` (a checkpoint every
 --checkpoint-every steps and at the end, each written whole; --resume continues it),
 ``policy.pt`` (the policy alone, at the end) and ``run.json`` (the arguments).
 Progress goes to stderr. Ctrl-C (or SIGTERM) stops at the next step and saves what was learnt.
-The model plays through `fastsnake.compare` with examples/rl/compare_agent.py.
+The model plays as the policy ``model:OUT/policy.pt`` (``fastsnake compare --policies cycle,model:...``).
 
 Needs the rl-train extra and a CPU torch: pip install torch==2.13.0 'fastsnake[rl-train]'.
 """
@@ -27,7 +31,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import VecMonitor
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
 from fastsnake.envs.sb3 import SnakeVecEnv, policy_kwargs
 
@@ -37,10 +41,12 @@ LOG_FIELDS = ("steps", "seconds", "cpu_seconds", "episodes", "mean_apples", "mea
 
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--size", default="6", help="board, N or RxC (default 6)")
-    p.add_argument("--obs", default="planes", choices=("grid", "planes", "features"))
+    p.add_argument("--size", default="6",
+                   help="board, N or RxC (default 6); several, comma-separated, with --obs egocentric or features")
+    p.add_argument("--obs", default="planes", choices=("grid", "planes", "features", "egocentric"))
+    p.add_argument("--view", type=int, default=None, help="--obs egocentric: the window's side, odd (default 11)")
     p.add_argument("--policy", default="mlp", choices=("mlp", "cnn"), help="MlpPolicy, or CnnPolicy with BoardCNN")
-    p.add_argument("--envs", type=int, default=32, help="games stepped together (default 32)")
+    p.add_argument("--envs", type=int, default=32, help="games stepped together, of each size (default 32)")
     p.add_argument("--steps", type=int, default=10_000_000, help="stop after this many env steps")
     p.add_argument("--cpu-minutes", type=float, default=None, help="stop after this much CPU time of this process")
     p.add_argument("--seed", type=int, default=0, help="base seed of the training games and the network")
@@ -58,6 +64,14 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     if args.envs < 1 or args.steps < 1 or args.n_steps < 1:
         p.error("--envs, --steps and --n-steps must be at least 1")
+    args.sizes = [x.strip() for x in args.size.split(",") if x.strip()]
+    if not args.sizes:
+        p.error("--size needs at least one board size")
+    if len(args.sizes) > 1 and args.obs not in ("egocentric", "features"):
+        p.error(f"--size {args.size}: several sizes need --obs egocentric or features "
+                f"(--obs {args.obs} has the board's shape)")
+    if args.view is not None and args.obs != "egocentric":
+        p.error("--view is only for --obs egocentric")
     try:
         args.net_arch = [int(x) for x in args.net.split(",") if x.strip()]
     except ValueError:
@@ -70,6 +84,66 @@ def save_whole(model, path: Path) -> None:
     tmp = path.with_name(path.stem + ".partial.zip")
     model.save(tmp)
     os.replace(tmp, path)
+
+
+class SizesVecEnv(VecEnv):
+    """Several `SnakeVecEnv`s (one per board size, observations of one shape) as one SB3 `VecEnv`:
+    env i of the whole is env i - offset of its part, and seed(S) seeds it with S + i, as one
+    `SnakeVecEnv` would."""
+
+    def __init__(self, parts):
+        self.parts = parts
+        self.bounds = np.cumsum([0] + [part.num_envs for part in parts])
+        super().__init__(int(self.bounds[-1]), parts[0].observation_space, parts[0].action_space)
+
+    def _spans(self):
+        return zip(self.parts, self.bounds[:-1], self.bounds[1:], strict=True)
+
+    def seed(self, seed=None):
+        return [s for part, start, _ in self._spans()
+                for s in part.seed(None if seed is None else seed + int(start))]
+
+    def reset(self):
+        return np.concatenate([part.reset() for part in self.parts])
+
+    def step_async(self, actions):
+        for part, start, end in self._spans():
+            part.step_async(actions[start:end])
+
+    def step_wait(self):
+        done = [part.step_wait() for part in self.parts]
+        return (np.concatenate([d[0] for d in done]), np.concatenate([d[1] for d in done]),
+                np.concatenate([d[2] for d in done]), [info for d in done for info in d[3]])
+
+    def close(self):
+        for part in self.parts:
+            part.close()
+
+    def action_masks(self):
+        return np.concatenate([part.action_masks() for part in self.parts])
+
+    def get_attr(self, attr_name, indices=None):
+        every = [value for part in self.parts for value in part.get_attr(attr_name)]
+        return [every[i] for i in self._get_indices(indices)]
+
+    def set_attr(self, attr_name, value, indices=None):
+        for part in self.parts:
+            part.set_attr(attr_name, value)
+
+    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+        if method_name == "action_masks":  # MaskablePPO asks every step: one array
+            return list(self.action_masks()[list(self._get_indices(indices))])
+        every = [r for part in self.parts for r in part.env_method(method_name, *method_args, **method_kwargs)]
+        return [every[i] for i in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        return [False] * len(list(self._get_indices(indices)))
+
+
+def make_env(args):
+    """The training VecEnv: one `SnakeVecEnv`, or a `SizesVecEnv` over one per size."""
+    parts = [SnakeVecEnv(args.envs, size=size, obs=args.obs, view=args.view, threads=1) for size in args.sizes]
+    return parts[0] if len(parts) == 1 else SizesVecEnv(parts)
 
 
 class Progress(BaseCallback):
@@ -137,7 +211,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     torch.set_num_threads(args.torch_threads)
     args.out.mkdir(parents=True, exist_ok=True)
-    env = SnakeVecEnv(args.envs, size=args.size, obs=args.obs, threads=1)
+    env = make_env(args)
     env.seed(args.seed)
     # The episode's apples reach VecMonitor's records through the infos of its last step.
     env = VecMonitor(env, info_keywords=("apples",))
