@@ -16,8 +16,10 @@ where Stable-Baselines3 is installed, MaskablePPO's training speed through
 `fastsnake.envs.sb3.SnakeVecEnv` against SB3's `make_vec_env` over single envs, in one run.
 """
 
+import sys
 import time
 from collections import deque
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -28,6 +30,9 @@ gym = pytest.importorskip("gymnasium")
 import fastsnake.envs as E  # noqa: E402
 from fastsnake.snake.board import GameConfig  # noqa: E402
 from fastsnake.snake.sweep import prepare  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "speed"))
+from legal_sampler import LegalSampler  # noqa: E402
 
 SIZE = 10
 NUM_ENVS = 4096
@@ -67,27 +72,6 @@ def test_engine_cycle_moves_per_cpu_second(benchmark):
 
 
 # -- the vector env ------------------------------------------------------------------------------
-
-
-class LegalSampler:
-    """A uniform random legal move per env from (N, 4) masks, in a few numpy operations:
-    the mask's 4-bit code indexes a table of the legal moves; no legal move -> up."""
-
-    def __init__(self, num_envs, seed=0):
-        self.rng = np.random.default_rng(seed)
-        self.num_envs = num_envs
-        self.table = np.zeros((16, 4), np.int64)
-        self.count = np.ones(16, np.int64)
-        for code in range(16):
-            legal = [m for m in range(4) if code >> m & 1]
-            if legal:
-                self.table[code, : len(legal)] = legal
-                self.count[code] = len(legal)
-
-    def __call__(self, masks):
-        code = masks[:, 0] + 2 * masks[:, 1] + 4 * masks[:, 2] + 8 * masks[:, 3]
-        pick = self.rng.integers(0, 1 << 30, self.num_envs) % self.count[code]
-        return self.table[code, pick]
 
 
 def test_vector_env_steps_per_cpu_second(benchmark):

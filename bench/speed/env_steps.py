@@ -12,34 +12,18 @@ Old code in the same run: PYTHONPATH=<a checkout of the old commit> .venv/bin/py
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import gymnasium as gym
 import numba
-import numpy as np
 
 import fastsnake
 import fastsnake.envs as E
 
-
-class LegalSampler:
-    """A uniform random legal move per env from (N, 4) masks (no legal move -> up), as bench/bench_envs.py."""
-
-    def __init__(self, num_envs, seed=0):
-        self.rng = np.random.default_rng(seed)
-        self.num_envs = num_envs
-        self.table = np.zeros((16, 4), np.int64)
-        self.count = np.ones(16, np.int64)
-        for code in range(16):
-            legal = [m for m in range(4) if code >> m & 1]
-            if legal:
-                self.table[code, : len(legal)] = legal
-                self.count[code] = len(legal)
-
-    def __call__(self, masks):
-        code = masks[:, 0] + 2 * masks[:, 1] + 4 * masks[:, 2] + 8 * masks[:, 3]
-        pick = self.rng.integers(0, 1 << 30, self.num_envs) % self.count[code]
-        return self.table[code, pick]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from legal_sampler import LegalSampler  # noqa: E402
 
 
 def run(num_envs, size, obs, threads, steps, rounds):

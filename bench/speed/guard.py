@@ -33,6 +33,9 @@ import time
 from pathlib import Path
 
 _REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from legal_sampler import LegalSampler  # noqa: E402  (the agent of the env paths, beside this file)
+
 # The tests' numba cache (tests/conftest.py), so that a guard run after the tests finds warm kernels.
 os.environ.setdefault("NUMBA_CACHE_DIR", str(_REPO / ".cache" / "numba"))
 REFERENCE = Path(__file__).resolve().with_name("reference.json")
@@ -209,28 +212,6 @@ def sweep_path(policy: str, side: int, games: int, unit: str = "games"):
         return float(out[:, 1].sum()) if unit == "moves" else float(games)
 
     return unit, run
-
-
-class LegalSampler:
-    """A uniform random legal move per env from (N, 4) masks (no legal move -> up): the agent."""
-
-    def __init__(self, num_envs, seed=0):
-        import numpy as np
-
-        self.rng = np.random.default_rng(seed)
-        self.num_envs = num_envs
-        self.table = np.zeros((16, 4), np.int64)
-        self.count = np.ones(16, np.int64)
-        for code in range(16):
-            legal = [m for m in range(4) if code >> m & 1]
-            if legal:
-                self.table[code, : len(legal)] = legal
-                self.count[code] = len(legal)
-
-    def __call__(self, masks):
-        code = masks[:, 0] + 2 * masks[:, 1] + 4 * masks[:, 2] + 8 * masks[:, 3]
-        pick = self.rng.integers(0, 1 << 30, self.num_envs) % self.count[code]
-        return self.table[code, pick]
 
 
 def env_path():
