@@ -24,6 +24,7 @@ from decimal import Decimal, InvalidOperation
 
 from fastsnake.errors import InputError
 from fastsnake.files import file_in_the_way, not_utf8
+from fastsnake.renamed import RENAMED_KEYS
 from fastsnake.sizes import parse_size  # noqa: F401 - verbs use common.parse_size
 
 # Set by `fastsnake.cli.main` for one run: whether errors also go to stdout as JSON, and
@@ -224,13 +225,8 @@ def nonnegative_int(text: str) -> int:
     return value
 
 
-# JSON keys renamed in a release: {old: new}. For one release every `--json` output that holds the new
-# key also holds the old one beside it, with the same value, so scripts reading the old name keep
-# working while they move (CHANGELOG.md, "Deprecated", says which release removes each).
-RENAMED_JSON_KEYS = {
-    "losses": "deaths",  # 0.2.0: a game that ends by collision "died" everywhere; removed in 0.3.0
-    "moves_seed": "tile_moves",  # 0.2.0: puzzle solve's tile-direction list; removed in 0.3.0
-}
+# JSON keys renamed in a release (`fastsnake.renamed`): the old name printed beside the new for one release.
+RENAMED_JSON_KEYS = RENAMED_KEYS
 _OLD_KEY_OF = {new: old for old, new in RENAMED_JSON_KEYS.items()}
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from fastsnake.errors import InputError, Terminated
 from fastsnake.files import file_in_the_way, not_utf8
+from fastsnake.renamed import RENAMED_KEYS
 from fastsnake.sizes import MemoryBudgetError, check_memory, parse_size
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, BoardError, GameConfig
 from fastsnake.snake.policies import (
@@ -33,7 +34,7 @@ from fastsnake.snake.policies import (
 )
 from fastsnake.snake.policies.user import Policy
 from fastsnake.snake.replay import Replay, load_replay, play_game, replay_from_sweep, save_replay
-from fastsnake.snake.stats import RENAMED_KEYS, summary_rows
+from fastsnake.snake.stats import summary_rows
 from fastsnake.snake.store import (
     DEFAULT_CHUNK_SIZE,
     SWEEP_FORMAT,

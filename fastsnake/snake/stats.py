@@ -13,14 +13,14 @@ import warnings
 
 import numpy as np
 
+from fastsnake.renamed import RENAMED_KEYS
 from fastsnake.snake.intervals import format_mean_ci, format_rate_ci, mean_ci95, wilson_ci95
 
 WON, DIED, STUCK = 1, 2, 3
 
-# Summary keys renamed so that one word names a game that ends by collision (outcome "died"):
-# the old key still reads, with a DeprecationWarning, for a release. Stored sweep statistics
-# written under the old name are read as the new one (`SummaryAccumulator.from_json`).
-RENAMED_KEYS = {"losses": "deaths"}
+# Summary keys renamed (`fastsnake.renamed`; "losses" is "deaths", so that one word names a game that
+# ends by collision): the old key still reads, with a DeprecationWarning, for a release. Stored sweep
+# statistics written under the old name are read as the new one (`SummaryAccumulator.from_json`).
 
 
 class Summary(dict):
