@@ -29,10 +29,10 @@ import numpy as np
 
 from fastsnake import __version__, machine, webpage
 from fastsnake.errors import InputError
+from fastsnake.snake import intervals
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, R_LENGTH, STUCK, WON
 from fastsnake.snake.intervals import (
-    CONFIDENCE,
     PairedAccumulator,
     format_p,
     half_width,
@@ -459,27 +459,17 @@ def _outcome_cross_table(name_a: str, name_b: str, acc: PairedAccumulator) -> di
 
 
 def scaling_fit(cells, values) -> dict | None:
-    """The growth exponent of `values` against board `cells`: least squares on log-log axes.
-
-    ``{"exponent", "exponent_ci95", "coefficient", "points"}``: values ≈ coefficient × cells^exponent;
-    the interval (Student t on the slope's standard error, None below three boards) says how well
-    the points follow one power law. None when fewer than two distinct boards have a positive value.
+    """The growth exponent of `values` against board `cells` over the boards with a positive value:
+    `intervals.scaling_fit` (least squares on log-log axes, t interval from three boards), its
+    ``sizes`` named ``points`` as the page has it. None when fewer than two distinct boards remain.
     """
     cells = np.asarray(cells, dtype=np.float64)
     values = np.asarray(values, dtype=np.float64)
     ok = (cells > 0) & (values > 0) & np.isfinite(values)
-    x, y = np.log(cells[ok]), np.log(values[ok])
-    if len(np.unique(x)) < 2:
-        return None
-    from scipy import stats
-
-    fit = stats.linregress(x, y)
-    ci = None
-    if len(x) > 2:
-        t = stats.t.ppf(0.5 + CONFIDENCE / 2, len(x) - 2)
-        ci = [float(fit.slope - t * fit.stderr), float(fit.slope + t * fit.stderr)]
-    return {"exponent": float(fit.slope), "exponent_ci95": ci, "coefficient": float(np.exp(fit.intercept)),
-            "points": int(len(x))}
+    fit = intervals.scaling_fit(cells[ok], values[ok])
+    if fit is not None:
+        fit["points"] = fit.pop("sizes")
+    return fit
 
 
 def _scaling(sections: list[dict]) -> dict | None:
