@@ -282,13 +282,18 @@ def test_repair_refuses_a_chunk_that_disagrees(tmp_path):
     assert not (folder / MANIFEST).exists()
 
 
-def test_a_manifest_without_its_checksum_is_refused(tmp_path):
+@pytest.mark.parametrize("format_", ["fastsnake-sweep-dataset/2", "fastsnake-sweep-dataset/1"])
+def test_a_manifest_without_its_checksum_is_refused(tmp_path, format_):
+    """Whatever its format says (0.1.0's wrote a checksum too): the key is not optional."""
     folder = _folder(tmp_path, chunks=[0])
     data = json.loads((folder / MANIFEST).read_text())
     del data["checksum"]
+    data["format"] = format_
     (folder / MANIFEST).write_text(json.dumps(data))
     with pytest.raises(InputError, match=r"no checksum.*repair=True"):
         fastsnake.verify_sweep(folder)
+    with pytest.raises(InputError, match=r"no checksum"):
+        store.read_sweep(folder)
 
 
 # -- smaller (issue 37 item 9) ---------------------------------------------------------------------------
@@ -311,6 +316,18 @@ def test_a_newline_in_an_output_path_is_not_printed_raw(tmp_path, capsys):
     assert "a\nb" not in captured.out + captured.err and "a\\nb" in captured.err
     assert main(["verify", str(out)]) == 0
     assert "a\nb" not in capsys.readouterr().out
+
+
+def test_a_newline_in_a_replay_path_is_not_printed_raw(tmp_path, capsys):
+    sweep, game, played = tmp_path / "s\n.parquet", tmp_path / "g\x1b[2J\n.npz", tmp_path / "p\n.npz"
+    assert main(["sweep", "--policy", "greedy", "--size", "6", "--games", "20", "--out", str(sweep)]) == 0
+    assert main(["replay", "--from", str(sweep), "--pick", "3", "--out", str(game)]) == 0
+    assert main(["replay", "--check", str(game)]) == 0
+    assert main(["play", "--policy", "greedy", "--size", "6", "--replay", str(played)]) == 0
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert "\x1b" not in text and "s\n.parquet" not in text and "p\n.npz" not in text
+    assert "g\\x1b[2J\\n.npz" in captured.out and "p\\n.npz" in captured.err
 
 
 # -- identity columns (issue 36) --------------------------------------------------------------------------

@@ -253,7 +253,7 @@ class SweepDataset:
             raise SweepError(f"cannot read {where!r}: {exc.strerror or exc}") from None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise SweepError(f"{where!r} is not a fastsnake sweep manifest ({exc})") from None
-        if data.get("format") == DATASET_FORMAT and "checksum" not in data:
+        if "checksum" not in data:  # every released format writes one (0.1.0 on): no manifest is read unchecked
             raise SweepError(f"{where!r} is damaged (it has no checksum); repairing the folder "
                              f"({_REPAIR_HOW}) rebuilds it from the chunks")
         if "checksum" in data and data["checksum"] != manifest_checksum(data):
