@@ -107,6 +107,20 @@ def test_a_recorded_chunk_renumbered_or_swapped_in_is_refused(tmp_path):
     assert report["doubled"] == [[0, 99]] and report["damaged"] == [[100, 199]]
 
 
+@pytest.mark.parametrize("chunks", [None, [0, 1]], ids=["complete", "interrupted"])
+def test_a_chunk_past_the_end_is_refused_by_a_resume(tmp_path, capsys, chunks):
+    """A chunk copied to a number past the sweep's end: every reader and `verify` refused the folder, but
+    `--resume` called a complete one complete, exit 0 (found by bench/fault_injection.py)."""
+    folder = _folder(tmp_path, chunks=chunks)
+    shutil.copyfile(folder / "chunk-00000001.parquet", folder / "chunk-00000004.parquet")
+    with pytest.raises(InputError, match=r"chunk-00000004.parquet has no place in this sweep of 4 chunks"):
+        fastsnake.resume_sweep(folder, threads=1)
+    assert main(["sweep", "--resume", str(folder)]) == 2
+    assert "chunk-00000004.parquet has no place" in _one_line(capsys.readouterr().err)
+    assert sorted(p.name for p in folder.glob("chunk-*")) == [f"chunk-{k:08d}.parquet" for k in (*(chunks or
+                                                                                                   range(4)), 4)]
+
+
 # -- one checked reader (issue 37 item 2) ------------------------------------------------------------
 
 def test_report_reads_a_folder_through_the_checks(tmp_path, capsys):

@@ -435,6 +435,12 @@ class SweepDataset:
                     strays.append(entry.name)
         return sorted(present), sorted(strays)
 
+    def stray_error(self, name: str) -> SweepError:
+        """A chunk file with no place in this sweep (a number past its end, a name not ours): the
+        folder is damaged for every reader and for a resume alike."""
+        return SweepError(f"sweep folder {str(self.path)!r}: {name} has no place in this sweep of "
+                          f"{self.spec.n_chunks:,} chunks; remove it")
+
     def _record(self, index: int, path: Path) -> dict:
         first, count = self.spec.chunk_range(index)
         return {"rows": count, "first": first, "last": first + count - 1, "seed": self.spec.seed,
@@ -448,7 +454,9 @@ class SweepDataset:
         remove_stale_temps(self.path, f".{MANIFEST}.tmp")
         acc = SummaryAccumulator()
         adopted = {}
-        present, _ = self.present_chunks()
+        present, strays = self.present_chunks()
+        if strays:  # as the reader and `verify` do: a resume does not call such a folder good
+            raise self.stray_error(strays[0])
         missing = sorted(set(range(self.spec.n_chunks)) - set(present))
         for index in present:
             status, stats, detail = self.check_chunk(index)
