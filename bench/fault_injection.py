@@ -82,6 +82,13 @@ GIB = 1 << 30
 # A refused bomb may cost the reading process this much at most (its start-up included: numpy,
 # numba and pyarrow take ~150 MB before any file is read).
 BOMB_RSS_LIMIT = 400 << 20
+# The reader's own peak resident memory, reported by a small process that starts it: measured from
+# here (os.wait4 on a direct child), a child that Python starts with vfork carries this process's
+# peak into its ru_maxrss (about 460 MB once the trial's sweeps and bombs are made), whatever it reads.
+PEAK_LAUNCHER = ("import os, subprocess, sys\n"
+                 "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+                 "_, status, usage = os.wait4(child.pid, 0)\n"
+                 "print(usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status))\n")
 # The small sweep of the store's classes: issue 37's example (4 chunks of 100, seed 5).
 STORE_POLICY, STORE_SIZE, STORE_GAMES, STORE_CHUNK, STORE_SEED = "cycle", 6, 400, 100, 5
 # Sweeps with the same seed and chunk size whose chunks are foreign to it, one a field of its identity.
@@ -280,13 +287,11 @@ class Trial:
             "load_game": ["-c", "import fastsnake, sys\ntry:\n    fastsnake.load_game(sys.argv[1])\n"
                                 "except fastsnake.InputError as e:\n    sys.exit(f'fastsnake: error: {e}')", path],
         }[reader]
-        proc = subprocess.Popen([sys.executable, *map(str, command)], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True)
-        err = proc.stderr.read()
-        _, status, usage = os.wait4(proc.pid, 0)  # the child's own peak resident memory
-        proc.returncode = code = os.waitstatus_to_exitcode(status)
+        proc = subprocess.run([sys.executable, "-c", PEAK_LAUNCHER, sys.executable, *map(str, command)],
+                              capture_output=True, text=True, timeout=600)
+        err = proc.stderr
+        rss, code = (int(word) for word in proc.stdout.split())
         code = 2 if reader == "load_game" and code == 1 and err.startswith("fastsnake: error: ") else code
-        rss = usage.ru_maxrss * 1024
         self.peaks.setdefault(f"{kind}/{reader}", []).append(rss)
         if code == 0:
             return f"{kind} bomb accepted by {reader}: read back as good"

@@ -12,12 +12,13 @@ Sliding puzzles and leaper tours: ``fastsnake.puzzle`` and ``fastsnake.tour``.
 Every name is imported on first use, so ``import fastsnake`` stays cheap.
 """
 
-from fastsnake._numba_cache import configure_numba_cache
+from fastsnake._numba_cache import configure_numba_cache_on_first_use
 
 __version__ = "0.2.0"  # the one home of the version (pyproject.toml reads it); CHANGELOG.md
 
-# Must run before any submodule defines a cached kernel.
-configure_numba_cache()
+# Must happen before any submodule defines a cached kernel: done as the first module that may define
+# one is imported, so that `import fastsnake` itself loads no numba.
+configure_numba_cache_on_first_use()
 
 _SNAKE = {
     "sweep": "fastsnake.snake.api",

@@ -1,3 +1,47 @@
-from fastsnake.cli import run
+"""The `fastsnake` command's launcher (the console script and ``python -m fastsnake``).
 
-run()
+Its first act is the signal handling: SIGINT and SIGTERM end the command with one line and status
+130 or 143 from here on, the CLI's imports (numba, pyarrow: most of a start-up, seconds on a busy
+machine) included; a signal there used to print a KeyboardInterrupt traceback (SIGTERM: killed,
+-15). Only modules that load no numba are imported before that (`fastsnake._numba_cache`'s
+NUMBA_FREE_MODULES). The CLI installs its own handlers as it starts (`fastsnake.cli.run`).
+"""
+
+import signal
+import sys
+
+from fastsnake.errors import Terminated
+
+
+def _stop(signum, frame):
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated()
+
+
+def _quit(message: str, code: int) -> None:
+    """Nothing has started: say so in one line (and as JSON on stdout with --json), with the status."""
+    import json
+
+    sys.stderr.write(f"fastsnake: error: {message}\n")
+    if "--json" in sys.argv[1:]:
+        sys.stdout.write(json.dumps({"error": message, "code": code}) + "\n")
+    sys.stdout.flush()
+    sys.exit(code)
+
+
+def run() -> None:
+    try:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, _stop)
+        from fastsnake.cli import run as run_cli
+
+        run_cli()  # replaces these handlers with its own first thing; it ends the process (sys.exit)
+    except KeyboardInterrupt:  # in the CLI's imports, or before its handlers are in place
+        _quit("interrupted", 130)
+    except Terminated as exc:
+        _quit(str(exc), 143)
+
+
+if __name__ == "__main__":
+    run()

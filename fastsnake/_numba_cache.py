@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from functools import lru_cache
 from pathlib import Path
 
@@ -101,3 +102,43 @@ def configure_numba_cache() -> None:
     locators = caching.CacheImpl._locator_classes
     if not any(k.__name__ == FastsnakeCacheLocator.__name__ for k in locators):
         locators.insert(0, FastsnakeCacheLocator)
+
+
+# Modules that define no kernel and never import numba: importing them leaves numba unloaded, so
+# the `fastsnake` command's launcher (`fastsnake.__main__`) sets up its signal handling before
+# numba's import (most of a start-up: a signal then used to print a KeyboardInterrupt traceback).
+NUMBA_FREE_MODULES = frozenset(
+    {"fastsnake.__main__", "fastsnake.signals", "fastsnake.errors", "fastsnake._numba_cache"}
+)
+
+
+class ConfigureBeforeKernels:
+    """A finder on `sys.meta_path` that finds nothing: it configures numba's cache (above) when the
+    first fastsnake module outside NUMBA_FREE_MODULES is about to be imported, i.e. before any module
+    of ours can define a cached kernel, and is a no-op from then on."""
+
+    _lock = threading.RLock()
+    _state = {"done": False, "busy": False}
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if cls._state["done"] or not name.startswith("fastsnake.") or name in NUMBA_FREE_MODULES:
+            return None
+        with cls._lock:
+            if not (cls._state["done"] or cls._state["busy"]):  # busy: numba's own import, re-entering
+                cls._state["busy"] = True
+                try:
+                    configure_numba_cache()
+                    cls._state["done"] = True
+                finally:
+                    cls._state["busy"] = False
+        return None
+
+
+def configure_numba_cache_on_first_use() -> None:
+    """Configure numba's cache before the first kernel module of ours is imported, not now: ``import
+    fastsnake`` (and the command's launcher) stay free of numba."""
+    import sys
+
+    if not any(finder is ConfigureBeforeKernels for finder in sys.meta_path):
+        sys.meta_path.insert(0, ConfigureBeforeKernels)

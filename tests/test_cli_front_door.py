@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import re
 import shlex
@@ -166,6 +167,24 @@ def test_json_failure_of_ours_keeps_exit_1(capsys, monkeypatch):
     code, out, err = run(capsys, ["policies", "--json"])
     assert code == 1 and "internal error: RuntimeError: boom" in err
     assert json.loads(out) == {"error": err.strip().removeprefix("fastsnake: error: "), "code": 1}
+
+
+@pytest.mark.parametrize("error", [OSError(errno.EFBIG, "File too large"),
+                                   OSError(errno.ENOSPC, "No space left on device", "/cache/index.nbi")],
+                         ids=["EFBIG", "ENOSPC"])
+def test_a_full_disk_is_one_line_not_an_internal_error(capsys, monkeypatch, error):
+    """A full disk or `ulimit -f` met where no code of ours catches it (numba saving a kernel it just
+    compiled: the fault-injection trial's fulldisk class on cold caches): one line, exit 1."""
+    def full(args):
+        raise error
+
+    parser = build_parser
+    monkeypatch.setattr("fastsnake.cli.build_parser", lambda: _with_handler(parser(), "policies", full))
+    code, out, err = run(capsys, ["policies", "--json"])
+    assert code == 1 and err.count("\n") == 1 and "internal error" not in err
+    assert err.startswith(f"fastsnake: error: cannot write {repr(error.filename) if error.filename else 'a file'}: "
+                          f"{error.strerror} (the disk is full")
+    assert json.loads(out)["code"] == 1
 
 
 def _with_handler(parser, verb, handler):

@@ -13,6 +13,7 @@ at the verb's help, the verb list) lives in `common.Parser`.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
@@ -21,6 +22,10 @@ from fastsnake import signals
 from fastsnake.cli import common
 from fastsnake.errors import FastsnakeError, InputError, Terminated
 from fastsnake.warm import NeedsCompiled, compile_notice, compiled_instead, first_call, interpreted_run
+
+# A full disk (or a file size limit, `ulimit -f`): the machine's state, not bad input nor a fault of ours,
+# e.g. numba failing to save a kernel it compiled. Said as such, in one line.
+DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 # Verb modules, imported lazily so `fastsnake tour` never pays for the puzzle code.
 VERB_MODULES = (
@@ -89,6 +94,10 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
     except Exception as exc:  # a failure of ours: keep stdout clean, say what broke
         if os.environ.get("FASTSNAKE_DEBUG"):
             raise
+        if isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS:
+            where = f" {exc.filename!r}" if exc.filename else " a file"
+            return common.fail(f"cannot write{where}: {exc.strerror} (the disk is full or a file size limit was "
+                               "reached); free some space and run the command again", 1)
         return common.fail(f"internal error: {type(exc).__name__}: {exc} (set FASTSNAKE_DEBUG=1 for a traceback)", 1)
     if getattr(args, "json", False) and result is not None:
         common.emit_json(result)

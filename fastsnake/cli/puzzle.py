@@ -222,7 +222,7 @@ def cmd_solve(args):
                     if result.compile_seconds > 0.01 else "")
             print(f"time: {result.seconds:.3f} s search{load}{setup}{mem}")
         if args.save:
-            print(f"saved: {args.save}")
+            print(f"saved: {common.shown(args.save)}")
     return out
 
 
@@ -427,7 +427,7 @@ def cmd_check(args):
             note = " (optimal, verified by search)"
         elif sol.optimal and unverified:
             note = f" (claims optimal; not verified: {unverified})"
-        print(f"{args.file}: valid {sol.rows}x{sol.cols} solution, {len(sol.moves)} moves{note}")
+        print(f"{common.shown(args.file)}: valid {sol.rows}x{sol.cols} solution, {len(sol.moves)} moves{note}")
     if optimal is False and sol.optimal:
         raise InputError(f"{args.file!r} claims an optimal solution, but its {len(sol.moves)} moves are not: "
                          f"the optimum is {optimum}")

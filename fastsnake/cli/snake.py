@@ -410,7 +410,7 @@ def cmd_play(args):
               f"{result['outcome']} after {result['moves']:,} moves, {result['apples']} apples, "
               f"length {result['length']} ({game.seconds * 1e3:.1f} ms)")
         if args.replay:
-            common.log(f"replay: {args.replay}")
+            common.log(f"replay: {common.shown(args.replay)}")
     return result
 
 
@@ -460,7 +460,7 @@ def cmd_replay(args):
         game = fastsnake.load_game(args.check)
         result = dict(game.summary, file=args.check, valid=True)
         if not args.json:
-            print(f"{args.check}: valid {REPLAY_TAG} ({game.policy}, {game.rows}x{game.cols}, "
+            print(f"{common.shown(args.check)}: valid {REPLAY_TAG} ({game.policy}, {game.rows}x{game.cols}, "
                   f"{result['outcome']} after {result['moves']:,} moves)")
         return result
     if not args.out:
@@ -475,6 +475,6 @@ def cmd_replay(args):
     game.save(args.out)
     result = dict(game.summary, seconds=game.seconds, file=args.out)
     if not args.json:
-        print(f"game {game.game} of {args.source} ({game.policy}, seed {game.seed}): "
+        print(f"game {game.game} of {common.shown(args.source)} ({game.policy}, seed {game.seed}): "
               f"{result['outcome']} after {result['moves']:,} moves -> {common.shown(args.out)}")
     return result

@@ -160,7 +160,7 @@ def run_tour(args):
         else:
             print(f"no {kind} {piece.name} tour of {rows}x{cols} from {where}: {result.reason}")
         if args.save:
-            print(f"saved to {args.save}")
+            print(f"saved to {common.shown(args.save)}")
     return result.to_json(include_path=not args.no_path)
 
 
@@ -212,7 +212,7 @@ def run_reach(args):
             for r in range(rows):
                 print(" ".join(chr(x) for x in mark[r * cols:(r + 1) * cols]))
         if args.save:
-            print(f"saved to {args.save}")
+            print(f"saved to {common.shown(args.save)}")
     return result.to_json(include_cells=not args.no_cells)
 
 

@@ -89,7 +89,7 @@ def cmd_view(args):
     result.update(frame=player.frame, screenshots=[str(p) for p in player.shots])
     if not args.json:
         for path in player.shots:
-            print(f"screenshot: {path}")
+            print(f"screenshot: {common.shown(path)}")
     return result
 
 

@@ -198,7 +198,7 @@ def exec_compiled(argv) -> None:
 def _exec(argv, env) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(sys.executable, _python("from fastsnake.cli import run; run()", argv), env)
+    os.execve(sys.executable, _python("from fastsnake.__main__ import run; run()", argv), env)
 
 
 def _python(code: str, argv) -> list[str]:

@@ -133,3 +133,12 @@ def _legal(apply_moves, board, move) -> bool:
     except ValueError:
         return False
     return True
+
+
+def test_a_newline_in_a_saved_path_is_not_printed_raw(capsys, tmp_path):
+    """Issue 37 item 9: a crafted file name cannot forge another line of the output."""
+    path = tmp_path / "a\nb.json"
+    assert main(["puzzle", "solve", "--start", "012 345 678", "--goal", "102 345 678", "--save", str(path)]) == 0
+    assert main(["puzzle", "check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "a\nb" not in out and out.count("a\\nb") == 2

@@ -107,6 +107,20 @@ def test_a_recorded_chunk_renumbered_or_swapped_in_is_refused(tmp_path):
     assert report["doubled"] == [[0, 99]] and report["damaged"] == [[100, 199]]
 
 
+@pytest.mark.parametrize("chunks", [None, [0, 1]], ids=["complete", "interrupted"])
+def test_a_chunk_past_the_end_is_refused_by_a_resume(tmp_path, capsys, chunks):
+    """A chunk copied to a number past the sweep's end: every reader and `verify` refused the folder, but
+    `--resume` called a complete one complete, exit 0 (found by bench/fault_injection.py)."""
+    folder = _folder(tmp_path, chunks=chunks)
+    shutil.copyfile(folder / "chunk-00000001.parquet", folder / "chunk-00000004.parquet")
+    with pytest.raises(InputError, match=r"chunk-00000004.parquet has no place in this sweep of 4 chunks"):
+        fastsnake.resume_sweep(folder, threads=1)
+    assert main(["sweep", "--resume", str(folder)]) == 2
+    assert "chunk-00000004.parquet has no place" in _one_line(capsys.readouterr().err)
+    assert sorted(p.name for p in folder.glob("chunk-*")) == [f"chunk-{k:08d}.parquet" for k in (*(chunks or
+                                                                                                   range(4)), 4)]
+
+
 # -- one checked reader (issue 37 item 2) ------------------------------------------------------------
 
 def test_report_reads_a_folder_through_the_checks(tmp_path, capsys):
@@ -282,13 +296,18 @@ def test_repair_refuses_a_chunk_that_disagrees(tmp_path):
     assert not (folder / MANIFEST).exists()
 
 
-def test_a_manifest_without_its_checksum_is_refused(tmp_path):
+@pytest.mark.parametrize("format_", ["fastsnake-sweep-dataset/2", "fastsnake-sweep-dataset/1"])
+def test_a_manifest_without_its_checksum_is_refused(tmp_path, format_):
+    """Whatever its format says (0.1.0's wrote a checksum too): the key is not optional."""
     folder = _folder(tmp_path, chunks=[0])
     data = json.loads((folder / MANIFEST).read_text())
     del data["checksum"]
+    data["format"] = format_
     (folder / MANIFEST).write_text(json.dumps(data))
     with pytest.raises(InputError, match=r"no checksum.*repair=True"):
         fastsnake.verify_sweep(folder)
+    with pytest.raises(InputError, match=r"no checksum"):
+        store.read_sweep(folder)
 
 
 # -- smaller (issue 37 item 9) ---------------------------------------------------------------------------
@@ -311,6 +330,18 @@ def test_a_newline_in_an_output_path_is_not_printed_raw(tmp_path, capsys):
     assert "a\nb" not in captured.out + captured.err and "a\\nb" in captured.err
     assert main(["verify", str(out)]) == 0
     assert "a\nb" not in capsys.readouterr().out
+
+
+def test_a_newline_in_a_replay_path_is_not_printed_raw(tmp_path, capsys):
+    sweep, game, played = tmp_path / "s\n.parquet", tmp_path / "g\x1b[2J\n.npz", tmp_path / "p\n.npz"
+    assert main(["sweep", "--policy", "greedy", "--size", "6", "--games", "20", "--out", str(sweep)]) == 0
+    assert main(["replay", "--from", str(sweep), "--pick", "3", "--out", str(game)]) == 0
+    assert main(["replay", "--check", str(game)]) == 0
+    assert main(["play", "--policy", "greedy", "--size", "6", "--replay", str(played)]) == 0
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert "\x1b" not in text and "s\n.parquet" not in text and "p\n.npz" not in text
+    assert "g\\x1b[2J\\n.npz" in captured.out and "p\\n.npz" in captured.err
 
 
 # -- identity columns (issue 36) --------------------------------------------------------------------------

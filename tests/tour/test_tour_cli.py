@@ -106,3 +106,11 @@ def run_raw(capsys, argv):
         code = exc.code
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def test_a_newline_in_a_saved_path_is_not_printed_raw(capsys, tmp_path):
+    """Issue 37 item 9: a crafted file name cannot forge another line of the output."""
+    target = tmp_path / "a\nb.json"
+    code, out, err = run(capsys, "tour", "--piece", "1,2", "--size", "5", "--start", "c3", "--save", str(target))
+    assert code == 0 and target.exists()
+    assert "a\nb" not in out + err and "a\\nb" in out

@@ -253,7 +253,7 @@ class SweepDataset:
             raise SweepError(f"cannot read {where!r}: {exc.strerror or exc}") from None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise SweepError(f"{where!r} is not a fastsnake sweep manifest ({exc})") from None
-        if data.get("format") == DATASET_FORMAT and "checksum" not in data:
+        if "checksum" not in data:  # every released format writes one (0.1.0 on): no manifest is read unchecked
             raise SweepError(f"{where!r} is damaged (it has no checksum); repairing the folder "
                              f"({_REPAIR_HOW}) rebuilds it from the chunks")
         if "checksum" in data and data["checksum"] != manifest_checksum(data):
@@ -435,6 +435,12 @@ class SweepDataset:
                     strays.append(entry.name)
         return sorted(present), sorted(strays)
 
+    def stray_error(self, name: str) -> SweepError:
+        """A chunk file with no place in this sweep (a number past its end, a name not ours): the
+        folder is damaged for every reader and for a resume alike."""
+        return SweepError(f"sweep folder {str(self.path)!r}: {name} has no place in this sweep of "
+                          f"{self.spec.n_chunks:,} chunks; remove it")
+
     def _record(self, index: int, path: Path) -> dict:
         first, count = self.spec.chunk_range(index)
         return {"rows": count, "first": first, "last": first + count - 1, "seed": self.spec.seed,
@@ -448,7 +454,9 @@ class SweepDataset:
         remove_stale_temps(self.path, f".{MANIFEST}.tmp")
         acc = SummaryAccumulator()
         adopted = {}
-        present, _ = self.present_chunks()
+        present, strays = self.present_chunks()
+        if strays:  # as the reader and `verify` do: a resume does not call such a folder good
+            raise self.stray_error(strays[0])
         missing = sorted(set(range(self.spec.n_chunks)) - set(present))
         for index in present:
             status, stats, detail = self.check_chunk(index)

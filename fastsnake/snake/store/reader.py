@@ -33,8 +33,7 @@ class SweepReader:
             self.parameters = dict(spec.to_json(), format=SWEEP_FORMAT)
             self.chunks, strays = self.dataset.present_chunks()
             if strays:
-                raise SweepError(f"sweep folder {self.path!r}: {strays[0]} has no place in this sweep of "
-                                 f"{spec.n_chunks:,} chunks; remove it")
+                raise self.dataset.stray_error(strays[0])
             self.games_present = sum(spec.chunk_range(i)[1] for i in self.chunks)
             self.complete = len(self.chunks) == spec.n_chunks
             self.run = {}
