@@ -29,7 +29,6 @@ from fastsnake.snake.engine import (
     boxed_move,
     make_state,
     play_until,
-    prefetch,
     start_default,
 )
 from fastsnake.snake.rng import game_seed
@@ -323,35 +322,6 @@ def step_batch(cfg, nbr, path, batch, actions, out):
     return bad
 
 
-# How many envs ahead of the one stepping `step_range` fetches memory for (`prefetch_env`): at
-# thousands of envs a step's rows are out of the caches, and fetching ahead overlaps those misses
-# with the work of the envs in between. Evidence: docs/performance.md, "The vector env's step".
-PREFETCH_AHEAD = 8
-
-
-@njit(cache=True, inline="always")
-def prefetch_env(batch, j, hi):
-    """Fetch early what env j's step touches: env j + PREFETCH_AHEAD's state row, which the step
-    of env j - PREFETCH_AHEAD reads here to fetch that env's cells (around its head and tail in
-    its body ring, occupancy, free-list position and grid rows)."""
-    if j + PREFETCH_AHEAD < hi:
-        prefetch(borrowed_row(batch[B_STATE], j + PREFETCH_AHEAD), 0)
-    if j < hi:
-        row = borrowed_row(batch[B_STATE], j)
-        head, tail = row[S_HEAD], row[S_TAIL]
-        body = borrowed_row(batch[B_BODY], j)
-        ahead = row[S_HEAD_I] + 1
-        prefetch(body, ahead if ahead < body.shape[0] else 0)
-        prefetch(body, row[S_TAIL_I])
-        prefetch(borrowed_row(batch[B_OCC], j), head)
-        freepos = borrowed_row(batch[B_FREEPOS], j)
-        prefetch(freepos, head)
-        prefetch(freepos, tail)
-        grid = borrowed_row(batch[B_GRID], j)
-        prefetch(grid, head)
-        prefetch(grid, tail)
-
-
 @njit(cache=True, nogil=True)
 def step_range(cfg, nbr, path, batch, actions, out, lo, hi):
     """One step of envs lo..hi-1 (actions already checked), its results in their entries of the
@@ -368,7 +338,6 @@ def step_range(cfg, nbr, path, batch, actions, out, lo, hi):
     box = np.empty(1, np.int64)
     pending = batch[B_PENDING]
     for i in range(lo, hi):
-        prefetch_env(batch, i + PREFETCH_AHEAD, hi)
         if pending[i]:
             batch[B_GAME][i] += 1
             start_env(cfg, nbr, path, batch, i)

@@ -13,7 +13,6 @@ game loop without the engine knowing any policy.
 from typing import NamedTuple
 
 import numpy as np
-from llvmlite import ir
 from numba import njit, prange
 from numba.core import cgutils, types
 from numba.core.errors import TypingError
@@ -177,37 +176,6 @@ def _borrowed_row(typingctx, array, index):
         return row._getvalue()
 
     return row_type(array, index), codegen
-
-
-def prefetch(array, index):
-    """Ask the caches for the line holding array[index] (1-D), to be written soon; nothing else
-    happens (no load, no fault on a bad index). For loops whose next items miss the caches at
-    places known ahead (the envs' step). In plain Python, nothing."""
-
-
-@overload(prefetch)
-def _prefetch_typed(array, index):
-    return lambda array, index: _prefetch(array, index)
-
-
-@intrinsic
-def _prefetch(typingctx, array, index):
-    if not (isinstance(array, types.Array) and array.ndim == 1 and isinstance(index, types.Integer)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        aryty, idxty = signature.args
-        ary = context.make_array(aryty)(context, builder, args[0])
-        at = context.cast(builder, args[1], idxty, types.intp)
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [at])
-        byte_ptr, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32]),
-                                            "llvm.prefetch.p0")
-        # (address, 1 = for a write, 3 = keep in every cache level, 1 = data)
-        builder.call(fn, [builder.bitcast(ptr, byte_ptr), i32(1), i32(3), i32(1)])
-        return context.get_dummy_value()
-
-    return types.none(array, index), codegen
 
 
 @njit(cache=True, inline="always")

@@ -17,7 +17,6 @@ from fastsnake.snake.engine import (
     R_HEAD,
     R_LENGTH,
     borrowed_row,
-    prefetch,
     trace_moves,
 )
 from fastsnake.snake.rng import below, game_seed, mix64, next_u64
@@ -153,7 +152,7 @@ def test_start_length_must_leave_room():
         GameConfig(2, 2, start_length=4)
 
 
-# -- borrowed rows and prefetches (the envs' step) ------------------------------------------------
+# -- borrowed rows (the envs' step) ----------------------------------------------------------------
 
 
 @njit(inline="always")
@@ -164,11 +163,10 @@ def _write_at(row, k, value):
 @njit
 def _through_borrowed_rows(a, rows, cols, values):
     # Writes through a borrowed row, directly and inside an inlined function (numba's inlined
-    # overloads once lost such writes), with a prefetch of the cell first; reads back the same way.
+    # overloads once lost such writes); reads back the same way.
     total = 0
     for i in range(rows.shape[0]):
         row = borrowed_row(a, rows[i])
-        prefetch(row, cols[i])
         if i % 2 == 0:
             row[cols[i]] = values[i]
         else:
