@@ -342,14 +342,17 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
     burst's end instead of `stop`. A caller that plays one move at a time (the envs' step) calls
     `play_until` instead: it has no long loop to stop, and a poll a move cost more than the move.
     """
-    cfg = g[G_CFG]
+    # The arrays are bound once, outside the bursts: bound per burst (`play_until`'s own unpacking),
+    # the bursts cost the cycle follower's sweep 20-25 % (docs/performance.md, "Stopping a running game").
+    cfg, nbr, body, occ, free, freepos, rng = g
     stop = st.moves + max_steps
     while st.outcome == RUNNING and st.moves < stop:
         if cancelled(cfg):
             st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, st.moves,
                             st.apples, CANCELLED)
             break
-        st = play_until(g, ws, decide, st, min(stop, st.moves + CANCEL_POLL_MOVES), rec, listed_apples, user)
+        st = play_bound(g, cfg, nbr, body, occ, free, freepos, rng, ws, decide, st,
+                        min(stop, st.moves + CANCEL_POLL_MOVES), rec, listed_apples, user)
     return st
 
 
@@ -366,6 +369,13 @@ def play_until(g, ws, decide, st, until, rec, listed_apples, user=None):
     when numba inlines it; bound inside the loop, numba's reference counts stay in it).
     """
     cfg, nbr, body, occ, free, freepos, rng = g
+    return play_bound(g, cfg, nbr, body, occ, free, freepos, rng, ws, decide, st, until, rec, listed_apples, user)
+
+
+@njit(cache=True, inline="always")
+def play_bound(g, cfg, nbr, body, occ, free, freepos, rng, ws, decide, st, until, rec, listed_apples, user=None):
+    """`play_until` with the game's arrays already bound from `g` (slots G_CFG .. G_RNG), for a caller
+    that plays many bursts of one game (`run`) and so binds them once."""
     n = body.shape[0]
     max_moves = cfg[CFG_MAX_MOVES]
     follow = cfg[CFG_TAIL_RULE] == TAIL_FOLLOW
