@@ -12,7 +12,6 @@ from collections import Counter
 
 import agent_naive
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
@@ -22,10 +21,6 @@ from fastsnake.snake.celltree import layout, times, workspace
 from fastsnake.snake.celltree.blocks import block_tables, right_hand_table
 from fastsnake.snake.engine import make_state
 from fastsnake.snake.policies import get_policy
-
-# One pytest-xdist worker for every test of the cell-tree agents (--dist loadgroup, pyproject.toml):
-# their kernels take about a minute each to compile cold, and two workers would compile them twice.
-pytestmark = pytest.mark.xdist_group("celltree")
 
 even = st.sampled_from([2, 4, 6])
 

@@ -49,10 +49,6 @@ from fastsnake.snake.policies import get_policy
 from fastsnake.snake.rng import game_seed_py
 from fastsnake.snake.sweep import run_sweep
 
-# One pytest-xdist worker for every test of the cell-tree agents (--dist loadgroup, pyproject.toml):
-# their kernels take about a minute each to compile cold, and two workers would compile them twice.
-pytestmark = pytest.mark.xdist_group("celltree")
-
 even_up_to_ten = st.sampled_from([2, 4, 6, 8, 10])
 tails = st.sampled_from(["follow", "blocked"])
 

@@ -21,10 +21,6 @@ from fastsnake.snake.policies import get_policy
 from fastsnake.snake.rng import game_seed_py
 from fastsnake.snake.sweep import run_sweep
 
-# One pytest-xdist worker for every test of the cell-tree agents (--dist loadgroup, pyproject.toml):
-# their kernels take about a minute each to compile cold, and two workers would compile them twice.
-pytestmark = pytest.mark.xdist_group("celltree")
-
 # grove's faster re-search setting for big sweeps (docs/agents.md).
 FAST = {"research_every": 8, "research_detours": 32, "backoff": 4, "walk_rounds": 16}
 SETTINGS = {"cell": ("cell", None), "grove": ("grove", None), "grove-fast": ("grove", FAST)}

@@ -164,7 +164,6 @@ def _legacy_defaults(policy: str) -> dict:
     return {opt.name: -1 for opt in get_policy(policy).options if isinstance(opt.default, BySize)}
 
 
-@pytest.mark.xdist_group("celltree")  # grove's kernels: compiled once, with the cell-tree tests'
 def test_files_from_before_the_declarations_still_replay(tmp_path):
     """Old grove replay and sweep files recorded board-dependent defaults as -1; they read as the
     default (the same game), while -1 given today is still refused."""
