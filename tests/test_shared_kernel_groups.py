@@ -1,9 +1,9 @@
-"""The pytest-xdist groups of tests that share slow-to-compile kernels (tests/conftest.py) name real tests."""
+"""The pytest-xdist groups of tests that share slow-to-compile kernels (tests/shared_kernels.py) name real tests."""
 
 import re
 from pathlib import Path
 
-from conftest import SHARED_KERNEL_GROUPS, shared_kernel_group
+from shared_kernels import SHARED_KERNEL_GROUPS, shared_kernel_group
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[1]
 def test_every_key_names_a_test_file_or_a_test_in_one():
     for key in SHARED_KERNEL_GROUPS:
         path, _, test = key.partition("::")
-        assert (REPO / path).is_file(), f"{path} is gone: update SHARED_KERNEL_GROUPS in tests/conftest.py"
+        assert (REPO / path).is_file(), f"{path} is gone: update SHARED_KERNEL_GROUPS in tests/shared_kernels.py"
         if test:
             source = (REPO / path).read_text(encoding="utf-8")
             assert re.search(rf"^def {re.escape(test)}\(", source, flags=re.M), f"{key} is gone"
