@@ -26,7 +26,7 @@ os.environ.setdefault("FASTSNAKE_QUIET_COMPILE", "1")
 
 
 # Tests that share kernels slow to compile cold run on one pytest-xdist worker (tests/shared_kernels.py).
-from shared_kernels import shared_kernel_group  # noqa: E402
+from shared_kernels import scheduling_unit  # noqa: E402
 
 try:
     from xdist.scheduler import LoadScopeScheduling
@@ -34,11 +34,10 @@ except ImportError:  # pragma: no cover - pytest-xdist is in the dev extra
     pass
 else:
     class SharedKernelScheduling(LoadScopeScheduling):
-        """xdist's scope scheduler with a scope per SHARED_KERNEL_GROUPS group and one per other test."""
+        """xdist's scope scheduler with a scope per SHARED_KERNEL_GROUPS group and one per other test file."""
 
         def _split_scope(self, nodeid: str) -> str:
-            group = shared_kernel_group(nodeid)
-            return f"group:{group}" if group else nodeid
+            return scheduling_unit(nodeid)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_xdist_make_scheduler(config, log):

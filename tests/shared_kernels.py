@@ -3,7 +3,9 @@
 # Tests that share kernels taking about a minute each to compile cold run on one pytest-xdist worker:
 # on two, both would compile them at once (the disk cache only helps a worker that starts later).
 # Keys: a test file, or one test's node id; values: the group. Under -n (xdist's default "load"
-# distribution) every other test is still handed out one at a time; groups go first (largest first).
+# distribution) every other test file is one unit too, for the same reason at a smaller scale: handed
+# out test by test, two tests of one file (tests/snake/test_snake_compare_stats.py) compiled snake-ai's
+# sweep kernel on both workers at once. Units go out largest first (xdist's scope scheduler).
 # Not xdist's own `--dist loadgroup`: with pytest 9.2 its xdist_group marks silently stop grouping
 # (pytest-xdist issue #1386), so the grouping lives here, where the controller can see it.
 SHARED_KERNEL_GROUPS = {
@@ -21,3 +23,9 @@ def shared_kernel_group(nodeid: str) -> str | None:
         if nodeid == key or nodeid.startswith((key + "::", key + "[")):
             return group
     return None
+
+
+def scheduling_unit(nodeid: str) -> str:
+    """What one xdist worker runs whole: the test's group, else its file."""
+    group = shared_kernel_group(nodeid)
+    return f"group:{group}" if group else nodeid.split("::", 1)[0]

@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from shared_kernels import SHARED_KERNEL_GROUPS, shared_kernel_group
+from shared_kernels import SHARED_KERNEL_GROUPS, scheduling_unit, shared_kernel_group
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -24,3 +24,10 @@ def test_a_key_groups_its_tests_and_nothing_else():
     options = "tests/snake/test_snake_policy_options.py"
     assert shared_kernel_group(f"{options}::test_files_from_before_the_declarations_still_replay") == "celltree"
     assert shared_kernel_group(f"{options}::test_bad_options_are_refused") is None
+
+
+def test_a_group_or_else_a_file_is_what_one_worker_runs():
+    assert scheduling_unit("tests/snake/test_snake_celltree_games.py::test_same_games[cell-10-10-1-follow-6]") == \
+        "group:celltree"
+    assert scheduling_unit("tests/snake/test_snake_compare_stats.py::test_x[a::b]") == \
+        "tests/snake/test_snake_compare_stats.py"
