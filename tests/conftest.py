@@ -15,6 +15,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 # No test may depend on timing: a cold numba compile inside a hypothesis example takes seconds,
 # so no example has a deadline, whatever a test's own @settings says.
+import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
 settings.register_profile("fastsnake", deadline=None)
@@ -22,3 +23,24 @@ settings.load_profile("fastsnake")
 # The compile notice goes to stderr of in-process CLI calls, whose stderr some tests read whole;
 # tests/warm checks the notice in subprocesses of its own.
 os.environ.setdefault("FASTSNAKE_QUIET_COMPILE", "1")
+
+
+# Tests that share kernels slow to compile cold run on one pytest-xdist worker (tests/shared_kernels.py).
+from shared_kernels import scheduling_unit  # noqa: E402
+
+try:
+    from xdist.scheduler import LoadScopeScheduling
+except ImportError:  # pragma: no cover - pytest-xdist is in the dev extra
+    pass
+else:
+    class SharedKernelScheduling(LoadScopeScheduling):
+        """xdist's scope scheduler with a scope per SHARED_KERNEL_GROUPS group and one per other test file."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return scheduling_unit(nodeid)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_xdist_make_scheduler(config, log):
+        if config.getoption("dist") != "load":  # a distribution asked for by name is kept
+            return None
+        return SharedKernelScheduling(config, log)

@@ -5,6 +5,10 @@ boards forced on a small one); its digest is a SHA-256 of every game's (outcome,
 The expected digests are known answers: they were produced by the code before the cell-tree wing
 became the `celltree` package (commit 804f1c4), and a restructuring must not change one game.
 Settings: the agents table's (docs/agents.md): defaults, and grove's fast re-search setting.
+
+Each agent's two kernels play the same games (`sweep_kernel`, `play_kernel`; sweep game i is the
+game of seed ``game_seed(SEED, i)``), so every sweep digest is also checked through the play kernel,
+game by game (the play kernels are compiled for the agents' other tests anyway: a few seconds).
 """
 
 import hashlib
@@ -23,11 +27,42 @@ SETTINGS = {"cell": ("cell", None), "grove": ("grove", None), "grove-fast": ("gr
 SEED = 11
 
 
+def _digest(outcome, moves, apples):
+    rows_ = np.stack([np.asarray(outcome, np.int64), np.asarray(moves, np.int64), np.asarray(apples, np.int64)])
+    return hashlib.sha256(np.ascontiguousarray(rows_.T).tobytes()).hexdigest()[:16]
+
+
 def sweep_digest(setting, rows, cols, start_length, tail, games):
     name, options = SETTINGS[setting]
     result = run_sweep(name, GameConfig(rows, cols, start_length, tail), games, seed=SEED, threads=1, options=options)
-    rows_ = np.stack([result.outcome.astype(np.int64), result.moves.astype(np.int64), result.apples.astype(np.int64)])
-    return hashlib.sha256(np.ascontiguousarray(rows_.T).tobytes()).hexdigest()[:16]
+    return _digest(result.outcome, result.moves, result.apples)
+
+
+def apples_eaten(body0, moves, apples, cols):
+    """How many of the game's apples the head reached, in order (re-walked in plain Python)."""
+    drow, dcol = (-1, 0, 1, 0), (0, 1, 0, -1)
+    head, eaten = int(body0[-1]), 0
+    for move in moves.tolist():
+        r, c = divmod(head, cols)
+        head = (r + drow[move]) * cols + c + dcol[move]
+        if eaten < len(apples) and head == apples[eaten]:
+            eaten += 1
+    return eaten
+
+
+def played_sweep_digest(setting, rows, cols, start_length, tail, games):
+    """`sweep_digest` of the same games played one by one through the play kernel."""
+    name, options = SETTINGS[setting]
+    config = GameConfig(rows, cols, start_length, tail)
+    policy = get_policy(name)
+    params = policy.params(config, options)
+    cfg, nbr = config.arrays()
+    records = []
+    for game in range(games):
+        outcome, body0, moves, apples, _cycle = policy.play_kernel(cfg, nbr, params,
+                                                                   np.uint64(game_seed_py(SEED, game)))
+        records.append((int(outcome), len(moves), apples_eaten(body0, moves, apples, cols)))
+    return _digest(*zip(*records, strict=True))
 
 
 # Parameter slots both agents share (cell's first four): the distance table, single-word bit masks;
@@ -115,6 +150,11 @@ def _sweep_cases():
 @pytest.mark.parametrize("case", list(_sweep_cases()))
 def test_same_games(case):
     assert sweep_digest(*case) == SWEEPS[case]
+
+
+@pytest.mark.parametrize("case", list(_sweep_cases()))
+def test_same_games_through_the_play_kernel(case):
+    assert played_sweep_digest(*case) == SWEEPS[case]
 
 
 @pytest.mark.parametrize("case", list(PLAYED), ids=lambda c: "-".join(map(str, c)))
