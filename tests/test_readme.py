@@ -13,6 +13,7 @@ the line with `pytest`), so wording around them can change freely, and check tha
 
 from __future__ import annotations
 
+import importlib
 import re
 import shlex
 import sys
@@ -95,8 +96,11 @@ def test_readme_sweep_command_installs_the_console_script_it_calls():
     assert install and install[0] < sweep, f"the README sweeps before installing: {line!r}"
     assert program in (".venv/bin/fastsnake", "fastsnake")
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    assert re.search(r'^fastsnake\s*=\s*"fastsnake\.cli:run"', pyproject, flags=re.M), \
-        "pyproject.toml no longer installs the `fastsnake` console script the README calls"
+    entry = re.search(r'^fastsnake\s*=\s*"([\w.]+):(\w+)"', pyproject, flags=re.M)
+    assert entry, "pyproject.toml no longer installs the `fastsnake` console script the README calls"
+    module, function = entry.groups()
+    assert callable(getattr(importlib.import_module(module), function, None)), \
+        f"the `fastsnake` console script names {module}:{function}, which does not exist"
 
 
 def test_readme_sweep_command_runs_as_written_scaled_down(tmp_path, capsys):
