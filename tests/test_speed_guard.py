@@ -78,3 +78,12 @@ def test_a_path_that_could_not_run_fails(guard):
 def test_a_path_listed_but_not_recorded_yet_is_shown_and_does_not_fail(guard):
     rows, failures = guard.verdicts({"report 1e6 games": 0.3}, {"report 1e6 games": None})
     assert failures == [] and rows[0]["status"] == "not recorded yet" and rows[0]["ratio"] == 0.3
+
+
+def test_repeated_runs_keep_each_paths_median_run(guard):
+    runs = [{"a": {"ratio": r, "rate": 10 * r}, "b": "skipped: no torch", "c": f} for r, f in
+            [(3.0, {"ratio": 1.0}), (1.0, "error: boom"), (2.0, {"ratio": 5.0}), (9.0, {"ratio": 4.0})]]
+    merged = guard.median_results(runs)
+    assert merged["a"] == {"ratio": 2.0, "rate": 20.0}  # 1, 2, 3, 9: the lower middle
+    assert merged["b"] == "skipped: no torch"  # never ran: its reason
+    assert merged["c"] == {"ratio": 4.0}  # the runs that ran: 1, 4, 5

@@ -364,6 +364,16 @@ def measure(names: list[str], rounds: int, work_dir: str, log=print) -> dict:
     return results
 
 
+def median_results(runs: list[dict]) -> dict:
+    """Per path, the result of the run with the median ratio among `runs` (several `measure` results;
+    the lower middle of an even count); a path that never ran keeps its last reason (a string)."""
+    merged = {}
+    for name in runs[0]:
+        measured = sorted((r[name] for r in runs if not isinstance(r[name], str)), key=lambda r: r["ratio"])
+        merged[name] = measured[(len(measured) - 1) // 2] if measured else runs[-1][name]
+    return merged
+
+
 def git_commit() -> str:
     try:
         import fastsnake
@@ -379,6 +389,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated substrings: time only the paths whose name holds one")
     parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"timed runs a path, best taken ({ROUNDS})")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="time every path this many times and keep each path's median run (for --update)")
     parser.add_argument("--reference", type=Path, default=REFERENCE)
     parser.add_argument("--update", action="store_true", help="write the measured ratios to the reference file")
     parser.add_argument("--json", action="store_true", help="print the results as one JSON value at the end")
@@ -394,7 +406,9 @@ def main(argv=None) -> int:
     print(f"speed guard: {len(names)} paths, best of {args.rounds}, one thread, CPU time; fastsnake from "
           f"{Path(fastsnake.__file__).resolve().parent} ({git_commit()})", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory(prefix="fastsnake-guard-") as work_dir:
-        results = measure(names, args.rounds, work_dir, log=lambda line: print(line, file=sys.stderr, flush=True))
+        runs = [measure(names, args.rounds, work_dir, log=lambda line: print(line, file=sys.stderr, flush=True))
+                for _ in range(max(1, args.repeat))]
+    results = median_results(runs)
     measured = {name: (r if isinstance(r, str) else r["ratio"]) for name, r in results.items()}
     reference = load_reference(args.reference)
     rows, failures = verdicts(measured, reference)
@@ -431,7 +445,8 @@ def main(argv=None) -> int:
                      "bench/speed/guard.py; a path fails below half of its ratio. Provenance below; how to "
                      "re-record honestly: CONTRIBUTING.md, 'Speed guard'.",
             "command": "python bench/speed/guard.py --update" + (f" --rounds {args.rounds}" if args.rounds != ROUNDS
-                                                                 else ""),
+                                                                 else "")
+                       + (f" --repeat {args.repeat}" if args.repeat > 1 else ""),
             "machine": machine(),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "commit": git_commit(),
