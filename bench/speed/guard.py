@@ -3,7 +3,7 @@ checked against the reference ratios in bench/speed/reference.json.
 
     .venv/bin/python bench/speed/guard.py                  # all paths; exit 1 if one is below half its reference
     .venv/bin/python bench/speed/guard.py --only env,engine
-    .venv/bin/python bench/speed/guard.py --update         # re-record reference.json (CONTRIBUTING.md, "Speed guard")
+    .venv/bin/python bench/speed/guard.py --update --rounds 5 --repeat 5   # re-record reference.json (CONTRIBUTING.md)
     PYTHONPATH=<checkout> .venv/bin/python bench/speed/guard.py   # another checkout's code, this guard
 
 A path's figure is its work per CPU-second on one thread (moves, games, env steps, nodes, squares,
