@@ -87,7 +87,6 @@ class Games:
         self.grids = self.batch[K.B_GRID].reshape(num_envs, rows, cols)  # a view: (N, R, C)
         self.masks = self.batch[K.B_MASK]
         self.started = np.zeros(num_envs, np.bool_)
-        self.all_started = False  # started.all(), kept by `reset` (the step checks it)
         self.last_action = np.full(num_envs, -1, np.int64)
         # Outputs of a one-env step, reused (the single env returns Python scalars).
         self._one = (np.zeros(1, np.int64), K.new_outputs(1, rows * cols))
@@ -116,7 +115,6 @@ class Games:
             games[:] = int(index)
         K.reset_batch(self.cfg, self.nbr, self.path, self.batch, np.asarray(which, np.bool_), bases, games)
         self.started |= which
-        self.all_started = bool(self.started.all())
         self.last_action[which] = -1
         assert n == len(which)
 

@@ -87,7 +87,7 @@ class SnakeVectorEnv(VectorEnv):
 
     def step(self, actions):
         games = self._games
-        if not games.all_started:
+        if not games.started.all():
             raise EnvError("step() before reset(): call reset() (or reset(seed=S)) first")
         fresh_grids = self.obs == "grid" and self.copy
         out = games.step(check_action(actions, self.num_envs), grids=fresh_grids)

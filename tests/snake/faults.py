@@ -88,3 +88,15 @@ def sample_offsets(size: int, count: int, seed: int = 0) -> list[tuple[int, int]
     rng = random.Random(seed)
     return [(rng.randrange(size), rng.randrange(8)) for _ in range(count)]
 
+
+def edit_manifest(folder, change):
+    """Change a sweep folder's manifest as a writer of ours would have written it (checksum and all)."""
+    import json
+
+    from fastsnake.snake.store.folder import MANIFEST, manifest_checksum
+
+    data = json.loads((folder / MANIFEST).read_text())
+    change(data)
+    data.pop("checksum", None)
+    data["checksum"] = manifest_checksum(data)
+    (folder / MANIFEST).write_text(json.dumps(data))

@@ -9,13 +9,12 @@ import signal
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from faults import dead_pid, disk_limit, flip_bit, live_process, lock_holder, sample_offsets, truncate
+from faults import dead_pid, disk_limit, edit_manifest, flip_bit, live_process, lock_holder, sample_offsets, truncate
 
 import fastsnake
 from fastsnake.cli import main
 from fastsnake.errors import InputError, Terminated
 from fastsnake.snake.dataset import MANIFEST, SweepDataset, SweepSpec, read_dataset, read_sweep, run_dataset_sweep
-from fastsnake.snake.store.folder import manifest_checksum
 from fastsnake.snake.sweep import SweepError, read_parquet
 
 SPEC = SweepSpec("greedy", 6, 6, 3, "follow", 36 * 36, 11, 400, 0, {}, 100)
@@ -25,15 +24,6 @@ def _folder(tmp_path, name="d", spec=SPEC):
     folder = tmp_path / name
     run_dataset_sweep(SweepDataset.open(folder, spec), threads=1)
     return folder
-
-
-def _edit_manifest(folder, change):
-    """Change the manifest as a writer of ours would have written it (with its checksum)."""
-    data = json.loads((folder / MANIFEST).read_text())
-    change(data)
-    data.pop("checksum", None)
-    data["checksum"] = manifest_checksum(data)
-    (folder / MANIFEST).write_text(json.dumps(data))
 
 
 def _signal_after_first_chunk(sig):
@@ -189,7 +179,7 @@ def test_a_chunk_of_another_sweep_is_refused(tmp_path):
     shutil.copyfile(other / "chunk-00000001.parquet", folder / "chunk-00000001.parquet")
     with pytest.raises(SweepError, match=r"chunk-00000001.parquet belongs to another sweep \(seed 12 there, 11"):
         fastsnake.resume_sweep(folder, threads=1)
-    _edit_manifest(folder, lambda manifest: manifest["chunks"].pop("1"))
+    edit_manifest(folder, lambda manifest: manifest["chunks"].pop("1"))
     with pytest.raises(SweepError, match=r"chunk-00000001.parquet belongs to another sweep \(seed 12 there, 11"):
         fastsnake.resume_sweep(folder, threads=1)
     # A chunk copied into another chunk's place: its games are doubled, its own damaged.
@@ -201,7 +191,7 @@ def test_a_chunk_of_another_sweep_is_refused(tmp_path):
 def test_an_unrecorded_whole_chunk_is_adopted_after_a_row_check(tmp_path):
     """The writer died between the chunk's rename and the manifest's: the chunk is checked, then kept."""
     folder = _folder(tmp_path)
-    _edit_manifest(folder, lambda manifest: manifest["chunks"].pop("3"))
+    edit_manifest(folder, lambda manifest: manifest["chunks"].pop("3"))
     reference = read_dataset(folder)[1]
     result = fastsnake.resume_sweep(folder, threads=1)
     assert result.summary["games"] == 400 and "3" in json.loads((folder / MANIFEST).read_text())["chunks"]

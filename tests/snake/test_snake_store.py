@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from faults import edit_manifest
 
 import fastsnake
 from fastsnake.cli import main
@@ -19,7 +20,7 @@ from fastsnake.snake import store
 from fastsnake.snake.api import report_sweeps
 from fastsnake.snake.store import folder as store_folder
 from fastsnake.snake.store import sweepfile
-from fastsnake.snake.store.folder import MANIFEST, SweepDataset, SweepSpec, manifest_checksum
+from fastsnake.snake.store.folder import MANIFEST, SweepDataset, SweepSpec
 from fastsnake.snake.sweep import compute_chunk
 
 SPEC = SweepSpec("greedy", 6, 6, 3, "follow", 36 * 36, 5, 400, 0, {}, 100)
@@ -34,15 +35,6 @@ def _folder(tmp_path, name="d", spec=SPEC, chunks=None):
         for index in range(spec.n_chunks) if chunks is None else chunks:
             dataset.write_chunk(*compute_chunk(spec.to_json(), index))
     return folder
-
-
-def _edit_manifest(folder, change):
-    """Change the manifest as a writer of ours would have written it (checksum and all)."""
-    data = json.loads((folder / MANIFEST).read_text())
-    change(data)
-    data.pop("checksum", None)
-    data["checksum"] = manifest_checksum(data)
-    (folder / MANIFEST).write_text(json.dumps(data))
 
 
 def _one_line(text: str) -> str:
@@ -99,7 +91,7 @@ def test_a_recorded_chunk_renumbered_or_swapped_in_is_refused(tmp_path):
     records the copy's hash (what an adoption of the old code left)."""
     folder = _folder(tmp_path)
     shutil.copyfile(folder / "chunk-00000000.parquet", folder / "chunk-00000001.parquet")
-    _edit_manifest(folder, lambda m: m["chunks"]["1"].update(
+    edit_manifest(folder, lambda m: m["chunks"]["1"].update(
         sha256=store_folder.sha256_file(folder / "chunk-00000001.parquet")))
     with pytest.raises(InputError, match=r"chunk-00000001.parquet is chunk 0 of its sweep, not chunk 1"):
         store.read_sweep(folder)
