@@ -86,7 +86,6 @@ class Games:
         self.batch = K.new_batch(num_envs, rows * cols)
         self.grids = self.batch[K.B_GRID].reshape(num_envs, rows, cols)  # a view: (N, R, C)
         self.masks = self.batch[K.B_MASK]
-        self.started = np.zeros(num_envs, np.bool_)
         self.last_action = np.full(num_envs, -1, np.int64)
         # Outputs of a one-env step, reused (the single env returns Python scalars).
         self._one = (np.zeros(1, np.int64), K.new_outputs(1, rows * cols))
@@ -100,12 +99,13 @@ class Games:
         n = self.num_envs
         bases = self.batch[K.B_SEED].copy()
         games = self.batch[K.B_GAME] + 1
+        started = self.started
         for i in np.flatnonzero(which):
             given = None if seeds is None else seeds[i]
             if given is not None:
                 bases[i] = np.uint64(check_seed(given))
                 games[i] = 0
-            elif not self.started[i]:
+            elif not started[i]:
                 bases[i] = np.uint64(random_seed())
                 games[i] = 0
         if game is not None:
@@ -114,28 +114,36 @@ class Games:
                 raise EnvError(f"options['game']={game!r} must be a game index 0, 1, 2, ...")
             games[:] = int(index)
         K.reset_batch(self.cfg, self.nbr, self.path, self.batch, np.asarray(which, np.bool_), bases, games)
-        self.started |= which
         self.last_action[which] = -1
         assert n == len(which)
+
+    @property
+    def started(self) -> np.ndarray:
+        """Which envs have a game: were reset at least once (a game index of -1 means none yet)."""
+        return self.batch[K.B_GAME] >= 0
 
     def step(self, actions: np.ndarray, grids: bool = False):
         """One step of every env with `actions` (checked by `check_action`): the step's outputs
         (`kernels.new_outputs`: reward, terminated, truncated, the info fields and, with `grids`,
-        fresh copies of the grid observations), all fresh arrays."""
+        fresh copies of the grid observations), all fresh arrays. Nothing moves when an env was
+        never reset or an action is not a move (`EnvError`)."""
         n = self.num_envs
         out = K.new_outputs(n, self.config.rows * self.config.cols, grids)
-        bad = K.first_bad_action(actions)
-        if bad != K.ALL_VALID:
-            raise EnvError(f"action {int(actions[bad])} is not a move: 0 up, 1 right, 2 down, 3 left"
-                           + (f" (environment {bad})" if n > 1 else ""))
         args = (self.cfg, self.nbr, self.path, self.batch, actions, out)
         if self._pool is None:
-            K.step_range(*args, 0, n)
+            verdict = K.step_batch(*args)  # the checks and the step in one call
         else:
-            futures = [self._pool.submit(K.step_range, *args, lo, hi) for lo, hi in self._slices[1:]]
-            K.step_range(*args, *self._slices[0])
-            for future in futures:
-                future.result()
+            verdict = K.check_step(self.batch, actions)
+            if verdict == K.ALL_VALID:
+                futures = [self._pool.submit(K.step_range, *args, lo, hi) for lo, hi in self._slices[1:]]
+                K.step_range(*args, *self._slices[0])
+                for future in futures:
+                    future.result()
+        if verdict == K.NOT_STARTED:
+            raise EnvError("step() before reset(): call reset() (or reset(seed=S)) first")
+        if verdict != K.ALL_VALID:
+            raise EnvError(f"action {int(actions[verdict])} is not a move: 0 up, 1 right, 2 down, 3 left"
+                           + (f" (environment {verdict})" if n > 1 else ""))
         self.last_action[:] = actions
         self.time_limit(out[K.O_TERMINATED], out[K.O_TRUNCATED])
         return out

@@ -27,6 +27,8 @@ from fastsnake.snake.engine import (
     State,
     borrowed_row,
     boxed_move,
+    copy_rows,
+    ix,
     make_state,
     play_until,
     start_default,
@@ -54,8 +56,10 @@ S_APPLES = State._fields.index("apples")
 S_OUTCOME = State._fields.index("outcome")
 S_SIZE = len(State._fields)
 
-# Returned by `first_bad_action` and `step_batch` when every action was valid.
+# Returned by `check_step` and `step_batch` when every env may step; NOT_STARTED when one has no game
+# yet (it was never reset: game index -1). Otherwise they return the index of the first bad action.
 ALL_VALID = -1
+NOT_STARTED = -2
 
 
 def cell_dtype(cells):
@@ -125,13 +129,19 @@ def store_state(batch, i, st):
 @njit(cache=True, inline="always")
 def write_mask(cfg, nbr, occ, st, mask):
     """mask[m] = 1 where move m does not kill at once: on the board, and into an empty
-    cell or (tail rule follow) the cell the tail leaves. The apple is always empty."""
-    follow = cfg[CFG_TAIL_RULE] == TAIL_FOLLOW
+    cell or (tail rule follow) the cell the tail leaves. The apple is always empty.
+
+    Written without branches: whether a neighbour is free is a coin toss to the branch predictor,
+    and each wrong guess also throws away the work the CPU had begun on the next envs. The
+    branching form made the step about 20 % slower (docs/performance.md, "The vector env's step")."""
+    follow = np.int64(cfg[CFG_TAIL_RULE] == TAIL_FOLLOW)
     base = st.head * 4
     for m in range(4):
-        t = nbr[base + m]
-        ok = t >= 0 and (occ[t] == 0 or (follow and t == st.tail))
-        mask[m] = 1 if ok else 0
+        t = np.int64(nbr[base + m])
+        on_board = np.int64(t >= 0)
+        cell = t & ~(t >> 63)  # t, or 0 off the board: read, then ignored
+        empty = np.int64(occ[ix(cell)] == 0)
+        mask[m] = on_board & (empty | (follow & np.int64(cell == st.tail)))
 
 
 @njit(cache=True)
@@ -290,8 +300,13 @@ def info_columns(state):
 
 
 @njit(cache=True)
-def first_bad_action(actions):
-    """ALL_VALID, or the index of the first action outside 0..3."""
+def check_step(batch, actions):
+    """ALL_VALID; NOT_STARTED when an env has no game yet; else the index of the first action
+    outside 0..3. In one kernel with the step (`step_batch`), a step pays one call for both."""
+    game = batch[B_GAME]
+    for i in range(game.shape[0]):
+        if game[i] < 0:
+            return NOT_STARTED
     for i in range(actions.shape[0]):
         if actions[i] < 0 or actions[i] > 3:
             return i
@@ -314,12 +329,18 @@ def new_outputs(num_envs, cells, grids=False):
 
 @njit(cache=True)
 def step_batch(cfg, nbr, path, batch, actions, out):
-    """One step of every env; returns ALL_VALID, or the index of the first action
-    outside 0..3 (then nothing has moved). See `step_range`."""
-    bad = first_bad_action(actions)
-    if bad == ALL_VALID:
+    """One step of every env, or, when `check_step` finds a reason not to, nothing at all: returns
+    what `check_step` returned. See `step_range`."""
+    verdict = check_step(batch, actions)
+    if verdict == ALL_VALID:
         step_range(cfg, nbr, path, batch, actions, out, 0, actions.shape[0])
-    return bad
+    return verdict
+
+
+# Envs stepped between two copies of their grid rows into the step's output (`step_range`): one
+# memcpy of a block of rows still in the caches. 64 rows of 100 cells cost a quarter less than a copy
+# per env, and less than blocks of 16 or 256 (docs/performance.md, "The vector env's step").
+GRID_COPY_BLOCK = 64
 
 
 @njit(cache=True, nogil=True)
@@ -337,35 +358,35 @@ def step_range(cfg, nbr, path, batch, actions, out, lo, hi):
     copy_grids = grids.shape[0] > 0
     box = np.empty(1, np.int64)
     pending = batch[B_PENDING]
-    for i in range(lo, hi):
-        if pending[i]:
-            batch[B_GAME][i] += 1
-            start_env(cfg, nbr, path, batch, i)
-            new = load_state(batch, i)
-            reward[i] = 0.0
-            terminated[i] = False
-            truncated[i] = False
-        else:
-            g = game_of(cfg, nbr, batch, i)
-            old = load_state(batch, i)
-            box[BOX_MOVE] = actions[i]
-            new = play_until(g, box, boxed_move, old, old.moves + 1, None, None)
-            store_state(batch, i, new)
-            update_grid(old, new, borrowed_row(batch[B_GRID], i))
-            write_mask(cfg, nbr, borrowed_row(batch[B_OCC], i), new, borrowed_row(batch[B_MASK], i))
-            r = 0.0
-            if new.apples > old.apples:
-                r = 1.0
-            elif new.outcome == DIED:
-                r = -1.0
-            reward[i] = r
-            terminated[i] = new.outcome == DIED or new.outcome == WON
-            truncated[i] = new.outcome == STUCK
-            pending[i] = new.outcome != RUNNING
-        info[INFO_APPLES, i] = new.apples
-        info[INFO_LENGTH, i] = new.length
-        info[INFO_MOVES, i] = new.moves
+    for first in range(lo, hi, GRID_COPY_BLOCK):
+        end = min(first + GRID_COPY_BLOCK, hi)
+        for i in range(first, end):
+            if pending[i]:
+                batch[B_GAME][i] += 1
+                start_env(cfg, nbr, path, batch, i)
+                new = load_state(batch, i)
+                reward[i] = 0.0
+                terminated[i] = False
+                truncated[i] = False
+            else:
+                g = game_of(cfg, nbr, batch, i)
+                old = load_state(batch, i)
+                box[BOX_MOVE] = actions[i]
+                new = play_until(g, box, boxed_move, old, old.moves + 1, None, None)
+                store_state(batch, i, new)
+                update_grid(old, new, borrowed_row(batch[B_GRID], i))
+                write_mask(cfg, nbr, borrowed_row(batch[B_OCC], i), new, borrowed_row(batch[B_MASK], i))
+                r = 0.0
+                if new.apples > old.apples:
+                    r = 1.0
+                elif new.outcome == DIED:
+                    r = -1.0
+                reward[i] = r
+                terminated[i] = new.outcome == DIED or new.outcome == WON
+                truncated[i] = new.outcome == STUCK
+                pending[i] = new.outcome != RUNNING
+            info[INFO_APPLES, i] = new.apples
+            info[INFO_LENGTH, i] = new.length
+            info[INFO_MOVES, i] = new.moves
         if copy_grids:
-            src, dst = borrowed_row(batch[B_GRID], i), borrowed_row(grids, i)
-            for c in range(src.shape[0]):
-                dst[c] = src[c]
+            copy_rows(grids, batch[B_GRID], first, end)

@@ -88,8 +88,6 @@ class SnakeVecEnv(VecEnv):
 
     def step_wait(self):
         games = self._games
-        if not games.started.all():
-            raise EnvError("step() before reset(): call reset() first")
         out = games.step(self._actions)
         reward, terminated, truncated = out[K.O_REWARD], out[K.O_TERMINATED], out[K.O_TRUNCATED]
         dones = terminated | truncated

@@ -23,6 +23,7 @@ from fastsnake.envs.render import Window
 from fastsnake.envs.snake_env import RENDER_FPS, check_options, observation_space
 
 INFO_KEYS = ("action_mask", "apples", "length", "moves", "seed", "game")
+INFO_MASK_KEYS = tuple("_" + key for key in INFO_KEYS)  # Gymnasium's "which envs have this key"
 
 
 class SnakeVectorEnv(VectorEnv):
@@ -86,11 +87,8 @@ class SnakeVectorEnv(VectorEnv):
         return self._observations(), self._info(which)
 
     def step(self, actions):
-        games = self._games
-        if not games.started.all():
-            raise EnvError("step() before reset(): call reset() (or reset(seed=S)) first")
         fresh_grids = self.obs == "grid" and self.copy
-        out = games.step(check_action(actions, self.num_envs), grids=fresh_grids)
+        out = self._games.step(check_action(actions, self.num_envs), grids=fresh_grids)
         if self.render_mode == "human":
             self.render()
         obs = out[K.O_GRIDS].reshape(self.num_envs, self.rows, self.cols) if fresh_grids else self._observations()
@@ -150,12 +148,7 @@ class SnakeVectorEnv(VectorEnv):
         g = self._games
         if fields is None:
             fields = K.info_columns(g.batch[K.B_STATE])
-        info = {
-            "action_mask": g.masks.copy(),
-            **dict(zip(K.INFO_FIELDS, fields, strict=True)),
-            "seed": g.batch[K.B_SEED].copy(),
-            "game": g.batch[K.B_GAME].copy(),
-        }
-        for key in INFO_KEYS:
-            info["_" + key] = which
+        info = {"action_mask": g.masks.copy(), **dict(zip(K.INFO_FIELDS, fields, strict=True)),
+                "seed": g.batch[K.B_SEED].copy(), "game": g.batch[K.B_GAME].copy()}
+        info.update(dict.fromkeys(INFO_MASK_KEYS, which))
         return info
