@@ -132,9 +132,9 @@ def test_cycle_sweep_moves_per_cpu_second(benchmark):
     numba.set_num_threads(1)
     out = np.zeros((games, 4), np.int64)
     ws(cfg, nbr, params, np.uint64(0), np.int64(0), out[:1], 1)
-    from fastsnake.snake.policies.cycle import W_MOVE, _alloc
+    from fastsnake.snake.policies.cycle import W_MOVE, cycle_workspace
 
-    move = _alloc(cfg, nbr, params)[W_MOVE]
+    move = cycle_workspace(cfg, nbr, params)[W_MOVE]
     chain_floor(nbr, move, np.int64(0), 25, 10)
     cpu = {}
 

@@ -28,7 +28,7 @@ from fastsnake.snake.engine import (
     new_game,
     start_game,
 )
-from fastsnake.snake.policies.cycle import W_CELLS, W_MOVE, _alloc, reset_cycle
+from fastsnake.snake.policies.cycle import W_CELLS, W_MOVE, cycle_workspace, reset_cycle
 from fastsnake.snake.rng import below, game_seed
 from fastsnake.snake.sweep import prepare
 
@@ -37,7 +37,7 @@ def make(APPLE=True, RING=True, OCC=True, FREEL=True, DECIDE=True, STATS=True):
     @njit
     def kern(cfg, nbr, params, base_seed, ngames, nxt, prv, out):
         g = new_game(cfg, nbr)
-        ws = _alloc(cfg, nbr, params)
+        ws = cycle_workspace(cfg, nbr, params)
         body, occ, free, freepos, rng = g[G_BODY], g[G_OCC], g[G_FREE], g[G_FREEPOS], g[G_RNG]
         mv = ws[W_MOVE]
         n = body.shape[0]
@@ -149,7 +149,7 @@ if __name__ == "__main__":
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     config = GameConfig(10, 10)
     pol, _, params, cfg, nbr = prepare("cycle", config, {})
-    ws = _alloc(cfg, nbr, params)
+    ws = cycle_workspace(cfg, nbr, params)
     cells = ws[W_CELLS]
     nxt = np.empty(100, np.int64)
     prv = np.empty(100, np.int64)
