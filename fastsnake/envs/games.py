@@ -6,13 +6,11 @@ every line that touches a game: the same observation, mask, reward and seeding.
 
 from __future__ import annotations
 
-import weakref
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from fastsnake.envs import kernels as K
 from fastsnake.envs.config import EnvConfig, EnvError, check_seed, random_seed
+from fastsnake.envs.crew import Crew
 from fastsnake.envs.observations import encode
 from fastsnake.envs.render import frame
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, State, start_path
@@ -44,8 +42,9 @@ def action_index(action) -> int:
     return move
 
 
-# A thread steps at least this many envs: below it, handing a slice to a thread costs more
-# (tens of microseconds) than stepping it (about 60 ns an env).
+# A thread steps at least this many envs: below it, handing a slice to a thread (a microsecond or
+# two when its worker spins, tens when it sleeps: `crew.py`) costs more than stepping it (about
+# 40 ns an env).
 MIN_ENVS_PER_THREAD = 512
 
 
@@ -74,16 +73,13 @@ class Games:
         self.config = config
         self.num_envs = num_envs
         self.threads = threads
-        self._slices = slices(num_envs, threads)
-        self._pool = None
-        if len(self._slices) > 1:
-            # The calling thread steps the first slice; the pool the others (the kernel drops the GIL).
-            self._pool = ThreadPoolExecutor(len(self._slices) - 1, thread_name_prefix="fastsnake-env")
-            weakref.finalize(self, self._pool.shutdown, wait=False)
         rows, cols = config.rows, config.cols
         self.cfg, self.nbr = config.game.arrays()
         self.path = start_path(rows, cols)
         self.batch = K.new_batch(num_envs, rows * cols)
+        # The calling thread steps the first slice; the crew's workers the others (`crew.py`).
+        parts = slices(num_envs, threads)
+        self._crew = Crew(parts, self.cfg, self.nbr, self.path, self.batch, rows * cols) if len(parts) > 1 else None
         self.grids = self.batch[K.B_GRID].reshape(num_envs, rows, cols)  # a view: (N, R, C)
         self.masks = self.batch[K.B_MASK]
         self.last_action = np.full(num_envs, -1, np.int64)
@@ -129,16 +125,11 @@ class Games:
         never reset or an action is not a move (`EnvError`)."""
         n = self.num_envs
         out = K.new_outputs(n, self.config.rows * self.config.cols, grids)
-        args = (self.cfg, self.nbr, self.path, self.batch, actions, out)
-        if self._pool is None:
-            verdict = K.step_batch(*args)  # the checks and the step in one call
+        if self._crew is None:
+            # The checks and the step in one call.
+            verdict = K.step_batch(self.cfg, self.nbr, self.path, self.batch, actions, out)
         else:
-            verdict = K.check_step(self.batch, actions)
-            if verdict == K.ALL_VALID:
-                futures = [self._pool.submit(K.step_range, *args, lo, hi) for lo, hi in self._slices[1:]]
-                K.step_range(*args, *self._slices[0])
-                for future in futures:
-                    future.result()
+            verdict = self._crew.step(actions, out)
         if verdict == K.NOT_STARTED:
             raise EnvError("step() before reset(): call reset() (or reset(seed=S)) first")
         if verdict != K.ALL_VALID:
@@ -172,10 +163,9 @@ class Games:
         return float(reward[0]), bool(terminated[0]), bool(truncated[0])
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
-            self._slices = slices(self.num_envs, 1)
+        if self._crew is not None:
+            self._crew.close()
+            self._crew = None
 
     # -- what the envs report ---------------------------------------------------------------------
 

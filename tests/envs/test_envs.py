@@ -378,7 +378,7 @@ def test_threads_step_the_same_games():
     assert slices(100, 2) == [(0, 100)]
     one = E.SnakeVectorEnv(n, size=4, threads=1)
     two = E.SnakeVectorEnv(n, size=4, threads=2)
-    assert len(two._games._slices) == 2 and two.threads == 2
+    assert two._games._crew.workers == 1 and two.threads == 2
     a, info = one.reset(seed=4)
     b, _ = two.reset(seed=4)
     rng = np.random.default_rng(0)

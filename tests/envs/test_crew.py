@@ -1,0 +1,115 @@
+"""The crew of threads that steps a vector env's slices (fastsnake/envs/crew.py) and the atomics under it."""
+
+import gc
+import threading
+import time
+
+import numpy as np
+import pytest
+from numba import njit
+
+import fastsnake.envs as E
+from fastsnake.envs import crew as C
+from fastsnake.envs import kernels as K
+from fastsnake.envs.atomics import address_of, array_at, atomic_load, atomic_store, cpu_yield, spin_pause
+from fastsnake.envs.games import MIN_ENVS_PER_THREAD, Games
+from fastsnake.errors import InputError
+
+
+def crew_threads():
+    return [t for t in threading.enumerate() if t.name.startswith("fastsnake-env-")]
+
+
+def wait_until(condition, what, limit=60.0):
+    """Poll `condition` until it holds; fail after `limit` seconds (a hang, not a timing assertion)."""
+    deadline = time.monotonic() + limit
+    while not condition():
+        assert time.monotonic() < deadline, f"still not {what} after {limit} s"
+        time.sleep(0.002)
+
+
+def asleep(games):
+    crew = games._crew
+    awake = C.control_slots(crew.workers)[3]
+    return all(crew.ctrl[awake + k] == 0 for k in range(crew.workers))
+
+
+def test_three_threads_play_the_games_of_one_through_sleeps_and_wakes():
+    # Games directly: the envs allow no more threads than numba has, two on a two-core machine.
+    n = 3 * MIN_ENVS_PER_THREAD + 5
+    config = E.SnakeVectorEnv(1, size=(4, 5)).config
+    one, three = Games(config, n, threads=1), Games(config, n, threads=3)
+    assert three._crew.workers == 2
+    seeds = list(range(11, 11 + n))
+    for games in (one, three):
+        games.reset(np.ones(n, np.bool_), seeds)
+    rng = np.random.default_rng(3)
+    woken = 0
+    for step in range(40):
+        if step % 8 == 7:
+            # Let every worker fall asleep, so this step goes through the wake path.
+            wait_until(lambda: asleep(three), "asleep")
+            woken += 1
+        legal = one.masks
+        actions = np.where(rng.random(n) < 0.05, rng.integers(0, 4, n), np.argmax(legal + rng.random((n, 4)), 1))
+        outs = [games.step(actions, grids=True) for games in (one, three)]
+        for a, b in zip(*outs, strict=True):
+            assert np.array_equal(a, b)
+        for a, b in zip(one.batch, three.batch, strict=True):
+            assert np.array_equal(a, b)
+    assert woken == 5
+    three.close()
+
+
+def test_a_closed_or_dropped_env_ends_its_threads():
+    before = len(crew_threads())
+    env = E.SnakeVectorEnv(2 * MIN_ENVS_PER_THREAD, size=4, threads=2)
+    env.reset(seed=0)
+    env.step(np.zeros(env.num_envs, np.int64))
+    assert len(crew_threads()) == before + 1
+    env.close()
+    assert len(crew_threads()) == before  # close joins them
+    env = E.SnakeVectorEnv(2 * MIN_ENVS_PER_THREAD, size=4, threads=2)
+    env.reset(seed=0)
+    env.step(np.ones(env.num_envs, np.int64))
+    del env
+    gc.collect()
+    assert len(crew_threads()) == before
+
+
+def test_a_bad_step_on_many_threads_moves_nothing():
+    env = E.SnakeVectorEnv(2 * MIN_ENVS_PER_THREAD, size=4, threads=2)
+    env.reset(seed=5)
+    state = env._games.batch[K.B_STATE].copy()
+    actions = np.zeros(env.num_envs, np.int64)
+    actions[-1] = 4
+    with pytest.raises(InputError, match="action 4"):
+        env.step(actions)
+    assert np.array_equal(state, env._games.batch[K.B_STATE])
+    env.step(np.zeros(env.num_envs, np.int64))  # the crew still works
+    env.close()
+
+
+@njit
+def _through_atomics(a, b, values):
+    # Writes `values` into b through a view made from b's address, and into a with atomic stores;
+    # reads a back atomically.
+    view = array_at(address_of(b), b.shape[0], b)
+    total = 0
+    for i in range(values.shape[0]):
+        view[i] = values[i]
+        atomic_store(a, i, values[i])
+        total += atomic_load(a, i)
+        spin_pause()
+    cpu_yield()
+    return total
+
+
+def test_atomics_compiled_do_what_plain_python_does():
+    values = np.arange(7, dtype=np.int64) * 3 - 5
+    for run in (_through_atomics, _through_atomics.py_func):
+        a, b = np.zeros(7, np.int64), np.zeros(7, np.int64)
+        assert run(a, b, values) == values.sum()
+        assert np.array_equal(a, values) and np.array_equal(b, values)
+    grid = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    assert np.array_equal(array_at(address_of(grid), (3, 4), grid), grid)
