@@ -199,7 +199,7 @@ class Crew:
         except BaseException:
             # Ctrl-C while the workers write into this step's arrays: let them finish first, so no
             # worker writes into memory freed after the interrupt.
-            while wait_done(self.ctrl, self.workers, CALLER_SPINS) == WAITING and not self.errors:
+            while wait_done(self.ctrl, self.workers, CALLER_SPINS) == WAITING and self._working():
                 self._wake_sleepers()
             raise
         return K.ALL_VALID
@@ -211,12 +211,17 @@ class Crew:
             if self.ctrl[awake + k] == 0 and self.ctrl[done + k] != gen:
                 self.wakes[k].set()
 
+    def _working(self) -> bool:
+        return not self.errors and all(thread.is_alive() for thread in self.threads)
+
     def _check_workers(self) -> None:
         if self.errors:
             raise RuntimeError(f"an env worker thread failed: {self.errors[0]!r}") from self.errors[0]
         for thread in self.threads:
             if not thread.is_alive():
-                raise RuntimeError(f"env worker thread {thread.name} stopped")
+                # A forked child has only the thread that forked: make the env in the child instead.
+                raise RuntimeError(f"env worker thread {thread.name} is not running (was the process forked "
+                                   f"after the env was made?)")
 
     def close(self) -> None:
         self._finalizer()

@@ -1,6 +1,9 @@
 """The crew of threads that steps a vector env's slices (fastsnake/envs/crew.py) and the atomics under it."""
 
 import gc
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -113,3 +116,26 @@ def test_atomics_compiled_do_what_plain_python_does():
         assert np.array_equal(a, values) and np.array_equal(b, values)
     grid = np.arange(12, dtype=np.uint8).reshape(3, 4)
     assert np.array_equal(array_at(address_of(grid), (3, 4), grid), grid)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_gets_an_error_not_a_hang():
+    # In a fresh interpreter: a forked child has only the thread that forked, not the env's workers.
+    script = """
+import os, sys, numpy as np
+import fastsnake.envs as E
+env = E.SnakeVectorEnv(1024, size=4, threads=2)
+env.reset(seed=0)
+env.step(np.zeros(1024, np.int64))
+pid = os.fork()
+if pid == 0:
+    try:
+        env.step(np.zeros(1024, np.int64))
+    except RuntimeError as exc:
+        os._exit(0 if "forked" in str(exc) else 3)
+    os._exit(4)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
