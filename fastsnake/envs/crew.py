@@ -55,6 +55,7 @@ CALLER_SPINS = 4096
 
 @njit(cache=True, inline="always")
 def backoff(turn):
+    """Wait a little on the `turn`-th turn of a spin: a pause, or after PAUSE_SPINS turns a yield."""
     if turn < PAUSE_SPINS:
         spin_pause()
     else:
@@ -69,6 +70,7 @@ REFUSED = 3  # not published: `kernels.check_step` found a reason not to step
 
 @njit(cache=True, inline="always")
 def _publish(ctrl, workers, actions, out):
+    """Write the addresses of the step's arrays, then the next generation; True if a worker sleeps."""
     reward, terminated, truncated, info, grids = out
     ctrl[C_ACTIONS] = address_of(actions)
     ctrl[C_REWARD] = address_of(reward)
