@@ -219,19 +219,102 @@ EGO_PLANE_NAMES = ("wall", "body", "tail", "apple")
 EGO_WALL, EGO_BODY, EGO_TAIL, EGO_APPLE = range(len(EGO_PLANE_NAMES))
 
 
+# Heading-relative play (``relative=True``): a turn 0 left, 1 ahead, 2 right of the heading is the
+# absolute move (heading + TURN_DELTA[turn]) mod 4; moves are 0 up, 1 right, 2 down, 3 left.
+TURNS = 3
+TURN_NAMES = ("left", "ahead", "right")
+TURN_DELTA = (-1, 0, 1)
+
+
+@njit(cache=True, inline="always")
+def heading_at(body, st_row, cols):
+    """The heading of one game: the direction of its last move, read from the body ring (the cell
+    before the head is where the head came from). At a game's start, before any move, the direction
+    from the cell behind the head to the head; a one-cell snake that has not moved heads up (0).
+    A fatal move changes nothing in the game, the heading included."""
+    length, moves = st_row[S_LENGTH], st_row[S_MOVES]
+    moved = moves - np.int64(st_row[S_OUTCOME] == DIED)  # a fatal move moved nothing
+    if length < 2 and moved <= 0:
+        return np.int64(0)
+    n = body.shape[0]
+    before = st_row[S_HEAD_I] - 1
+    if before < 0:
+        before += n
+    head, neck = st_row[S_HEAD], np.int64(body[before])
+    dr = head // cols - neck // cols
+    dc = head % cols - neck % cols
+    if dr < 0:
+        return np.int64(0)
+    if dc > 0:
+        return np.int64(1)
+    if dr > 0:
+        return np.int64(2)
+    return np.int64(3)
+
+
 @njit(cache=True)
-def egocentric_of(grids, head, view):
+def headings_of(body, state, cols):
+    """The heading (`heading_at`) of every game of a batch: its (N, cells) body rings and (N, S_SIZE)
+    states on boards `cols` wide, as (N,) int64 moves 0..3."""
+    n = state.shape[0]
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        out[i] = heading_at(body[i], state[i], cols)
+    return out
+
+
+@njit(cache=True)
+def absolute_moves(body, state, cols, turns):
+    """The absolute move (0..3) of each game's turn (0 left, 1 ahead, 2 right of its heading; checked
+    by the caller)."""
+    n = turns.shape[0]
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        out[i] = (heading_at(body[i], state[i], cols) + turns[i] + 3) % 4  # + TURN_DELTA[turn] + 4
+    return out
+
+
+@njit(cache=True)
+def relative_masks(body, state, cols, masks):
+    """(N, TURNS) int8 action masks of heading-relative play: the absolute (N, 4) mask's entries for
+    the moves left, ahead and right of each game's heading (turning back is never offered)."""
+    n = masks.shape[0]
+    out = np.empty((n, TURNS), np.int8)
+    for i in range(n):
+        h = heading_at(body[i], state[i], cols)
+        for k in range(TURNS):
+            out[i, k] = masks[i, (h + k + 3) % 4]
+    return out
+
+
+@njit(cache=True)
+def egocentric_of(grids, head, view, heading):
     """(N, R, C) cell codes and the N heads -> (N, 4, view, view) uint8 planes (`EGO_PLANE_NAMES`) of
-    the view x view window centred on each head (view odd)."""
+    the view x view window centred on each head (view odd). `heading`: empty for windows with north
+    up, else each game's heading (0..3), the window turned so the heading points up (row 0 is ahead,
+    column 0 the snake's left): window offset (a, b) from the centre is board offset (a, b), (b, -a),
+    (-a, -b) or (-b, a) for headings up, right, down, left (np.rot90 of the unturned window by the
+    heading, counter-clockwise)."""
     n, rows, cols = grids.shape
     out = np.zeros((n, len(EGO_PLANE_NAMES), view, view), np.uint8)
     half = view // 2
+    turned = heading.shape[0] > 0
     for i in range(n):
         head_row, head_col = head[i] // cols, head[i] % cols
+        h = heading[i] if turned else 0
         for y in range(view):
-            r = head_row + y - half
+            a = y - half
             for x in range(view):
-                c = head_col + x - half
+                b = x - half
+                if h == 0:
+                    dr, dc = a, b
+                elif h == 1:
+                    dr, dc = b, -a
+                elif h == 2:
+                    dr, dc = -a, -b
+                else:
+                    dr, dc = -b, a
+                r, c = head_row + dr, head_col + dc
                 if r < 0 or r >= rows or c < 0 or c >= cols:
                     out[i, EGO_WALL, y, x] = 1
                     continue
