@@ -289,10 +289,10 @@ def test_sb3_vecenv_check_env_and_maskable_ppo():
     assert model.action_space == gym.spaces.Discrete(3)
 
 
-def played_with_predict(model, size, view, games, seed):
+def played_with_predict(model, size, view, games, seed, max_moves):
     """Game k of `seed` played in SnakeEnv(relative=True), predict() a move with the mask: the rows
     (game, outcome, moves, apples, length) a sweep gives."""
-    env = E.SnakeEnv(size=size, obs="egocentric", view=view, relative=True)
+    env = E.SnakeEnv(size=size, obs="egocentric", view=view, relative=True, max_moves=max_moves)
     out = []
     for k in range(games):
         obs, info = env.reset(seed=seed, options={"game": k})
@@ -305,25 +305,51 @@ def played_with_predict(model, size, view, games, seed):
     return out
 
 
+def save_relative_model(path):
+    """A tiny untrained MaskablePPO trained-to-be on SnakeVecEnv(relative=True), saved; its path."""
+    from sb3_contrib import MaskablePPO
+
+    from fastsnake.envs.sb3 import SnakeVecEnv, policy_kwargs
+
+    env = SnakeVecEnv(2, size=5, obs="egocentric", view=5, relative=True, threads=1)
+    # Seed 2 gives a network whose untrained moves use all three turns (measured), not one turn in circles.
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs("egocentric", net_arch=[64, 64]), seed=2,
+                        device="cpu", n_steps=8, batch_size=16)
+    model.save(path)
+    return str(path)
+
+
 def test_a_relative_model_plays_as_a_policy(tmp_path):
     """A MaskablePPO saved with relative=True (3 actions, egocentric) plays model:PATH: the sweep's games
-    are those of the env played turn by turn with predict(), and compare runs it beside cycle."""
+    are those of the env played turn by turn with predict()."""
     sb3()
     from sb3_contrib import MaskablePPO
 
     from fastsnake.envs.model_policy import load_agent
-    from fastsnake.envs.sb3 import SnakeVecEnv, policy_kwargs
 
-    env = SnakeVecEnv(2, size=5, obs="egocentric", view=5, relative=True, threads=1)
-    model = MaskablePPO("MlpPolicy", env, policy_kwargs=policy_kwargs("egocentric", net_arch=[16]), seed=0,
-                        device="cpu", n_steps=8, batch_size=16)
-    path = str(tmp_path / "turns.zip")
-    model.save(path)
+    path = save_relative_model(tmp_path / "turns.zip")
     agent = load_agent(path)
     assert agent.relative and agent.view == 5 and "turned to the heading" in agent.describe()
-    swept = fastsnake.sweep(f"model:{path}", 5, 12, seed=4, threads=1)
+    swept = fastsnake.sweep(f"model:{path}", 5, 16, seed=4, threads=1, max_moves=80)  # an untrained net circles
     got = [(r["game"], r["outcome"], r["moves"], r["apples"], r["length"]) for r in swept.table.to_pylist()]
-    assert got == played_with_predict(MaskablePPO.load(path, device="cpu"), 5, 5, 12, 4)
-    compared = fastsnake.compare(["cycle", f"model:{path}"], 6, 6, seed=0, threads=1)  # any board
-    assert compared.column("policy").to_pylist() == ["cycle", f"model:{path}"]
+    assert got == played_with_predict(MaskablePPO.load(path, device="cpu"), 5, 5, 16, 4, 80)
+
+
+@pytest.mark.slow  # the cycle policy's compile and a CLI process: kept out of the quick suite
+def test_play_and_cli_compare_with_a_relative_model(tmp_path):
+    sb3()
+    import json
+    import subprocess
+    import sys
+
+    path = save_relative_model(tmp_path / "turns.zip")
+    swept = fastsnake.sweep(f"model:{path}", 5, 6, seed=4, threads=1).table.to_pylist()
+    game = fastsnake.play(f"model:{path}", 5, seed=4, game=3)  # alone, the same game as in the sweep
+    assert (game.outcome, len(game.moves), game.apples) == (swept[3]["outcome"], swept[3]["moves"], swept[3]["apples"])
+    compared = fastsnake.compare(["cycle", f"model:{path}"], 6, 6, seed=0, threads=1)  # egocentric: any board
     assert compared.column("games").to_pylist() == [6, 6]
+    run = subprocess.run([sys.executable, "-m", "fastsnake", "compare", "--size", "6", "--games", "8", "--policies",
+                          f"cycle,model:{path}", "--threads", "1", "--json"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    summaries = json.loads(run.stdout)
+    assert [s["policy"] for s in summaries] == ["cycle", f"model:{path}"] and summaries[1]["games"] == 8
