@@ -42,9 +42,10 @@ class SnakeVecEnv(VecEnv):
     Keywords as `fastsnake.envs.SnakeEnv`'s (``size``, ``start_length``, ``tail``, ``max_moves``,
     ``max_episode_steps``, ``render_mode``) plus ``obs`` (``"grid"``, ``"planes"``,
     ``"features"``, ``"egocentric"`` with ``view`` and ``relative``) and ``threads`` (default: every
-    core; below `games.MIN_ENVS_PER_THREAD` envs a thread, fewer are used). Rewards are float32; ``infos[i]`` is empty but for an env whose
-    episode ended this step: ``terminal_observation``, ``TimeLimit.truncated``, and the game's
-    ``apples``, ``moves``, ``length``, ``seed`` and ``game``. `action_masks()` gives (N, 4) bool.
+    core; below `games.MIN_ENVS_PER_THREAD` envs a thread, fewer are used). Rewards are float32;
+    ``infos[i]`` is empty but for an env whose episode ended this step: ``terminal_observation``,
+    ``TimeLimit.truncated``, and the game's ``apples``, ``moves``, ``length``, ``seed`` and ``game``.
+    `action_masks()` gives (N, 4) bool.
     ``relative=True``: actions are turns of the heading (``Discrete(3)``: 0 left, 1 ahead, 2 right),
     windows are turned to it, masks are (N, 3) (see `fastsnake.envs.SnakeEnv`).
     """
