@@ -288,8 +288,8 @@ def relative_masks(body, state, cols, masks):
 
 
 # The turned window's map to the board, per heading 0..3 (`egocentric_of`): window offset (a, b) from
-# the head is board offset (a * _ROW_A + b * _ROW_B, a * _COL_A + b * _COL_B); along a window row the
-# board cell moves by (_ROW_B, _COL_B) a column, so the inner loop adds, as the unturned one does.
+# the head is board offset (dr, dc) = (a * _ROW_A + b * _ROW_B, a * _COL_A + b * _COL_B). A rotation,
+# so its inverse is its transpose: a = dr * _ROW_A + dc * _COL_A, b = dr * _ROW_B + dc * _COL_B.
 _ROW_A = (1, 0, -1, 0)
 _ROW_B = (0, 1, 0, -1)
 _COL_A = (0, -1, 0, 1)
@@ -327,22 +327,25 @@ def egocentric_of(grids, head, view, heading):
     for i in range(n):
         head_row, head_col = head[i] // cols, head[i] % cols
         h = heading[i] if turned else 0
-        if h == 0:  # north up: the plain loop (the general one below made unturned windows 1.5x slower)
+        if h == 0:  # north up: the plain loop (the general loop below made it 1.8x slower)
             for y in range(view):
                 r = head_row + y - half
                 for x in range(view):
                     _ego_cell(grids, out, i, y, x, r, head_col + x - half)
             continue
-        row_a, row_b = _ROW_A[h], _ROW_B[h]
-        col_a, col_b = _COL_A[h], _COL_B[h]
-        for y in range(view):
-            a = y - half
-            r = head_row + a * row_a - half * row_b
-            c = head_col + a * col_a - half * col_b
-            for x in range(view):
-                _ego_cell(grids, out, i, y, x, r, c)
-                r += row_b
-                c += col_b
+        # Board order (the board cells of row r in turn, as the unturned window reads them), each cell
+        # written where the turn puts it: window (y, x) = (half + a, half + b) of board offset (dr, dc),
+        # (a, b) by the inverse map (`_ROW_A`).
+        y_r, y_c = _ROW_A[h], _COL_A[h]
+        x_r, x_c = _ROW_B[h], _COL_B[h]
+        for dr in range(-half, half + 1):
+            r = head_row + dr
+            y = half + y_r * dr - y_c * half
+            x = half + x_r * dr - x_c * half
+            for v in range(view):
+                _ego_cell(grids, out, i, y, x, r, head_col + v - half)
+                y += y_c
+                x += x_c
     return out
 
 
