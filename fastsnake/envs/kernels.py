@@ -219,11 +219,10 @@ EGO_PLANE_NAMES = ("wall", "body", "tail", "apple")
 EGO_WALL, EGO_BODY, EGO_TAIL, EGO_APPLE = range(len(EGO_PLANE_NAMES))
 
 
-# Heading-relative play (``relative=True``): a turn 0 left, 1 ahead, 2 right of the heading is the
-# absolute move (heading + TURN_DELTA[turn]) mod 4; moves are 0 up, 1 right, 2 down, 3 left.
+# Heading-relative play (``relative=True``): turn t (0 left, 1 ahead, 2 right of the heading) is the
+# absolute move (heading + t - 1) mod 4, written (heading + t + 3) % 4; moves are 0 up ... 3 left.
 TURNS = 3
 TURN_NAMES = ("left", "ahead", "right")
-TURN_DELTA = (-1, 0, 1)
 
 
 @njit(cache=True, inline="always")
@@ -270,7 +269,7 @@ def absolute_moves(body, state, cols, turns):
     n = turns.shape[0]
     out = np.empty(n, np.int64)
     for i in range(n):
-        out[i] = (heading_at(body[i], state[i], cols) + turns[i] + 3) % 4  # + TURN_DELTA[turn] + 4
+        out[i] = (heading_at(body[i], state[i], cols) + turns[i] + 3) % 4
     return out
 
 
