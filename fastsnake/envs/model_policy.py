@@ -4,7 +4,9 @@
 cycle,model:PATH``, ``play``, ``replay --from`` and ``report`` take it as they take ``cycle``. PATH is
 a ``model.save()`` zip (MaskablePPO, PPO, A2C or DQN) or a policy saved alone with
 ``policy.save()`` (a ``.pt`` as examples/rl/ writes; an actor-critic one is played with the action
-mask, as MaskablePPO's, a DQN one without).
+mask, as MaskablePPO's, a DQN one without). A model with 3 actions on egocentric observations was
+trained with ``relative=True``: it is shown windows turned to each game's heading and given the masks
+of its turns, and its turns become moves (`kernels.absolute_moves`) before the engine steps.
 
 How the games are played: the games of a sweep's block sit in the envs' batch arrays
 (`fastsnake.envs.kernels`), as many at once as `SLOTS`; each step asks the network for the moves of
