@@ -4,7 +4,8 @@
         --plot examples/rl/ppo6x6/log.csv docs/img/ppo6x6-learning.png
 
 The agent plays through `fastsnake.compare` as a plain-Python policy (`fastsnake.envs.agent_policy`),
-so game k is game k of every other policy's sweep. Prints a Markdown table (mean moves, apples, won
+so game k is game k of every other policy's sweep; one trained with ``--relative`` (3 actions, turns of
+the heading) plays as the policy ``model:PATH``. Prints a Markdown table (mean moves, apples, won
 and died %, games per CPU-second); ``--json`` prints the compare rows instead. ``--plot LOG PNG`` draws
 the learning curve of a train_maskable_ppo.py log. ``model.zip`` or the exported ``policy.pt`` both load.
 """
@@ -96,10 +97,16 @@ def main(argv=None) -> int:
     policy = load(args.model)
     if args.export:
         policy.save(args.export)
-    agent = agent_policy(model_agent(policy), masked=True, obs=args.obs, view=args.view)
-    fastsnake.register_policy(AGENT, fastsnake.Policy(agent, summary=f"MaskablePPO, {args.model}"),
-                              replace_existing=True)
-    names = [AGENT] + [n.strip() for n in args.policies.split(",") if n.strip()]
+    if getattr(policy.action_space, "n", 4) == 3:
+        # Trained with --relative (turns of the heading): a policy's state has no heading (no body
+        # order), so the batched model:PATH policy, which keeps the games' bodies, plays it.
+        agent_name = f"model:{args.model}"
+    else:
+        agent = agent_policy(model_agent(policy), masked=True, obs=args.obs, view=args.view)
+        fastsnake.register_policy(AGENT, fastsnake.Policy(agent, summary=f"MaskablePPO, {args.model}"),
+                                  replace_existing=True)
+        agent_name = AGENT
+    names = [agent_name] + [n.strip() for n in args.policies.split(",") if n.strip()]
     table = fastsnake.compare(names, args.size, args.games, args.seed, progress=True)
     if args.plot:
         plot(*args.plot)

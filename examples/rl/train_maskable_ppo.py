@@ -2,6 +2,11 @@
 
     python examples/rl/train_maskable_ppo.py --size 6 --obs planes --cpu-minutes 20 --out runs/ppo6
     python examples/rl/train_maskable_ppo.py --size 6,8 --obs egocentric --view 11 --cpu-minutes 5 --out runs/ego
+    python examples/rl/train_maskable_ppo.py --size 6 --obs egocentric --view 7 --relative --out runs/turns
+
+--relative (with --obs egocentric) trains on turns of the heading: 3 actions (0 left, 1 ahead, 2 right)
+and the window turned so the heading points up (``SnakeVecEnv(relative=True)``); ``model:PATH``
+plays such a model too.
 
 Several sizes (``--size 6,8``, for ``egocentric`` and ``features``, whose observations have one shape on
 every board) train one agent on all of them at once: --envs games of each size, stepped side by side.
@@ -45,6 +50,9 @@ def parse_args(argv=None):
                    help="board, N or RxC (default 6); several, comma-separated, with --obs egocentric or features")
     p.add_argument("--obs", default="planes", choices=("grid", "planes", "features", "egocentric"))
     p.add_argument("--view", type=int, default=None, help="--obs egocentric: the window's side, odd (default 11)")
+    p.add_argument("--relative", action="store_true",
+                   help="--obs egocentric: actions are turns of the heading (left, ahead, right), the window "
+                        "turned to it")
     p.add_argument("--policy", default="mlp", choices=("mlp", "cnn"), help="MlpPolicy, or CnnPolicy with BoardCNN")
     p.add_argument("--envs", type=int, default=32, help="games stepped together, of each size (default 32)")
     p.add_argument("--steps", type=int, default=10_000_000, help="stop after this many env steps")
@@ -72,6 +80,8 @@ def parse_args(argv=None):
                 f"(--obs {args.obs} has the board's shape)")
     if args.view is not None and args.obs != "egocentric":
         p.error("--view is only for --obs egocentric")
+    if args.relative and args.obs != "egocentric":
+        p.error(f"--relative is only for --obs egocentric (--obs {args.obs} is not turned to the heading)")
     try:
         args.net_arch = [int(x) for x in args.net.split(",") if x.strip()]
     except ValueError:
@@ -142,7 +152,8 @@ class SizesVecEnv(VecEnv):
 
 def make_env(args):
     """The training VecEnv: one `SnakeVecEnv`, or a `SizesVecEnv` over one per size."""
-    parts = [SnakeVecEnv(args.envs, size=size, obs=args.obs, view=args.view, threads=1) for size in args.sizes]
+    parts = [SnakeVecEnv(args.envs, size=size, obs=args.obs, view=args.view, relative=args.relative, threads=1)
+             for size in args.sizes]
     return parts[0] if len(parts) == 1 else SizesVecEnv(parts)
 
 

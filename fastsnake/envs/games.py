@@ -56,16 +56,35 @@ def slices(num_envs: int, threads: int) -> list[tuple[int, int]]:
 
 
 def observe_batch(batch, rows: int, cols: int, kind: str, copy: bool = True, which=None, view=None,
-                  grids=None) -> np.ndarray:
+                  grids=None, turned: bool = False) -> np.ndarray:
     """Observations of kind `kind` of the games of a kernels' batch (see `Games.observe`); `grids`:
-    the batch's grid rows as (N, rows, cols), when the caller keeps that view."""
+    the batch's grid rows as (N, rows, cols), when the caller keeps that view; `turned`: egocentric
+    windows turned to each game's heading (``relative=True``)."""
     state = batch[K.B_STATE]
     grids = batch[K.B_GRID].reshape(-1, rows, cols) if grids is None else grids
     masks = batch[K.B_MASK]
+    heading = K.headings_of(batch[K.B_BODY], state, cols) if turned else None
     if which is not None:
         grids, masks, state = grids[which], masks[which], state[which]
+        heading = None if heading is None else heading[which]
     return encode(kind, grids, masks, state[:, K.S_HEAD], state[:, K.S_TAIL], state[:, K.S_APPLE],
-                  state[:, K.S_LENGTH], copy, view)
+                  state[:, K.S_LENGTH], copy, view, heading)
+
+
+def check_turns(turns, num_envs: int) -> np.ndarray:
+    """Heading-relative actions as an int64 array of `num_envs`, each 0 left, 1 ahead, 2 right."""
+    arr = np.asarray(turns)
+    if arr.dtype.kind not in "iu":
+        raise EnvError(f"action {turns!r} is not a whole number 0..2 (0 left, 1 ahead, 2 right of the heading)")
+    if num_envs == 1 and arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.shape != (num_envs,):
+        raise EnvError(f"actions have shape {arr.shape}; expected ({num_envs},), one per environment")
+    bad = np.flatnonzero((arr < 0) | (arr >= K.TURNS))
+    if bad.size:
+        where = f" (environment {int(bad[0])})" if num_envs > 1 else ""
+        raise EnvError(f"action {int(arr[bad[0]])} is not a turn: 0 left, 1 ahead, 2 right of the heading{where}")
+    return arr.astype(np.int64, copy=False)
 
 
 class Games:
@@ -169,11 +188,27 @@ class Games:
 
     # -- what the envs report ---------------------------------------------------------------------
 
-    def observe(self, kind: str, copy: bool = True, which=None, view: int | None = None) -> np.ndarray:
-        """Observations of kind `kind` (`observations.OBS_KINDS`; `view` for ``"egocentric"``) of the
-        envs indexed by `which` (all when None; ``copy=False`` then lets ``"grid"`` return the env's own
-        buffer)."""
-        return observe_batch(self.batch, self.config.rows, self.config.cols, kind, copy, which, view, self.grids)
+    def observe(self, kind: str, copy: bool = True, which=None, view: int | None = None,
+                turned: bool = False) -> np.ndarray:
+        """Observations of kind `kind` (`observations.OBS_KINDS`; `view` for ``"egocentric"``, `turned`
+        to the heading for ``relative=True``) of the envs indexed by `which` (all when None;
+        ``copy=False`` then lets ``"grid"`` return the env's own buffer)."""
+        return observe_batch(self.batch, self.config.rows, self.config.cols, kind, copy, which, view, self.grids,
+                             turned)
+
+    # -- heading-relative play (relative=True): derived from the games' states, never stored ------
+
+    def headings(self) -> np.ndarray:
+        """Each env's heading, a move 0..3 (`kernels.heading_at`)."""
+        return K.headings_of(self.batch[K.B_BODY], self.batch[K.B_STATE], self.config.cols)
+
+    def absolute_moves(self, turns: np.ndarray) -> np.ndarray:
+        """The moves 0..3 of the turns (checked by `check_turns`) from each env's heading."""
+        return K.absolute_moves(self.batch[K.B_BODY], self.batch[K.B_STATE], self.config.cols, turns)
+
+    def relative_masks(self) -> np.ndarray:
+        """(N, 3) int8 masks of the turns left, ahead, right of each env's heading."""
+        return K.relative_masks(self.batch[K.B_BODY], self.batch[K.B_STATE], self.config.cols, self.masks)
 
     def column(self, slot: int) -> np.ndarray:
         return self.batch[K.B_STATE][:, slot].copy()

@@ -219,29 +219,132 @@ EGO_PLANE_NAMES = ("wall", "body", "tail", "apple")
 EGO_WALL, EGO_BODY, EGO_TAIL, EGO_APPLE = range(len(EGO_PLANE_NAMES))
 
 
+# Heading-relative play (``relative=True``): turn t (0 left, 1 ahead, 2 right of the heading) is the
+# absolute move (heading + t - 1) mod 4, written (heading + t + 3) % 4; moves are 0 up ... 3 left.
+TURNS = 3
+TURN_NAMES = ("left", "ahead", "right")
+
+
+@njit(cache=True, inline="always")
+def heading_at(body, st_row, cols):
+    """The heading of one game: the direction of its last move, read from the body ring (the cell
+    before the head is where the head came from). At a game's start, before any move, the direction
+    from the cell behind the head to the head; a one-cell snake that has not moved heads up (0).
+    A fatal move changes nothing in the game, the heading included."""
+    length, moves = st_row[S_LENGTH], st_row[S_MOVES]
+    moved = moves - np.int64(st_row[S_OUTCOME] == DIED)  # a fatal move moved nothing
+    if length < 2 and moved <= 0:
+        return np.int64(0)
+    n = body.shape[0]
+    before = st_row[S_HEAD_I] - 1
+    if before < 0:
+        before += n
+    head, neck = st_row[S_HEAD], np.int64(body[before])
+    dr = head // cols - neck // cols
+    dc = head % cols - neck % cols
+    if dr < 0:
+        return np.int64(0)
+    if dc > 0:
+        return np.int64(1)
+    if dr > 0:
+        return np.int64(2)
+    return np.int64(3)
+
+
 @njit(cache=True)
-def egocentric_of(grids, head, view):
+def headings_of(body, state, cols):
+    """The heading (`heading_at`) of every game of a batch: its (N, cells) body rings and (N, S_SIZE)
+    states on boards `cols` wide, as (N,) int64 moves 0..3."""
+    n = state.shape[0]
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        out[i] = heading_at(body[i], state[i], cols)
+    return out
+
+
+@njit(cache=True)
+def absolute_moves(body, state, cols, turns):
+    """The absolute move (0..3) of each game's turn (0 left, 1 ahead, 2 right of its heading; checked
+    by the caller)."""
+    n = turns.shape[0]
+    out = np.empty(n, np.int64)
+    for i in range(n):
+        out[i] = (heading_at(body[i], state[i], cols) + turns[i] + 3) % 4
+    return out
+
+
+@njit(cache=True)
+def relative_masks(body, state, cols, masks):
+    """(N, TURNS) int8 action masks of heading-relative play: the absolute (N, 4) mask's entries for
+    the moves left, ahead and right of each game's heading (turning back is never offered)."""
+    n = masks.shape[0]
+    out = np.empty((n, TURNS), np.int8)
+    for i in range(n):
+        h = heading_at(body[i], state[i], cols)
+        for k in range(TURNS):
+            out[i, k] = masks[i, (h + k + 3) % 4]
+    return out
+
+
+# The turned window's map to the board, per heading 0..3 (`egocentric_of`): window offset (a, b) from
+# the head is board offset (dr, dc) = (a * _ROW_A + b * _ROW_B, a * _COL_A + b * _COL_B). A rotation,
+# so its inverse is its transpose: a = dr * _ROW_A + dc * _COL_A, b = dr * _ROW_B + dc * _COL_B.
+_ROW_A = (1, 0, -1, 0)
+_ROW_B = (0, 1, 0, -1)
+_COL_A = (0, -1, 0, 1)
+_COL_B = (1, 0, -1, 0)
+
+
+@njit(cache=True, inline="always")
+def _ego_cell(grids, out, i, y, x, r, c):
+    """Window cell (y, x) of game i from board cell (r, c): wall off the board, else its code's plane."""
+    rows, cols = grids.shape[1], grids.shape[2]
+    if r < 0 or r >= rows or c < 0 or c >= cols:
+        out[i, EGO_WALL, y, x] = 1
+        return
+    code = grids[i, r, c]
+    if code == BODY:
+        out[i, EGO_BODY, y, x] = 1
+    elif code == TAIL:
+        out[i, EGO_TAIL, y, x] = 1
+    elif code == APPLE:
+        out[i, EGO_APPLE, y, x] = 1
+
+
+@njit(cache=True)
+def egocentric_of(grids, head, view, heading):
     """(N, R, C) cell codes and the N heads -> (N, 4, view, view) uint8 planes (`EGO_PLANE_NAMES`) of
-    the view x view window centred on each head (view odd)."""
+    the view x view window centred on each head (view odd). `heading`: empty for windows with north
+    up, else each game's heading (0..3), the window turned so the heading points up (row 0 is ahead,
+    column 0 the snake's left): window offset (a, b) from the centre is board offset (a, b), (b, -a),
+    (-a, -b) or (-b, a) for headings up, right, down, left (np.rot90 of the unturned window by the
+    heading, counter-clockwise)."""
     n, rows, cols = grids.shape
     out = np.zeros((n, len(EGO_PLANE_NAMES), view, view), np.uint8)
     half = view // 2
+    turned = heading.shape[0] > 0
     for i in range(n):
         head_row, head_col = head[i] // cols, head[i] % cols
-        for y in range(view):
-            r = head_row + y - half
-            for x in range(view):
-                c = head_col + x - half
-                if r < 0 or r >= rows or c < 0 or c >= cols:
-                    out[i, EGO_WALL, y, x] = 1
-                    continue
-                code = grids[i, r, c]
-                if code == BODY:
-                    out[i, EGO_BODY, y, x] = 1
-                elif code == TAIL:
-                    out[i, EGO_TAIL, y, x] = 1
-                elif code == APPLE:
-                    out[i, EGO_APPLE, y, x] = 1
+        h = heading[i] if turned else 0
+        if h == 0:  # north up: the plain loop (the general loop below made it 1.8x slower)
+            for y in range(view):
+                r = head_row + y - half
+                for x in range(view):
+                    _ego_cell(grids, out, i, y, x, r, head_col + x - half)
+            continue
+        # Board order (the board cells of row r in turn, as the unturned window reads them), each cell
+        # written where the turn puts it: window (y, x) = (half + a, half + b) of board offset (dr, dc),
+        # (a, b) by the inverse map (`_ROW_A`).
+        y_r, y_c = _ROW_A[h], _COL_A[h]
+        x_r, x_c = _ROW_B[h], _COL_B[h]
+        for dr in range(-half, half + 1):
+            r = head_row + dr
+            y = half + y_r * dr - y_c * half
+            x = half + x_r * dr - x_c * half
+            for v in range(view):
+                _ego_cell(grids, out, i, y, x, r, head_col + v - half)
+                y += y_c
+                x += x_c
     return out
 
 

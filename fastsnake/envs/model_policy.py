@@ -4,7 +4,9 @@
 cycle,model:PATH``, ``play``, ``replay --from`` and ``report`` take it as they take ``cycle``. PATH is
 a ``model.save()`` zip (MaskablePPO, PPO, A2C or DQN) or a policy saved alone with
 ``policy.save()`` (a ``.pt`` as examples/rl/ writes; an actor-critic one is played with the action
-mask, as MaskablePPO's, a DQN one without).
+mask, as MaskablePPO's, a DQN one without). A model with 3 actions on egocentric observations was
+trained with ``relative=True``: it is shown windows turned to each game's heading and given the masks
+of its turns, and its turns become moves (`kernels.absolute_moves`) before the engine steps.
 
 How the games are played: the games of a sweep's block sit in the envs' batch arrays
 (`fastsnake.envs.kernels`), as many at once as `SLOTS`; each step asks the network for the moves of
@@ -106,10 +108,13 @@ class Agent:
     shape: tuple  # one observation's shape
     board: tuple | None  # (rows, cols) it can play, None for any
     view: int | None  # the egocentric window's side
+    relative: bool = False  # trained with relative=True: turns of the heading, windows turned to it
 
     def describe(self) -> str:
         board = "any board" if self.board is None else f"{self.board[0]}x{self.board[1]} boards"
         seen = self.obs if self.view is None else f"{self.obs} {self.view}x{self.view}"
+        if self.relative:
+            seen += " turned to the heading"
         return f"{self.algorithm} model {self.path} ({seen} observations, {board}; sha256 {self.sha256[:12]})"
 
     def moves(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -119,7 +124,7 @@ class Agent:
         n = obs.shape[0]
         out = np.empty(n, np.int64)
         block = np.zeros((FORWARD_ROWS,) + self.shape, obs.dtype)
-        block_masks = np.ones((FORWARD_ROWS, 4), np.bool_)
+        block_masks = np.ones((FORWARD_ROWS, masks.shape[1]), np.bool_)
         with _forward_lock:
             threads = torch.get_num_threads()
             torch.set_num_threads(1)
@@ -190,6 +195,18 @@ def obs_kind(shape: tuple) -> tuple[str, tuple | None, int | None]:
     raise ValueError(f"its observations have shape {shape}, which no fastsnake env gives (grid (R, C), planes "
                      f"(5, R, C), features ({len(FEATURE_NAMES)},), egocentric (4, V, V); frame stacks are not "
                      f"played)")
+
+
+def is_relative(kind: str, actions) -> bool:
+    """Whether a model with `actions` actions (None: not a ``Discrete``) on observations of `kind`
+    plays turns of the heading (``relative=True``: 3 actions, egocentric); ValueError when it plays
+    neither those nor the 4 moves."""
+    if kind == "egocentric" and actions == K.TURNS:
+        return True
+    if actions != 4:
+        turns = "; or 3 turns with egocentric observations" if kind != "egocentric" else " or 3 turns"
+        raise ValueError(f"it has {actions} actions, where fastsnake envs have 4 moves{turns}")
+    return False
 
 
 def _is_sb3_zip(path: str) -> bool:
@@ -269,9 +286,10 @@ def load_agent(path: str) -> Agent:
         shape = tuple(int(x) for x in policy.observation_space.shape)
         try:
             kind, board, view = obs_kind(shape)
+            relative = is_relative(kind, getattr(policy.action_space, "n", None))
         except ValueError as exc:
             raise PolicyError(f"policy {name!r}: {exc}") from None
-        agent = Agent(path, file_sha256(path), algorithm, policy, masked, kind, shape, board, view)
+        agent = Agent(path, file_sha256(path), algorithm, policy, masked, kind, shape, board, view, relative)
         _loaded[key] = agent
         return agent
 
@@ -302,8 +320,13 @@ def play_games(agent: Agent, cfg, nbr, seeds: np.ndarray, out: np.ndarray | None
     while live.size:
         if is_cancelled(cfg):
             return None
-        obs = observe_batch(batch, rows, cols, agent.obs, which=live, view=agent.view)
-        actions[live] = agent.moves(obs, batch[K.B_MASK][live])
+        obs = observe_batch(batch, rows, cols, agent.obs, which=live, view=agent.view, turned=agent.relative)
+        if agent.relative:  # the model's turns of each heading, as the moves the engine plays
+            body, states = batch[K.B_BODY][live], state[live]
+            turns = agent.moves(obs, K.relative_masks(body, states, cols, batch[K.B_MASK][live]))
+            actions[live] = K.absolute_moves(body, states, cols, turns)
+        else:
+            actions[live] = agent.moves(obs, batch[K.B_MASK][live])
         length = int(state[0, K.S_LENGTH])
         step_slots(cfg, nbr, path, batch, live, actions, step_out)
         if record:

@@ -9,7 +9,9 @@
   and the tail are from the head, where the head is, and how full the board is. Small, for an MLP.
 - ``"egocentric"``: (4, view, view) uint8 0/1 planes (`EGO_PLANE_NAMES`: wall, body, tail, apple) of
   the view x view window centred on the head (view odd, `DEFAULT_VIEW`); cells off the board are
-  wall. The same shape on every board, so one agent can play several board sizes.
+  wall. The same shape on every board, so one agent can play several board sizes. With
+  ``relative=True`` the window is turned so the snake's heading points up (row 0 is ahead, the left
+  columns are the snake's left), and the actions are turns (`check_relative`).
 
 Every kind is a function of the position alone (grid, head, tail, apple, length, mask), so a
 policy's state gives the same observation the env gives (`fastsnake.envs.bridge`).
@@ -60,6 +62,19 @@ def check_view(obs: str, view) -> int | None:
     return int(view)
 
 
+def check_relative(obs: str, relative) -> bool:
+    """Whether the actions are turns relative to the heading (``Discrete(3)``: 0 left, 1 ahead,
+    2 right) and the egocentric window is turned to the heading; only with ``obs="egocentric"``."""
+    from fastsnake.envs.config import EnvError
+
+    if not isinstance(relative, (bool, np.bool_)):
+        raise EnvError(f"relative={relative!r} must be True or False")
+    if relative and obs != "egocentric":
+        raise EnvError(f"relative={relative!r} is only for obs='egocentric' (obs={obs!r} is not turned to the "
+                       f"heading, so its actions stay 0 up, 1 right, 2 down, 3 left)")
+    return bool(relative)
+
+
 def observation_space(kind: str, rows: int, cols: int, view: int | None = None) -> spaces.Box:
     if kind == "grid":
         return spaces.Box(0, APPLE, shape=(rows, cols), dtype=np.uint8)
@@ -78,28 +93,33 @@ def planes(grids) -> np.ndarray:
     return (grids[..., None, :, :] == codes).astype(np.uint8)
 
 
-def egocentric(grids, head, view: int = DEFAULT_VIEW) -> np.ndarray:
+def egocentric(grids, head, view: int = DEFAULT_VIEW, heading=None) -> np.ndarray:
     """(N, R, C) codes and the N heads -> (N, 4, view, view) uint8 planes of the window centred on
-    each head (`EGO_PLANE_NAMES`: wall off the board, body, tail, apple)."""
+    each head (`EGO_PLANE_NAMES`: wall off the board, body, tail, apple); with `heading` (N moves
+    0..3, `kernels.headings_of`) each window turned so its heading points up (row 0 ahead)."""
     from fastsnake.envs.config import EnvError
 
     grids = np.ascontiguousarray(grids, np.uint8)
     if grids.ndim != 3:
         raise EnvError(f"grids of shape {grids.shape}: expected (N, rows, cols) cell codes")
-    return egocentric_of(grids, np.ascontiguousarray(head, np.int64), int(view))
+    heading = np.zeros(0, np.int64) if heading is None else np.ascontiguousarray(heading, np.int64)
+    if heading.shape not in ((0,), (grids.shape[0],)):
+        raise EnvError(f"heading of shape {heading.shape}: expected one per grid ({grids.shape[0]},)")
+    return egocentric_of(grids, np.ascontiguousarray(head, np.int64), int(view), heading)
 
 
 def encode(kind: str, grids, masks, head, tail, apple, length, copy: bool = True,
-           view: int | None = None) -> np.ndarray:
+           view: int | None = None, heading=None) -> np.ndarray:
     """A batch of observations of kind `kind` from the (N, R, C) grids, (N, 4) masks and the
-    per-env head, tail, apple and length (`view`: the egocentric window's side). ``copy=False``
-    lets ``"grid"`` return `grids` itself."""
+    per-env head, tail, apple and length (`view`: the egocentric window's side; `heading`: the
+    per-env headings that turn it, for ``relative=True``). ``copy=False`` lets ``"grid"`` return
+    `grids` itself."""
     if kind == "grid":
         return grids.copy() if copy else grids
     if kind == "planes":
         return planes_of(np.ascontiguousarray(grids))
     if kind == "egocentric":
-        return egocentric(grids, head, DEFAULT_VIEW if view is None else view)
+        return egocentric(grids, head, DEFAULT_VIEW if view is None else view, heading)
     rows, cols = grids.shape[1], grids.shape[2]
     return features_of(rows, cols, *(np.ascontiguousarray(x, np.int64) for x in (head, tail, apple, length)),
                        np.ascontiguousarray(masks, np.int8))

@@ -27,13 +27,13 @@ from gymnasium import spaces
 
 from fastsnake.envs import kernels as K
 from fastsnake.envs.config import EnvError, check_seed, check_threads, env_config
-from fastsnake.envs.games import Games, check_action
-from fastsnake.envs.observations import check_obs, check_view, observation_space
+from fastsnake.envs.games import Games, check_action, check_turns
+from fastsnake.envs.observations import check_obs, check_relative, check_view, observation_space
 
 # What `get_attr` and `env_method` answer for each env, as a DummyVecEnv over `SnakeEnv`s would.
 _ENV_METHODS = ("action_masks", "render", "seed_and_game", "body")
-_SHARED_ATTRIBUTES = ("render_mode", "observation_space", "action_space", "obs", "view", "config", "rows", "cols",
-                      "metadata", "spec")
+_SHARED_ATTRIBUTES = ("render_mode", "observation_space", "action_space", "obs", "view", "relative", "config", "rows",
+                      "cols", "metadata", "spec")
 
 
 class SnakeVecEnv(VecEnv):
@@ -41,16 +41,19 @@ class SnakeVecEnv(VecEnv):
 
     Keywords as `fastsnake.envs.SnakeEnv`'s (``size``, ``start_length``, ``tail``, ``max_moves``,
     ``max_episode_steps``, ``render_mode``) plus ``obs`` (``"grid"``, ``"planes"``,
-    ``"features"``) and ``threads`` (default: every core; below `games.MIN_ENVS_PER_THREAD` envs a
-    thread, fewer are used). Rewards are float32; ``infos[i]`` is empty but for an env whose
-    episode ended this step: ``terminal_observation``, ``TimeLimit.truncated``, and the game's
-    ``apples``, ``moves``, ``length``, ``seed`` and ``game``. `action_masks()` gives (N, 4) bool.
+    ``"features"``, ``"egocentric"`` with ``view`` and ``relative``) and ``threads`` (default: every
+    core; below `games.MIN_ENVS_PER_THREAD` envs a thread, fewer are used). Rewards are float32;
+    ``infos[i]`` is empty but for an env whose episode ended this step: ``terminal_observation``,
+    ``TimeLimit.truncated``, and the game's ``apples``, ``moves``, ``length``, ``seed`` and ``game``.
+    `action_masks()` gives (N, 4) bool.
+    ``relative=True``: actions are turns of the heading (``Discrete(3)``: 0 left, 1 ahead, 2 right),
+    windows are turned to it, masks are (N, 3) (see `fastsnake.envs.SnakeEnv`).
     """
 
     metadata = {"render_modes": ["rgb_array"]}
 
     def __init__(self, num_envs=8, size=10, start_length=3, tail="follow", max_moves=None, render_mode=None,
-                 max_episode_steps=None, obs="grid", threads=None, view=None):
+                 max_episode_steps=None, obs="grid", threads=None, view=None, relative=False):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise EnvError(f"num_envs={num_envs!r} must be a whole number at least 1")
         if render_mode not in (None, "rgb_array"):
@@ -59,6 +62,7 @@ class SnakeVecEnv(VecEnv):
         self.rows, self.cols = self.config.rows, self.config.cols
         self.obs = check_obs(obs)
         self.view = check_view(self.obs, view)
+        self.relative = check_relative(self.obs, relative)
         self.threads = check_threads(threads)
         self.spec = None
         self._render_mode = render_mode
@@ -66,7 +70,7 @@ class SnakeVecEnv(VecEnv):
         self._actions = np.zeros(int(num_envs), np.int64)
         self.num_envs = int(num_envs)  # get_attr, called by VecEnv.__init__, needs it
         super().__init__(int(num_envs), observation_space(self.obs, self.rows, self.cols, self.view),
-                         spaces.Discrete(4))
+                         spaces.Discrete(K.TURNS if self.relative else 4))
 
     # -- SB3 VecEnv API ----------------------------------------------------------------------------
 
@@ -81,21 +85,21 @@ class SnakeVecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         self.reset_infos = [{} for _ in range(self.num_envs)]
-        return games.observe(self.obs, view=self.view)
+        return games.observe(self.obs, view=self.view, turned=self.relative)
 
     def step_async(self, actions) -> None:
-        self._actions = check_action(actions, self.num_envs)
+        self._actions = (check_turns if self.relative else check_action)(actions, self.num_envs)
 
     def step_wait(self):
         games = self._games
-        out = games.step(self._actions)
+        out = games.step(games.absolute_moves(self._actions) if self.relative else self._actions)
         reward, terminated, truncated = out[K.O_REWARD], out[K.O_TERMINATED], out[K.O_TRUNCATED]
         dones = terminated | truncated
         infos = [{} for _ in range(self.num_envs)]
         ended = np.flatnonzero(dones)
         if ended.size:
             # SB3 resets in the same step: keep the last observation and stats of the finished games first.
-            last = games.observe(self.obs, which=ended, view=self.view)
+            last = games.observe(self.obs, which=ended, view=self.view, turned=self.relative)
             state = games.batch[K.B_STATE][ended]
             seeds, numbers = games.batch[K.B_SEED][ended], games.batch[K.B_GAME][ended]
             for k, i in enumerate(ended.tolist()):
@@ -109,7 +113,7 @@ class SnakeVecEnv(VecEnv):
                     "game": int(numbers[k]),
                 }
             games.reset(dones, None)
-        return games.observe(self.obs, view=self.view), reward.astype(np.float32), dones, infos
+        return games.observe(self.obs, view=self.view, turned=self.relative), reward.astype(np.float32), dones, infos
 
     def close(self) -> None:
         self._games.close()
@@ -148,7 +152,7 @@ class SnakeVecEnv(VecEnv):
         """What env i's `SnakeEnv` method `method_name` would return."""
         games = self._games
         if method_name == "action_masks":
-            return games.masks[i].astype(np.bool_)
+            return self.action_masks()[i]
         if method_name == "render":
             return games.frame(i)
         if method_name == "seed_and_game":
@@ -161,8 +165,10 @@ class SnakeVecEnv(VecEnv):
     # -- extras -----------------------------------------------------------------------------------
 
     def action_masks(self) -> np.ndarray:
-        """(num_envs, 4) bool: True where the move does not kill at once."""
-        return self._games.masks.astype(np.bool_)
+        """(num_envs, 4) bool: True where the move does not kill at once; (num_envs, 3), for the turns
+        left, ahead, right, with ``relative=True``."""
+        masks = self._games.relative_masks() if self.relative else self._games.masks
+        return masks.astype(np.bool_)
 
     def seed_and_game(self) -> list[tuple[int, int]]:
         """(base seed, game index) of each env's current game."""

@@ -8,8 +8,8 @@ from gymnasium import spaces
 
 from fastsnake.envs import kernels as K
 from fastsnake.envs.config import EnvError, check_seed, env_config
-from fastsnake.envs.games import Games, action_index
-from fastsnake.envs.observations import check_obs, check_view
+from fastsnake.envs.games import Games, action_index, check_turns
+from fastsnake.envs.observations import check_obs, check_relative, check_view
 from fastsnake.envs.observations import observation_space as kind_space
 from fastsnake.envs.render import Window
 
@@ -46,6 +46,12 @@ class SnakeEnv(gym.Env):
     other observations of the same position, ``obs="egocentric"`` a ``view`` x ``view`` window
     around the head (see `fastsnake.envs.observations`).
 
+    ``relative=True`` (with ``obs="egocentric"`` only) plays relative to the snake's heading:
+    actions ``Discrete(3)``, 0 turn left, 1 straight ahead, 2 turn right; the window is turned so
+    the heading points up; ``action_mask`` is int8[3], for those three turns. The heading is the
+    direction of the last move (at a game's start, from the cell behind the head to the head; up
+    for a one-cell snake). The games are those of the absolute moves the turns make.
+
     Seeding is the sweeps': after ``reset(seed=S)`` the episode is game 0 of base seed S,
     each later ``reset()`` the next game; ``reset(options={"game": k})`` jumps to game k.
     Game k of seed S is the game ``fastsnake play --seed S --game k`` plays, move for move.
@@ -54,14 +60,15 @@ class SnakeEnv(gym.Env):
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": RENDER_FPS}
 
     def __init__(self, size=10, start_length=3, tail="follow", max_moves=None, render_mode=None,
-                 max_episode_steps=None, obs="grid", view=None):
+                 max_episode_steps=None, obs="grid", view=None, relative=False):
         self.config = env_config(size, start_length, tail, max_moves, max_episode_steps, render_mode)
         self.rows, self.cols = self.config.rows, self.config.cols
         self.render_mode = render_mode
         self.obs = check_obs(obs)
         self.view = check_view(self.obs, view)
+        self.relative = check_relative(self.obs, relative)
         self.observation_space = observation_space(self.rows, self.cols, self.obs, self.view)
-        self.action_space = spaces.Discrete(4)
+        self.action_space = spaces.Discrete(K.TURNS if self.relative else 4)
         self._games = Games(self.config, 1)
         self._state = None  # None before the first reset, then "running" or the outcome
         self._seed_game = (0, 0)
@@ -86,7 +93,11 @@ class SnakeEnv(gym.Env):
             if self._state is None:
                 raise EnvError("step() before reset(): call reset() (or reset(seed=S)) first")
             raise EnvError(f"step() after the episode ended ({self._state}): call reset() first")
-        reward, terminated, truncated = self._games.step_one(action_index(action))
+        if self.relative:
+            move = int(self._games.absolute_moves(check_turns(action, 1))[0])
+        else:
+            move = action_index(action)
+        reward, terminated, truncated = self._games.step_one(move)
         if terminated or truncated:
             self._state = self._games.outcome(0)
         if self.render_mode == "human":
@@ -116,8 +127,9 @@ class SnakeEnv(gym.Env):
     # -- extras -----------------------------------------------------------------------------------
 
     def action_masks(self) -> np.ndarray:
-        """int8[4]: 1 where the move does not kill at once (what sb3-contrib's MaskablePPO asks for)."""
-        return self._games.masks[0].copy()
+        """int8[4]: 1 where the move does not kill at once (what sb3-contrib's MaskablePPO asks for);
+        int8[3], for the turns left, ahead, right, with ``relative=True``."""
+        return self._mask()
 
     @property
     def seed_and_game(self) -> tuple[int, int]:
@@ -128,14 +140,17 @@ class SnakeEnv(gym.Env):
         """The snake's cells, tail first, head last."""
         return self._games.body(0)
 
+    def _mask(self) -> np.ndarray:
+        return self._games.relative_masks()[0] if self.relative else self._games.masks[0].copy()
+
     def _observation(self) -> np.ndarray:
-        return self._games.observe(self.obs, which=slice(0, 1), view=self.view)[0]
+        return self._games.observe(self.obs, which=slice(0, 1), view=self.view, turned=self.relative)[0]
 
     def _info(self) -> dict:
         row = self._games.batch[K.B_STATE][0]
         seed, game = self._seed_game
         return {
-            "action_mask": self._games.masks[0].copy(),
+            "action_mask": self._mask(),
             "apples": int(row[K.S_APPLES]),
             "length": int(row[K.S_LENGTH]),
             "moves": int(row[K.S_MOVES]),

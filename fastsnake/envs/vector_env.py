@@ -17,8 +17,8 @@ from gymnasium.vector.utils import batch_space
 
 from fastsnake.envs import kernels as K
 from fastsnake.envs.config import EnvError, check_seed, check_threads, env_config
-from fastsnake.envs.games import Games, check_action
-from fastsnake.envs.observations import check_obs, check_view
+from fastsnake.envs.games import Games, check_action, check_turns
+from fastsnake.envs.observations import check_obs, check_relative, check_view
 from fastsnake.envs.render import Window
 from fastsnake.envs.snake_env import RENDER_FPS, check_options, observation_space
 
@@ -36,6 +36,9 @@ class SnakeVectorEnv(VectorEnv):
     ``info`` holds one array per key (``action_mask`` (N, 4) int8, ``apples``, ``length``,
     ``moves``, ``seed``, ``game``) with Gymnasium's ``_key`` masks. `action_masks()` gives
     the (N, 4) masks. ``reset(options={"reset_mask": m})`` resets only the envs with m[i].
+    ``relative=True`` (with ``obs="egocentric"``): actions are turns of each env's heading
+    (``Discrete(3)``: 0 left, 1 ahead, 2 right), windows are turned to it, masks are (N, 3); see
+    `SnakeEnv`.
     """
 
     metadata = {
@@ -45,7 +48,7 @@ class SnakeVectorEnv(VectorEnv):
     }
 
     def __init__(self, num_envs=1, size=10, start_length=3, tail="follow", max_moves=None, render_mode=None,
-                 max_episode_steps=None, copy=True, obs="grid", threads=None, view=None):
+                 max_episode_steps=None, copy=True, obs="grid", threads=None, view=None, relative=False):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise EnvError(f"num_envs={num_envs!r} must be a whole number at least 1")
         self.config = env_config(size, start_length, tail, max_moves, max_episode_steps, render_mode)
@@ -55,9 +58,10 @@ class SnakeVectorEnv(VectorEnv):
         self.copy = bool(copy)
         self.obs = check_obs(obs)
         self.view = check_view(self.obs, view)
+        self.relative = check_relative(self.obs, relative)
         self.threads = check_threads(threads)
         self.single_observation_space = observation_space(self.rows, self.cols, self.obs, self.view)
-        self.single_action_space = spaces.Discrete(4)
+        self.single_action_space = spaces.Discrete(K.TURNS if self.relative else 4)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._games = Games(self.config, self.num_envs, self.threads)
@@ -84,16 +88,20 @@ class SnakeVectorEnv(VectorEnv):
         self._games.reset(which, seeds, options.get("game"))
         if self.render_mode == "human":
             self.render()
-        return self._observations(), self._info(which)
+        return self._observations(), self._turned_info(self._info(which))
 
     def step(self, actions):
         fresh_grids = self.obs == "grid" and self.copy
-        out = self._games.step(check_action(actions, self.num_envs), grids=fresh_grids)
+        if self.relative:
+            moves = self._games.absolute_moves(check_turns(actions, self.num_envs))
+        else:
+            moves = check_action(actions, self.num_envs)
+        out = self._games.step(moves, grids=fresh_grids)
         if self.render_mode == "human":
             self.render()
         obs = out[K.O_GRIDS].reshape(self.num_envs, self.rows, self.cols) if fresh_grids else self._observations()
         return (obs, out[K.O_REWARD], out[K.O_TERMINATED], out[K.O_TRUNCATED],
-                self._info(self._all, out[K.O_INFO]))
+                self._turned_info(self._info(self._all, out[K.O_INFO])))
 
     def render(self):
         """rgb_array: a tuple of one frame per env; human: env 0 in a window."""
@@ -118,8 +126,9 @@ class SnakeVectorEnv(VectorEnv):
     # -- extras -----------------------------------------------------------------------------------
 
     def action_masks(self) -> np.ndarray:
-        """(num_envs, 4) int8: 1 where the move does not kill at once."""
-        return self._games.masks.copy()
+        """(num_envs, 4) int8: 1 where the move does not kill at once; (num_envs, 3), for the turns left,
+        ahead, right, with ``relative=True``."""
+        return self._games.relative_masks() if self.relative else self._games.masks.copy()
 
     def seeds_and_games(self) -> tuple[np.ndarray, np.ndarray]:
         """(base seed, game index) of each env's current game."""
@@ -141,7 +150,13 @@ class SnakeVectorEnv(VectorEnv):
         return mask.copy()
 
     def _observations(self) -> np.ndarray:
-        return self._games.observe(self.obs, self.copy, view=self.view)
+        return self._games.observe(self.obs, self.copy, view=self.view, turned=self.relative)
+
+    def _turned_info(self, info: dict) -> dict:
+        """`info` with the masks of the turns when the actions are relative to the heading."""
+        if self.relative:
+            info["action_mask"] = self._games.relative_masks()
+        return info
 
     def _info(self, which: np.ndarray, fields=None) -> dict:
         """The info dict; `fields`: the step's `kernels.INFO_FIELDS` rows, when a step wrote them."""

@@ -131,3 +131,58 @@ def features(game):
     values = [*mask(game), (ar - hr) / span_r, (ac - hc) / span_c, (tr - hr) / span_r, (tc - hc) / span_c,
               2 * hr / span_r - 1, 2 * hc / span_c - 1, len(body) / (rows * cols)]
     return np.array(values, np.float32)
+
+
+# -- heading-relative play (relative=True), written out by hand -------------------------------------
+
+# (heading, turn) -> absolute move; turns 0 left, 1 ahead, 2 right; moves 0 up, 1 right, 2 down, 3 left.
+TURN_TABLE = {
+    (0, 0): 3, (0, 1): 0, (0, 2): 1,  # heading up: left is left, ahead is up, right is right
+    (1, 0): 0, (1, 1): 1, (1, 2): 2,  # heading right: left is up
+    (2, 0): 1, (2, 1): 2, (2, 2): 3,  # heading down: left is right
+    (3, 0): 2, (3, 1): 3, (3, 2): 0,  # heading left: left is down
+}
+
+
+def start_heading(game):
+    """The heading before any move: from the cell behind the head to the head; up for one cell."""
+    body = list(game.body)
+    if len(body) < 2:
+        return 0
+    (nr, nc), (hr, hc) = divmod(body[-2], game.cols), divmod(body[-1], game.cols)
+    return {(-1, 0): 0, (0, 1): 1, (1, 0): 2, (0, -1): 3}[(hr - nr, hc - nc)]
+
+
+def turned_egocentric(game, view, heading):
+    """The egocentric window turned so the heading points up: np.rot90 (counter-clockwise) of the
+    north-up window, once per quarter turn of the heading clockwise from up."""
+    return np.ascontiguousarray(np.rot90(egocentric(game, view), heading, axes=(1, 2)))
+
+
+class NaiveRelativeEnv(NaiveEnv):
+    """NaiveEnv played with turns: the heading is kept here, the last move that moved the head."""
+
+    def __init__(self, *args, view=5):
+        super().__init__(*args)
+        self.view = view
+        self.heading = 0
+
+    def reset(self, seed=None):
+        _, info = super().reset(seed)
+        self.heading = start_heading(self.game)
+        return self.observe(), self.turn_info(info)
+
+    def observe(self):
+        return turned_egocentric(self.game, self.view, self.heading)
+
+    def turn_info(self, info):
+        info["action_mask"] = np.array([info["action_mask"][TURN_TABLE[self.heading, t]] for t in range(3)], np.int8)
+        return info
+
+    def step(self, turn):
+        move = TURN_TABLE[self.heading, turn]
+        head = self.game.body[-1]
+        _, reward, terminated, truncated, info = super().step(move)
+        if self.game.body[-1] != head:
+            self.heading = move
+        return self.observe(), reward, terminated, truncated, self.turn_info(info)
