@@ -190,7 +190,9 @@ def test_spaces_make_and_check_env():
     assert env.action_space == gym.spaces.Discrete(3) and env.observation_space.shape == (4, 5, 5)
     check_env(env.unwrapped)
     env.close()
-    check_env(E.SnakeEnv(size=(3, 5), start_length=1, tail="blocked", obs="egocentric", view=3, relative=True))
+    small = gym.make(E.ENV_ID, size=(3, 5), start_length=1, tail="blocked", obs="egocentric", view=3, relative=True)
+    check_env(small.unwrapped)
+    small.close()
     envs = gym.make_vec(E.ENV_ID, num_envs=3, vectorization_mode="vector_entry_point", size=6, obs="egocentric",
                         view=5, relative=True)
     assert isinstance(envs, E.SnakeVectorEnv) and envs.single_action_space == gym.spaces.Discrete(3)
