@@ -47,7 +47,7 @@ def new_control(workers: int) -> np.ndarray:
 # under a microsecond when nothing else wants the core): on a busy machine the thread waited for may
 # need that very core. A worker waits WORKER_SPINS turns for the next step, then sleeps; the caller
 # waits CALLER_SPINS turns for the workers before it looks at them from Python (a worker that
-# died, Ctrl-C) and waits again. Evidence for the figures: docs/performance.md, "Threads".
+# died, Ctrl-C) and waits again. Evidence for the figures: docs/performance.md, "The vector env's step".
 PAUSE_SPINS = 256
 WORKER_SPINS = 512
 CALLER_SPINS = 4096
