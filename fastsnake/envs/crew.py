@@ -27,10 +27,10 @@ from fastsnake.envs import kernels as K
 from fastsnake.envs.atomics import address_of, array_at, atomic_load, atomic_store, cpu_yield, spin_pause
 
 # Slots of a crew's control array: the generation published, stop, the addresses and sizes of the
-# step's arrays, then per worker k its slice (C_LO + k, C_HI + k), the generation it finished
-# (C_DONE + k) and whether it is spinning (C_AWAKE + k).
-C_GEN, C_STOP, C_ACTIONS, C_REWARD, C_TERMINATED, C_TRUNCATED, C_INFO, C_GRIDS, C_GRID_ROWS = range(9)
-C_WORKERS = 9
+# step's arrays, the generation whose slice the caller finished, then per worker k its slice (C_LO + k,
+# C_HI + k), the generation it finished (C_DONE + k) and whether it is spinning (C_AWAKE + k).
+C_GEN, C_STOP, C_ACTIONS, C_REWARD, C_TERMINATED, C_TRUNCATED, C_INFO, C_GRIDS, C_GRID_ROWS, C_OWN = range(10)
+C_WORKERS = 10
 
 
 def control_slots(workers: int) -> tuple[int, int, int, int]:
@@ -107,8 +107,9 @@ def wait_done(ctrl, workers, spins):
 
 @njit(cache=True, nogil=True)
 def step_own_and_wait(ctrl, workers, cfg, nbr, path, batch, actions, out, lo, hi, spins):
-    """Step the caller's slice lo..hi, then `wait_done`."""
+    """Step the caller's slice lo..hi (and say so in C_OWN), then `wait_done`."""
     K.step_range(cfg, nbr, path, batch, actions, out, lo, hi)
+    ctrl[C_OWN] = ctrl[C_GEN]
     return wait_done(ctrl, workers, spins)
 
 
@@ -182,14 +183,18 @@ class Crew:
         self._finalizer = weakref.finalize(self, _stop, self.ctrl, self.wakes, self.threads)
 
     def step(self, actions, out) -> int:
-        """`kernels.check_step`'s verdict: ALL_VALID when every env stepped, else nothing moved."""
+        """`kernels.check_step`'s verdict: ALL_VALID when every env stepped, else nothing moved.
+
+        A step published is finished by every thread even when interrupted (Ctrl-C): the exception
+        comes after every env has moved and no worker writes into the step's arrays any more, so the
+        games stay in step with one another and no memory is written after it is freed."""
         cfg, nbr, path, batch = self.board
         lo, hi = self.own
-        verdict, where = publish_and_step(self.ctrl, self.workers, cfg, nbr, path, batch, actions, out, lo, hi,
-                                          CALLER_SPINS)
-        if where == REFUSED:
-            return verdict
         try:
+            verdict, where = publish_and_step(self.ctrl, self.workers, cfg, nbr, path, batch, actions, out, lo, hi,
+                                              CALLER_SPINS)
+            if where == REFUSED:
+                return verdict
             if where == WAKE:
                 self._wake_sleepers()
                 where = step_own_and_wait(self.ctrl, self.workers, cfg, nbr, path, batch, actions, out, lo, hi,
@@ -199,12 +204,23 @@ class Crew:
                 self._wake_sleepers()
                 where = wait_done(self.ctrl, self.workers, CALLER_SPINS)
         except BaseException:
-            # Ctrl-C while the workers write into this step's arrays: let them finish first, so no
-            # worker writes into memory freed after the interrupt.
-            while wait_done(self.ctrl, self.workers, CALLER_SPINS) == WAITING and self._working():
-                self._wake_sleepers()
+            self._finish(actions, out)
             raise
         return K.ALL_VALID
+
+    def _finish(self, actions, out) -> None:
+        """After an interrupt: step the caller's slice of the generation published if it has not been,
+        and wait for the workers, whatever further interrupts come meanwhile."""
+        cfg, nbr, path, batch = self.board
+        while True:
+            try:
+                if self.ctrl[C_OWN] != self.ctrl[C_GEN]:
+                    step_own_and_wait(self.ctrl, self.workers, cfg, nbr, path, batch, actions, out, *self.own, 0)
+                while wait_done(self.ctrl, self.workers, CALLER_SPINS) == WAITING and self._working():
+                    self._wake_sleepers()
+                return
+            except BaseException:  # a second Ctrl-C: the workers may still be writing
+                continue
 
     def _wake_sleepers(self) -> None:
         _, _, done, awake = control_slots(self.workers)

@@ -64,6 +64,39 @@ def test_three_threads_play_the_games_of_one_through_sleeps_and_wakes():
     three.close()
 
 
+def test_an_interrupted_step_still_moves_every_env_once(monkeypatch):
+    # Ctrl-C while a step is published: the exception comes after every env has moved (so the games
+    # stay in step) and no worker writes into the step's arrays any more. Made deterministic by an
+    # interrupt raised where the caller wakes the sleeping worker, before its own slice is stepped.
+    n = 2 * MIN_ENVS_PER_THREAD + 3
+    config = E.SnakeVectorEnv(1, size=(5, 4)).config
+    one, two = Games(config, n, threads=1), Games(config, n, threads=2)
+    for games in (one, two):
+        games.reset(np.ones(n, np.bool_), list(range(n)))
+    wait_until(lambda: asleep(two), "asleep")
+    interrupts = []
+    wake = C.Crew._wake_sleepers
+
+    def interrupted(crew):
+        if not interrupts:
+            interrupts.append(1)
+            raise KeyboardInterrupt
+        wake(crew)
+
+    monkeypatch.setattr(C.Crew, "_wake_sleepers", interrupted)
+    actions = np.argmax(one.masks, 1).astype(np.int64)
+    with pytest.raises(KeyboardInterrupt):
+        two.step(actions, grids=True)
+    assert interrupts
+    one.step(actions, grids=True)
+    for a, b in zip(one.batch, two.batch, strict=True):
+        assert np.array_equal(a, b)
+    actions = np.argmax(one.masks, 1).astype(np.int64)
+    for a, b in zip(one.step(actions, grids=True), two.step(actions, grids=True), strict=True):
+        assert np.array_equal(a, b)
+    two.close()
+
+
 def test_a_closed_or_dropped_env_ends_its_threads():
     before = len(crew_threads())
     env = E.SnakeVectorEnv(2 * MIN_ENVS_PER_THREAD, size=4, threads=2)
