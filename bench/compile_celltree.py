@@ -142,8 +142,9 @@ CASES = ("play-cell", "play-cell-big", "play-grove", "sweep-cell", "sweep-grove"
 def run_case(case: str, events: bool) -> dict:
     cache = tempfile.mkdtemp(prefix="fastsnake-compile-")
     try:
+        # cwd: not the checkout (``python -c`` puts the current directory before PYTHONPATH)
         env = dict(os.environ, NUMBA_CACHE_DIR=cache, FASTSNAKE_TIER="compiled")
-        proc = subprocess.run([sys.executable, "-c", CHILD, case, "1" if events else "0"], env=env,
+        proc = subprocess.run([sys.executable, "-c", CHILD, case, "1" if events else "0"], env=env, cwd=cache,
                               capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise SystemExit(f"case {case} failed:\n{proc.stderr[-3000:]}")
