@@ -26,6 +26,24 @@ is LLVM's optimisation), COMPILE_BENCH_NO_SAVE=1 (compile without writing numba'
 COMPILE_BENCH_NO_WRAPPERS=1 (celltree helpers without CPython/cfunc wrappers, as
 `celltree.compiled_only` now builds them; run it on code from before that change).
 
+Findings (2026-11-26, numba 0.68.1, 2 cores shared with other jobs, load 3-5: CPU-s are +-10 %):
+- Cold, on main: play-cell 64 CPU-s (117 functions compiled), play-cell-big 71-72, play-grove
+  118-145 (126 functions), sweep-cell 65.
+- Split (--events, wall shares): play-grove: numba's native_lowering 51 % (includes LLVM's
+  per-function passes and the wrappers), IR inlining (inline_inlinables) 24 %, type inference 12 %;
+  time under numba's LLVM lock 33 %. NUMBA_OPT=0 cut play-cell 64 -> 47 CPU-s (-26 %): LLVM's
+  optimisation is about a quarter; the front end (typing, IR inlining, lowering) the rest.
+  Not writing the cache: 64 -> 58 (-9 %).
+- Most self time: the play kernel itself (its final module: numba re-optimises every linked
+  callee's code again at each separately compiled level, then emits machine code), the detour
+  chain (`chain_with` inlined with `apple_test_with` and, for grove and cell-big, every
+  big-board outline test inlined), `enumerate_routes`, `plan_test`, `suffix_test`.
+- Tried, not landed (below the 25 % asked for): celltree helpers that only compiled code calls
+  built without CPython/cfunc wrappers (njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)):
+  play-grove -4 %, play-cell -6..-16 %; with `outline.big_board_test` a compiled call instead of
+  inline="always" (one copy of the row-mask/queue outline tests instead of three in grove):
+  play-grove 138.6 -> 119.7 (-14 %), play-cell-big 72.1 -> 67.8 (-6 %), same-time A/B runs.
+
 Cases run serially: two cold compiles side by side on a 2-core machine measure the machine.
 """
 
