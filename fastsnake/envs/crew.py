@@ -33,9 +33,11 @@ C_GEN, C_STOP, C_ACTIONS, C_REWARD, C_TERMINATED, C_TRUNCATED, C_INFO, C_GRIDS, 
 C_WORKERS = 10
 
 
-def control_slots(workers: int) -> tuple[int, int, int, int]:
-    """The first slot of each per-worker run in the control array: (C_LO, C_HI, C_DONE, C_AWAKE)."""
-    return tuple(C_WORKERS + k * workers for k in range(4))
+@njit(cache=True, inline="always")
+def control_slots(workers):
+    """The first slot of each per-worker run in the control array: (C_LO, C_HI, C_DONE, C_AWAKE); worker
+    k's are these plus k. The one home of the layout, for the kernels and for Python."""
+    return C_WORKERS, C_WORKERS + workers, C_WORKERS + 2 * workers, C_WORKERS + 3 * workers
 
 
 def new_control(workers: int) -> np.ndarray:
@@ -81,7 +83,7 @@ def _publish(ctrl, workers, actions, out):
     ctrl[C_GRID_ROWS] = grids.shape[0]
     gen = ctrl[C_GEN] + 1
     atomic_store(ctrl, C_GEN, gen)  # after the addresses: a worker that sees gen sees them
-    awake = C_WORKERS + 3 * workers
+    awake = control_slots(workers)[3]
     sleeping = False
     for k in range(workers):
         if atomic_load(ctrl, awake + k) == 0:
@@ -93,7 +95,7 @@ def _publish(ctrl, workers, actions, out):
 def wait_done(ctrl, workers, spins):
     """Spin until every worker finished the generation published; STEPPED, or WAITING after `spins`."""
     gen = ctrl[C_GEN]
-    done = C_WORKERS + 2 * workers
+    done = control_slots(workers)[2]
     for turn in range(spins):
         finished = True
         for k in range(workers):
@@ -130,8 +132,8 @@ def publish_and_step(ctrl, workers, cfg, nbr, path, batch, actions, out, lo, hi,
 def serve(ctrl, workers, k, cfg, nbr, path, batch, cells, spins):
     """Worker k's loop: step its slice of every generation published, until `spins` spins pass
     without one (then it returns to sleep) or the crew stops."""
-    lo_slot, hi_slot, done_slot, awake_slot = C_WORKERS + k, C_WORKERS + workers + k, \
-        C_WORKERS + 2 * workers + k, C_WORKERS + 3 * workers + k
+    lo, hi, done, awake = control_slots(workers)
+    lo_slot, hi_slot, done_slot, awake_slot = lo + k, hi + k, done + k, awake + k
     n = batch[K.B_PENDING].shape[0]
     like_i64, like_f64, like_u8 = np.empty(0, np.int64), np.empty(0, np.float64), np.empty(0, np.uint8)
     atomic_store(ctrl, awake_slot, 1)

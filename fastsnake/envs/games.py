@@ -15,17 +15,27 @@ from fastsnake.envs.observations import encode
 from fastsnake.envs.render import frame
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, State, start_path
 
+MOVES_MEANING = "0..3 (0 up, 1 right, 2 down, 3 left)"
+TURNS_MEANING = "0..2 (0 left, 1 ahead, 2 right of the heading)"
 
-def check_action(action, num_envs: int) -> np.ndarray:
-    """Actions as an int64 array of `num_envs`; floats, bools and wrong shapes are refused."""
+
+def _integer_actions(action, num_envs: int, meaning: str) -> np.ndarray:
+    """`action` as an int64 array of `num_envs` (a bare integer for one env); floats, bools and
+    wrong shapes are refused, naming what an action is (`meaning`)."""
     arr = np.asarray(action)
     if arr.dtype.kind not in "iu":
-        raise EnvError(f"action {action!r} is not a whole number 0..3 (0 up, 1 right, 2 down, 3 left)")
+        raise EnvError(f"action {action!r} is not a whole number {meaning}")
     if num_envs == 1 and arr.ndim == 0:
         arr = arr.reshape(1)
     if arr.shape != (num_envs,):
         raise EnvError(f"actions have shape {arr.shape}; expected ({num_envs},), one per environment")
     return arr.astype(np.int64, copy=False)
+
+
+def check_action(action, num_envs: int) -> np.ndarray:
+    """Moves as an int64 array of `num_envs`; floats, bools and wrong shapes are refused (the range
+    is checked by the step's kernel, `kernels.check_step`)."""
+    return _integer_actions(action, num_envs, MOVES_MEANING)
 
 
 def action_index(action) -> int:
@@ -35,7 +45,7 @@ def action_index(action) -> int:
     else:
         arr = np.asarray(action)
         if arr.shape != () or arr.dtype.kind not in "iu":
-            raise EnvError(f"action {action!r} is not a whole number 0..3 (0 up, 1 right, 2 down, 3 left)")
+            raise EnvError(f"action {action!r} is not a whole number {MOVES_MEANING}")
         move = int(arr)
     if not 0 <= move <= 3:
         raise EnvError(f"action {move} is not a move: 0 up, 1 right, 2 down, 3 left")
@@ -73,18 +83,12 @@ def observe_batch(batch, rows: int, cols: int, kind: str, copy: bool = True, whi
 
 def check_turns(turns, num_envs: int) -> np.ndarray:
     """Heading-relative actions as an int64 array of `num_envs`, each 0 left, 1 ahead, 2 right."""
-    arr = np.asarray(turns)
-    if arr.dtype.kind not in "iu":
-        raise EnvError(f"action {turns!r} is not a whole number 0..2 (0 left, 1 ahead, 2 right of the heading)")
-    if num_envs == 1 and arr.ndim == 0:
-        arr = arr.reshape(1)
-    if arr.shape != (num_envs,):
-        raise EnvError(f"actions have shape {arr.shape}; expected ({num_envs},), one per environment")
+    arr = _integer_actions(turns, num_envs, TURNS_MEANING)
     bad = np.flatnonzero((arr < 0) | (arr >= K.TURNS))
     if bad.size:
         where = f" (environment {int(bad[0])})" if num_envs > 1 else ""
         raise EnvError(f"action {int(arr[bad[0]])} is not a turn: 0 left, 1 ahead, 2 right of the heading{where}")
-    return arr.astype(np.int64, copy=False)
+    return arr
 
 
 class Games:
@@ -205,6 +209,11 @@ class Games:
     def absolute_moves(self, turns: np.ndarray) -> np.ndarray:
         """The moves 0..3 of the turns (checked by `check_turns`) from each env's heading."""
         return K.absolute_moves(self.batch[K.B_BODY], self.batch[K.B_STATE], self.config.cols, turns)
+
+    def action_masks(self, relative: bool) -> np.ndarray:
+        """A fresh (N, 4) int8 copy of the masks of the moves, or with `relative` the (N, 3) masks of
+        the turns (`relative_masks`)."""
+        return self.relative_masks() if relative else self.masks.copy()
 
     def relative_masks(self) -> np.ndarray:
         """(N, 3) int8 masks of the turns left, ahead, right of each env's heading."""

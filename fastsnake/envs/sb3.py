@@ -167,8 +167,7 @@ class SnakeVecEnv(VecEnv):
     def action_masks(self) -> np.ndarray:
         """(num_envs, 4) bool: True where the move does not kill at once; (num_envs, 3), for the turns
         left, ahead, right, with ``relative=True``."""
-        masks = self._games.relative_masks() if self.relative else self._games.masks
-        return masks.astype(np.bool_)
+        return self._games.action_masks(self.relative).astype(np.bool_)
 
     def seed_and_game(self) -> list[tuple[int, int]]:
         """(base seed, game index) of each env's current game."""

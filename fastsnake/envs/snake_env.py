@@ -141,7 +141,7 @@ class SnakeEnv(gym.Env):
         return self._games.body(0)
 
     def _mask(self) -> np.ndarray:
-        return self._games.relative_masks()[0] if self.relative else self._games.masks[0].copy()
+        return self._games.action_masks(self.relative)[0]
 
     def _observation(self) -> np.ndarray:
         return self._games.observe(self.obs, which=slice(0, 1), view=self.view, turned=self.relative)[0]

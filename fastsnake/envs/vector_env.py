@@ -88,7 +88,7 @@ class SnakeVectorEnv(VectorEnv):
         self._games.reset(which, seeds, options.get("game"))
         if self.render_mode == "human":
             self.render()
-        return self._observations(), self._turned_info(self._info(which))
+        return self._observations(), self._info(which)
 
     def step(self, actions):
         fresh_grids = self.obs == "grid" and self.copy
@@ -101,7 +101,7 @@ class SnakeVectorEnv(VectorEnv):
             self.render()
         obs = out[K.O_GRIDS].reshape(self.num_envs, self.rows, self.cols) if fresh_grids else self._observations()
         return (obs, out[K.O_REWARD], out[K.O_TERMINATED], out[K.O_TRUNCATED],
-                self._turned_info(self._info(self._all, out[K.O_INFO])))
+                self._info(self._all, out[K.O_INFO]))
 
     def render(self):
         """rgb_array: a tuple of one frame per env; human: env 0 in a window."""
@@ -128,7 +128,7 @@ class SnakeVectorEnv(VectorEnv):
     def action_masks(self) -> np.ndarray:
         """(num_envs, 4) int8: 1 where the move does not kill at once; (num_envs, 3), for the turns left,
         ahead, right, with ``relative=True``."""
-        return self._games.relative_masks() if self.relative else self._games.masks.copy()
+        return self._games.action_masks(self.relative)
 
     def seeds_and_games(self) -> tuple[np.ndarray, np.ndarray]:
         """(base seed, game index) of each env's current game."""
@@ -152,18 +152,12 @@ class SnakeVectorEnv(VectorEnv):
     def _observations(self) -> np.ndarray:
         return self._games.observe(self.obs, self.copy, view=self.view, turned=self.relative)
 
-    def _turned_info(self, info: dict) -> dict:
-        """`info` with the masks of the turns when the actions are relative to the heading."""
-        if self.relative:
-            info["action_mask"] = self._games.relative_masks()
-        return info
-
     def _info(self, which: np.ndarray, fields=None) -> dict:
         """The info dict; `fields`: the step's `kernels.INFO_FIELDS` rows, when a step wrote them."""
         g = self._games
         if fields is None:
             fields = K.info_columns(g.batch[K.B_STATE])
-        info = {"action_mask": g.masks.copy(), **dict(zip(K.INFO_FIELDS, fields, strict=True)),
+        info = {"action_mask": g.action_masks(self.relative), **dict(zip(K.INFO_FIELDS, fields, strict=True)),
                 "seed": g.batch[K.B_SEED].copy(), "game": g.batch[K.B_GAME].copy()}
         info.update(dict.fromkeys(INFO_MASK_KEYS, which))
         return info
