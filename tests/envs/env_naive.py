@@ -186,3 +186,31 @@ class NaiveRelativeEnv(NaiveEnv):
         if self.game.body[-1] != head:
             self.heading = move
         return self.observe(), reward, terminated, truncated, self.turn_info(info)
+
+
+def same_info(a, b):
+    """Two info dicts hold the same keys with equal values."""
+    assert set(a) == set(b)
+    for key in a:
+        assert np.array_equal(np.asarray(a[key]), np.asarray(b[key])), key
+
+
+def lockstep(env, ref, seed, rng, episodes, steps, choose):
+    """Play `env` and its naive reference `ref` side by side: `episodes` episodes from ``reset(seed)``,
+    at most `steps` actions each, each action ``choose(rng, mask)``; every observation, reward, end
+    flag, info and mask must be equal."""
+    for episode in range(episodes):
+        obs, info = env.reset(seed=seed) if episode == 0 else env.reset()
+        want_obs, want_info = ref.reset(seed) if episode == 0 else ref.reset()
+        assert np.array_equal(obs, want_obs)
+        same_info(info, want_info)
+        assert np.array_equal(env.action_masks(), want_info["action_mask"])
+        for _ in range(steps):
+            action = choose(rng, info["action_mask"])
+            obs, reward, terminated, truncated, info = env.step(action)
+            want = ref.step(action)
+            assert np.array_equal(obs, want[0])
+            assert (reward, terminated, truncated) == want[1:4]
+            same_info(info, want[4])
+            if terminated or truncated:
+                break

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 gym = pytest.importorskip("gymnasium")
 
-from env_naive import NaiveEnv  # noqa: E402
+from env_naive import NaiveEnv, lockstep, same_info  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 from gymnasium.vector import AutoresetMode  # noqa: E402
 
@@ -38,12 +38,6 @@ def pick(rng, mask, risk=0.1):
     if len(legal) == 0 or rng.random() < risk:
         return int(rng.integers(4))
     return int(rng.choice(legal))
-
-
-def same_info(a, b):
-    assert set(a) == set(b)
-    for key in a:
-        assert np.array_equal(np.asarray(a[key]), np.asarray(b[key])), key
 
 
 # -- Gymnasium's own checks ----------------------------------------------------------------------
@@ -106,22 +100,7 @@ def test_env_equals_naive_reference(rows, cols, start_length, tail, cap, seed, r
     start_length = min(start_length, rows * cols - 1)
     env = E.SnakeEnv(size=(rows, cols), start_length=start_length, tail=tail, max_moves=cap)
     ref = NaiveEnv(rows, cols, start_length, tail, cap)
-    rng = np.random.default_rng(play)
-    for episode in range(3):
-        obs, info = env.reset(seed=seed) if episode == 0 else env.reset()
-        want_obs, want_info = ref.reset(seed) if episode == 0 else ref.reset()
-        assert np.array_equal(obs, want_obs)
-        same_info(info, want_info)
-        assert np.array_equal(env.action_masks(), want_info["action_mask"])
-        for _ in range(300):
-            move = pick(rng, info["action_mask"], risk)
-            obs, reward, terminated, truncated, info = env.step(move)
-            want = ref.step(move)
-            assert np.array_equal(obs, want[0])
-            assert (reward, terminated, truncated) == want[1:4]
-            same_info(info, want[4])
-            if terminated or truncated:
-                break
+    lockstep(env, ref, seed, np.random.default_rng(play), 3, 300, lambda rng, mask: pick(rng, mask, risk))
 
 
 def move_to(rows, cols, frm, to):

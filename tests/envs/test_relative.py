@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 gym = pytest.importorskip("gymnasium")
 
-from env_naive import TURN_TABLE, NaiveRelativeEnv, start_heading  # noqa: E402
+from env_naive import TURN_TABLE, NaiveRelativeEnv, lockstep, same_info, start_heading  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 import fastsnake  # noqa: E402
@@ -26,12 +26,6 @@ def pick_turn(rng, mask, risk=0.1):
     if len(legal) == 0 or rng.random() < risk:
         return int(rng.integers(3))
     return int(rng.choice(legal))
-
-
-def same_info(a, b):
-    assert set(a) == set(b)
-    for key in a:
-        assert np.array_equal(np.asarray(a[key]), np.asarray(b[key])), key
 
 
 def naive_heading(rows, cols, body, moved_by):
@@ -88,22 +82,7 @@ def test_turned_env_equals_naive_reference(rows, cols, start_length, tail, cap, 
     env = E.SnakeEnv(size=(rows, cols), start_length=start_length, tail=tail, max_moves=cap, obs="egocentric",
                      view=view, relative=True)
     ref = NaiveRelativeEnv(rows, cols, start_length, tail, cap, view=view)
-    rng = np.random.default_rng(play)
-    for episode in range(2):
-        obs, info = env.reset(seed=seed) if episode == 0 else env.reset()
-        want_obs, want_info = ref.reset(seed) if episode == 0 else ref.reset()
-        assert np.array_equal(obs, want_obs)
-        same_info(info, want_info)
-        assert np.array_equal(env.action_masks(), want_info["action_mask"])
-        for _ in range(150):
-            turn = pick_turn(rng, info["action_mask"], risk)
-            obs, reward, terminated, truncated, info = env.step(turn)
-            want = ref.step(turn)
-            assert np.array_equal(obs, want[0])
-            assert (reward, terminated, truncated) == want[1:4]
-            same_info(info, want[4])
-            if terminated or truncated:
-                break
+    lockstep(env, ref, seed, np.random.default_rng(play), 2, 150, lambda rng, mask: pick_turn(rng, mask, risk))
 
 
 @settings(max_examples=6, deadline=None)
