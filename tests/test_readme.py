@@ -225,3 +225,21 @@ def test_readme_tour_installs_what_it_uses_before_using_it():
             for trigger, extra in EXTRA_NEEDED.items():
                 if trigger in command and not extras & {extra, "dev"}:
                     pytest.fail(f"`{line}` needs the {extra!r} extra, which the README has not installed yet")
+
+
+def _first_screen() -> str:
+    """The README up to its second `##` heading: what a newcomer reads before scrolling."""
+    text = README.read_text(encoding="utf-8")
+    heads = [m.start() for m in re.finditer(r"^## ", text, flags=re.M)]
+    return text[: heads[1]] if len(heads) > 1 else text
+
+
+def test_the_first_screen_carries_no_dates_hashes_or_load_stories():
+    screen = _first_screen()
+    assert not re.findall(r"\b20\d\d-\d\d-\d\d\b", screen), "dates belong in docs/performance.md"
+    assert not re.findall(r"`[0-9a-f]{7,40}`", screen), "commit hashes belong in docs/performance.md"
+    long_comments = [
+        line for block in _bash_blocks(screen) for line in block.splitlines()
+        if line.strip().startswith("#") and len(line) > 120
+    ]
+    assert not long_comments, f"set-up comments over 120 characters: {long_comments}"
