@@ -55,8 +55,8 @@ _MODULE_FAMILIES = (("fastsnake.puzzle", "puzzle"), ("fastsnake.tour", "tour"), 
                     ("fastsnake.snake", "snake"), ("fastsnake.search", "snake"))
 _WORDS = {
     "snake": "the Snake engine's kernels",
-    "puzzle": "the sliding-puzzle solvers (fastsnake puzzle)",
-    "tour": "the leaper-tour kernels (fastsnake tour)",
+    "puzzle": "the sliding-puzzle solvers",
+    "tour": "the leaper-tour kernels",
     "envs": "the Gymnasium env kernels",
 }
 

@@ -104,6 +104,8 @@ class CompileWatch:
             what, key = _expected
             return F.Family(F.canonical(key), what)
         if found is not None:
+            if self.verb and not found.key.startswith(F.POLICY_PREFIX):
+                return F.Family(found.key, f"{found.words} (fastsnake {self.verb})", found.variant)
             return found
         module = getattr(py_func, "__module__", None) or "?"
         return F.Family("other", describe(module, self.verb))
