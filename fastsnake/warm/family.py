@@ -106,7 +106,11 @@ def _policy_family(py_func) -> Family | None:
     from fastsnake.snake.policies import OWN_DISTRIBUTION, all_policies
     from fastsnake.snake.policies.kernels import ChosenKernel
 
-    for policy in all_policies():
+    try:
+        policies = all_policies(errors=[])  # a broken plugin is the registry's to report, not a compile's
+    except Exception:  # noqa: BLE001 - naming a family must never fail a compile
+        return None
+    for policy in policies:
         if policy.origin != OWN_DISTRIBUTION:
             continue
         for entry in (policy.sweep_kernel, policy.play_kernel):
