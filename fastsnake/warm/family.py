@@ -201,8 +201,8 @@ def _duration(seconds: float) -> str:
 
 
 def about(cpu: float | None, load: float | None = None, cores: int | None = None) -> str:
-    """'about 29 CPU-s (about 2.2 min now: load 8.0 on 2 cores)', or '... (about 30 s)' on a machine
-    with a core free."""
+    """'about 29 CPU-s, about 2.2 min at load 8.0 on 2 cores', or 'about 29 CPU-s, about 29 s' on a
+    machine with a core free."""
     if cpu is None:
         return "up to a few minutes"
     cores = cores or os.cpu_count() or 1
@@ -214,8 +214,8 @@ def about(cpu: float | None, load: float | None = None, cores: int | None = None
     wall = expected_wall(cpu, load, cores)
     text = f"about {_duration(cpu).replace(' s', ' CPU-s').replace(' min', ' CPU-min')}"
     if free_cores(load, cores) < 1.0:
-        return f"{text} (about {_duration(wall)} now: load {load:.1f} on {cores} cores)"
-    return f"{text} (about {_duration(wall)})"
+        return f"{text}, about {_duration(wall)} at load {load:.1f} on {cores} cores"
+    return f"{text}, about {_duration(wall)}"
 
 
 # --- one process compiles a family at a time ----------------------------------------------------------

@@ -125,9 +125,9 @@ class CompileWatch:
         if family.key not in self._announced:
             self._announced.add(family.key)
             variant = f" {family.variant}" if family.variant else ""
-            self._say(f"fastsnake: compiling {family.words}{variant}, {about(typical_seconds(family.key))} "
-                      f"once; later runs load them from the cache in {store.cache_root()} (fastsnake warm "
-                      f"compiles ahead of time)\n")
+            self._say(f"fastsnake: compiling {family.words}{variant} once, {about(typical_seconds(family.key))}; "
+                      f"later runs load them from the cache in {store.cache_root()} (fastsnake warm compiles "
+                      f"ahead of time)\n")
             if len(self._announced) == 1:
                 store.prune_stale()
         elif family.variant:

@@ -23,11 +23,11 @@ def cache(tmp_path, monkeypatch):
 
 
 def test_an_estimate_is_cpu_seconds_turned_into_wall_time_by_the_cores_free_now():
-    assert F.about(29, load=0.3, cores=2) == "about 29 CPU-s (about 29 s)"
+    assert F.about(29, load=0.3, cores=2) == "about 29 CPU-s, about 29 s"
     # Load 8 on 2 cores: a new job gets 2 / 9 of a core.
     assert F.expected_wall(29, load=8.0, cores=2) == pytest.approx(29 * 9 / 2)
-    assert F.about(29, load=8.0, cores=2) == "about 29 CPU-s (about 2.2 min now: load 8.0 on 2 cores)"
-    assert F.about(120, load=0.0, cores=4) == "about 2.0 CPU-min (about 2.0 min)"
+    assert F.about(29, load=8.0, cores=2) == "about 29 CPU-s, about 2.2 min at load 8.0 on 2 cores"
+    assert F.about(120, load=0.0, cores=4) == "about 2.0 CPU-min, about 2.0 min"
     assert F.about(None) == "up to a few minutes"
 
 
@@ -64,7 +64,7 @@ def test_a_compare_names_each_policy_it_compiles_never_a_module(cache):
         watch.on_start(_start(kernel))
         watch.on_end(_end())
     lines = stream.getvalue().splitlines()
-    assert [line.split(",")[0] for line in lines] == [
+    assert [line.split(" once,")[0] for line in lines] == [
         "fastsnake: compiling policy cycle's kernels", "fastsnake: compiling policy greedy's kernels",
         "fastsnake: compiling policy grove's kernels"]  # strongest is grove's alias: its kernels
     assert all("CPU-" in line and "module" not in line and "fastsnake." not in line for line in lines)
@@ -83,7 +83,7 @@ def test_an_engine_helper_compiled_first_counts_for_the_expected_policy(cache):
         watch.on_end(_end())
     finally:
         notice.expect_nothing()
-    assert stream.getvalue().startswith("fastsnake: compiling policy strongest's kernels, about ")
+    assert stream.getvalue().startswith("fastsnake: compiling policy strongest's kernels once, about ")
     assert list(watch.cpu_by_family) == ["policy:grove"]
 
 
@@ -110,7 +110,7 @@ def test_a_policy_compiling_for_another_board_class_says_why(monkeypatch):
     watch.on_start(_start(cell.sweep_kernel.kernels[True]))
     watch.on_end(_end())
     F._known.clear()
-    assert stream.getvalue().startswith(f"fastsnake: compiling policy cell's kernels {words}, about ")
+    assert stream.getvalue().startswith(f"fastsnake: compiling policy cell's kernels {words} once, about ")
 
 
 TINY = "from numba import njit\n\n\n@njit(cache=True)\ndef add_one(x):\n    return x + 1\n"
