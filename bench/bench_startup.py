@@ -11,8 +11,8 @@ Three cases, each a fresh `fastsnake` process, measured by the CPU time the kern
 
 The warm cases run ``--runs`` times in alternating rounds (and alternating with ``--baseline``'s
 tree when given: ratios new / baseline of the medians); the medians decide the budgets. Then
-``python -X importtime`` of the help and the warm sweep, its self times summed by top-level package
-(the package's own modules, not what it imports from others), largest first. The machine's load
+``python -X importtime`` of the help and the warm sweep, by top-level package: the cumulative time
+of its outermost imports (what paid for it) and its own modules' self time, largest first. The machine's load
 (1-minute average, before and after) is printed beside: on a busy machine every figure is high.
 
     python bench/bench_startup.py                      # this checkout, 7 rounds, one cold sweep
@@ -89,16 +89,28 @@ def check(case: str, result: dict) -> None:
         assert summary["games"] == 1000 and summary["policy"] == "cycle", summary
 
 
-def by_package(stderr: str) -> dict[str, float]:
-    """``-X importtime`` lines -> seconds of self time per top-level package, largest first."""
-    totals: dict[str, float] = {}
+def by_package(stderr: str) -> dict[str, dict[str, float]]:
+    """``-X importtime`` lines -> per top-level package, largest first: ``own`` seconds (the self time
+    of its modules) and ``cumulative`` seconds (the cumulative time of its outermost imports: with
+    what they import from other packages, as the import that pays for it sees it)."""
+    rows = []  # (depth, top-level package, self s, cumulative s), in the order Python printed them
     for line in stderr.splitlines():
         if not line.startswith("import time:") or "self [us]" in line:
             continue
-        self_us, _, name = line[len("import time:"):].split("|")
-        top = name.strip().split(".")[0]
-        totals[top] = totals.get(top, 0.0) + int(self_us) / 1e6
-    return dict(sorted(totals.items(), key=lambda kv: -kv[1]))
+        self_us, cumulative_us, name = line[len("import time:"):].split("|")
+        depth = (len(name) - len(name.lstrip()) - 1) // 2
+        rows.append((depth, name.strip().split(".")[0], int(self_us) / 1e6, int(cumulative_us) / 1e6))
+    totals: dict[str, dict[str, float]] = {}
+    stack: list[tuple[int, str]] = []  # the enclosing imports (a child is printed before its parent)
+    for depth, top, own, cumulative in reversed(rows):
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        entry = totals.setdefault(top, {"own": 0.0, "cumulative": 0.0})
+        entry["own"] += own
+        if not stack or stack[-1][1] != top:  # an outermost import of this package
+            entry["cumulative"] += cumulative
+        stack.append((depth, top))
+    return dict(sorted(totals.items(), key=lambda kv: -kv[1]["cumulative"]))
 
 
 def load() -> float:
@@ -137,7 +149,7 @@ def measure(trees: dict[str, Path], runs: int, cold: int, importtime: bool) -> d
                           "wall": [round(r["wall"], 3) for r in results]}
         if importtime:
             report["importtime"] = {
-                label: {case: {k: round(v, 4) for k, v in
+                label: {case: {k: {what: round(v, 4) for what, v in times.items()} for k, times in
                                by_package(run_once(tree, argv, caches[label], importtime=True)["stderr"]).items()}
                         for case, argv in CASES.items()}
                 for label, tree in trees.items()}
@@ -184,9 +196,11 @@ def show(report: dict) -> None:
         print(f"budget {case:11s} {v['value']:.3f} {unit} <= {v['budget']}: {v['verdict']}")
     for label, cases in report.get("importtime", {}).items():
         for case, packages in cases.items():
-            total = sum(packages.values())
-            top = ", ".join(f"{name} {sec:.3f}" for name, sec in list(packages.items())[:10])
-            print(f"importtime {case} ({label}): {total:.3f} s in all; by package: {top}")
+            total = sum(times["own"] for times in packages.values())
+            print(f"importtime {case} ({label}): {total:.3f} s in all; by top-level package, cumulative s "
+                  f"(own s):")
+            for name, times in list(packages.items())[:12]:
+                print(f"  {name:36s} {times['cumulative']:7.3f} ({times['own']:.3f})")
 
 
 def main(argv=None) -> int:
