@@ -45,7 +45,7 @@ RECORD_AT_LEAST = 2.0
 # What the variants of a policy whose kernels differ by a parameter are (`kernels.by_params`), by
 # the rule that picks them: the notice says which one compiles, and why there are several.
 VARIANT_WORDS = {
-    "single_word_masks": ("board class", "boards of at most 63 2x2 blocks", "larger boards",
+    "single_word_masks": ("board class", "boards of at most {BITS_BLOCKS} 2x2 blocks", "larger boards",
                           "the outline test of larger boards needs row masks the small kernels never compile"),
     "random_cycle": ("cycle kind", "a random Hamiltonian cycle", "the zig-zag cycle",
                      "the zig-zag cycle never compiles the random cycle's builder"),
@@ -78,7 +78,7 @@ def words_of(key: str) -> str:
 
 # --- which family a kernel belongs to ---------------------------------------------------------------
 
-_known: dict[int, Family | None] = {}
+_known: dict[int, tuple] = {}  # id(py_func) -> (py_func, its family): the function kept, so its id stays its own
 _known_lock = threading.Lock()
 
 
@@ -86,8 +86,9 @@ def family_of(py_func) -> Family | None:
     """The family of the kernel whose Python function is `py_func`; None for code that is not ours
     (a user's policy, a test's function)."""
     with _known_lock:
-        if id(py_func) in _known:
-            return _known[id(py_func)]
+        known = _known.get(id(py_func))
+        if known is not None and known[0] is py_func:
+            return known[1]
     family = _policy_family(py_func)
     if family is None:
         module = getattr(py_func, "__module__", "") or ""
@@ -95,7 +96,7 @@ def family_of(py_func) -> Family | None:
                    None)
         family = None if key is None else Family(key, words_of(key))
     with _known_lock:
-        _known[id(py_func)] = family
+        _known[id(py_func)] = (py_func, family)
     return family
 
 
@@ -141,6 +142,10 @@ def variant_words(policy, key) -> str | None:
     rule = getattr(entry.rule, "__name__", "")
     kind, yes, no, why = VARIANT_WORDS.get(rule, ("game class", f"{rule} {key}", f"{rule} {not key}",
                                                   "they differ by the games' parameters"))
+    if "{BITS_BLOCKS}" in yes:
+        from fastsnake.snake.celltree.params import BITS_BLOCKS
+
+        yes = yes.format(BITS_BLOCKS=BITS_BLOCKS)
     this, other = (yes, no) if key else (no, yes)
     others = [k for k in entry.kernels if k != key]
     if not any(_index_exists(kernels.kernels[k]) for kernels in (policy.sweep_kernel, policy.play_kernel)

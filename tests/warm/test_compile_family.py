@@ -102,7 +102,10 @@ def test_a_policy_compiling_for_another_board_class_says_why(monkeypatch):
     assert F.variant_words(cell, True) is None  # a first compile is just that
     monkeypatch.setattr(F, "_index_exists", lambda dispatcher: dispatcher is big)
     words = F.variant_words(cell, True)
-    assert words.startswith("for boards of at most 63 2x2 blocks: cell compiles its kernels once per board class (")
+    from fastsnake.snake.celltree.params import BITS_BLOCKS
+
+    assert words.startswith(f"for boards of at most {BITS_BLOCKS} 2x2 blocks: cell compiles its kernels once per "
+                            "board class (")
     assert words.endswith("; those for larger boards are cached already")
     stream = io.StringIO()
     F._known.clear()
