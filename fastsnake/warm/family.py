@@ -284,10 +284,12 @@ def held() -> list[str]:
         return sorted(_held)
 
 
-def guard_compiles(say) -> None:
-    """Turn the guard on (`say(text)` reports a wait) or off (None). Installs the hooks once."""
+def guard_compiles(say):
+    """Turn the guard on (`say(text)` reports a wait) or off (None); returns the `say` it replaces
+    (a nested `compile_notice` restores it). Installs the hooks once."""
     _install()
-    _say[0] = say
+    previous, _say[0] = _say[0], say
+    return previous
 
 
 def _install() -> None:

@@ -189,12 +189,13 @@ def compile_notice(stream=None, tick: bool | None = None, verb: str | None = Non
     quiet = stream is None and bool(os.environ.get("FASTSNAKE_QUIET_COMPILE"))
     watch = CompileWatch(stream=io.StringIO() if quiet else stream, tick=False if quiet else tick, verb=verb)
     event.register("numba:compile", watch)
-    F.guard_compiles(watch._say)
+    outer = F.guard_compiles(watch._say)
     try:
         yield watch
     finally:
-        F.guard_compiles(None)
-        F.release()
+        F.guard_compiles(outer)
+        if outer is None:
+            F.release()
         expect_nothing()
         event.unregister("numba:compile", watch)
         watch._stop_ticker()
