@@ -309,8 +309,10 @@ def _install() -> None:
         family = family_of(self._py_func)
         if family is None:
             return data
-        if acquire(family, say, owner=self._py_func):
-            data = load(self, sig, target_context)  # compiled meanwhile by the process we waited for
+        acquire(family, say, owner=self._py_func)
+        if family.key in _held:
+            # Saved meanwhile by the process we waited for (or by one that finished just before we asked)?
+            data = load(self, sig, target_context)
             if data is not None:
                 release(family.key)
         return data
