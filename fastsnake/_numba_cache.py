@@ -108,21 +108,30 @@ def configure_numba_cache() -> None:
 # the `fastsnake` command's launcher (`fastsnake.__main__`) sets up its signal handling before
 # numba's import (most of a start-up: a signal then used to print a KeyboardInterrupt traceback).
 NUMBA_FREE_MODULES = frozenset(
-    {"fastsnake.__main__", "fastsnake.signals", "fastsnake.errors", "fastsnake._numba_cache"}
+    {"fastsnake.__main__", "fastsnake.signals", "fastsnake.errors", "fastsnake._numba_cache",
+     "fastsnake.files", "fastsnake.sizes", "fastsnake.renamed"}
 )
+# Packages none of whose modules defines a kernel (the CLI, the compile notices and warm-up): importing
+# them does not configure numba's cache, so `fastsnake --help` never loads numba (0.3 CPU-s). Their
+# commands import the kernel modules they run, which configure it then.
+NUMBA_FREE_PACKAGES = ("fastsnake.cli", "fastsnake.warm")
+
+
+def _numba_free(name: str) -> bool:
+    return name in NUMBA_FREE_MODULES or any(name == p or name.startswith(p + ".") for p in NUMBA_FREE_PACKAGES)
 
 
 class ConfigureBeforeKernels:
     """A finder on `sys.meta_path` that finds nothing: it configures numba's cache (above) when the
-    first fastsnake module outside NUMBA_FREE_MODULES is about to be imported, i.e. before any module
-    of ours can define a cached kernel, and is a no-op from then on."""
+    first fastsnake module outside NUMBA_FREE_MODULES and NUMBA_FREE_PACKAGES is about to be
+    imported, i.e. before any module of ours can define a cached kernel, and is a no-op from then on."""
 
     _lock = threading.RLock()
     _state = {"done": False, "busy": False}
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if cls._state["done"] or not name.startswith("fastsnake.") or name in NUMBA_FREE_MODULES:
+        if cls._state["done"] or not name.startswith("fastsnake.") or _numba_free(name):
             return None
         with cls._lock:
             if not (cls._state["done"] or cls._state["busy"]):  # busy: numba's own import, re-entering

@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
     try:
         if tiered:
             first_call(_tier_job(args), argv)
-        with compile_notice():
+        with compile_notice(verb=getattr(args, "verb", None)):
             result = args.handler(args)
     except NeedsCompiled as exc:
         if not (tiered and interpreted_run()):

@@ -273,7 +273,7 @@ def _run_sweep(fastsnake, args):
     if args.resume:
         if args.out and args.out != args.resume:
             raise InputError("give either --resume DIR or --out DIR, not both")
-        return fastsnake.resume_sweep(args.resume, threads=args.threads, cluster=args.cluster, progress=True)
+        return fastsnake.resume_sweep(args.resume, threads=args.threads, cluster=args.cluster, progress=_progress_bar())
     _require(args, "policy", "size", "games")
     _expect_policy(args.policy)
     if args.out:
@@ -285,7 +285,7 @@ def _run_sweep(fastsnake, args):
     if args.precision is not None and args.out and not args.out.endswith(".parquet"):
         raise InputError("--precision writes one Parquet file: give --out FILE.parquet, not a folder")
     return fastsnake.sweep(args.policy, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
-                           out=args.out, progress=True, chunk_size=args.chunk_size, cluster=args.cluster,
+                           out=args.out, progress=_progress_bar(), chunk_size=args.chunk_size, cluster=args.cluster,
                            rows=bool(args.plot), precision=args.precision, **_options(args))
 
 
@@ -369,7 +369,8 @@ def cmd_compare(args):
             raise InputError("--out: a compare file holds one board size; compare several sizes without --out, "
                              "or run one compare per size")
     results = api.compare_runs(args.policies, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
-                               progress=True, baseline=args.baseline, precision=args.precision, **_options(args))
+                               progress=_progress_bar(), baseline=args.baseline, precision=args.precision,
+                               **_options(args))
     summaries = [r.summary for r in results]
     if args.out:
         api.write_compare(results, args.out)
@@ -412,6 +413,14 @@ def cmd_play(args):
         if args.replay:
             common.log(f"replay: {common.shown(args.replay)}")
     return result
+
+
+def _progress_bar() -> bool:
+    """A progress bar on stderr when it is a terminal: tqdm draws none elsewhere, so elsewhere it is
+    not even imported (part of every sweep's start-up)."""
+    import sys
+
+    return sys.stderr.isatty()
 
 
 def _expect_policy(name: str) -> None:

@@ -11,7 +11,9 @@ Every mean and rate a sweep, a compare or the report prints carries its interval
   hybrid score interval (his method 10, Statistics in Medicine 17, 1998) for the difference of two
   paired win rates.
 
-scipy is imported inside the functions: a CLI call that prints no interval does not pay for it.
+A sweep's own intervals (`mean_ci95`, `wilson_ci95`, `ratio_ci95`) take their quantiles from
+`fastsnake.snake.quantiles`, in plain Python: a sweep does not import scipy.stats (about 0.9 CPU-s).
+The paired tests and the scaling fit import scipy inside the functions that compute them.
 """
 
 from __future__ import annotations
@@ -36,9 +38,15 @@ def mean_ci95(games: int, mean: float | None, std: float | None) -> list[float] 
         return None
     if std == 0:
         return [float(mean), float(mean)]
-    from scipy import stats
+    return _t_interval(games - 1, mean, std / math.sqrt(games))
 
-    lo, hi = stats.t.interval(CONFIDENCE, games - 1, loc=mean, scale=std / math.sqrt(games))
+
+def _t_interval(df: int, loc: float, scale: float) -> list[float]:
+    """``scipy.stats.t.interval(CONFIDENCE, df, loc, scale)``, from `quantiles.t_ppf`."""
+    from fastsnake.snake.quantiles import t_ppf
+
+    lo = t_ppf((1.0 - CONFIDENCE) / 2, df) * scale + loc
+    hi = t_ppf((1.0 + CONFIDENCE) / 2, df) * scale + loc
     return [float(lo), float(hi)]
 
 
@@ -46,10 +54,16 @@ def wilson_ci95(successes: int, trials: int) -> list[float] | None:
     """The 95 % Wilson score interval of a rate `successes / trials` (None when `trials` is 0)."""
     if not trials:
         return None
-    from scipy import stats
+    from fastsnake.snake.quantiles import normal_ppf
 
-    ci = stats.binomtest(int(successes), int(trials)).proportion_ci(CONFIDENCE, method="wilson")
-    return [float(ci.low), float(ci.high)]
+    # ``scipy.stats.binomtest(k, n).proportion_ci(CONFIDENCE, method="wilson")``, its arithmetic.
+    k, n = int(successes), int(trials)
+    p = k / n
+    z = normal_ppf(0.5 + 0.5 * CONFIDENCE)
+    denom = 2 * (n + z**2)
+    center = (2 * n * p + z**2) / denom
+    delta = z / denom * math.sqrt(4 * n * p * (1 - p) + z**2)
+    return [0.0 if k == 0 else float(center - delta), 1.0 if k == n else float(center + delta)]
 
 
 def half_width(interval) -> float | None:
@@ -244,10 +258,7 @@ def ratio_ci95(numerators, denominators, rate: float | None = None) -> list[floa
     se = math.sqrt(float(np.dot(residual, residual)) / ((k - 1) * k)) / den.mean()
     if se == 0:
         return [float(rate), float(rate)]
-    from scipy import stats
-
-    lo, hi = stats.t.interval(CONFIDENCE, k - 1, loc=rate, scale=se)
-    return [float(lo), float(hi)]
+    return _t_interval(k - 1, rate, se)
 
 
 def scaling_fit(cells, values) -> dict | None:

@@ -8,7 +8,6 @@
 - `tier`: a small first call runs interpreted while its kernels compile in the background.
 """
 
-from fastsnake.warm.ahead import resolve_parts, warm
 from fastsnake.warm.notice import compile_notice, expect
 from fastsnake.warm.parts import WarmError
 from fastsnake.warm.store import cache_root, clear_stale, stale_folders
@@ -25,3 +24,13 @@ from fastsnake.warm.tier import (
 __all__ = ["compile_notice", "expect", "warm", "resolve_parts", "WarmError", "cache_root", "clear_stale",
            "stale_folders", "first_call", "compiled_instead", "NeedsCompiled",
            "interpreted_run", "snake_job", "puzzle_job", "tour_job"]
+
+
+def __getattr__(name):
+    # `warm` and `resolve_parts` import the process pool (multiprocessing, concurrent.futures): only
+    # `fastsnake warm` and the background compile need them, not every command's start-up.
+    if name in ("warm", "resolve_parts"):
+        from fastsnake.warm import ahead
+
+        return getattr(ahead, name)
+    raise AttributeError(f"module 'fastsnake.warm' has no attribute {name!r}")

@@ -1,11 +1,15 @@
-"""Never silent while compiling: one line on stderr when numba starts compiling a kernel.
+"""Never silent while compiling: a line on stderr when numba starts compiling a kernel family.
 
 numba broadcasts a ``numba:compile`` event only when a dispatcher misses both its in-memory
 overloads and the on-disk cache, i.e. exactly when it is about to compile. `compile_notice`
-listens for it for the length of a command: the first event prints one line (what is being
-compiled, roughly how long it takes, where the cache lives), a terminal also gets the elapsed
-seconds ticking on the next line, and a warm run prints nothing. The seconds a compile took
-are kept beside the cache, so the next estimate (after an upgrade, say) is this machine's own.
+listens for it for the length of a command: the first compile of each kernel family
+(`fastsnake.warm.family`: a policy, the puzzle solvers, the tours, the envs) prints one line
+naming the policy or verb it is for, never a module, with the estimate in CPU seconds and the
+wall time that means at the machine's load now, and where the cache lives; a terminal also gets the
+elapsed seconds ticking; a warm run prints nothing. Each family's compile CPU seconds are kept
+beside the cache (`family.CPU_FILE`), so the next estimate is this machine's own. Within the block,
+one process compiles a family at a time (`family.guard_compiles`): a second one waits, says so, and
+loads what the first compiled.
 """
 
 from __future__ import annotations
@@ -17,36 +21,19 @@ import threading
 import time
 from contextlib import contextmanager
 
+from fastsnake.warm import family as F
 from fastsnake.warm import store
 
-# Rough cold compile seconds on a busy 2-core machine (bench/bench_cold_start.py, a policy's first
-# `play`), by what a command said it expects (`expect`: "policy:NAME") or else by the module of the
-# first kernel numba compiles (the longest prefix wins). Used until this machine measured its own.
-TYPICAL_SECONDS = {
-    "policy:cycle": 20, "policy:greedy": 15, "policy:greedy-dynamic": 25, "policy:phc": 35,
-    "policy:phc-faithful": 35, "policy:dhcr": 45, "policy:snake-ai": 25, "policy:snake-ai-safe": 60,
-    "policy:thesis-shortcut": 40, "policy:thesis-shortcut-faithful": 65, "policy:cell": 40,
-    "policy:grove": 70, "policy:strongest": 70,
-    "fastsnake.snake": 25,
-    "fastsnake.puzzle": 12,
-    "fastsnake.puzzle.reduce": 35,
-    "fastsnake.tour": 10,
-    "fastsnake.envs": 14,
-}
-# Compiles shorter than this leave no estimate behind: a stray helper compiled in a warm run
-# must not teach the next cold run that it takes a second.
-_RECORD_AT_LEAST = 2.0
 _TICK_SECONDS = 1.0
 
-
-# What the command about to run expects to compile: (words, estimate key), set by `expect`.
+# What the command about to run expects to compile: (words, family key), set by `expect`.
 _expected: tuple[str, str] | None = None
 
 
 def expect(what: str, key: str) -> None:
     """Name what the next compiles are for, e.g. ``expect("policy strongest's kernels",
     "policy:strongest")``: the notice then says so, and estimates by `key`, instead of naming the
-    first kernel numba happens to compile (often a small helper of the engine)."""
+    Snake engine's helpers numba often compiles first."""
     global _expected
     _expected = (what, key)
 
@@ -57,58 +44,45 @@ def expect_nothing() -> None:
 
 
 def typical_seconds(key: str) -> float | None:
-    recorded = store.read_json(store.TIMES_FILE).get(key)
-    if isinstance(recorded, (int, float)):
-        return float(recorded)
-    if key in TYPICAL_SECONDS:
-        return float(TYPICAL_SECONDS[key])
-    best = _longest_prefix(key, TYPICAL_SECONDS)
-    return None if best is None else float(TYPICAL_SECONDS[best])
+    """The compile estimate of family (or warm part) `key` in CPU seconds (`family.cpu_seconds`)."""
+    part = "puzzle" if key == "puzzle-large" else key
+    return F.cpu_seconds(F.canonical(part) if part.startswith(F.POLICY_PREFIX) else part)
 
 
-# What a module's kernels are called in the notice, by the longest matching prefix.
-_KERNELS_OF = {
-    "fastsnake.snake": "the Snake engine kernels",
-    "fastsnake.puzzle": "the sliding-puzzle kernels",
-    "fastsnake.search": "the shared search kernels",
-    "fastsnake.tour": "the leaper-tour kernels",
-    "fastsnake.envs": "the Gymnasium env kernels",
-}
-
-
-def _longest_prefix(module: str, table: dict) -> str | None:
-    return max((p for p in table if module == p or module.startswith(p + ".")), key=len, default=None)
-
-
-def describe(module: str) -> str:
-    """What is being compiled, in words: a policy's kernels, a part's, or a user module's."""
+def describe(module: str, verb: str | None = None) -> str:
+    """What a module's kernels are, in words: a policy's, a part's, or (not ours) the verb's."""
     policy_prefix = "fastsnake.snake.policies."
-    if module.startswith(policy_prefix):
-        return f"the kernels of policy module {module[len(policy_prefix):]}"
-    prefix = _longest_prefix(module, _KERNELS_OF)
-    return _KERNELS_OF[prefix] if prefix else f"the numba code of {module}"
+    if module.startswith(policy_prefix) and module != policy_prefix + "kernels":
+        return F.words_of(F.POLICY_PREFIX + module[len(policy_prefix):].replace("_", "-"))
+    for prefix, key in F._MODULE_FAMILIES:
+        if module == prefix or module.startswith(prefix + "."):
+            return F.words_of(key)
+    return f"the kernels fastsnake {verb} needs" if verb else f"the numba code of {module}"
 
 
 def about(seconds: float | None) -> str:
-    if seconds is None:
-        return "up to a few minutes"
-    if seconds < 90:
-        return f"about {max(5, round(seconds / 5) * 5):.0f} s"
-    return f"about {seconds / 60:.1f} min"
+    """An estimate in CPU seconds, with the wall time it means at the load now (`family.about`)."""
+    return F.about(seconds)
 
 
 class CompileWatch:
-    """A ``numba:compile`` listener: the notice on the first compile, a ticker on a terminal,
-    and the compile seconds (``seconds``), counted from each outermost compile's start to its end."""
+    """A ``numba:compile`` listener: a line on the first compile of each family, a ticker on a
+    terminal, the compile wall seconds (``seconds``, each outermost compile's start to its end) and
+    the compile CPU seconds per family (``cpu_by_family``, the compiling thread's)."""
 
-    def __init__(self, stream=None, tick: bool | None = None):
+    def __init__(self, stream=None, tick: bool | None = None, verb: str | None = None):
         self.stream = stream if stream is not None else sys.stderr
         self.tick = self.stream.isatty() if tick is None else tick
+        self.verb = verb
         self.compiles = 0  # outermost compiles seen
         self.seconds = 0.0
-        self.key: str | None = None  # what the estimate of this compile is kept under
+        self.cpu_by_family: dict[str, float] = {}
+        self.key: str | None = None  # the family of the first compile
+        self._announced: set[str] = set()
+        self._family: F.Family | None = None  # of the outermost compile running now
         self._depth = 0
         self._started = 0.0
+        self._cpu_started = 0.0
         self._lock = threading.Lock()
         self._ticker: threading.Thread | None = None
         self._stop_tick = threading.Event()
@@ -121,22 +95,44 @@ class CompileWatch:
         else:
             self.on_end(event)
 
+    def family(self, dispatcher) -> F.Family:
+        """The family a compile is for: the kernel's own; a Snake engine helper (or code of no family)
+        counts for what the command expects (`expect`); else the verb's."""
+        py_func = getattr(dispatcher, "py_func", None)
+        found = F.family_of(py_func) if py_func is not None else None
+        if _expected is not None and (found is None or found.key == "snake"):
+            what, key = _expected
+            return F.Family(F.canonical(key), what)
+        if found is not None:
+            if self.verb and not found.key.startswith(F.POLICY_PREFIX):
+                return F.Family(found.key, f"{found.words} (fastsnake {self.verb})", found.variant)
+            return found
+        module = getattr(py_func, "__module__", None) or "?"
+        return F.Family("other", describe(module, self.verb))
+
     def on_start(self, event) -> None:
+        dispatcher = (event.data or {}).get("dispatcher")
         with self._lock:
             self._depth += 1
             if self._depth > 1:
                 return
             self._started = time.perf_counter()
+            self._cpu_started = time.thread_time()
             self.compiles += 1
-            first = self.compiles == 1
-        if first:
-            dispatcher = (event.data or {}).get("dispatcher")
-            module = getattr(getattr(dispatcher, "py_func", None), "__module__", "?")
-            what, self.key = _expected if _expected is not None else (describe(module), module)
-            self._say(f"fastsnake: compiling {what}, "
-                      f"{about(typical_seconds(self.key))} once; later runs load them from the cache in "
-                      f"{store.cache_root()} (fastsnake warm compiles ahead of time)\n")
-            store.prune_stale()
+        family = self._family = self.family(dispatcher)
+        if self.key is None:
+            self.key = family.key
+        if family.key not in self._announced:
+            self._announced.add(family.key)
+            variant = f" {family.variant}" if family.variant else ""
+            self._say(f"fastsnake: compiling {family.words}{variant} once, {about(typical_seconds(family.key))}; "
+                      f"later runs load them from the cache in {store.cache_root()} (fastsnake warm compiles "
+                      f"ahead of time)\n")
+            if len(self._announced) == 1:
+                store.prune_stale()
+        elif family.variant:
+            # Announced already (a helper compiled first): the variant is why this compile happens.
+            self._say(f"fastsnake: compiling {family.words} {family.variant}\n")
         if self.tick:
             self._stop_tick.clear()
             self._ticker = threading.Thread(target=self._tick_loop, daemon=True)
@@ -148,6 +144,13 @@ class CompileWatch:
             if self._depth:
                 return
             self.seconds += time.perf_counter() - self._started
+            family = self._family
+        if family is not None:
+            cpu = time.thread_time() - self._cpu_started
+            self.cpu_by_family[family.key] = self.cpu_by_family.get(family.key, 0.0) + cpu
+        failed = bool(getattr(event, "exc_details", None)) and event.exc_details[0] is not None
+        if failed:  # no save will release the family's lock
+            F.release()
         self._stop_ticker()
 
     def _tick_loop(self) -> None:
@@ -169,28 +172,30 @@ class CompileWatch:
             pass
 
     def record(self) -> None:
-        """Keep this compile's seconds as the next estimate for its key."""
-        if self.key is None or self.seconds < _RECORD_AT_LEAST:
-            return
-        times = store.read_json(store.TIMES_FILE)
-        times[self.key] = round(self.seconds, 1)
-        store.write_json(store.TIMES_FILE, times)
+        """Keep each family's compile CPU seconds as its next estimate (`family.record`)."""
+        F.record({key: cpu for key, cpu in self.cpu_by_family.items() if key != "other"})
 
 
 @contextmanager
-def compile_notice(stream=None, tick: bool | None = None):
-    """Within the block, the first numba compile prints one line on `stream` (default stderr);
-    yields the `CompileWatch` (``.compiles``, ``.seconds``). FASTSNAKE_QUIET_COMPILE=1 silences
-    the default stream."""
+def compile_notice(stream=None, tick: bool | None = None, verb: str | None = None):
+    """Within the block, the first numba compile of each kernel family prints one line on `stream`
+    (default stderr), and a process compiles a family only when no other process is compiling it
+    (`family.guard_compiles`); yields the `CompileWatch` (``.compiles``, ``.seconds``,
+    ``.cpu_by_family``). `verb` names what compiles when no family does. FASTSNAKE_QUIET_COMPILE=1
+    silences the default stream."""
     from numba.core import event
 
     event.Listener.register(CompileWatch)  # numba checks isinstance(listener, Listener)
     quiet = stream is None and bool(os.environ.get("FASTSNAKE_QUIET_COMPILE"))
-    watch = CompileWatch(stream=io.StringIO() if quiet else stream, tick=False if quiet else tick)
+    watch = CompileWatch(stream=io.StringIO() if quiet else stream, tick=False if quiet else tick, verb=verb)
     event.register("numba:compile", watch)
+    outer = F.guard_compiles(watch._say)
     try:
         yield watch
     finally:
+        F.guard_compiles(outer)
+        if outer is None:
+            F.release()
         expect_nothing()
         event.unregister("numba:compile", watch)
         watch._stop_ticker()

@@ -73,6 +73,12 @@ def test_cold_command_says_it_compiles_once_warm_one_says_nothing(tmp_path):
     assert cold.returncode == 0, cold.stderr
     notices = [line for line in cold.stderr.splitlines() if line.startswith(NOTICE)]
     assert len(notices) == 1 and str(tmp_path) in notices[0]
+    # The verb's kernels in words, never a module; the estimate in CPU seconds, kept per family.
+    assert notices[0].startswith("fastsnake: compiling the leaper-tour kernels (fastsnake tour) once, about ")
+    assert "CPU-" in notices[0] and "fastsnake.tour" not in notices[0]
+    recorded = json.loads((tmp_path / "compile-cpu-seconds.json").read_text())
+    assert set(recorded) <= {"tour", "snake"} and recorded.get("tour", 2.0) >= 2.0
+    assert not (tmp_path / "compile-seconds.json").exists()
     assert json.loads(cold.stdout)["found"] is True  # stdout holds the JSON value alone
     warm = _run(tmp_path, *argv)
     assert warm.returncode == 0, warm.stderr

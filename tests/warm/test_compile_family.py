@@ -1,0 +1,186 @@
+"""Notices that tell the truth (issue 44): estimates in CPU seconds per kernel family, scaled by the
+cores free now; the policy or verb named, never a module; why a family compiles again for another
+board class; one process compiling a family at a time (a second waits, says so, then loads)."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from fastsnake.warm import family as F
+from fastsnake.warm import notice
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def test_an_estimate_is_cpu_seconds_turned_into_wall_time_by_the_cores_free_now():
+    assert F.about(29, load=0.3, cores=2) == "about 29 CPU-s, about 29 s"
+    # Load 8 on 2 cores: a new job gets 2 / 9 of a core.
+    assert F.expected_wall(29, load=8.0, cores=2) == pytest.approx(29 * 9 / 2)
+    assert F.about(29, load=8.0, cores=2) == "about 29 CPU-s, about 2.2 min at load 8.0 on 2 cores"
+    assert F.about(120, load=0.0, cores=4) == "about 2.0 CPU-min, about 2.0 min"
+    assert F.about(None) == "up to a few minutes"
+
+
+def test_estimates_are_kept_per_family_in_cpu_seconds(cache):
+    (cache).mkdir(parents=True)
+    # The old file held wall seconds at the cache root, one figure whatever compiled: never read again.
+    (cache / "compile-seconds.json").write_text(json.dumps({"policy:strongest": 666.7, "fastsnake.snake": 600}))
+    assert notice.typical_seconds("policy:cell") == F.TYPICAL_CPU_SECONDS["policy:cell"]
+    F.record({"policy:grove": 88.4, "tour": 0.5})  # under RECORD_AT_LEAST: a warm run's stray helper
+    assert json.loads((cache / F.CPU_FILE).read_text()) == {"policy:grove": 88.4}
+    assert notice.typical_seconds("policy:strongest") == 88.4  # an alias is its policy's family
+    assert notice.typical_seconds("policy:cell") == F.TYPICAL_CPU_SECONDS["policy:cell"]
+    assert notice.typical_seconds("tour") == F.TYPICAL_CPU_SECONDS["tour"]
+
+
+def _start(dispatcher):
+    return SimpleNamespace(is_start=True, data={"dispatcher": dispatcher})
+
+
+def _end():
+    return SimpleNamespace(is_start=False, data={}, exc_details=(None, None, None))
+
+
+def test_a_compare_names_each_policy_it_compiles_never_a_module(cache):
+    """`compare` used to say "compiling the kernels of policy module kernels" (the template's module)."""
+    from fastsnake.snake.policies import get_policy
+    from fastsnake.snake.policies.kernels import compiled_kernels
+
+    stream = io.StringIO()
+    watch = notice.CompileWatch(stream=stream, tick=False, verb="compare")
+    for name in ("cycle", "greedy", "strongest"):
+        kernel = compiled_kernels(get_policy(name).sweep_kernel)[0]
+        assert kernel.py_func.__module__ == "fastsnake.snake.policies.kernels"
+        watch.on_start(_start(kernel))
+        watch.on_end(_end())
+    lines = stream.getvalue().splitlines()
+    assert [line.split(" once,")[0] for line in lines] == [
+        "fastsnake: compiling policy cycle's kernels", "fastsnake: compiling policy greedy's kernels",
+        "fastsnake: compiling policy grove's kernels"]  # strongest is grove's alias: its kernels
+    assert all("CPU-" in line and "module" not in line and "fastsnake." not in line for line in lines)
+    assert set(watch.cpu_by_family) == {"policy:cycle", "policy:greedy", "policy:grove"}
+
+
+def test_an_engine_helper_compiled_first_counts_for_the_expected_policy(cache):
+    from fastsnake.snake import engine
+
+    helper = next(v for v in vars(engine).values() if hasattr(v, "py_func") and hasattr(v, "_cache"))
+    stream = io.StringIO()
+    notice.expect("policy strongest's kernels", "policy:strongest")
+    try:
+        watch = notice.CompileWatch(stream=stream, tick=False)
+        watch.on_start(_start(helper))
+        watch.on_end(_end())
+    finally:
+        notice.expect_nothing()
+    assert stream.getvalue().startswith("fastsnake: compiling policy strongest's kernels once, about ")
+    assert list(watch.cpu_by_family) == ["policy:grove"]
+
+
+def test_describe_never_names_the_kernel_template_module():
+    assert notice.describe("fastsnake.snake.policies.kernels", verb="compare") == "the Snake engine's kernels"
+    assert notice.describe("fastsnake.snake.policies.greedy_dynamic") == "policy greedy-dynamic's kernels"
+    assert notice.describe("someones_module", verb="sweep") == "the kernels fastsnake sweep needs"
+
+
+def test_a_policy_compiling_for_another_board_class_says_why(monkeypatch):
+    from fastsnake.snake.policies import get_policy
+
+    cell = get_policy("cell")
+    big = cell.sweep_kernel.kernels[False]
+    monkeypatch.setattr(F, "_index_exists", lambda dispatcher: False)
+    assert F.variant_words(cell, True) is None  # a first compile is just that
+    monkeypatch.setattr(F, "_index_exists", lambda dispatcher: dispatcher is big)
+    words = F.variant_words(cell, True)
+    from fastsnake.snake.celltree.params import BITS_BLOCKS
+
+    assert words.startswith(f"for boards of at most {BITS_BLOCKS} 2x2 blocks: cell compiles its kernels once per "
+                            "board class (")
+    assert words.endswith("; those for larger boards are cached already")
+    stream = io.StringIO()
+    F._known.clear()
+    watch = notice.CompileWatch(stream=stream, tick=False)
+    watch.on_start(_start(cell.sweep_kernel.kernels[True]))
+    watch.on_end(_end())
+    F._known.clear()
+    assert stream.getvalue().startswith(f"fastsnake: compiling policy cell's kernels {words} once, about ")
+
+
+TINY = "from numba import njit\n\n\n@njit(cache=True)\ndef add_one(x):\n    return x + 1\n"
+
+
+def test_numba_keeps_the_index_the_board_class_check_reads(tmp_path):
+    (tmp_path / "tiny_index_mod.py").write_text(TINY)
+    code = ("import sys, fastsnake.warm.family as F; sys.path.insert(0, sys.argv[1]); import tiny_index_mod as m\n"
+            "before = F._index_exists(m.add_one); m.add_one(1); print(before, F._index_exists(m.add_one))")
+    proc = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "True"]
+
+
+HOLDER = """
+import pathlib, sys, time
+sys.path.insert(0, sys.argv[1])
+from fastsnake.warm import compile_notice, family as F
+F._MODULE_FAMILIES += (("tiny_family_mod", "tiny"),)
+with compile_notice(tick=False) as watch:
+    F.acquire(F.Family("tiny", "the tiny kernels"))  # as if its compile had started
+    print("locked", flush=True)
+    go = pathlib.Path(sys.argv[2])
+    while not go.exists():
+        time.sleep(0.05)
+    import tiny_family_mod
+    print(tiny_family_mod.add_one(1), watch.compiles, flush=True)
+"""
+WAITER = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from fastsnake.warm import compile_notice, family as F
+F._MODULE_FAMILIES += (("tiny_family_mod", "tiny"),)
+with compile_notice(tick=False) as watch:
+    import tiny_family_mod
+    print(tiny_family_mod.add_one(1), watch.compiles, flush=True)
+"""
+
+
+def test_a_second_process_waits_for_the_family_being_compiled_then_loads_it(tmp_path):
+    (tmp_path / "tiny_family_mod.py").write_text(TINY)
+    env = {k: v for k, v in os.environ.items() if k != "FASTSNAKE_QUIET_COMPILE"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
+    go = tmp_path / "go"
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path), str(go)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        waiter_err = tmp_path / "waiter.err"
+        with open(waiter_err, "w") as err:
+            waiter = subprocess.Popen([sys.executable, "-c", WAITER, str(tmp_path)], stdout=subprocess.PIPE,
+                                      stderr=err, text=True, env=env)
+        deadline = time.monotonic() + 300
+        while "waiting for it" not in waiter_err.read_text():
+            assert waiter.poll() is None and time.monotonic() < deadline, waiter_err.read_text()
+            time.sleep(0.05)
+        go.touch()
+        holder_out, holder_err = holder.communicate(timeout=300)
+        waiter_out, _ = waiter.communicate(timeout=300)
+    finally:
+        for proc in (holder, locals().get("waiter")):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+    assert holder.returncode == 0 and waiter.returncode == 0, holder_err
+    assert holder_out.split() == ["2", "1"]  # the holder compiled add_one
+    assert waiter_out.split() == ["2", "0"]  # the waiter loaded it: no compile of its own
+    said = waiter_err.read_text()
+    assert said.count("fastsnake: another process is compiling the kernels of tiny now; waiting for it") == 1
+    assert "fastsnake: compiling" not in said
+    assert str(F.LOCK_PREFIX + "tiny.lock") in said
