@@ -225,29 +225,12 @@ def _first_group(parser, group) -> None:
     parser._action_groups.insert(1 if parser._positionals._group_actions else 0, group)
 
 
-def format_table(summaries: list[dict], rows_of=None) -> str:
-    from fastsnake.snake import summary_rows
+def format_table(summaries: list[dict], rows_of=None, fmt: str = "text") -> str:
+    """A table of `summaries` (`fastsnake.snake.summary_rows`, or `rows_of`) as text, Markdown, CSV or LaTeX."""
+    import fastsnake.snake as api
 
-    header, body = (rows_of or summary_rows)(summaries)
-    rows = [header] + body
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = []
-    for k, r in enumerate(rows):
-        cells = zip(r, widths, strict=True)
-        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(cells)))
-        if k == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def _describe(summary: dict) -> str:
-    s = summary
-    return (
-        f"{s['policy']} on {s['rows']}x{s['cols']}, start length {s['start_length']}, tail {s['tail_rule']}, "
-        f"seed {s['seed']}: {s['games']:,} games in {s['seconds']:.2f} s "
-        f"({s['games_per_second']:,.0f} games/s, {s['moves_per_second'] / 1e6:,.1f} M moves/s, "
-        f"{s['threads']} threads)"
-    )
+    header, body = (rows_of or api.summary_rows)(summaries)
+    return api.render_table(header, body, fmt)
 
 
 def cmd_sweep(args):
@@ -297,11 +280,11 @@ def _require(args, *names):
 
 def _finish_sweep(args, summary, interrupted):
     if not args.json:
-        print(_describe(summary))
+        import fastsnake.snake as api
+
+        print(api.describe_sweep(summary))
         print(format_table([summary]))
         if summary.get("precision"):
-            import fastsnake.snake as api
-
             for line in api.compare_lines([summary]):
                 print(line)
         if (args.out or args.resume) and not summary.get("partial_file"):
@@ -404,11 +387,13 @@ def cmd_play(args):
     game = fastsnake.play(args.policy, args.size, args.seed, args.game, **_rules(args), **_options(args))
     if args.replay:
         game.save(args.replay)
-    result = dict(game.summary, seconds=game.seconds)
+    result = dict(game.summary, seconds=game.seconds, compile_seconds=game.compile_seconds)
     if not args.json:
+        load = (f", +{game.compile_seconds:.2f} s {common.kernel_time_name()}"
+                if game.compile_seconds and game.compile_seconds > 0.01 else "")
         print(f"{result['policy']} on {game.rows}x{game.cols}, seed {args.seed}, game {args.game}: "
               f"{result['outcome']} after {result['moves']:,} moves, {result['apples']} apples, "
-              f"length {result['length']} ({game.seconds * 1e3:.1f} ms)")
+              f"length {result['length']} ({game.seconds * 1e3:.1f} ms{load})")
         if args.replay:
             common.log(f"replay: {common.shown(args.replay)}")
     return result

@@ -3,10 +3,12 @@ re-exported at the top level (``fastsnake.sweep`` ...)."""
 
 _API = ("Game", "Policy", "SweepResult", "compare", "load_game", "play", "policies", "register_policy",
         "replay_game", "resume_sweep", "sweep", "plot_results", "compare_runs", "compare_table", "write_compare",
-        "compare_lines", "compare_rows", "scaling", "plot_scaling", "board_sizes",
-        "timing_free", "board", "summary_rows", "report_sweeps")
+        "scaling", "plot_scaling", "board_sizes", "timing_free", "board", "report_sweeps")
+# The words and tables of the CLI and the report: `fastsnake.snake.present`.
+_PRESENT = ("compare_lines", "compare_rows", "summary_rows", "paired_rows", "robust_rows", "render_table",
+            "paired_sentences", "describe_sweep", "TABLE_FORMATS")
 
-__all__ = list(_API)
+__all__ = list(_API + _PRESENT)
 
 
 def __getattr__(name):
@@ -15,4 +17,8 @@ def __getattr__(name):
         from fastsnake.snake import api
 
         return getattr(api, name)
+    if name in _PRESENT:
+        from fastsnake.snake import present
+
+        return getattr(present, name)
     raise AttributeError(f"module 'fastsnake.snake' has no attribute {name!r}")

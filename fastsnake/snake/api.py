@@ -33,8 +33,7 @@ from fastsnake.snake.policies import (
     warn_once,
 )
 from fastsnake.snake.policies.user import Policy
-from fastsnake.snake.replay import Replay, load_replay, play_game, replay_from_sweep, save_replay
-from fastsnake.snake.stats import summary_rows
+from fastsnake.snake.replay import Replay, compile_and_play, load_replay, replay_from_sweep, save_replay
 from fastsnake.snake.store import (
     DEFAULT_CHUNK_SIZE,
     SWEEP_FORMAT,
@@ -61,10 +60,24 @@ from fastsnake.snake.sweep import (
 )
 
 __all__ = [
-    "Game", "Policy", "SweepResult", "compare", "compare_lines", "compare_rows", "load_game", "play", "policies",
-    "register_policy",
-    "replay_game", "report_sweeps", "resume_sweep", "summary_rows", "sweep", "verify_sweep",
+    "Game", "Policy", "SweepResult", "compare", "load_game", "play", "policies", "register_policy",
+    "replay_game", "report_sweeps", "resume_sweep", "sweep", "verify_sweep",
 ]
+
+
+def __getattr__(name):
+    # The text tables and sentences moved to `fastsnake.snake.present` (one presentation module
+    # for the CLI and the report); their old home still answers, with a warning, for a release.
+    if name in _MOVED_TO_PRESENT:
+        from fastsnake.snake import present
+
+        warnings.warn(f"fastsnake.snake.api.{name} moved to fastsnake.snake.present.{_MOVED_TO_PRESENT[name]}",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(present, _MOVED_TO_PRESENT[name])
+    raise AttributeError(f"module 'fastsnake.snake.api' has no attribute {name!r}")
+
+
+_MOVED_TO_PRESENT = {"compare_rows": "compare_rows", "compare_lines": "compare_lines", "summary_rows": "summary_rows"}
 
 _TIMING_KEYS = frozenset({"seconds", "games_per_second", "moves_per_second", "cpu_seconds", "games_per_cpu_second",
                           "moves_per_cpu_second", "compile_seconds", "threads", "games_per_second_ci95",
@@ -539,6 +552,9 @@ def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow"
             raise PolicyError("compare needs at least one policy")
     engine_policies = [get_policy(n) for n in names]  # unknown names fail before any game is played
     names = [p.name for p in engine_policies]
+    twice = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    if twice is not None:  # a policy against itself is no comparison (its p-value would be NaN)
+        raise PolicyError(f"policy {twice!r} is listed twice in policies={names!r}: compare each policy once")
     check_games(games)
     seed = check_seed(seed)
     if threads is not None:
@@ -623,7 +639,8 @@ def _attach_paired(group: list[SweepResult], baseline: str, base: int) -> None:
         run = result._raw
         common = min(ref.games, run.games)
         acc = PairedAccumulator()
-        acc.add(ref.outcome[:common], ref.moves[:common], run.outcome[:common], run.moves[:common])
+        acc.add(ref.outcome[:common], ref.moves[:common], run.outcome[:common], run.moves[:common],
+                ref.apples[:common], run.apples[:common])
         result.summary["paired"] = acc.as_dict(baseline, OUTCOME_BY_CODE)
 
 
@@ -697,28 +714,14 @@ def scaling(results) -> dict:
     """How each policy's cost grows with the board over the sizes of `results` (one compare):
     ``{policy: {"moves_exponent", "moves_exponent_ci95", "cpu_exponent", "cpu_exponent_ci95",
     "sizes", "cells"}}`` where moves ~ cells^moves_exponent (mean moves per game) and CPU seconds
-    per game ~ cells^cpu_exponent, least squares on log-log (`intervals.scaling_fit`; the
-    intervals need three sizes or more)."""
-    from fastsnake.snake.intervals import scaling_fit
+    per game ~ cells^cpu_exponent, least squares on log-log (`intervals.growth_by_policy`, which the
+    report uses too; the intervals need three sizes or more; a board without timing is left out of
+    the CPU fit)."""
+    from fastsnake.snake.intervals import growth_by_policy
 
-    by_policy: dict[str, list[dict]] = {}
-    for r in results:
-        by_policy.setdefault(r.summary["policy"], []).append(r.summary)
-    fits = {}
-    for name, summaries in by_policy.items():
-        cells = [s["rows"] * s["cols"] for s in summaries]
-        moves = scaling_fit(cells, [s["moves_mean"] or 0 for s in summaries])
-        cost = scaling_fit(cells, [1 / s["games_per_cpu_second"] if s.get("games_per_cpu_second") else 0
-                                   for s in summaries])
-        fits[name] = {
-            "moves_exponent": None if moves is None else moves["exponent"],
-            "moves_exponent_ci95": None if moves is None else moves["exponent_ci95"],
-            "cpu_exponent": None if cost is None else cost["exponent"],
-            "cpu_exponent_ci95": None if cost is None else cost["exponent_ci95"],
-            "sizes": len(cells),
-            "cells": cells,
-        }
-    return fits
+    keys = ("moves_exponent", "moves_exponent_ci95", "cpu_exponent", "cpu_exponent_ci95", "sizes", "cells")
+    fits = growth_by_policy([r.summary if isinstance(r, SweepResult) else r for r in results])
+    return {name: {k: fit[k] for k in keys} for name, fit in fits.items()}
 
 
 def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
@@ -765,83 +768,6 @@ def compare_table(results):
         if new in table.column_names and old not in table.column_names:
             table = table.add_column(table.column_names.index(new) + 1, old, table[new])
     return table
-
-
-def compare_rows(summaries: list[dict]) -> tuple[list[str], list[list[str]]]:
-    """(header, rows) of `compare`'s table: the summary table (`summary_rows`) with the board size
-    first when the rows hold several, and games per CPU-second (± its 95 % interval from the timed
-    chunks) and threads beside the wall-clock games/s."""
-    from fastsnake.snake.intervals import half_width
-
-    header, rows = summary_rows(summaries)
-    several = len({(s["rows"], s["cols"]) for s in summaries}) > 1
-    header = (["size"] if several else []) + header + ["games/CPU-s ±95%", "threads"]
-    out = []
-    for s, row in zip(summaries, rows, strict=True):
-        rate, hw = s.get("games_per_cpu_second"), half_width(s.get("games_per_cpu_second_ci95"))
-        speed = "-" if rate is None else f"{rate:,.0f}" + ("" if hw is None else f" ± {hw:,.0f}")
-        out.append(([f"{s['rows']}x{s['cols']}"] if several else []) + row + [speed, str(s.get("threads", "-"))])
-    return header, out
-
-
-def compare_lines(summaries: list[dict]) -> list[str]:
-    """The text under `compare`'s table: one line per paired comparison, e.g. ``grove vs cell:
-    −235.0 moves (−3.1 % ± 0.2 %), p < 1e-300, 2,000 paired games``, then the scaling fits and the
-    precision reached."""
-    from fastsnake.snake.intervals import format_p, half_width
-
-    several = len({(s["rows"], s["cols"]) for s in summaries}) > 1
-    lines = []
-    for s in summaries:
-        p = s.get("paired")
-        if not p:
-            continue
-        where = f" ({s['rows']}x{s['cols']})" if several else ""
-        if p["moves_diff_mean"] is None:
-            text = f"{s['policy']} vs {p['baseline']}{where}: no game both won, no moves difference"
-        else:
-            hw = half_width(p["moves_diff_pct_ci95"])
-            pct = "" if p["moves_diff_pct"] is None else (
-                f" ({_signed(p['moves_diff_pct'])} %" + ("" if hw is None else f" ± {hw:.1f} %") + ")")
-            text = (f"{s['policy']} vs {p['baseline']}{where}: {_signed(p['moves_diff_mean'])} moves{pct}, "
-                    f"{format_p(p['p_value'])}, {p['games']:,} paired games")
-            if p.get("fewer_moves_share") is not None:
-                text += f", fewer moves in {p['fewer_moves_share']:.1%}"
-        if p["win_rate_diff"] is not None and p["outcomes"].get("won/won") != p["games_total"]:  # not both 100 %
-            ci = p["win_rate_diff_ci95"]
-            text += (f"; win rate {_signed(100 * p['win_rate_diff'], 2)} points"
-                     + ("" if ci is None else f" [{_signed(100 * ci[0], 2)}, {_signed(100 * ci[1], 2)}]") + " of "
-                     + f"{p['games_total']:,} games")
-        lines.append(text)
-    fits = {}
-    for s in summaries:
-        if s.get("scaling"):
-            fits.setdefault(s["policy"], s["scaling"])
-    for name, fit in fits.items():
-        lines.append(f"{name} growth over {fit['sizes']} sizes: moves ~ cells^{_exponent(fit, 'moves')}, "
-                     f"CPU time per game ~ cells^{_exponent(fit, 'cpu')}")
-    by_size = {(s["rows"], s["cols"]): s["precision"] for s in summaries if s.get("precision")}
-    for (rows, cols), info in by_size.items():  # one precision run per board size
-        where = f"{rows}x{cols}: " if several else ""
-        state = "reached" if info["reached"] else "NOT reached"
-        limit = "" if info["limiting_half_width"] is None else f" ({info['limiting_half_width']:.2%})"
-        lines.append(f"{where}precision {info['target']:.2%} {state} after {info['games']:,} games of at most "
-                     f"{info['cap']:,} ({info['rounds']} rounds; widest: {info['limiting']}{limit})")
-    return lines
-
-
-def _signed(value: float, digits: int = 1) -> str:
-    """−235.0 / +12.5: a difference with its sign (a true minus sign, as printed tables use)."""
-    text = f"{abs(value):,.{digits}f}"
-    return ("−" if value < 0 else "+") + text
-
-
-def _exponent(fit: dict, key: str) -> str:
-    value = fit.get(f"{key}_exponent")
-    if value is None:
-        return "-"
-    ci = fit.get(f"{key}_exponent_ci95")
-    return f"{value:.2f}" + ("" if ci is None else f" [{ci[0]:.2f}, {ci[1]:.2f}]")
 
 
 def write_compare(results, path) -> None:
@@ -924,12 +850,15 @@ class Game:
     ``moves`` (uint8 array, 0 up 1 right 2 down 3 left), ``apples`` (apples eaten),
     ``length`` (final length), ``body`` (start body, tail first), ``apple_cells`` (the
     apple at the start and after each one eaten), ``cycle`` (the policy's cycle as
-    ``order[cell]``, or None), ``seconds`` (time to play it).
+    ``order[cell]``, or None), ``seconds`` (time to play it, the kernel's compile apart),
+    ``compile_seconds`` (compiling or loading the kernel before it: 0.0 when it was ready; None
+    for a game read from a file).
     """
 
-    def __init__(self, replay: Replay, seconds: float = 0.0):
+    def __init__(self, replay: Replay, seconds: float = 0.0, compile_seconds: float | None = None):
         self.replay = replay
         self.seconds = seconds
+        self.compile_seconds = compile_seconds
 
     policy = property(lambda self: self.replay.policy)
     rows = property(lambda self: self.replay.rows)
@@ -993,8 +922,8 @@ def play(policy, size, seed=0, game=0, *, start_length=3, tail="follow", max_mov
     if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game < 2**63:
         raise SweepError(f"game={game!r} must be a whole number >= 0 and < 2**63")
     config = board(size, start_length, tail, max_moves)
-    replay, seconds = play_game(name, config, seed, int(game), options)
-    return Game(replay, seconds)
+    replay, seconds, compile_seconds = compile_and_play(name, config, seed, int(game), options)
+    return Game(replay, seconds, compile_seconds)
 
 
 def load_game(path, *, verify: bool = True) -> Game:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import fastsnake
 from fastsnake import webpage
 from fastsnake.snake import report as rp
-from fastsnake.snake.intervals import format_rate_ci
+from fastsnake.snake.present import format_rate_ci, paired_sentences, signed
 from fastsnake.snake.sweep import PARQUET_META_KEY
 
 
@@ -157,8 +157,10 @@ def test_paired_panel_uses_the_games_both_won_and_equals_scipy_ttest_rel(paired_
     assert rows[-1][-1] == f"{len(a):,}"
     # The statement a reader sees: the mean, its interval and p.
     text = " ".join(pair["statement"])
-    assert f"{diff.mean():+,.1f} moves" in text and f"[{ci.low:+,.1f}, {ci.high:+,.1f}]" in text
+    assert f"{signed(diff.mean())} moves" in text and f"[{signed(ci.low)}, {signed(ci.high)}]" in text
     assert "p " in text and f"{both.sum():,} games both won" in text
+    # The same words as the CLI's line for that pair (one implementation, `present.paired_sentences`).
+    assert pair["statement"] == paired_sentences("greedy", "cycle", got)
 
 
 def test_inputs_of_the_same_policy_get_distinct_names(paired_sweeps, tmp_path):

@@ -14,7 +14,8 @@ from scipy import stats
 import fastsnake
 from fastsnake.cli import main
 from fastsnake.snake.api import timing_free
-from fastsnake.snake.intervals import format_mean_ci, format_p, half_width
+from fastsnake.snake.intervals import half_width
+from fastsnake.snake.present import format_mean_ci, format_p
 
 # cycle and snake-ai-safe never lose (their moves pair on every game), greedy mostly dies.
 POLICIES = "cycle,snake-ai-safe,greedy"
@@ -111,7 +112,7 @@ def test_compare_pairs_every_policy_with_the_baseline_as_scipys_paired_t_test(tm
     sign = "−" if safe["moves_diff_mean"] < 0 else "+"
     moves, pct = abs(safe["moves_diff_mean"]), abs(safe["moves_diff_pct"])
     assert f": {sign}{moves:,.1f} moves ({sign}{pct:.1f} % ± {pct_hw:.1f} %)" in line
-    assert f"{format_p(safe['p_value'])}, 300 paired games" in line
+    assert f"{format_p(safe['p_value'])}, over the 300 games both won of 300 paired" in line
     assert "win rate" not in line  # both won every game
     greedy = next(x for x in text.splitlines() if x.startswith("greedy vs cycle: "))
     assert "win rate" in greedy
