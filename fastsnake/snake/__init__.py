@@ -6,9 +6,13 @@ _API = ("Game", "Policy", "SweepResult", "compare", "load_game", "play", "polici
         "scaling", "plot_scaling", "board_sizes", "timing_free", "board", "report_sweeps")
 # The words and tables of the CLI and the report: `fastsnake.snake.present`.
 _PRESENT = ("compare_lines", "compare_rows", "summary_rows", "paired_rows", "robust_rows", "render_table",
-            "paired_sentences", "describe_sweep", "TABLE_FORMATS")
+            "paired_sentences", "describe_sweep", "TABLE_FORMATS", "baseline_rows", "baseline_lines")
 
-__all__ = list(_API + _PRESENT)
+# Repeated timing, robust aggregates, all pairs and saved baselines: `fastsnake.snake.benchmark`.
+_BENCHMARK = ("save_baseline", "find_baseline", "check_baseline", "baseline_path", "load_warning", "holm",
+              "repeat_summary", "robust_summary")
+
+__all__ = list(_API + _PRESENT + _BENCHMARK)
 
 
 def __getattr__(name):
@@ -21,4 +25,8 @@ def __getattr__(name):
         from fastsnake.snake import present
 
         return getattr(present, name)
+    if name in _BENCHMARK:
+        from fastsnake.snake import benchmark
+
+        return getattr(benchmark, name)
     raise AttributeError(f"module 'fastsnake.snake' has no attribute {name!r}")

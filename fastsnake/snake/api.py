@@ -250,8 +250,8 @@ BYTES_PER_KEPT_GAME = 32 + 8 * 3 + 4 * 3 + 4 * 3 + 2 * 2
 
 
 def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
-          out=None, progress=False, chunk_size=None, cluster=None, rows=True, precision=None,
-          **options) -> SweepResult:
+          out=None, progress=False, chunk_size=None, cluster=None, rows=True, precision=None, repeat=None,
+          warmup=0, **options) -> SweepResult:
     """Play `games` games of `policy` on a `size` board; game i uses seed ``game_seed(seed, i)``.
 
     Parameters
@@ -291,6 +291,14 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
         mean moves is at most `precision` x the mean; `games` is then the cap, and
         ``summary["precision"]`` says how many games it took and whether the target was met
         (docs/sweeps.md, "Precision on demand"). `out` must then be a ``*.parquet`` file.
+    repeat : int, optional
+        Time the games `repeat` times (fresh kernel calls on the same games; the rows are those of
+        the first): ``summary["repeats"]`` holds each run's games per CPU-second, their min /
+        median / max and the percentile bootstrap 95 % interval of the median, which is then
+        ``games_per_cpu_second_ci95`` (docs/benchmarks.md, "Speed"). Not with a folder `out`,
+        `cluster` or `precision`.
+    warmup : int
+        With `repeat`: untimed runs first (default 0; the compile is never timed in any case).
     **options
         Policy options, e.g. ``cycle="random"``; checked as ``--opt`` is.
 
@@ -327,6 +335,10 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
                                    or chunk_size < 1):
         raise SweepError(f"chunk_size={chunk_size!r} must be a whole number >= 1")
+    repeat, warmup = _check_repeat(repeat, warmup)
+    if repeat is not None and (precision is not None or cluster is not None or _is_folder_target(out)):
+        raise SweepError("repeat times the games in memory or to one *.parquet file: not with precision, cluster "
+                         "or a folder out")
     if precision is not None:  # rounds over the plain sweep's games: fastsnake.snake.precision
         if cluster is not None:
             raise SweepError("a sweep to a precision runs on this machine: give either cluster or precision")
@@ -352,20 +364,48 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
             raise SweepError(f"{exc}; write them with out='sweep.parquet' or out='folder/', or keep only the "
                              "summary with rows=False") from None
     try:
+        for _ in range(warmup):  # untimed: caches, the branch predictor, the CPU's clock settle
+            run_sweep(name, config, games, seed=seed, threads=threads, options=options, prepared=prepared,
+                      keep_rows=False)
         run = run_sweep(name, config, games, seed=seed, threads=threads, options=options, prepared=prepared,
                         progress=_progress(progress, name), keep_rows=bool(rows) and stream is None,
                         on_chunk=None if stream is None else stream.write)
+        runs = [run]
+        while repeat is not None and len(runs) < repeat and not runs[-1].interrupted:
+            runs.append(run_sweep(name, config, games, seed=seed, threads=threads, options=options,
+                                  prepared=prepared, keep_rows=False))
     except BaseException:
         if stream is not None:
             stream.abort()
         raise
     summary = summarize(run)
+    if repeat is not None:
+        _add_repeats(summary, [r for r in runs if not r.interrupted], warmup)
     if stream is None:
         result = SweepResult(summary=summary, _table=records_table(run) if rows else None, _raw=run)
     else:
         result = SweepResult(summary=summary, _raw=run, file=_close_stream(stream, run, summary, games))
     raise_if_terminated(summary, result)
     return result
+
+
+def _check_repeat(repeat, warmup) -> tuple[int | None, int]:
+    if repeat is not None and (isinstance(repeat, bool) or not isinstance(repeat, (int, np.integer)) or repeat < 1):
+        raise SweepError(f"repeat={repeat!r} must be a whole number >= 1")
+    if isinstance(warmup, bool) or not isinstance(warmup, (int, np.integer)) or warmup < 0:
+        raise SweepError(f"warmup={warmup!r} must be a whole number >= 0")
+    if warmup and repeat is None:
+        raise SweepError("warmup needs repeat (the timed runs it comes before)")
+    return (None if repeat is None else int(repeat)), int(warmup)
+
+
+def _add_repeats(summary: dict, runs: list, warmup: int) -> None:
+    """``repeats`` from the timed runs of the same games, and the speed interval it supports."""
+    from fastsnake.snake.benchmark import repeat_summary
+
+    rates = [r.stats.games / max(r.cpu_seconds, 1e-9) for r in runs]
+    summary["repeats"] = repeat_summary(rates, warmup)
+    summary["games_per_cpu_second_ci95"] = summary["repeats"]["median_ci95"]
 
 
 def _close_stream(stream, run, summary: dict, games: int) -> str | None:
@@ -532,7 +572,8 @@ def plot_scaling(summaries, path) -> None:
 # -- compare ---------------------------------------------------------------------------------
 
 def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
-                 progress=False, baseline=None, precision=None, **options) -> list[SweepResult]:
+                 progress=False, baseline=None, precision=None, all_pairs=False, test="t", robust=False, repeat=None,
+                 warmup=0, **options) -> list[SweepResult]:
     """One in-memory sweep per board size and policy, same seeds; stops after a sweep interrupted by Ctrl-C.
 
     `size` is one size or several (a list, or ``"10,20x24,30"``): one result per size and policy,
@@ -541,7 +582,16 @@ def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow"
     result carries ``summary["scaling"]``, its policy's growth over the sizes (`scaling`). With
     `precision` the games are played in rounds until every 95 % half-width is at most
     `precision` x the mean, `games` at most (``summary["precision"]``; `fastsnake.snake.precision`).
+    `all_pairs` adds ``summary["pairs"]``, the comparison with every earlier policy, each with its
+    Holm-adjusted ``p_holm`` (one family per board size); ``test="wilcoxon"`` adds the Wilcoxon
+    signed-rank ``wilcoxon_p`` to every pair; `robust` adds ``summary["robust"]`` (median and IQM
+    of the moves with bootstrap intervals); `repeat` / `warmup` are those of `sweep`.
     """
+    if test not in ("t", "wilcoxon"):
+        raise SweepError(f"test={test!r} must be 't' or 'wilcoxon'")
+    repeat, warmup = _check_repeat(repeat, warmup)
+    if repeat is not None and precision is not None:
+        raise SweepError("repeat times a fixed number of games: give either repeat or precision")
     if policies is None:
         names = available()
     else:
@@ -582,7 +632,8 @@ def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow"
             for name in names:
                 try:
                     result = sweep(name, (config.rows, config.cols), games, seed, start_length=start_length, tail=tail,
-                                   max_moves=max_moves, threads=threads, progress=progress, **own(name))
+                                   max_moves=max_moves, threads=threads, progress=progress, repeat=repeat,
+                                   warmup=warmup, **own(name))
                 except Terminated as stop:  # the finished sweeps come along
                     stop.result = results + group + [stop.result]
                     raise
@@ -590,6 +641,7 @@ def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow"
                 if result.interrupted:
                     break
             _attach_paired(group, names[base], base)
+        _attach_extras(group, base, all_pairs=all_pairs, test=test, robust=robust)
         results += group
         if any(r.interrupted for r in group):
             break
@@ -642,6 +694,62 @@ def _attach_paired(group: list[SweepResult], baseline: str, base: int) -> None:
         acc.add(ref.outcome[:common], ref.moves[:common], run.outcome[:common], run.moves[:common],
                 ref.apples[:common], run.apples[:common])
         result.summary["paired"] = acc.as_dict(baseline, OUTCOME_BY_CODE)
+
+
+def _pair(ref, run, baseline: str, test: str) -> dict:
+    """`run` against `ref` (two SweepRuns of the same seeds) on the games both played."""
+    from fastsnake.snake.intervals import PairedAccumulator
+    from fastsnake.snake.precision import OUTCOME_BY_CODE
+
+    common = min(ref.games, run.games)
+    acc = PairedAccumulator()
+    acc.add(ref.outcome[:common], ref.moves[:common], run.outcome[:common], run.moves[:common],
+            ref.apples[:common], run.apples[:common])
+    paired = acc.as_dict(baseline, OUTCOME_BY_CODE)
+    if test == "wilcoxon":
+        _add_wilcoxon(paired, ref, run)
+    return paired
+
+
+def _add_wilcoxon(paired: dict, ref, run) -> None:
+    from fastsnake.snake.benchmark import wilcoxon_p
+    from fastsnake.snake.stats import WON
+
+    common = min(ref.games, run.games)
+    both = (ref.outcome[:common] == WON) & (run.outcome[:common] == WON)
+    paired["wilcoxon_p"] = wilcoxon_p(run.moves[:common][both] - ref.moves[:common][both])
+    paired["wilcoxon_games"] = int(both.sum())
+
+
+def _attach_extras(group: list[SweepResult], base: int, *, all_pairs: bool, test: str, robust: bool) -> None:
+    """What `compare_runs` adds on request to the pairs with the baseline: every pair with Holm's
+    adjustment, the Wilcoxon test, the robust aggregates. Needs the games' rows (kept in memory)."""
+    runs = [r._raw for r in group]
+    if any(run is None or run.outcome.size != run.stats.games for run in runs):
+        return  # rows not kept: nothing more can be computed
+    if test == "wilcoxon" and base < len(group):
+        for k, r in enumerate(group):
+            if k != base and r.summary.get("paired"):
+                _add_wilcoxon(r.summary["paired"], runs[base], runs[k])
+    if all_pairs:
+        from fastsnake.snake.benchmark import holm
+
+        family = []
+        for k, r in enumerate(group):
+            pairs = []
+            for j in range(k):
+                mine = r.summary.get("paired")
+                same = j == base and mine is not None and mine.get("baseline") == group[j].summary["policy"]
+                pairs.append(mine if same else _pair(runs[j], runs[k], group[j].summary["policy"], test))
+            r.summary["pairs"] = pairs
+            family += pairs
+        for pair, adjusted in zip(family, holm([p["p_value"] for p in family]), strict=True):
+            pair["p_holm"] = adjusted
+    if robust:
+        from fastsnake.snake.benchmark import robust_summary
+
+        for r, run in zip(group, runs, strict=True):
+            r.summary["robust"] = robust_summary(run.moves)
 
 
 def _compare_to_precision(names, config, cap, seed, base, precision, threads, own, progress,
@@ -725,7 +833,8 @@ def scaling(results) -> dict:
 
 
 def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
-            out=None, progress=False, baseline=None, precision=None, **options):
+            out=None, progress=False, baseline=None, precision=None, all_pairs=False, test="t", robust=False,
+            repeat=None, warmup=0, save_baseline=None, baseline_from=None, slower=0.10, **options):
     """Several policies on the same games: a ``pyarrow.Table`` with one row per board size and policy.
 
     The columns are the summary keys of `sweep` (``policy, moves_mean, moves_mean_ci95, win_rate,
@@ -737,6 +846,10 @@ def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max
     rounds until every 95 % half-width is at most that share of the mean (`games` is the cap).
     Options go to each policy that takes them; an option no policy takes is refused. `out`
     (``*.parquet``, one board size) writes every game's row with a ``policy`` column.
+    `all_pairs`, `test`, `robust`, `repeat` and `warmup` are those of `compare_runs`;
+    `save_baseline` keeps the run as a named baseline (`benchmark.save_baseline`) and
+    `baseline_from` (a name or file) checks it against one (`benchmark.check_baseline`, a share
+    `slower` for the speed): every row gains ``baseline_check``, whose ``worse`` lists findings.
 
     Examples
     --------
@@ -751,10 +864,21 @@ def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max
         if len(board_sizes(size)) > 1:
             raise SweepError("out: a compare file holds one board size; compare several sizes without out, "
                              "or run one compare per size")
+    from fastsnake.snake import benchmark
+
+    if save_baseline is not None:
+        benchmark.baseline_path(save_baseline)
+    if baseline_from is not None:
+        benchmark.find_baseline(baseline_from)
     results = compare_runs(policies, size, games, seed, start_length=start_length, tail=tail, max_moves=max_moves,
-                           threads=threads, progress=progress, baseline=baseline, precision=precision, **options)
+                           threads=threads, progress=progress, baseline=baseline, precision=precision,
+                           all_pairs=all_pairs, test=test, robust=robust, repeat=repeat, warmup=warmup, **options)
     if out is not None:
         write_compare(results, out)
+    if baseline_from is not None:
+        benchmark.check_baseline(results, baseline_from, slower=slower)
+    if save_baseline is not None:
+        benchmark.save_baseline(results, save_baseline)
     return compare_table(results)
 
 

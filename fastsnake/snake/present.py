@@ -318,6 +318,37 @@ def compare_lines(summaries: list[dict]) -> list[str]:
     return lines
 
 
+def baseline_rows(verdict: dict) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of a check against a saved baseline (`benchmark.check_baseline`): per policy
+    and board, the pairs, the win-rate and moves differences with their intervals, the speed ratio
+    and the verdict."""
+    header = ["policy", "size", "pairs", "win rate diff [95%]", "both won", "moves diff [95%]", "speed ratio",
+              "verdict"]
+    rows = []
+    for c in verdict["policies"]:
+        p = c["paired"]
+        win = "-" if p.get("win_rate_diff") is None else (
+            f"{signed(100 * p['win_rate_diff'], 2)} pts {format_interval(p.get('win_rate_diff_ci95'), 2, 100)}")
+        moves = "-" if p.get("moves_diff_mean") is None else (
+            f"{signed(p['moves_diff_mean'])} {format_interval(p.get('moves_diff_ci95'))}").strip()
+        speed = "-" if c.get("speed_ratio") is None else f"{c['speed_ratio']:.2f}"
+        rows.append([c["policy"], f"{c['rows']}x{c['cols']}", f"{c['games']:,}", win, f"{p['games']:,}", moves, speed,
+                     "WORSE" if c["worse"] else "ok"])
+    return header, rows
+
+
+def baseline_lines(verdict: dict) -> list[str]:
+    """The sentences under the baseline table: what is worse, what could not be paired, and whether
+    the speed was judged."""
+    lines = [f"against baseline {verdict['baseline']!r} ({verdict['file']}): "
+             + ("no policy is significantly worse" if not verdict["worse"] else f"{len(verdict['worse'])} finding(s)")]
+    lines += [f"  worse: {w}" for w in verdict["worse"]]
+    lines += [f"  not compared: {u}" for u in verdict["unmatched"]]
+    if any(not c["speed_judged"] for c in verdict["policies"]):
+        lines.append(f"  speed not judged where either run lacks --repeat (threshold: {verdict['slower']:.0%} slower)")
+    return lines
+
+
 def describe_sweep(summary: dict) -> str:
     """The line `fastsnake sweep` prints above its table."""
     s = summary
