@@ -219,7 +219,12 @@ def _to_pandas(table):
 
 
 def _flat(summary: dict) -> dict:
-    return {k: (json.dumps(v, sort_keys=True) if isinstance(v, dict) else v) for k, v in summary.items()}
+    """A summary as one table row: dicts and lists of dicts (``pairs``, ``[]`` for the first policy) as JSON."""
+    def cell(v):
+        nested = isinstance(v, dict) or (isinstance(v, list) and (not v or any(isinstance(x, dict) for x in v)))
+        return json.dumps(v, sort_keys=True) if nested else v
+
+    return {k: cell(v) for k, v in summary.items()}
 
 
 def _check_output(path, what="out") -> None:

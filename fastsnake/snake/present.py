@@ -260,10 +260,12 @@ def paired_sentences(name: str, baseline: str, p: dict, where: str = "") -> list
     if p.get("win_rate_diff") is not None and not all_won:
         ci = p.get("win_rate_diff_ci95")
         out.append(f"win rate {signed(100 * p['win_rate_diff'], 2)} points"
-                   + ("" if ci is None else f" {format_interval(ci, 2, 100)}") + f" over all {total:,} paired games")
+                   + ("" if ci is None else f", 95 % interval {format_interval(ci, 2, 100)},")
+                   + f" over all {total:,} paired games")
     if p.get("apples_diff_mean") is not None and not all_won:
         ci = p.get("apples_diff_ci95")
-        out.append(f"apples {signed(p['apples_diff_mean'], 2)}" + ("" if ci is None else f" {format_interval(ci, 2)}")
+        out.append(f"apples {signed(p['apples_diff_mean'], 2)}"
+                   + ("" if ci is None else f", 95 % interval {format_interval(ci, 2)}")
                    + f", {format_p(p.get('apples_p_value'))}, over all {total:,} paired games")
     both = p["games"]
     if p.get("moves_diff_mean") is None:

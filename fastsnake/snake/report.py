@@ -34,7 +34,7 @@ from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, R_LENGTH, STUCK, WON
 from fastsnake.snake.intervals import PairedAccumulator, mean_ci95, wilson_ci95
 from fastsnake.snake.policies import recorded_options
-from fastsnake.snake.present import paired_sentences, summary_rows
+from fastsnake.snake.present import compare_rows, paired_sentences
 from fastsnake.snake.replay import DEPRECATED_PICK, Replay, play_game, trace
 from fastsnake.snake.stats import SummaryAccumulator
 from fastsnake.snake.store import open_sweep
@@ -722,10 +722,12 @@ def section_summary(item: Summarised) -> dict:
 
 
 def summary_table(sections: list[dict]) -> dict:
-    """The summary table `compare` prints (`stats.summary_rows`), one row a section (by its page
-    name): the mean moves as ``mean ± half-width`` and the win rate with its Wilson interval, from
-    the section summary's ``moves_mean_ci95`` and ``win_rate_ci95``."""
-    header, rows = summary_rows([dict(s["summary"], policy=s["name"]) for s in sections])
+    """The summary table `compare` prints (`present.compare_rows`), one row a section (by its page
+    name): the mean moves as ``mean ± half-width``, the win rate with its Wilson interval, and the
+    games per CPU-second the run recorded (with ``--repeat``: the median and its interval)."""
+    header, rows = compare_rows([dict(s["summary"], policy=s["name"]) for s in sections])
+    if header[0] == "size":  # the page names a source by its board already (`display_names`)
+        header, rows = header[1:], [row[1:] for row in rows]
     return {"header": list(header), "rows": rows}
 
 

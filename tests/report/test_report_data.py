@@ -90,11 +90,12 @@ def test_the_summary_table_is_the_one_compare_prints_with_intervals(swept, tmp_p
 
     file, _ = swept
     data = rp.build(rp.open_sources(str(file)), worst=1, best=1, died=1, random=1, sample=2)
-    header, rows = fastsnake.snake.summary_rows([fastsnake.sweep("greedy", 7, 3000, seed=11).summary])
+    header, rows = fastsnake.snake.compare_rows([fastsnake.sweep("greedy", 7, 3000, seed=11).summary])
     got_header, got = data["summary_table"]["header"], data["summary_table"]["rows"][0]
-    timing = header.index("games/s")
-    assert got_header == header
-    assert [c for i, c in enumerate(got) if i != timing] == [c for i, c in enumerate(rows[0]) if i != timing]
+    timing = {header.index("games/s"), header.index("games/CPU-s"), header.index("threads")}
+    assert got_header == header  # games per CPU-second beside the wall-clock games/s, as compare shows
+    assert got[header.index("games/CPU-s")] != "-"  # the file's run record holds it
+    assert [c for i, c in enumerate(got) if i not in timing] == [c for i, c in enumerate(rows[0]) if i not in timing]
     mean, win = header.index("mean ±95%"), header.index("win % ±95%")
     # The intervals, against scipy on the file's own games.
     table = pq.read_table(str(file))

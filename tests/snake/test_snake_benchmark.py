@@ -223,3 +223,18 @@ def test_the_help_names_the_exit_statuses(capsys):
         main(["compare", "--help"])
     text = capsys.readouterr().out
     assert "3    a --precision target not reached" in text and "4    a policy significantly worse" in text
+
+
+def test_the_python_api_takes_every_option_and_keeps_them_in_its_table(tmp_path, monkeypatch):
+    monkeypatch.setenv(benchmark.BASELINES_ENV, str(tmp_path))
+    table = fastsnake.compare(["cycle", "greedy", "snake-ai-safe"], 6, 60, all_pairs=True, test="wilcoxon",
+                              robust=True, repeat=2, save_baseline="api")
+    rows = table.to_pylist()
+    assert [len(json.loads(r["pairs"])) for r in rows] == [0, 1, 2]
+    assert all(json.loads(r["robust"])["games"] == 60 and json.loads(r["repeats"])["runs"] == 2 for r in rows)
+    again = fastsnake.compare(["cycle", "greedy"], 6, 60, baseline_from="api").to_pylist()
+    assert [json.loads(r["baseline_check"])["worse"] for r in again] == [[], []]
+    with pytest.raises(ValueError, match="test='sign'"):
+        fastsnake.compare(["cycle", "greedy"], 6, 10, test="sign")
+    with pytest.raises(ValueError, match="warmup needs repeat"):
+        fastsnake.sweep("cycle", 6, 10, warmup=1)

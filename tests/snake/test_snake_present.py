@@ -76,8 +76,9 @@ def test_the_sentences_lead_with_every_game_when_the_win_rates_differ():
     p = _paired([1, 1, 1, 1], [100, 100, 100, 100], [1, 1, 2, 2], [90, 80, 40, 30], [10, 10, 10, 10],
                 [10, 10, 5, 3])
     lines = present.paired_sentences("b", "a", p)
-    assert lines[0].startswith("b vs a: win rate −50.00 points [") and lines[0].endswith("over all 4 paired games")
-    assert lines[1].startswith("apples −3.00 [") and "over all 4 paired games" in lines[1]
+    assert lines[0].startswith("b vs a: win rate −50.00 points, 95 % interval [")
+    assert lines[0].endswith("], over all 4 paired games")
+    assert lines[1].startswith("apples −3.00, 95 % interval [") and "over all 4 paired games" in lines[1]
     assert lines[2].startswith("−15.0 moves (−15.0 % ± ") and "over the 2 games both won of 4 paired" in lines[2]
     assert "fewer moves in 100.0%" in lines[2]
     # Both won every game: the moves lead, no win-rate or apples sentence.
