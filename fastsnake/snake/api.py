@@ -469,11 +469,26 @@ def resume_sweep(folder, *, threads=None, cluster=None, progress=False) -> Sweep
     return _run_folder(SweepDataset.open(folder), threads, cluster, progress)
 
 
+def _compile_sweep_kernel(spec, threads: int) -> float:
+    """Compile (or load) a folder sweep's kernel before its clock starts: the seconds it took, kept
+    apart from the sweep's ``seconds`` (`cancel.compile_first`; the rows' shape does not change the
+    kernel's type, so an empty array stands for them)."""
+    import numba
+
+    from fastsnake.snake.cancel import compile_first
+
+    numba.set_num_threads(threads)
+    policy, _, params, cfg, nbr = prepare(spec.policy, spec.config, spec.options)
+    return compile_first(policy.sweep_kernel, cfg, nbr, params, np.uint64(spec.seed), np.int64(0),
+                         np.zeros((0, 0), np.int64), 1)
+
+
 def _run_folder(dataset, threads, cluster, progress) -> SweepResult:
     spec = dataset.spec
     bar = _progress(progress, spec.policy, "chunk")
     with dataset.writing():
         before = dataset.scan()[1]
+        compile_seconds = None  # a cluster's workers compile on their own machines
         if cluster:
             from fastsnake.snake.cluster import ClusterRunner
 
@@ -484,8 +499,10 @@ def _run_folder(dataset, threads, cluster, progress) -> SweepResult:
                     dataset, threads=threads, progress=bar, chunk_source=runner.chunk_source(spec.to_json()))
         else:
             threads = check_threads(threads)
+            compile_seconds = _compile_sweep_kernel(spec, threads)
             acc, seconds, cpu, stopped = run_dataset_sweep(dataset, threads=threads, progress=bar)
     summary = summary_dict(acc, spec.policy, spec.config, spec.options, spec.seed, threads, seconds, cpu,
+                           compile_seconds=compile_seconds,
                            before=before, games_requested=spec.games, interrupted=stopped is not None,
                            signal=stopped if stopped not in (None, True) else None,
                            folder=str(dataset.path), chunks=spec.n_chunks, chunk_size=spec.chunk_size,

@@ -98,6 +98,11 @@ def test_play_reports_its_compile_apart(capsys):
     assert result["seconds"] >= 0
 
 
+def test_a_folder_sweep_reports_its_compile_apart(tmp_path):
+    summary = fastsnake.sweep("cycle", 6, 100, out=str(tmp_path / "f"), chunk_size=40).summary
+    assert summary["compile_seconds"] is not None and 0 <= summary["compile_seconds"] < summary["seconds"] + 120
+
+
 def test_a_policy_listed_twice_is_refused(capsys):
     code, _, err = _run(capsys, "compare", "--size", "6", "--games", "10", "--policies", "cycle,cycle")
     assert code == 2 and "policy 'cycle' is listed twice" in err
