@@ -101,7 +101,9 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
         return common.fail(f"internal error: {type(exc).__name__}: {exc} (set FASTSNAKE_DEBUG=1 for a traceback)", 1)
     if getattr(args, "json", False) and result is not None:
         common.emit_json(result)
-    return 0
+    # A verb that finished but must say so in its status (a precision not reached: 3; a policy
+    # worse than its saved baseline: 4) sets `args.exit_status` and says why on stderr.
+    return getattr(args, "exit_status", 0) or 0
 
 
 def _tier_job(args):

@@ -44,7 +44,7 @@ def _policy_list(*example_lines: str):
             lines.append(f"  {name.ljust(width)}  {wrapped[0]}")
             lines += [" " * (width + 4) + more for more in wrapped[1:]]
         return ("policies ('fastsnake policies' for more):\n" + "\n".join(lines) + "\n\n"
-                + common.examples(*example_lines))
+                + common.examples(*example_lines) + "\n\n" + EXIT_CODES)
 
     return epilog
 
@@ -129,7 +129,10 @@ def register(sub) -> None:
     p.add_argument("--plot", metavar="FILE.png", help="histogram of moves per game (needs matplotlib)")
     p.add_argument("--precision", type=float, metavar="P", default=None,
                    help="play rounds of games until the mean's 95%% half-width is at most P x the mean "
-                        "(e.g. 0.01); --games is then the most; --out must be a .parquet file")
+                        "(e.g. 0.01); --games is then the most; --out must be a .parquet file; exit 3 when the "
+                        "target is not reached")
+    _repeat_options(p)
+    _format_option(p)
     _game_options(p, size_group=need)
     _first_group(p, need)
     p.set_defaults(handler=cmd_sweep, tier_job=_sweep_job)
@@ -158,12 +161,29 @@ def register(sub) -> None:
                    help="the policy every other is paired with (default: the first of --policies)")
     p.add_argument("--precision", type=float, metavar="P", default=None,
                    help="play rounds of games until every 95%% half-width (each mean, each paired difference) is "
-                        "at most P x the (baseline's) mean, e.g. 0.01; --games is then the most")
+                        "at most P x the (baseline's) mean, e.g. 0.01; --games is then the most; a difference that "
+                        "cannot exist (a policy that never wins) is skipped; exit 3 when the target is not reached")
     p.add_argument("--threads", type=common.whole_number, default=None, help="numba threads (default: all cores)")
     p.add_argument("--out", metavar="FILE.parquet", help="per-game records of every policy (column 'policy'; "
                    "one board size)")
     p.add_argument("--plot", metavar="FILE.png", help="moves histograms of every policy; with several sizes, mean "
                    "moves and games per CPU-second against cells, log-log (needs matplotlib)")
+    p.add_argument("--all-pairs", action="store_true",
+                   help="pair every policy with every other (not only with the baseline), with Holm-adjusted p-values")
+    p.add_argument("--test", choices=("t", "wilcoxon"), default="t",
+                   help="wilcoxon: add the Wilcoxon signed-rank test of the moves difference (default: paired t only)")
+    p.add_argument("--robust", action="store_true",
+                   help="median and interquartile mean (IQM) of the moves, each with a bootstrap 95%% interval")
+    _repeat_options(p)
+    p.add_argument("--save-baseline", metavar="NAME", default=None,
+                   help="keep this run's summary and per-game outcomes as baseline NAME (see --baseline-from)")
+    p.add_argument("--baseline-from", metavar="NAME|FILE", default=None,
+                   help="pair today's games with a saved baseline's on the same seeds; exit 4 when a policy is "
+                        "significantly worse")
+    p.add_argument("--slower", type=float, metavar="SHARE", default=0.10,
+                   help="with --baseline-from: a median speed more than SHARE below the baseline's counts as worse "
+                        "(default 0.10; needs --repeat on both runs)")
+    _format_option(p)
     _game_options(p, size_help="board RxC or N (2..256 a side), or several: 10,20,30x40")
     p.set_defaults(handler=cmd_compare, tier_job=_compare_job)
 
@@ -180,6 +200,28 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="FILE.npz", help="replay file to write (with --from)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_replay)
+
+
+EXIT_CODES = """exit status:
+  0    done
+  1    a failure of ours
+  2    bad input
+  3    a --precision target not reached (the results are printed)
+  4    a policy significantly worse than its --baseline-from (compare)
+  130  Ctrl-C (the finished games are kept), 143 SIGTERM"""
+
+
+def _repeat_options(p) -> None:
+    p.add_argument("--repeat", type=common.positive_int, metavar="N", default=None,
+                   help="time the games N times (fresh kernel calls, the same games): min / median / max games per "
+                        "CPU-second and a bootstrap 95%% interval of the median")
+    p.add_argument("--warmup", type=common.nonnegative_int, metavar="K", default=0,
+                   help="with --repeat: K untimed runs first (default 0; the compile is never timed)")
+
+
+def _format_option(p) -> None:
+    p.add_argument("--format", dest="table_format", choices=("text", "markdown", "csv", "latex"), default="text",
+                   help="the tables printed: aligned text (default), Markdown, CSV or LaTeX")
 
 
 def _play_job(args):
@@ -225,29 +267,12 @@ def _first_group(parser, group) -> None:
     parser._action_groups.insert(1 if parser._positionals._group_actions else 0, group)
 
 
-def format_table(summaries: list[dict], rows_of=None) -> str:
-    from fastsnake.snake import summary_rows
+def format_table(summaries: list[dict], rows_of=None, fmt: str = "text") -> str:
+    """A table of `summaries` (`fastsnake.snake.summary_rows`, or `rows_of`) as text, Markdown, CSV or LaTeX."""
+    import fastsnake.snake as api
 
-    header, body = (rows_of or summary_rows)(summaries)
-    rows = [header] + body
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    lines = []
-    for k, r in enumerate(rows):
-        cells = zip(r, widths, strict=True)
-        lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(cells)))
-        if k == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def _describe(summary: dict) -> str:
-    s = summary
-    return (
-        f"{s['policy']} on {s['rows']}x{s['cols']}, start length {s['start_length']}, tail {s['tail_rule']}, "
-        f"seed {s['seed']}: {s['games']:,} games in {s['seconds']:.2f} s "
-        f"({s['games_per_second']:,.0f} games/s, {s['moves_per_second'] / 1e6:,.1f} M moves/s, "
-        f"{s['threads']} threads)"
-    )
+    header, body = (rows_of or api.summary_rows)(summaries)
+    return api.render_table(header, body, fmt)
 
 
 def cmd_sweep(args):
@@ -256,6 +281,8 @@ def cmd_sweep(args):
     _check_plot(args)
     try:
         result = _run_sweep(fastsnake, args)
+        if args.repeat:
+            _warn_if_loaded()
     except Terminated as stop:  # SIGTERM: say what was kept, then exit 143 (no plot: stop promptly)
         if stop.result is None:
             raise
@@ -284,9 +311,15 @@ def _run_sweep(fastsnake, args):
     # so a sweep of any size runs in bounded memory.
     if args.precision is not None and args.out and not args.out.endswith(".parquet"):
         raise InputError("--precision writes one Parquet file: give --out FILE.parquet, not a folder")
+    if args.warmup and not args.repeat:
+        raise InputError("--warmup needs --repeat N (the timed runs it comes before)")
+    if args.repeat and (args.precision is not None or args.cluster or (args.out and not args.out.endswith(".parquet"))):
+        raise InputError("--repeat times the games in memory or to one file: it cannot be combined with --precision, "
+                         "--cluster or a folder --out")
     return fastsnake.sweep(args.policy, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
                            out=args.out, progress=_progress_bar(), chunk_size=args.chunk_size, cluster=args.cluster,
-                           rows=bool(args.plot), precision=args.precision, **_options(args))
+                           rows=bool(args.plot), precision=args.precision, repeat=args.repeat, warmup=args.warmup,
+                           **_options(args))
 
 
 def _require(args, *names):
@@ -296,12 +329,15 @@ def _require(args, *names):
 
 
 def _finish_sweep(args, summary, interrupted):
-    if not args.json:
-        print(_describe(summary))
-        print(format_table([summary]))
-        if summary.get("precision"):
-            import fastsnake.snake as api
+    fmt = getattr(args, "table_format", "text")
+    if not args.json and fmt != "text":
+        print(format_table([summary], fmt=fmt))
+    elif not args.json:
+        import fastsnake.snake as api
 
+        print(api.describe_sweep(summary))
+        print(format_table([summary], api.compare_rows if summary.get("repeats") else None))
+        if summary.get("precision"):
             for line in api.compare_lines([summary]):
                 print(line)
         if (args.out or args.resume) and not summary.get("partial_file"):
@@ -320,6 +356,7 @@ def _finish_sweep(args, summary, interrupted):
         if summary.get("signal") == "SIGTERM":
             return summary  # the caller re-raises Terminated
         raise KeyboardInterrupt
+    _exit_status(args, [summary])
     return summary
 
 
@@ -368,32 +405,90 @@ def cmd_compare(args):
         if several:
             raise InputError("--out: a compare file holds one board size; compare several sizes without --out, "
                              "or run one compare per size")
+    if args.warmup and not args.repeat:
+        raise InputError("--warmup needs --repeat N (the timed runs it comes before)")
+    if args.repeat and args.precision is not None:
+        raise InputError("--repeat times a fixed number of games: it cannot be combined with --precision")
+    baseline_source = api.find_baseline(args.baseline_from) if args.baseline_from else None
+    if args.save_baseline:
+        api.baseline_path(args.save_baseline)  # a bad name fails before the games
     results = api.compare_runs(args.policies, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
                                progress=_progress_bar(), baseline=args.baseline, precision=args.precision,
-                               **_options(args))
+                               all_pairs=args.all_pairs, test=args.test, robust=args.robust, repeat=args.repeat,
+                               warmup=args.warmup, **_options(args))
     summaries = [r.summary for r in results]
+    interrupted = any(r.interrupted for r in results)
+    if args.repeat:
+        _warn_if_loaded()
+    verdict = None
+    if baseline_source is not None and not interrupted:
+        verdict = api.check_baseline(results, baseline_source, slower=args.slower)
     if args.out:
         api.write_compare(results, args.out)
+    if args.save_baseline and not interrupted:
+        saved = api.save_baseline(results, args.save_baseline)
+        common.log(f"baseline {args.save_baseline!r}: {common.shown(saved)}")
     if args.plot:
         if several:
             api.plot_scaling(summaries, args.plot)
         else:
             api.plot_results(results, args.plot)
     if not args.json:
-        s = summaries[0]
-        boards = ", ".join(dict.fromkeys(f"{x['rows']}x{x['cols']}" for x in summaries))
-        counts = sorted({x["games"] for x in summaries})
-        games = f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,}-{counts[-1]:,}"
-        print(f"{boards}, start length {s['start_length']}, tail {s['tail_rule']}, "
-              f"seed {s['seed']}, {games} games per policy")
-        print(format_table(summaries, api.compare_rows))
-        for line in api.compare_lines(summaries):
-            print(line)
-    if any(r.interrupted for r in results):
+        _print_compare(api, summaries, args.table_format, verdict)
+    if interrupted:
         if args.json:
             common.emit_json(summaries)
         raise KeyboardInterrupt
+    _exit_status(args, summaries, verdict)
     return summaries
+
+
+def _print_compare(api, summaries, fmt, verdict) -> None:
+    tables = [api.compare_rows(summaries)]
+    if any(s.get("paired") or s.get("pairs") for s in summaries):
+        tables.append(api.paired_rows(summaries))
+    if any(s.get("robust") for s in summaries):
+        tables.append(api.robust_rows(summaries))
+    if verdict is not None:
+        tables.append(api.baseline_rows(verdict))
+    if fmt != "text":  # the tables alone, for a paper or a spreadsheet, a blank line between
+        print("\n\n".join(api.render_table(header, rows, fmt) for header, rows in tables))
+        return
+    s = summaries[0]
+    boards = ", ".join(dict.fromkeys(f"{x['rows']}x{x['cols']}" for x in summaries))
+    counts = sorted({x["games"] for x in summaries})
+    games = f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,}-{counts[-1]:,}"
+    print(f"{boards}, start length {s['start_length']}, tail {s['tail_rule']}, "
+          f"seed {s['seed']}, {games} games per policy")
+    print("\n\n".join(api.render_table(header, rows) for header, rows in tables))
+    for line in api.compare_lines(summaries):
+        print(line)
+    if verdict is not None:
+        for line in api.baseline_lines(verdict):
+            print(line)
+
+
+def _exit_status(args, summaries, verdict=None) -> None:
+    """3 when a --precision target was not reached, 4 when a policy is worse than its baseline (that first)."""
+    if verdict is not None and verdict["worse"]:
+        common.log(f"fastsnake: worse than baseline {verdict['baseline']!r}: " + ", ".join(verdict["worse"]))
+        args.exit_status = 4
+        return
+    missed = [s["precision"] for s in summaries if s.get("precision") and not s["precision"]["reached"]]
+    if missed:
+        info = missed[0]
+        common.log(f"fastsnake: precision {info['target']:.2%} not reached within {info['cap']:,} games "
+                   f"(widest: {info['limiting']}); exit status 3")
+        args.exit_status = 3
+
+
+def _warn_if_loaded() -> None:
+    """Timing on a machine busier than its cores measures the queue: say so (the games are unaffected)."""
+    import fastsnake.snake as api
+
+    note = api.load_warning()
+    if note:
+        common.log(f"fastsnake: warning: {note}")
 
 
 def cmd_play(args):
@@ -405,11 +500,13 @@ def cmd_play(args):
     game = fastsnake.play(args.policy, args.size, args.seed, args.game, **_rules(args), **_options(args))
     if args.replay:
         game.save(args.replay)
-    result = dict(game.summary, seconds=game.seconds)
+    result = dict(game.summary, seconds=game.seconds, compile_seconds=game.compile_seconds)
     if not args.json:
+        load = (f", +{game.compile_seconds:.2f} s {common.kernel_time_name()}"
+                if game.compile_seconds and game.compile_seconds > 0.01 else "")
         print(f"{result['policy']} on {game.rows}x{game.cols}, seed {args.seed}, game {args.game}: "
               f"{result['outcome']} after {result['moves']:,} moves, {result['apples']} apples, "
-              f"length {result['length']} ({game.seconds * 1e3:.1f} ms)")
+              f"length {result['length']} ({game.seconds * 1e3:.1f} ms{load})")
         if args.replay:
             common.log(f"replay: {common.shown(args.replay)}")
     return result

@@ -3,10 +3,16 @@ re-exported at the top level (``fastsnake.sweep`` ...)."""
 
 _API = ("Game", "Policy", "SweepResult", "compare", "load_game", "play", "policies", "register_policy",
         "replay_game", "resume_sweep", "sweep", "plot_results", "compare_runs", "compare_table", "write_compare",
-        "compare_lines", "compare_rows", "scaling", "plot_scaling", "board_sizes",
-        "timing_free", "board", "summary_rows", "report_sweeps")
+        "scaling", "plot_scaling", "board_sizes", "timing_free", "board", "report_sweeps")
+# The words and tables of the CLI and the report: `fastsnake.snake.present`.
+_PRESENT = ("compare_lines", "compare_rows", "summary_rows", "paired_rows", "robust_rows", "render_table",
+            "paired_sentences", "describe_sweep", "TABLE_FORMATS", "baseline_rows", "baseline_lines")
 
-__all__ = list(_API)
+# Repeated timing, robust aggregates, all pairs and saved baselines: `fastsnake.snake.benchmark`.
+_BENCHMARK = ("save_baseline", "find_baseline", "check_baseline", "baseline_path", "load_warning", "holm",
+              "repeat_summary", "robust_summary")
+
+__all__ = list(_API + _PRESENT + _BENCHMARK)
 
 
 def __getattr__(name):
@@ -15,4 +21,12 @@ def __getattr__(name):
         from fastsnake.snake import api
 
         return getattr(api, name)
+    if name in _PRESENT:
+        from fastsnake.snake import present
+
+        return getattr(present, name)
+    if name in _BENCHMARK:
+        from fastsnake.snake import benchmark
+
+        return getattr(benchmark, name)
     raise AttributeError(f"module 'fastsnake.snake' has no attribute {name!r}")

@@ -33,8 +33,7 @@ from fastsnake.snake.policies import (
     warn_once,
 )
 from fastsnake.snake.policies.user import Policy
-from fastsnake.snake.replay import Replay, load_replay, play_game, replay_from_sweep, save_replay
-from fastsnake.snake.stats import summary_rows
+from fastsnake.snake.replay import Replay, compile_and_play, load_replay, replay_from_sweep, save_replay
 from fastsnake.snake.store import (
     DEFAULT_CHUNK_SIZE,
     SWEEP_FORMAT,
@@ -61,10 +60,24 @@ from fastsnake.snake.sweep import (
 )
 
 __all__ = [
-    "Game", "Policy", "SweepResult", "compare", "compare_lines", "compare_rows", "load_game", "play", "policies",
-    "register_policy",
-    "replay_game", "report_sweeps", "resume_sweep", "summary_rows", "sweep", "verify_sweep",
+    "Game", "Policy", "SweepResult", "compare", "load_game", "play", "policies", "register_policy",
+    "replay_game", "report_sweeps", "resume_sweep", "sweep", "verify_sweep",
 ]
+
+
+def __getattr__(name):
+    # The text tables and sentences moved to `fastsnake.snake.present` (one presentation module
+    # for the CLI and the report); their old home still answers, with a warning, for a release.
+    if name in _MOVED_TO_PRESENT:
+        from fastsnake.snake import present
+
+        warnings.warn(f"fastsnake.snake.api.{name} moved to fastsnake.snake.present.{_MOVED_TO_PRESENT[name]}",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(present, _MOVED_TO_PRESENT[name])
+    raise AttributeError(f"module 'fastsnake.snake.api' has no attribute {name!r}")
+
+
+_MOVED_TO_PRESENT = {"compare_rows": "compare_rows", "compare_lines": "compare_lines", "summary_rows": "summary_rows"}
 
 _TIMING_KEYS = frozenset({"seconds", "games_per_second", "moves_per_second", "cpu_seconds", "games_per_cpu_second",
                           "moves_per_cpu_second", "compile_seconds", "threads", "games_per_second_ci95",
@@ -206,7 +219,12 @@ def _to_pandas(table):
 
 
 def _flat(summary: dict) -> dict:
-    return {k: (json.dumps(v, sort_keys=True) if isinstance(v, dict) else v) for k, v in summary.items()}
+    """A summary as one table row: dicts and lists of dicts (``pairs``, ``[]`` for the first policy) as JSON."""
+    def cell(v):
+        nested = isinstance(v, dict) or (isinstance(v, list) and (not v or any(isinstance(x, dict) for x in v)))
+        return json.dumps(v, sort_keys=True) if nested else v
+
+    return {k: cell(v) for k, v in summary.items()}
 
 
 def _check_output(path, what="out") -> None:
@@ -237,8 +255,8 @@ BYTES_PER_KEPT_GAME = 32 + 8 * 3 + 4 * 3 + 4 * 3 + 2 * 2
 
 
 def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
-          out=None, progress=False, chunk_size=None, cluster=None, rows=True, precision=None,
-          **options) -> SweepResult:
+          out=None, progress=False, chunk_size=None, cluster=None, rows=True, precision=None, repeat=None,
+          warmup=0, **options) -> SweepResult:
     """Play `games` games of `policy` on a `size` board; game i uses seed ``game_seed(seed, i)``.
 
     Parameters
@@ -278,6 +296,14 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
         mean moves is at most `precision` x the mean; `games` is then the cap, and
         ``summary["precision"]`` says how many games it took and whether the target was met
         (docs/sweeps.md, "Precision on demand"). `out` must then be a ``*.parquet`` file.
+    repeat : int, optional
+        Time the games `repeat` times (fresh kernel calls on the same games; the rows are those of
+        the first): ``summary["repeats"]`` holds each run's games per CPU-second, their min /
+        median / max and the percentile bootstrap 95 % interval of the median, which is then
+        ``games_per_cpu_second_ci95`` (docs/benchmarks.md, "Speed"). Not with a folder `out`,
+        `cluster` or `precision`.
+    warmup : int
+        With `repeat`: untimed runs first (default 0; the compile is never timed in any case).
     **options
         Policy options, e.g. ``cycle="random"``; checked as ``--opt`` is.
 
@@ -314,6 +340,10 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
                                    or chunk_size < 1):
         raise SweepError(f"chunk_size={chunk_size!r} must be a whole number >= 1")
+    repeat, warmup = _check_repeat(repeat, warmup)
+    if repeat is not None and (precision is not None or cluster is not None or _is_folder_target(out)):
+        raise SweepError("repeat times the games in memory or to one *.parquet file: not with precision, cluster "
+                         "or a folder out")
     if precision is not None:  # rounds over the plain sweep's games: fastsnake.snake.precision
         if cluster is not None:
             raise SweepError("a sweep to a precision runs on this machine: give either cluster or precision")
@@ -339,20 +369,48 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
             raise SweepError(f"{exc}; write them with out='sweep.parquet' or out='folder/', or keep only the "
                              "summary with rows=False") from None
     try:
+        for _ in range(warmup):  # untimed: caches, the branch predictor, the CPU's clock settle
+            run_sweep(name, config, games, seed=seed, threads=threads, options=options, prepared=prepared,
+                      keep_rows=False)
         run = run_sweep(name, config, games, seed=seed, threads=threads, options=options, prepared=prepared,
                         progress=_progress(progress, name), keep_rows=bool(rows) and stream is None,
                         on_chunk=None if stream is None else stream.write)
+        runs = [run]
+        while repeat is not None and len(runs) < repeat and not runs[-1].interrupted:
+            runs.append(run_sweep(name, config, games, seed=seed, threads=threads, options=options,
+                                  prepared=prepared, keep_rows=False))
     except BaseException:
         if stream is not None:
             stream.abort()
         raise
     summary = summarize(run)
+    if repeat is not None:
+        _add_repeats(summary, [r for r in runs if not r.interrupted], warmup)
     if stream is None:
         result = SweepResult(summary=summary, _table=records_table(run) if rows else None, _raw=run)
     else:
         result = SweepResult(summary=summary, _raw=run, file=_close_stream(stream, run, summary, games))
     raise_if_terminated(summary, result)
     return result
+
+
+def _check_repeat(repeat, warmup) -> tuple[int | None, int]:
+    if repeat is not None and (isinstance(repeat, bool) or not isinstance(repeat, (int, np.integer)) or repeat < 1):
+        raise SweepError(f"repeat={repeat!r} must be a whole number >= 1")
+    if isinstance(warmup, bool) or not isinstance(warmup, (int, np.integer)) or warmup < 0:
+        raise SweepError(f"warmup={warmup!r} must be a whole number >= 0")
+    if warmup and repeat is None:
+        raise SweepError("warmup needs repeat (the timed runs it comes before)")
+    return (None if repeat is None else int(repeat)), int(warmup)
+
+
+def _add_repeats(summary: dict, runs: list, warmup: int) -> None:
+    """``repeats`` from the timed runs of the same games, and the speed interval it supports."""
+    from fastsnake.snake.benchmark import repeat_summary
+
+    rates = [r.stats.games / max(r.cpu_seconds, 1e-9) for r in runs]
+    summary["repeats"] = repeat_summary(rates, warmup)
+    summary["games_per_cpu_second_ci95"] = summary["repeats"]["median_ci95"]
 
 
 def _close_stream(stream, run, summary: dict, games: int) -> str | None:
@@ -411,11 +469,26 @@ def resume_sweep(folder, *, threads=None, cluster=None, progress=False) -> Sweep
     return _run_folder(SweepDataset.open(folder), threads, cluster, progress)
 
 
+def _compile_sweep_kernel(spec, threads: int) -> float:
+    """Compile (or load) a folder sweep's kernel before its clock starts: the seconds it took, kept
+    apart from the sweep's ``seconds`` (`cancel.compile_first`; the rows' shape does not change the
+    kernel's type, so an empty array stands for them)."""
+    import numba
+
+    from fastsnake.snake.cancel import compile_first
+
+    numba.set_num_threads(threads)
+    policy, _, params, cfg, nbr = prepare(spec.policy, spec.config, spec.options)
+    return compile_first(policy.sweep_kernel, cfg, nbr, params, np.uint64(spec.seed), np.int64(0),
+                         np.zeros((0, 0), np.int64), 1)
+
+
 def _run_folder(dataset, threads, cluster, progress) -> SweepResult:
     spec = dataset.spec
     bar = _progress(progress, spec.policy, "chunk")
     with dataset.writing():
         before = dataset.scan()[1]
+        compile_seconds = None  # a cluster's workers compile on their own machines
         if cluster:
             from fastsnake.snake.cluster import ClusterRunner
 
@@ -426,8 +499,10 @@ def _run_folder(dataset, threads, cluster, progress) -> SweepResult:
                     dataset, threads=threads, progress=bar, chunk_source=runner.chunk_source(spec.to_json()))
         else:
             threads = check_threads(threads)
+            compile_seconds = _compile_sweep_kernel(spec, threads)
             acc, seconds, cpu, stopped = run_dataset_sweep(dataset, threads=threads, progress=bar)
     summary = summary_dict(acc, spec.policy, spec.config, spec.options, spec.seed, threads, seconds, cpu,
+                           compile_seconds=compile_seconds,
                            before=before, games_requested=spec.games, interrupted=stopped is not None,
                            signal=stopped if stopped not in (None, True) else None,
                            folder=str(dataset.path), chunks=spec.n_chunks, chunk_size=spec.chunk_size,
@@ -519,7 +594,8 @@ def plot_scaling(summaries, path) -> None:
 # -- compare ---------------------------------------------------------------------------------
 
 def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
-                 progress=False, baseline=None, precision=None, **options) -> list[SweepResult]:
+                 progress=False, baseline=None, precision=None, all_pairs=False, test="t", robust=False, repeat=None,
+                 warmup=0, **options) -> list[SweepResult]:
     """One in-memory sweep per board size and policy, same seeds; stops after a sweep interrupted by Ctrl-C.
 
     `size` is one size or several (a list, or ``"10,20x24,30"``): one result per size and policy,
@@ -528,7 +604,16 @@ def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow"
     result carries ``summary["scaling"]``, its policy's growth over the sizes (`scaling`). With
     `precision` the games are played in rounds until every 95 % half-width is at most
     `precision` x the mean, `games` at most (``summary["precision"]``; `fastsnake.snake.precision`).
+    `all_pairs` adds ``summary["pairs"]``, the comparison with every earlier policy, each with its
+    Holm-adjusted ``p_holm`` (one family per board size); ``test="wilcoxon"`` adds the Wilcoxon
+    signed-rank ``wilcoxon_p`` to every pair; `robust` adds ``summary["robust"]`` (median and IQM
+    of the moves with bootstrap intervals); `repeat` / `warmup` are those of `sweep`.
     """
+    if test not in ("t", "wilcoxon"):
+        raise SweepError(f"test={test!r} must be 't' or 'wilcoxon'")
+    repeat, warmup = _check_repeat(repeat, warmup)
+    if repeat is not None and precision is not None:
+        raise SweepError("repeat times a fixed number of games: give either repeat or precision")
     if policies is None:
         names = available()
     else:
@@ -539,6 +624,9 @@ def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow"
             raise PolicyError("compare needs at least one policy")
     engine_policies = [get_policy(n) for n in names]  # unknown names fail before any game is played
     names = [p.name for p in engine_policies]
+    twice = next((n for k, n in enumerate(names) if n in names[:k]), None)
+    if twice is not None:  # a policy against itself is no comparison (its p-value would be NaN)
+        raise PolicyError(f"policy {twice!r} is listed twice in policies={names!r}: compare each policy once")
     check_games(games)
     seed = check_seed(seed)
     if threads is not None:
@@ -566,7 +654,8 @@ def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow"
             for name in names:
                 try:
                     result = sweep(name, (config.rows, config.cols), games, seed, start_length=start_length, tail=tail,
-                                   max_moves=max_moves, threads=threads, progress=progress, **own(name))
+                                   max_moves=max_moves, threads=threads, progress=progress, repeat=repeat,
+                                   warmup=warmup, **own(name))
                 except Terminated as stop:  # the finished sweeps come along
                     stop.result = results + group + [stop.result]
                     raise
@@ -574,6 +663,7 @@ def compare_runs(policies, size, games, seed=0, *, start_length=3, tail="follow"
                 if result.interrupted:
                     break
             _attach_paired(group, names[base], base)
+        _attach_extras(group, base, all_pairs=all_pairs, test=test, robust=robust)
         results += group
         if any(r.interrupted for r in group):
             break
@@ -623,8 +713,65 @@ def _attach_paired(group: list[SweepResult], baseline: str, base: int) -> None:
         run = result._raw
         common = min(ref.games, run.games)
         acc = PairedAccumulator()
-        acc.add(ref.outcome[:common], ref.moves[:common], run.outcome[:common], run.moves[:common])
+        acc.add(ref.outcome[:common], ref.moves[:common], run.outcome[:common], run.moves[:common],
+                ref.apples[:common], run.apples[:common])
         result.summary["paired"] = acc.as_dict(baseline, OUTCOME_BY_CODE)
+
+
+def _pair(ref, run, baseline: str, test: str) -> dict:
+    """`run` against `ref` (two SweepRuns of the same seeds) on the games both played."""
+    from fastsnake.snake.intervals import PairedAccumulator
+    from fastsnake.snake.precision import OUTCOME_BY_CODE
+
+    common = min(ref.games, run.games)
+    acc = PairedAccumulator()
+    acc.add(ref.outcome[:common], ref.moves[:common], run.outcome[:common], run.moves[:common],
+            ref.apples[:common], run.apples[:common])
+    paired = acc.as_dict(baseline, OUTCOME_BY_CODE)
+    if test == "wilcoxon":
+        _add_wilcoxon(paired, ref, run)
+    return paired
+
+
+def _add_wilcoxon(paired: dict, ref, run) -> None:
+    from fastsnake.snake.benchmark import wilcoxon_p
+    from fastsnake.snake.stats import WON
+
+    common = min(ref.games, run.games)
+    both = (ref.outcome[:common] == WON) & (run.outcome[:common] == WON)
+    paired["wilcoxon_p"] = wilcoxon_p(run.moves[:common][both] - ref.moves[:common][both])
+    paired["wilcoxon_games"] = int(both.sum())
+
+
+def _attach_extras(group: list[SweepResult], base: int, *, all_pairs: bool, test: str, robust: bool) -> None:
+    """What `compare_runs` adds on request to the pairs with the baseline: every pair with Holm's
+    adjustment, the Wilcoxon test, the robust aggregates. Needs the games' rows (kept in memory)."""
+    runs = [r._raw for r in group]
+    if any(run is None or run.outcome.size != run.stats.games for run in runs):
+        return  # rows not kept: nothing more can be computed
+    if test == "wilcoxon" and base < len(group):
+        for k, r in enumerate(group):
+            if k != base and r.summary.get("paired"):
+                _add_wilcoxon(r.summary["paired"], runs[base], runs[k])
+    if all_pairs:
+        from fastsnake.snake.benchmark import holm
+
+        family = []
+        for k, r in enumerate(group):
+            pairs = []
+            for j in range(k):
+                mine = r.summary.get("paired")
+                same = j == base and mine is not None and mine.get("baseline") == group[j].summary["policy"]
+                pairs.append(mine if same else _pair(runs[j], runs[k], group[j].summary["policy"], test))
+            r.summary["pairs"] = pairs
+            family += pairs
+        for pair, adjusted in zip(family, holm([p["p_value"] for p in family]), strict=True):
+            pair["p_holm"] = adjusted
+    if robust:
+        from fastsnake.snake.benchmark import robust_summary
+
+        for r, run in zip(group, runs, strict=True):
+            r.summary["robust"] = robust_summary(run.moves)
 
 
 def _compare_to_precision(names, config, cap, seed, base, precision, threads, own, progress,
@@ -697,32 +844,19 @@ def scaling(results) -> dict:
     """How each policy's cost grows with the board over the sizes of `results` (one compare):
     ``{policy: {"moves_exponent", "moves_exponent_ci95", "cpu_exponent", "cpu_exponent_ci95",
     "sizes", "cells"}}`` where moves ~ cells^moves_exponent (mean moves per game) and CPU seconds
-    per game ~ cells^cpu_exponent, least squares on log-log (`intervals.scaling_fit`; the
-    intervals need three sizes or more)."""
-    from fastsnake.snake.intervals import scaling_fit
+    per game ~ cells^cpu_exponent, least squares on log-log (`intervals.growth_by_policy`, which the
+    report uses too; the intervals need three sizes or more; a board without timing is left out of
+    the CPU fit)."""
+    from fastsnake.snake.intervals import growth_by_policy
 
-    by_policy: dict[str, list[dict]] = {}
-    for r in results:
-        by_policy.setdefault(r.summary["policy"], []).append(r.summary)
-    fits = {}
-    for name, summaries in by_policy.items():
-        cells = [s["rows"] * s["cols"] for s in summaries]
-        moves = scaling_fit(cells, [s["moves_mean"] or 0 for s in summaries])
-        cost = scaling_fit(cells, [1 / s["games_per_cpu_second"] if s.get("games_per_cpu_second") else 0
-                                   for s in summaries])
-        fits[name] = {
-            "moves_exponent": None if moves is None else moves["exponent"],
-            "moves_exponent_ci95": None if moves is None else moves["exponent_ci95"],
-            "cpu_exponent": None if cost is None else cost["exponent"],
-            "cpu_exponent_ci95": None if cost is None else cost["exponent_ci95"],
-            "sizes": len(cells),
-            "cells": cells,
-        }
-    return fits
+    keys = ("moves_exponent", "moves_exponent_ci95", "cpu_exponent", "cpu_exponent_ci95", "sizes", "cells")
+    fits = growth_by_policy([r.summary if isinstance(r, SweepResult) else r for r in results])
+    return {name: {k: fit[k] for k in keys} for name, fit in fits.items()}
 
 
 def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max_moves=None, threads=None,
-            out=None, progress=False, baseline=None, precision=None, **options):
+            out=None, progress=False, baseline=None, precision=None, all_pairs=False, test="t", robust=False,
+            repeat=None, warmup=0, save_baseline=None, baseline_from=None, slower=0.10, **options):
     """Several policies on the same games: a ``pyarrow.Table`` with one row per board size and policy.
 
     The columns are the summary keys of `sweep` (``policy, moves_mean, moves_mean_ci95, win_rate,
@@ -734,6 +868,10 @@ def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max
     rounds until every 95 % half-width is at most that share of the mean (`games` is the cap).
     Options go to each policy that takes them; an option no policy takes is refused. `out`
     (``*.parquet``, one board size) writes every game's row with a ``policy`` column.
+    `all_pairs`, `test`, `robust`, `repeat` and `warmup` are those of `compare_runs`;
+    `save_baseline` keeps the run as a named baseline (`benchmark.save_baseline`) and
+    `baseline_from` (a name or file) checks it against one (`benchmark.check_baseline`, a share
+    `slower` for the speed): every row gains ``baseline_check``, whose ``worse`` lists findings.
 
     Examples
     --------
@@ -748,10 +886,21 @@ def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max
         if len(board_sizes(size)) > 1:
             raise SweepError("out: a compare file holds one board size; compare several sizes without out, "
                              "or run one compare per size")
+    from fastsnake.snake import benchmark
+
+    if save_baseline is not None:
+        benchmark.baseline_path(save_baseline)
+    if baseline_from is not None:
+        benchmark.find_baseline(baseline_from)
     results = compare_runs(policies, size, games, seed, start_length=start_length, tail=tail, max_moves=max_moves,
-                           threads=threads, progress=progress, baseline=baseline, precision=precision, **options)
+                           threads=threads, progress=progress, baseline=baseline, precision=precision,
+                           all_pairs=all_pairs, test=test, robust=robust, repeat=repeat, warmup=warmup, **options)
     if out is not None:
         write_compare(results, out)
+    if baseline_from is not None:
+        benchmark.check_baseline(results, baseline_from, slower=slower)
+    if save_baseline is not None:
+        benchmark.save_baseline(results, save_baseline)
     return compare_table(results)
 
 
@@ -765,83 +914,6 @@ def compare_table(results):
         if new in table.column_names and old not in table.column_names:
             table = table.add_column(table.column_names.index(new) + 1, old, table[new])
     return table
-
-
-def compare_rows(summaries: list[dict]) -> tuple[list[str], list[list[str]]]:
-    """(header, rows) of `compare`'s table: the summary table (`summary_rows`) with the board size
-    first when the rows hold several, and games per CPU-second (± its 95 % interval from the timed
-    chunks) and threads beside the wall-clock games/s."""
-    from fastsnake.snake.intervals import half_width
-
-    header, rows = summary_rows(summaries)
-    several = len({(s["rows"], s["cols"]) for s in summaries}) > 1
-    header = (["size"] if several else []) + header + ["games/CPU-s ±95%", "threads"]
-    out = []
-    for s, row in zip(summaries, rows, strict=True):
-        rate, hw = s.get("games_per_cpu_second"), half_width(s.get("games_per_cpu_second_ci95"))
-        speed = "-" if rate is None else f"{rate:,.0f}" + ("" if hw is None else f" ± {hw:,.0f}")
-        out.append(([f"{s['rows']}x{s['cols']}"] if several else []) + row + [speed, str(s.get("threads", "-"))])
-    return header, out
-
-
-def compare_lines(summaries: list[dict]) -> list[str]:
-    """The text under `compare`'s table: one line per paired comparison, e.g. ``grove vs cell:
-    −235.0 moves (−3.1 % ± 0.2 %), p < 1e-300, 2,000 paired games``, then the scaling fits and the
-    precision reached."""
-    from fastsnake.snake.intervals import format_p, half_width
-
-    several = len({(s["rows"], s["cols"]) for s in summaries}) > 1
-    lines = []
-    for s in summaries:
-        p = s.get("paired")
-        if not p:
-            continue
-        where = f" ({s['rows']}x{s['cols']})" if several else ""
-        if p["moves_diff_mean"] is None:
-            text = f"{s['policy']} vs {p['baseline']}{where}: no game both won, no moves difference"
-        else:
-            hw = half_width(p["moves_diff_pct_ci95"])
-            pct = "" if p["moves_diff_pct"] is None else (
-                f" ({_signed(p['moves_diff_pct'])} %" + ("" if hw is None else f" ± {hw:.1f} %") + ")")
-            text = (f"{s['policy']} vs {p['baseline']}{where}: {_signed(p['moves_diff_mean'])} moves{pct}, "
-                    f"{format_p(p['p_value'])}, {p['games']:,} paired games")
-            if p.get("fewer_moves_share") is not None:
-                text += f", fewer moves in {p['fewer_moves_share']:.1%}"
-        if p["win_rate_diff"] is not None and p["outcomes"].get("won/won") != p["games_total"]:  # not both 100 %
-            ci = p["win_rate_diff_ci95"]
-            text += (f"; win rate {_signed(100 * p['win_rate_diff'], 2)} points"
-                     + ("" if ci is None else f" [{_signed(100 * ci[0], 2)}, {_signed(100 * ci[1], 2)}]") + " of "
-                     + f"{p['games_total']:,} games")
-        lines.append(text)
-    fits = {}
-    for s in summaries:
-        if s.get("scaling"):
-            fits.setdefault(s["policy"], s["scaling"])
-    for name, fit in fits.items():
-        lines.append(f"{name} growth over {fit['sizes']} sizes: moves ~ cells^{_exponent(fit, 'moves')}, "
-                     f"CPU time per game ~ cells^{_exponent(fit, 'cpu')}")
-    by_size = {(s["rows"], s["cols"]): s["precision"] for s in summaries if s.get("precision")}
-    for (rows, cols), info in by_size.items():  # one precision run per board size
-        where = f"{rows}x{cols}: " if several else ""
-        state = "reached" if info["reached"] else "NOT reached"
-        limit = "" if info["limiting_half_width"] is None else f" ({info['limiting_half_width']:.2%})"
-        lines.append(f"{where}precision {info['target']:.2%} {state} after {info['games']:,} games of at most "
-                     f"{info['cap']:,} ({info['rounds']} rounds; widest: {info['limiting']}{limit})")
-    return lines
-
-
-def _signed(value: float, digits: int = 1) -> str:
-    """−235.0 / +12.5: a difference with its sign (a true minus sign, as printed tables use)."""
-    text = f"{abs(value):,.{digits}f}"
-    return ("−" if value < 0 else "+") + text
-
-
-def _exponent(fit: dict, key: str) -> str:
-    value = fit.get(f"{key}_exponent")
-    if value is None:
-        return "-"
-    ci = fit.get(f"{key}_exponent_ci95")
-    return f"{value:.2f}" + ("" if ci is None else f" [{ci[0]:.2f}, {ci[1]:.2f}]")
 
 
 def write_compare(results, path) -> None:
@@ -924,12 +996,15 @@ class Game:
     ``moves`` (uint8 array, 0 up 1 right 2 down 3 left), ``apples`` (apples eaten),
     ``length`` (final length), ``body`` (start body, tail first), ``apple_cells`` (the
     apple at the start and after each one eaten), ``cycle`` (the policy's cycle as
-    ``order[cell]``, or None), ``seconds`` (time to play it).
+    ``order[cell]``, or None), ``seconds`` (time to play it, the kernel's compile apart),
+    ``compile_seconds`` (compiling or loading the kernel before it: 0.0 when it was ready; None
+    for a game read from a file).
     """
 
-    def __init__(self, replay: Replay, seconds: float = 0.0):
+    def __init__(self, replay: Replay, seconds: float = 0.0, compile_seconds: float | None = None):
         self.replay = replay
         self.seconds = seconds
+        self.compile_seconds = compile_seconds
 
     policy = property(lambda self: self.replay.policy)
     rows = property(lambda self: self.replay.rows)
@@ -993,8 +1068,8 @@ def play(policy, size, seed=0, game=0, *, start_length=3, tail="follow", max_mov
     if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game < 2**63:
         raise SweepError(f"game={game!r} must be a whole number >= 0 and < 2**63")
     config = board(size, start_length, tail, max_moves)
-    replay, seconds = play_game(name, config, seed, int(game), options)
-    return Game(replay, seconds)
+    replay, seconds, compile_seconds = compile_and_play(name, config, seed, int(game), options)
+    return Game(replay, seconds, compile_seconds)
 
 
 def load_game(path, *, verify: bool = True) -> Game:

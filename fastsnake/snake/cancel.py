@@ -77,6 +77,28 @@ def call_kernel(kernel, cfg, *args):
     return result
 
 
+def compile_first(entry, cfg, *args) -> float:
+    """Compile (or load from the cache) the numba kernel that ``call_kernel(entry, cfg, *args)``
+    would run, without running it; returns the seconds that took (0.0 when it was ready, or for a
+    plain-Python kernel). So a caller times the run alone and reports the compile apart
+    (``compile_seconds``). A kernel entry that picks among variants by the games' parameters (a
+    ``ChosenKernel``: ``rule`` and ``kernels``) compiles only the variant these arguments pick. The
+    compile runs as `call_kernel` does, on a worker thread while this one waits for Ctrl-C."""
+    import time
+
+    while hasattr(entry, "rule") and hasattr(entry, "kernels"):
+        entry = entry.kernels[entry.rule(args[1])]
+    if not (hasattr(entry, "compile") and hasattr(entry, "signatures")):
+        return 0.0
+    full = (cfg, *args)
+    types = tuple(entry.typeof_pyval(a) for a in full)
+    if types in entry.signatures:
+        return 0.0
+    t0 = time.perf_counter()
+    call_kernel(lambda _cfg: entry.compile(types), cfg)
+    return time.perf_counter() - t0
+
+
 def _forget(cfg) -> None:
     for k, running in enumerate(_running):
         if running is cfg:

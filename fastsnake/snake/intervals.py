@@ -135,10 +135,16 @@ class PairedAccumulator:
         self.base_moves_sum = 0
         self.fewer = 0
         self.equal = 0
+        # Over every paired game (no survivor bias): apples eaten, this - baseline.
+        self.apples_pairs = 0
+        self.apples_diff_sum = 0
+        self.apples_diff_sq_sum = 0
         # Full outcome cross-table, (this outcome, baseline outcome) -> games.
         self.outcomes: dict[tuple[int, int], int] = {}
 
-    def add(self, base_outcome, base_moves, this_outcome, this_moves) -> None:
+    def add(self, base_outcome, base_moves, this_outcome, this_moves, base_apples=None, this_apples=None) -> None:
+        """Fold in paired games; with the apples of both (`base_apples`, `this_apples`) the
+        all-games apples difference is kept too."""
         base_outcome = np.asarray(base_outcome)
         this_outcome = np.asarray(this_outcome)
         base_moves = np.asarray(base_moves, dtype=np.int64)
@@ -160,6 +166,13 @@ class PairedAccumulator:
         self.base_moves_sum += int(base_moves[both].sum())
         self.fewer += int((diff < 0).sum())
         self.equal += int((diff == 0).sum())
+        if base_apples is not None and this_apples is not None:
+            apples = np.asarray(this_apples, dtype=np.int64) - np.asarray(base_apples, dtype=np.int64)
+            if apples.shape != base_outcome.shape:
+                raise ValueError("paired records must cover the same games")
+            self.apples_pairs += int(apples.size)
+            self.apples_diff_sum += int(apples.sum())
+            self.apples_diff_sq_sum += int(np.dot(apples, apples))
         pairs, counts = np.unique(np.stack([this_outcome.astype(np.int64), base_outcome.astype(np.int64)]),
                                   axis=1, return_counts=True)
         for (this_code, base_code), count in zip(pairs.T.tolist(), counts.tolist(), strict=True):
@@ -178,6 +191,8 @@ class PairedAccumulator:
         n = self.games
         win_diff = (self.won_lost - self.lost_won) / n if n else None
         names = outcome_names or {}
+        apples_mean, apples_std, apples_ci, apples_p = paired_t(self.apples_pairs, self.apples_diff_sum,
+                                                                self.apples_diff_sq_sum)
         return {
             "baseline": baseline,
             "games": both_won,
@@ -196,6 +211,11 @@ class PairedAccumulator:
             "win_rate_diff_ci95": paired_proportion_diff_ci95(self.won_won, self.won_lost, self.lost_won,
                                                               self.lost_lost),
             "win_rate_diff_method": "newcombe-hybrid-score",
+            "apples_pairs": self.apples_pairs,
+            "apples_diff_mean": apples_mean,
+            "apples_diff_std": apples_std,
+            "apples_diff_ci95": apples_ci,
+            "apples_p_value": apples_p,
             "outcomes": {f"{names.get(t, t)}/{names.get(b, b)}": c for (t, b), c in sorted(self.outcomes.items())},
         }
 
@@ -213,27 +233,6 @@ class PairedAccumulator:
             else:
                 setattr(acc, key, int(value))
         return acc
-
-
-def format_p(p: float | None) -> str:
-    """A p-value as a reader wants it: 'p = 0.012', 'p < 1e-300' when it underflows."""
-    if p is None:
-        return "p = -"
-    if p == 0:
-        return "p < 1e-300"
-    if p < 1e-4:
-        return f"p = {p:.1e}"
-    return f"p = {p:.3g}"
-
-
-def format_mean_ci(mean: float | None, interval, digits: int = 1) -> str:
-    """'2425.3 ± 3.1': a mean and the half-width of its 95 % interval."""
-    if mean is None:
-        return "-"
-    hw = half_width(interval)
-    if hw is None:
-        return f"{mean:.{digits}f}"
-    return f"{mean:.{digits}f} ± {hw:.{digits}f}"
 
 
 def ratio_ci95(numerators, denominators, rate: float | None = None) -> list[float] | None:
@@ -266,14 +265,17 @@ def scaling_fit(cells, values) -> dict | None:
 
     Returns ``{"exponent", "exponent_ci95", "coefficient", "sizes"}``: value ~= coefficient *
     cells ** exponent; the 95 % t interval of the slope (``scipy.stats.linregress``'s standard
-    error, n - 2 degrees of freedom) needs at least three sizes (None with two). None with fewer
-    than two distinct sizes or any value that is not positive.
+    error, n - 2 degrees of freedom) needs at least three sizes (None with two). A board whose
+    value is not positive and finite (no game timed, no mean) is left out of the fit, never read as
+    a value; ``sizes`` counts the boards fitted. None with fewer than two distinct boards left.
     """
     x = np.asarray(cells, dtype=np.float64)
     y = np.asarray(values, dtype=np.float64)
     if x.size != y.size:
         raise ValueError("scaling_fit needs one value per board size")
-    if x.size < 2 or np.unique(x).size < 2 or not (np.all(x > 0) and np.all(y > 0) and np.all(np.isfinite(y))):
+    ok = (x > 0) & np.isfinite(y) & (y > 0)
+    x, y = x[ok], y[ok]
+    if x.size < 2 or np.unique(x).size < 2:
         return None
     from scipy import stats
 
@@ -286,14 +288,34 @@ def scaling_fit(cells, values) -> dict | None:
             "sizes": int(x.size)}
 
 
-def format_rate_ci(rate: float | None, interval) -> str:
-    """'97.50% ± 0.68': a rate in percent with the half-width of its interval; a lopsided interval
-    (a Wilson interval near 0 % or 100 %) shows both sides, '100.00% +0.00/-0.18'."""
-    if rate is None:
-        return "-"
-    if interval is None:
-        return f"{rate:.2%}"
-    below, above = 100 * (rate - interval[0]), 100 * (interval[1] - rate)
-    if min(below, above) * 1.5 >= max(below, above):
-        return f"{rate:.2%} ± {(below + above) / 2:.2f}"
-    return f"{rate:.2%} +{above:.2f}/-{below:.2f}"
+def growth_by_policy(summaries: list[dict]) -> dict[str, dict]:
+    """How each policy's cost grows with the board over `summaries` (sweep summaries of several
+    board sizes): ``{policy: {"moves_exponent", "moves_exponent_ci95", "cpu_exponent",
+    "cpu_exponent_ci95", "sizes", "cells", "moves_fit", "cpu_seconds_per_game_fit"}}``, where mean
+    moves ~ cells^moves_exponent and CPU seconds per game (1 / games per CPU-second) ~
+    cells^cpu_exponent (`scaling_fit`, whose fits are ``moves_fit`` and
+    ``cpu_seconds_per_game_fit``). ``cells`` are the policy's boards, smallest first; a board with
+    no timing or no mean is left out of that fit. The one implementation `fastsnake.snake.scaling`
+    and the report's scaling view share.
+    """
+    by_policy: dict[str, list[dict]] = {}
+    for s in summaries:
+        by_policy.setdefault(s["policy"], []).append(s)
+    fits = {}
+    for name, group in by_policy.items():
+        group = sorted(group, key=lambda m: m["rows"] * m["cols"])
+        cells = [m["rows"] * m["cols"] for m in group]
+        moves = scaling_fit(cells, [m["moves_mean"] if m.get("moves_mean") is not None else math.nan for m in group])
+        cost = scaling_fit(cells, [1 / m["games_per_cpu_second"] if m.get("games_per_cpu_second") else math.nan
+                                   for m in group])
+        fits[name] = {
+            "moves_exponent": None if moves is None else moves["exponent"],
+            "moves_exponent_ci95": None if moves is None else moves["exponent_ci95"],
+            "cpu_exponent": None if cost is None else cost["exponent"],
+            "cpu_exponent_ci95": None if cost is None else cost["exponent_ci95"],
+            "sizes": len(cells),
+            "cells": cells,
+            "moves_fit": moves,
+            "cpu_seconds_per_game_fit": cost,
+        }
+    return fits

@@ -63,17 +63,28 @@ class Figure:
         return self.half_width / (target * abs(self.reference))
 
 
-def figures(summaries: list[SweepAccumulators], baseline: int) -> list[Figure]:
-    """Every figure the target applies to: each policy's mean moves and each paired difference."""
+def figures(summaries: list[SweepAccumulators], baseline: int, skipped: list | None = None) -> list[Figure]:
+    """Every figure the target applies to: each policy's mean moves and each paired difference.
+
+    A paired moves difference exists only over games both policies won: when one of the two has
+    won no game so far (its outcome does not vary: it always dies or sticks) and so no game was won
+    by both, more games cannot make that figure, and it is left out (its name added to `skipped`)
+    rather than holding every policy to the cap."""
     out = []
     for k, acc in enumerate(summaries):
         s = acc.stats.as_dict()
         interval = mean_ci95(s["games"], s["moves_mean"], s["moves_std"])
         out.append(Figure(f"{acc.policy} mean moves", half_width(interval), s["moves_mean"]))
         if k != baseline and acc.paired is not None:
-            p = acc.paired.as_dict(summaries[baseline].policy)
-            out.append(Figure(f"{acc.policy} vs {summaries[baseline].policy} moves difference",
-                              half_width(p["moves_diff_ci95"]), p["baseline_moves_mean"]))
+            base = summaries[baseline]
+            name = f"{acc.policy} vs {base.policy} moves difference"
+            if acc.paired.won_won == 0 and min(acc.stats.wins, base.stats.wins) == 0:
+                never = acc.policy if acc.stats.wins == 0 else base.policy
+                if skipped is not None:
+                    skipped.append(f"{name} ({never} won no game)")
+                continue
+            p = acc.paired.as_dict(base.policy)
+            out.append(Figure(name, half_width(p["moves_diff_ci95"]), p["baseline_moves_mean"]))
     return out
 
 
@@ -130,12 +141,14 @@ def run_to_precision(names: list[str], config, cap: int, seed: int, *, target: f
             acc = accs[k]
             if base is not None and acc.paired is not None:
                 common = min(base.games, run.games)
-                acc.paired.add(base.outcome[:common], base.moves[:common], run.outcome[:common], run.moves[:common])
+                acc.paired.add(base.outcome[:common], base.moves[:common], run.outcome[:common], run.moves[:common],
+                               base.apples[:common], run.apples[:common])
             if not keep_rows:  # the summary needs the round's statistics and timing, not its rows
                 run = _without_rows(run)
             acc.runs.append(run)
         done = total
-        checked = figures(accs, baseline)
+        skipped: list[str] = []
+        checked = figures(accs, baseline, skipped)
         worst = max(checked, key=lambda f: f.ratio(target))
         if stopped or worst.ratio(target) <= 1 or done >= cap:
             break
@@ -147,7 +160,7 @@ def run_to_precision(names: list[str], config, cap: int, seed: int, *, target: f
     ratio = worst.ratio(target)
     info = {"target": target, "reached": bool(ratio <= 1), "games": min(r.games_requested for r in combined),
             "cap": int(cap), "rounds": rounds, "limiting": worst.name,
-            "limiting_half_width": None if math.isinf(ratio) else ratio * target}
+            "limiting_half_width": None if math.isinf(ratio) else ratio * target, "skipped": skipped}
     return combined, paired, info
 
 
@@ -164,6 +177,7 @@ def combine(runs: list[SweepRun], stats: SummaryAccumulator) -> SweepRun:
     first = runs[0]
     played = stats.games
     extra = dict(first.extra)
+    extra["compile_seconds"] = sum(r.extra.get("compile_seconds") or 0.0 for r in runs)
     extra["signal"] = next((r.extra.get("signal") for r in runs if r.extra.get("signal")), None)
     return SweepRun(
         policy=first.policy, config=first.config, options=first.options, base_seed=first.base_seed, first_game=0,

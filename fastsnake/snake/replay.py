@@ -35,7 +35,7 @@ import numpy as np
 from fastsnake.errors import InputError
 from fastsnake.files import NotAnArchive, NpzArchive, RefusedMember, loads_json, written_atomically
 from fastsnake.snake.board import MAX_MOVE_CAP, TAIL_RULES, GameConfig
-from fastsnake.snake.cancel import call_kernel
+from fastsnake.snake.cancel import call_kernel, compile_first
 from fastsnake.snake.dataset import read_sweep
 from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, RUNNING, trace_moves
 from fastsnake.snake.policies import recorded_options
@@ -89,15 +89,24 @@ class Replay:
 def play_game(policy_name: str, config: GameConfig, seed: int = 0, game: int = 0, options: dict | None = None):
     """Play game `game` of base seed `seed`: the very game a sweep with that seed played.
 
-    Returns (Replay, seconds).
+    Returns (Replay, seconds); `seconds` is the game's run alone: the kernel is compiled (or loaded
+    from the cache) first, and that time is `play_game.last_compile_seconds` (`compile_game`).
     """
+    replay, seconds, _ = compile_and_play(policy_name, config, seed, game, options)
+    return replay, seconds
+
+
+def compile_and_play(policy_name: str, config: GameConfig, seed: int = 0, game: int = 0, options: dict | None = None):
+    """`play_game`, with the compile apart: (Replay, seconds playing, seconds compiling or loading
+    the kernel; 0.0 when it was ready)."""
     check_seed(seed)
     if game < 0:
         raise ReplayError(f"game index {game} must be at least 0")
     policy, resolved, params, cfg, nbr = prepare(policy_name, config, options)
+    game_seed_value = np.uint64(game_seed(np.uint64(seed), np.uint64(game)))
+    compile_seconds = compile_first(policy.play_kernel, cfg, nbr, params, game_seed_value)
     t0 = time.perf_counter()
-    outcome, body0, moves, apples, cycle = call_kernel(
-        policy.play_kernel, cfg, nbr, params, np.uint64(game_seed(np.uint64(seed), np.uint64(game))))
+    outcome, body0, moves, apples, cycle = call_kernel(policy.play_kernel, cfg, nbr, params, game_seed_value)
     seconds = time.perf_counter() - t0
     replay = Replay(
         rows=config.rows,
@@ -114,7 +123,7 @@ def play_game(policy_name: str, config: GameConfig, seed: int = 0, game: int = 0
         cycle=cycle if len(cycle) else None,
         options=resolved,
     )
-    return replay, seconds
+    return replay, seconds, compile_seconds
 
 
 def save_replay(replay: Replay, path) -> None:

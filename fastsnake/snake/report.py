@@ -32,16 +32,11 @@ from fastsnake.errors import InputError
 from fastsnake.snake import intervals
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, R_LENGTH, STUCK, WON
-from fastsnake.snake.intervals import (
-    PairedAccumulator,
-    format_p,
-    half_width,
-    mean_ci95,
-    wilson_ci95,
-)
+from fastsnake.snake.intervals import PairedAccumulator, mean_ci95, wilson_ci95
 from fastsnake.snake.policies import recorded_options
+from fastsnake.snake.present import compare_rows, paired_sentences
 from fastsnake.snake.replay import DEPRECATED_PICK, Replay, play_game, trace
-from fastsnake.snake.stats import SummaryAccumulator, summary_rows
+from fastsnake.snake.stats import SummaryAccumulator
 from fastsnake.snake.store import open_sweep
 from fastsnake.snake.sweep import PARQUET_META_KEY, READ_OPTIONS, RUN_META_KEY
 
@@ -356,11 +351,12 @@ def aggregate(source: SweepSource, *, worst: int, best: int, died: int, random: 
         window = rows["game"] < agg.first_game + PAIRED_GAMES
         if window.any():
             paired_parts.append({"game": rows["game"][window], "outcome": rows["outcome"][window].astype(np.int8),
-                                 "moves": rows["moves"][window]})
+                                 "moves": rows["moves"][window], "apples": rows["apples"][window]})
     if paired_parts:
         games = np.concatenate([part["game"] for part in paired_parts])
         keep = games < agg.first_game + PAIRED_GAMES
-        agg.paired = {n: np.concatenate([part[n] for part in paired_parts])[keep] for n in ("game", "outcome", "moves")}
+        agg.paired = {n: np.concatenate([part[n] for part in paired_parts])[keep]
+                      for n in ("game", "outcome", "moves", "apples")}
     return agg
 
 
@@ -403,13 +399,13 @@ def _paired(a: SweepSource, agg_a: _Aggregate, b: SweepSource, agg_b: _Aggregate
     base_outcome, base_moves = agg_a.paired["outcome"][ia], agg_a.paired["moves"][ia]
     this_outcome, this_moves = agg_b.paired["outcome"][ib], agg_b.paired["moves"][ib]
     acc = PairedAccumulator()
-    acc.add(base_outcome, base_moves, this_outcome, this_moves)
+    acc.add(base_outcome, base_moves, this_outcome, this_moves, agg_a.paired["apples"][ia], agg_b.paired["apples"][ib])
     stats = acc.as_dict(name_a, dict(enumerate(OUTCOME_NAMES)))
     both = (base_outcome == WON) & (this_outcome == WON)
     diff = this_moves[both] - base_moves[both]
     out = {"a": name_a, "b": name_b, "games": int(both.sum()), "games_total": int(len(common)),
            "first_game": int(common[0]), "last_game": int(common[-1]), "stats": stats,
-           "statement": _paired_statement(name_a, name_b, stats),
+           "statement": paired_sentences(name_b, name_a, stats),
            "cross": _outcome_cross_table(name_a, name_b, acc), "edges": [], "counts": [], "mean": None,
            "b_fewer": int((diff < 0).sum()), "b_more": int((diff > 0).sum()), "ties": int((diff == 0).sum())}
     if len(diff):
@@ -417,31 +413,6 @@ def _paired(a: SweepSource, agg_a: _Aggregate, b: SweepSource, agg_b: _Aggregate
         counts = np.bincount((diff - edges[0]) // (edges[1] - edges[0]), minlength=len(edges) - 1)
         out.update(edges=edges.tolist(), counts=counts.astype(np.int64).tolist(), mean=float(diff.mean()))
     return out
-
-
-def _paired_statement(name_a: str, name_b: str, stats: dict) -> list[str]:
-    """The paired comparison in words, one line for moves and one for wins (the page prints them)."""
-    both, total = stats["games"], stats["games_total"]
-    if stats["moves_diff_mean"] is None:
-        moves = f"{name_b} − {name_a}: no game of the {total:,} paired was won by both, so no moves difference"
-    else:
-        ci = stats["moves_diff_ci95"]
-        pct = stats["moves_diff_pct"]
-        interval = "no interval (one game)" if ci is None else f"95 % interval [{ci[0]:+,.1f}, {ci[1]:+,.1f}]"
-        relative = ""
-        if pct is not None:
-            relative = f" ({pct:+.2f} %" + ("" if stats["moves_diff_pct_ci95"] is None else
-                                             f" ± {half_width(stats['moves_diff_pct_ci95']):.2f} %") + ")"
-        fewer = stats["fewer_moves_share"]
-        moves = (f"{name_b} − {name_a}: {stats['moves_diff_mean']:+,.1f} moves{relative}, {interval}, "
-                 f"{format_p(stats['p_value'])}, over the {both:,} games both won of {total:,} paired; "
-                 f"{name_b} needs fewer moves on {fewer:.1%} of them")
-    wins = stats["win_rate_diff"]
-    wins_ci = stats["win_rate_diff_ci95"]
-    win_line = (f"win rate {name_b} − {name_a}: {100 * wins:+.2f} points, 95 % interval "
-                f"[{100 * wins_ci[0]:+.2f}, {100 * wins_ci[1]:+.2f}] (Newcombe's paired score interval), "
-                f"{total:,} paired games")
-    return [moves, win_line]
 
 
 def _outcome_cross_table(name_a: str, name_b: str, acc: PairedAccumulator) -> dict:
@@ -459,41 +430,45 @@ def _outcome_cross_table(name_a: str, name_b: str, acc: PairedAccumulator) -> di
 
 
 def scaling_fit(cells, values) -> dict | None:
-    """The growth exponent of `values` against board `cells` over the boards with a positive value:
-    `intervals.scaling_fit` (least squares on log-log axes, t interval from three boards), its
-    ``sizes`` named ``points`` as the page has it. None when fewer than two distinct boards remain.
-    """
-    cells = np.asarray(cells, dtype=np.float64)
-    values = np.asarray(values, dtype=np.float64)
-    ok = (cells > 0) & (values > 0) & np.isfinite(values)
-    fit = intervals.scaling_fit(cells[ok], values[ok])
+    """`intervals.scaling_fit` (kept here for a release: the one fit lives there), its ``sizes``
+    also named ``points`` as the page had it."""
+    fit = intervals.scaling_fit(cells, values)
     if fit is not None:
-        fit["points"] = fit.pop("sizes")
+        fit["points"] = fit["sizes"]
     return fit
 
 
 def _scaling(sections: list[dict]) -> dict | None:
-    """Per policy, mean moves and games per CPU-second against cells, with fitted exponents; None
-    unless the report holds several board sizes."""
+    """Per policy, mean moves and games per CPU-second against cells, with the fitted exponents of
+    `intervals.growth_by_policy` (the fit `fastsnake.snake.scaling` returns); None unless the report
+    holds several board sizes."""
     boards = {(s["summary"]["rows"], s["summary"]["cols"]) for s in sections}
     if len(boards) < 2:
         return None
     by_policy: dict[str, list[dict]] = {}
     for s in sections:
         by_policy.setdefault(s["policy"], []).append(s["summary"])
+    fits = intervals.growth_by_policy([dict(m, policy=policy) for policy, group in by_policy.items() for m in group])
     policies = []
     for policy, summaries in by_policy.items():
         summaries = sorted(summaries, key=lambda m: m["rows"] * m["cols"])
-        cells = [m["rows"] * m["cols"] for m in summaries]
-        moves = [m["moves_mean"] for m in summaries]
-        speed = [m.get("games_per_cpu_second") for m in summaries]
-        timed = [i for i, v in enumerate(speed) if v]
-        cost = scaling_fit([cells[i] for i in timed], [1 / speed[i] for i in timed]) if timed else None
-        policies.append({"policy": policy, "cells": cells, "boards": [f"{m['rows']}x{m['cols']}" for m in summaries],
-                         "moves_mean": moves, "moves_mean_ci95": [m.get("moves_mean_ci95") for m in summaries],
-                         "games": [m["games"] for m in summaries], "games_per_cpu_second": speed,
-                         "moves_fit": scaling_fit(cells, moves), "cpu_seconds_per_game_fit": cost})
+        fit = fits[policy]
+        policies.append({"policy": policy, "cells": fit["cells"],
+                         "boards": [f"{m['rows']}x{m['cols']}" for m in summaries],
+                         "moves_mean": [m["moves_mean"] for m in summaries],
+                         "moves_mean_ci95": [m.get("moves_mean_ci95") for m in summaries],
+                         "games": [m["games"] for m in summaries],
+                         "games_per_cpu_second": [m.get("games_per_cpu_second") for m in summaries],
+                         "games_per_cpu_second_ci95": [_speed_interval(m) for m in summaries],
+                         "moves_fit": fit["moves_fit"], "cpu_seconds_per_game_fit": fit["cpu_seconds_per_game_fit"]})
     return {"policies": policies}
+
+
+def _speed_interval(summary: dict) -> list[float] | None:
+    """The interval of a summary's games per CPU-second that the page may draw: the bootstrap
+    interval of the median over ``--repeat`` runs, else none (one run's chunks do not give one)."""
+    repeats = summary.get("repeats") or {}
+    return repeats.get("median_ci95")
 
 
 def _per_apple(replays: list[Replay]) -> dict:
@@ -747,10 +722,12 @@ def section_summary(item: Summarised) -> dict:
 
 
 def summary_table(sections: list[dict]) -> dict:
-    """The summary table `compare` prints (`stats.summary_rows`), one row a section (by its page
-    name): the mean moves as ``mean ± half-width`` and the win rate with its Wilson interval, from
-    the section summary's ``moves_mean_ci95`` and ``win_rate_ci95``."""
-    header, rows = summary_rows([dict(s["summary"], policy=s["name"]) for s in sections])
+    """The summary table `compare` prints (`present.compare_rows`), one row a section (by its page
+    name): the mean moves as ``mean ± half-width``, the win rate with its Wilson interval, and the
+    games per CPU-second the run recorded (with ``--repeat``: the median and its interval)."""
+    header, rows = compare_rows([dict(s["summary"], policy=s["name"]) for s in sections])
+    if header[0] == "size":  # the page names a source by its board already (`display_names`)
+        header, rows = header[1:], [row[1:] for row in rows]
     return {"header": list(header), "rows": rows}
 
 

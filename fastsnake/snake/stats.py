@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from fastsnake.renamed import RENAMED_KEYS
-from fastsnake.snake.intervals import format_mean_ci, format_rate_ci, mean_ci95, wilson_ci95
+from fastsnake.snake.intervals import mean_ci95, wilson_ci95
 
 WON, DIED, STUCK = 1, 2, 3
 
@@ -145,34 +145,12 @@ class SummaryAccumulator:
         return acc
 
 
-# The summary table `sweep` and `compare` print and the report shows: (title, summary key, format),
-# where format is a str.format pattern of the value or a function of the whole summary (a figure
-# with its 95 % interval: the mean moves' Student t, the win rate's Wilson).
-SUMMARY_COLUMNS = (
-    ("policy", "policy", "{}"),
-    ("games", "games", "{:,}"),
-    ("win % ±95%", "win_rate", lambda s: format_rate_ci(s["win_rate"], s.get("win_rate_ci95"))),
-    ("died %", "death_rate", "{:.2%}"),
-    ("stuck %", "stuck_rate", "{:.2%}"),
-    ("mean ±95%", "moves_mean", lambda s: format_mean_ci(s["moves_mean"], s.get("moves_mean_ci95"))),
-    ("std", "moves_std", "{:.1f}"),
-    ("min", "moves_min", "{}"),
-    ("q25", "moves_q25", "{:.0f}"),
-    ("median", "moves_median", "{:.0f}"),
-    ("q75", "moves_q75", "{:.0f}"),
-    ("max", "moves_max", "{}"),
-    ("apples", "apples_mean", "{:.2f}"),
-    ("games/s", "games_per_second", "{:,.0f}"),
-)
+def __getattr__(name):
+    # The summary table moved to `fastsnake.snake.present` with the other words and tables.
+    if name in ("SUMMARY_COLUMNS", "summary_rows"):
+        from fastsnake.snake import present
 
-
-def summary_rows(summaries: list[dict]) -> tuple[list[str], list[list[str]]]:
-    """(header, one row of formatted cells per summary): the table `compare` prints; "-" where a
-    summary lacks a value (a sweep folder records no timing)."""
-    rows = []
-    for summary in summaries:
-        games = max(summary["games"], 1)
-        values = dict(summary, death_rate=summary["deaths"] / games, stuck_rate=summary["stuck"] / games)
-        rows.append(["-" if values.get(key) is None else fmt(values) if callable(fmt) else fmt.format(values[key])
-                     for _, key, fmt in SUMMARY_COLUMNS])
-    return [title for title, _, _ in SUMMARY_COLUMNS], rows
+        warnings.warn(f"fastsnake.snake.stats.{name} moved to fastsnake.snake.present.{name}", DeprecationWarning,
+                      stacklevel=2)
+        return getattr(present, name)
+    raise AttributeError(f"module 'fastsnake.snake.stats' has no attribute {name!r}")

@@ -93,6 +93,15 @@ def _json_for_script(data: dict) -> str:
     return text.replace("<", "\\u003c")
 
 
+# The report's series colours: the viewer palette's eight (Okabe-Ito, colour-blind safe) for the
+# first sources, then sixteen more, each at least 50 apart (RGB distance) from every other and light
+# enough for the dark page, so that 24 sources get 24 colours (the page adds a marker shape each).
+SERIES = tuple(palette.SERIES) + (
+    (190, 0, 50), (135, 86, 146), (161, 202, 241), (194, 178, 128), (141, 182, 0), (249, 150, 121), (179, 68, 108),
+    (136, 45, 23), (242, 243, 244), (102, 194, 165), (141, 160, 203), (166, 216, 84), (55, 126, 184), (77, 175, 74),
+    (255, 255, 153), (200, 100, 255))
+
+
 def _html_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -101,7 +110,7 @@ def render(data: dict) -> str:
     """The page for `data` (the schema above; ``palette`` and ``format`` are filled in)."""
     from fastsnake import __version__
 
-    data = dict(data, format=PAGE_FORMAT, palette=dict(palette.as_dict(), series=list(palette.SERIES)))
+    data = dict(data, format=PAGE_FORMAT, palette=dict(palette.as_dict(), series=list(SERIES)))
     data.setdefault("fastsnake", __version__)
     page = _asset("page.html")
     title = str(data.get("title", "fastsnake report"))

@@ -280,11 +280,53 @@ def test_the_scaling_plot_appears_only_with_several_board_sizes(pages, open_page
     legends = page.js("Array.from(document.querySelectorAll('svg.scaling .legend')).map(t => t.textContent)")
     assert sum(t.startswith("cycle: moves ∝ cells^") for t in legends) == 1
     assert sum(t.startswith("greedy: cost ∝ cells^") for t in legends) == 1
-    assert page.js("document.querySelectorAll('svg.scaling circle.scaling-point').length") == 12
+    assert page.js("document.querySelectorAll('svg.scaling .scaling-point').length") == 12
+    # Each policy its own marker shape beside its colour; the mean moves carry their 95 % whiskers.
+    shapes = page.js("Array.from(document.querySelectorAll('svg.scaling .scaling-point')).map(p => p.dataset.marker)")
+    assert set(shapes) == {"circle", "square"}
+    assert page.js("document.querySelectorAll('svg.scaling .whisker').length") >= 6
     assert page.js("document.querySelectorAll('svg.scaling line.scaling-fit').length") == 4
     out, _, _ = pages["compare"]
     assert open_page(out).js("document.querySelectorAll('svg.scaling').length") == 0
     assert page.errors == []
+
+
+@pytest.mark.parametrize("name", ["compare", "scaling"])
+def test_plot_text_is_readable_on_a_phone_and_legends_stay_off_the_data(pages, open_page, name):
+    out, _, _ = pages[name]
+    page = open_page(out, width=PHONE, height=800)
+    # Rendered size: the font size in the plot's units times the plot's scale on the screen.
+    smallest = page.js("""Math.min(...Array.from(document.querySelectorAll('svg.plot text')).map(t => {
+        const svg = t.ownerSVGElement;
+        return parseFloat(getComputedStyle(t).fontSize) * svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    }))""")
+    assert smallest >= 11, smallest
+    # Every legend lies below its plot's axes and data, never over them.
+    overlaps = page.js("""Array.from(document.querySelectorAll('svg.plot'))
+        .filter(svg => svg.querySelector('.legend-box')).map(svg => {
+            const data = svg.querySelector('.axes').getBBox(), box = svg.querySelector('.legend-box').getBBox();
+            return box.y - (data.y + data.height);
+        })""")
+    assert overlaps and min(overlaps) >= 0, overlaps
+    assert page.errors == []
+
+
+def test_the_outcome_bars_carry_the_win_rate_interval(pages, open_page):
+    out, _, _ = pages["compare"]
+    page = open_page(out)
+    titles = page.js("Array.from(document.querySelectorAll('svg.plot .whisker title')).map(t => t.textContent)")
+    assert sum("win rate 95 % interval" in t for t in titles) == 3  # cycle, greedy, phc
+    assert page.errors == []
+
+
+def test_twenty_four_sources_get_twenty_four_colours():
+    import itertools
+    import math
+
+    series = webpage.SERIES
+    assert len(series) >= 24 and len(set(series[:24])) == 24
+    assert min(math.dist(a, b) for a, b in itertools.combinations(series[:24], 2)) >= 50
+    assert all(sum(c) > 150 for c in series[:24])  # none too dark for the page
 
 
 def test_two_inputs_of_one_policy_get_distinct_labels(pages, open_page):

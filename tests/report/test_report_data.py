@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import fastsnake
 from fastsnake import webpage
 from fastsnake.snake import report as rp
-from fastsnake.snake.intervals import format_rate_ci
+from fastsnake.snake.present import format_rate_ci, paired_sentences, signed
 from fastsnake.snake.sweep import PARQUET_META_KEY
 
 
@@ -90,11 +90,12 @@ def test_the_summary_table_is_the_one_compare_prints_with_intervals(swept, tmp_p
 
     file, _ = swept
     data = rp.build(rp.open_sources(str(file)), worst=1, best=1, died=1, random=1, sample=2)
-    header, rows = fastsnake.snake.summary_rows([fastsnake.sweep("greedy", 7, 3000, seed=11).summary])
+    header, rows = fastsnake.snake.compare_rows([fastsnake.sweep("greedy", 7, 3000, seed=11).summary])
     got_header, got = data["summary_table"]["header"], data["summary_table"]["rows"][0]
-    timing = header.index("games/s")
-    assert got_header == header
-    assert [c for i, c in enumerate(got) if i != timing] == [c for i, c in enumerate(rows[0]) if i != timing]
+    timing = {header.index("games/s"), header.index("games/CPU-s"), header.index("threads")}
+    assert got_header == header  # games per CPU-second beside the wall-clock games/s, as compare shows
+    assert got[header.index("games/CPU-s")] != "-"  # the file's run record holds it
+    assert [c for i, c in enumerate(got) if i not in timing] == [c for i, c in enumerate(rows[0]) if i not in timing]
     mean, win = header.index("mean ±95%"), header.index("win % ±95%")
     # The intervals, against scipy on the file's own games.
     table = pq.read_table(str(file))
@@ -157,8 +158,10 @@ def test_paired_panel_uses_the_games_both_won_and_equals_scipy_ttest_rel(paired_
     assert rows[-1][-1] == f"{len(a):,}"
     # The statement a reader sees: the mean, its interval and p.
     text = " ".join(pair["statement"])
-    assert f"{diff.mean():+,.1f} moves" in text and f"[{ci.low:+,.1f}, {ci.high:+,.1f}]" in text
+    assert f"{signed(diff.mean())} moves" in text and f"[{signed(ci.low)}, {signed(ci.high)}]" in text
     assert "p " in text and f"{both.sum():,} games both won" in text
+    # The same words as the CLI's line for that pair (one implementation, `present.paired_sentences`).
+    assert pair["statement"] == paired_sentences("greedy", "cycle", got)
 
 
 def test_inputs_of_the_same_policy_get_distinct_names(paired_sweeps, tmp_path):

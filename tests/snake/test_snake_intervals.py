@@ -11,14 +11,12 @@ from scipy import stats
 
 from fastsnake.snake.intervals import (
     PairedAccumulator,
-    format_mean_ci,
-    format_p,
-    format_rate_ci,
     paired_proportion_diff_ci95,
     ratio_ci95,
     scaling_fit,
     wilson_ci95,
 )
+from fastsnake.snake.present import format_mean_ci, format_p, format_rate_ci
 from fastsnake.snake.stats import SummaryAccumulator
 
 Z = stats.norm.ppf(0.975)

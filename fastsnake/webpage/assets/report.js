@@ -31,6 +31,42 @@
     return x.toLocaleString("en-US", { maximumFractionDigits: Math.abs(x) < 10 ? 3 : 1 });
   }
   function series(i) { return PAL.series[i % PAL.series.length]; }
+  /* A marker per series beside its colour: the palette's 24 colours are distinct for 24 sources, and
+   * the shape (8 of them, in a different order) tells neighbours apart where colours are alike. */
+  var MARKERS = ["circle", "square", "triangle", "diamond", "down", "cross", "plus", "star"];
+  function markerOf(i) { return MARKERS[i % MARKERS.length]; }
+  function marker(i, cx, cy, r, attrs) {
+    var kind = markerOf(i), color = rgb(series(i)), node, pts;
+    attrs = attrs || {};
+    if (kind === "circle") node = sv("circle", { cx: cx, cy: cy, r: r });
+    else if (kind === "square") node = sv("rect", { x: cx - r, y: cy - r, width: 2 * r, height: 2 * r });
+    else {
+      if (kind === "triangle") pts = [[0, -1.2], [1.1, 0.8], [-1.1, 0.8]];
+      else if (kind === "down") pts = [[0, 1.2], [1.1, -0.8], [-1.1, -0.8]];
+      else if (kind === "diamond") pts = [[0, -1.3], [1.1, 0], [0, 1.3], [-1.1, 0]];
+      else if (kind === "cross") pts = [[-1, -0.6], [-0.6, -1], [0, -0.4], [0.6, -1], [1, -0.6], [0.4, 0], [1, 0.6],
+                                        [0.6, 1], [0, 0.4], [-0.6, 1], [-1, 0.6], [-0.4, 0]];
+      else if (kind === "plus") pts = [[-0.35, -1], [0.35, -1], [0.35, -0.35], [1, -0.35], [1, 0.35], [0.35, 0.35],
+                                       [0.35, 1], [-0.35, 1], [-0.35, 0.35], [-1, 0.35], [-1, -0.35], [-0.35, -0.35]];
+      else pts = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map(function (k) {
+        var a = Math.PI * k / 5 - Math.PI / 2, q = k % 2 ? 0.5 : 1.25;
+        return [q * Math.cos(a), q * Math.sin(a)];
+      });
+      node = sv("polygon", { points: pts.map(function (p) { return (cx + r * p[0]).toFixed(1) + "," + (cy + r * p[1]).toFixed(1); }).join(" ") });
+    }
+    node.setAttribute("fill", color);
+    node.setAttribute("data-marker", kind);
+    for (var k in attrs) node.setAttribute(k, attrs[k]);
+    return node;
+  }
+  // A 95 % interval as a vertical whisker with caps, at x, from y(lo) to y(hi).
+  function whisker(f, x, lo, hi, color) {
+    var g = sv("g", { "class": "whisker", stroke: color, "stroke-width": 1.3 });
+    g.appendChild(sv("line", { x1: x, x2: x, y1: f.y(lo), y2: f.y(hi) }));
+    g.appendChild(sv("line", { x1: x - 4, x2: x + 4, y1: f.y(lo), y2: f.y(lo) }));
+    g.appendChild(sv("line", { x1: x - 4, x2: x + 4, y1: f.y(hi), y2: f.y(hi) }));
+    return g;
+  }
   // The name a section goes by on the page: its policy, or a distinct label where a policy repeats.
   function sectionName(s) { return s.name || s.policy; }
 
@@ -93,15 +129,19 @@
     return { svg: svg, x: x, y: y, g: g };
   }
 
-  function legend(svg, names, left) {
-    // By default at the right, moved left as far as the longest name needs (about 6.3 px a character).
-    var longest = Math.max.apply(null, names.map(function (n) { return String(n).length; }));
-    var x0 = left === undefined ? Math.max(70, Math.min(400, 560 - 16 - 15 - 6.3 * longest)) : left;
+  function legend(svg, names) {
+    // Below the plot, outside the data: the picture grows by a row per name, each with its marker.
+    var box = svg.getAttribute("viewBox").split(" ").map(Number), W = box[2], H = box[3], row = 20;
+    var g = sv("g", { "class": "legend-box" });
     names.forEach(function (name, i) {
-      var yy = 36 + 16 * i;
-      svg.appendChild(sv("rect", { x: x0, y: yy - 9, width: 10, height: 10, fill: rgb(series(i)) }));
-      svg.appendChild(sv("text", { x: x0 + 15, y: yy, "class": "legend" }, name));
+      var yy = H + 8 + row * i + row / 2;
+      g.appendChild(marker(i, 70, yy - 4, 5, { "class": "legend-marker" }));
+      g.appendChild(sv("text", { x: 84, y: yy, "class": "legend" }, name));
     });
+    svg.appendChild(g);
+    var grown = H + 12 + row * names.length;
+    svg.setAttribute("viewBox", "0 0 " + W + " " + grown);
+    svg.setAttribute("height", grown);
   }
 
   // -- plots ---------------------------------------------------------------------------------------
@@ -147,6 +187,17 @@
                                        k[0] + " " + (100 * count / n).toFixed(1) + " %"));
         x += w;
       });
+      var ci = s.summary.win_rate_ci95;  // the win rate's 95 % (Wilson) interval, across the bar's end
+      if (ci) {
+        var span = W - L - R, g = sv("g", { "class": "whisker", stroke: PAL.text, "stroke-width": 1.3 });
+        var mid = y + (rowH - 6) / 2, x1 = L + ci[0] * span, x2 = L + ci[1] * span;
+        g.appendChild(sv("line", { x1: x1, x2: x2, y1: mid, y2: mid }));
+        g.appendChild(sv("line", { x1: x1, x2: x1, y1: mid - 5, y2: mid + 5 }));
+        g.appendChild(sv("line", { x1: x2, x2: x2, y1: mid - 5, y2: mid + 5 }));
+        g.appendChild(sv("title", {}, sectionName(s) + ": win rate 95 % interval " + (100 * ci[0]).toFixed(2) + "–" +
+                                      (100 * ci[1]).toFixed(2) + " %"));
+        svg.appendChild(g);
+      }
     });
     return svg;
   }
@@ -215,10 +266,14 @@
 
   /* The scaling view: one policy's `values(q)` at each board against its cells, log-log, with the fitted
    * power law drawn dashed and its exponent in the legend. */
-  function scalingPlot(title, ylabel, policies, values, fitOf, fitWord) {
+  function scalingPlot(title, ylabel, policies, values, fitOf, fitWord, intervals) {
     var xs = [], ys = [];
     policies.forEach(function (q) {
-      q.cells.forEach(function (c, k) { var v = values(q)[k]; if (v > 0) { xs.push(c); ys.push(v); } });
+      q.cells.forEach(function (c, k) {
+        var v = values(q)[k], ci = intervals(q) && intervals(q)[k];
+        if (v > 0) { xs.push(c); ys.push(v); }
+        if (v > 0 && ci && ci[0] > 0 && ci[1] > 0) { ys.push(ci[0]); ys.push(ci[1]); }
+      });
     });
     if (!ys.length) return null;
     var xlo = Math.min.apply(null, xs), xhi = Math.max.apply(null, xs);
@@ -234,7 +289,9 @@
         var v = values(q)[k];
         if (!(v > 0)) return;
         pts.push(f.x(c).toFixed(1) + "," + f.y(v).toFixed(1));
-        var dot = sv("circle", { cx: f.x(c), cy: f.y(v), r: 4, fill: color, "class": "scaling-point" });
+        var ci = intervals(q) && intervals(q)[k];
+        if (ci && ci[0] > 0 && ci[1] > 0) f.g.appendChild(whisker(f, f.x(c), ci[0], ci[1], color));
+        var dot = marker(i, f.x(c), f.y(v), 4.5, { "class": "scaling-point" });
         dot.appendChild(sv("title", {}, q.policy + " on " + q.boards[k] + ": " + fmt(v) + " (" + fmt(q.games[k]) + " games)"));
         f.g.appendChild(dot);
       });
@@ -250,20 +307,22 @@
       }
       names.push(label);
     });
-    legend(f.svg, names, 76);
+    legend(f.svg, names);
     return f.svg;
   }
 
   function scaling(data) {
     var out = [], policies = data.policies;
     var moves = scalingPlot("Scaling: mean moves per game", "mean moves (log)", policies,
-                            function (q) { return q.moves_mean; }, function (q) { return q.moves_fit; }, "moves");
+                            function (q) { return q.moves_mean; }, function (q) { return q.moves_fit; }, "moves",
+                            function (q) { return q.moves_mean_ci95; });
     if (moves) out.push(moves);
     var timed = policies.filter(function (q) { return q.games_per_cpu_second.some(function (v) { return v > 0; }); });
     if (timed.length) {
       var speed = scalingPlot("Scaling: games per CPU-second", "games per CPU-second (log)", timed,
                               function (q) { return q.games_per_cpu_second; },
-                              function (q) { return q.cpu_seconds_per_game_fit; }, "cost");
+                              function (q) { return q.cpu_seconds_per_game_fit; }, "cost",
+                              function (q) { return q.games_per_cpu_second_ci95; });
       if (speed) out.push(speed);
     }
     out.forEach(function (svg) { svg.classList.add("scaling"); });
