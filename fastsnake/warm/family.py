@@ -51,7 +51,7 @@ VARIANT_WORDS = {
                      "the zig-zag cycle never compiles the random cycle's builder"),
 }
 
-_MODULE_FAMILIES = (("fastsnake.puzzle", "puzzle"), ("fastsnake.tour", "tour"), ("fastsnake.envs", "envs"),
+MODULE_FAMILIES = (("fastsnake.puzzle", "puzzle"), ("fastsnake.tour", "tour"), ("fastsnake.envs", "envs"),
                     ("fastsnake.snake", "snake"), ("fastsnake.search", "snake"))
 _WORDS = {
     "snake": "the Snake engine's kernels",
@@ -92,7 +92,7 @@ def family_of(py_func) -> Family | None:
     family = _policy_family(py_func)
     if family is None:
         module = getattr(py_func, "__module__", "") or ""
-        key = next((k for prefix, k in _MODULE_FAMILIES if module == prefix or module.startswith(prefix + ".")),
+        key = next((k for prefix, k in MODULE_FAMILIES if module == prefix or module.startswith(prefix + ".")),
                    None)
         family = None if key is None else Family(key, words_of(key))
     with _known_lock:
@@ -126,9 +126,18 @@ def _policy_family(py_func) -> Family | None:
 
 def canonical(key: str) -> str:
     """An alias's family is its policy's (``policy:strongest`` -> ``policy:grove``)."""
-    from fastsnake.warm.parts import canonical_part
+    if not key.startswith(POLICY_PREFIX):
+        return key
+    from fastsnake.snake.policies import OWN_DISTRIBUTION, PolicyError, all_policies, get_policy
 
-    return canonical_part(key)
+    try:
+        kernel = get_policy(key[len(POLICY_PREFIX):]).play_kernel
+    except PolicyError:
+        return key
+    for policy in all_policies():
+        if policy.origin == OWN_DISTRIBUTION and policy.play_kernel is kernel:
+            return POLICY_PREFIX + policy.name
+    return key
 
 
 def variant_words(policy, key) -> str | None:

@@ -54,7 +54,7 @@ def describe(module: str, verb: str | None = None) -> str:
     policy_prefix = "fastsnake.snake.policies."
     if module.startswith(policy_prefix) and module != policy_prefix + "kernels":
         return F.words_of(F.POLICY_PREFIX + module[len(policy_prefix):].replace("_", "-"))
-    for prefix, key in F._MODULE_FAMILIES:
+    for prefix, key in F.MODULE_FAMILIES:
         if module == prefix or module.startswith(prefix + "."):
             return F.words_of(key)
     return f"the kernels fastsnake {verb} needs" if verb else f"the numba code of {module}"

@@ -52,18 +52,9 @@ def policy_parts(names) -> list[str]:
 def canonical_part(part: str) -> str:
     """The part `builtin_policy_parts` names for the kernels of `part`: an alias (``policy:strongest``)
     shares its policy's kernels (``policy:cell``); any other part is its own."""
-    if not part.startswith(POLICY_PREFIX):
-        return part
-    from fastsnake.snake.policies import OWN_DISTRIBUTION, PolicyError, all_policies, get_policy
+    from fastsnake.warm.family import canonical
 
-    try:
-        kernel = get_policy(part[len(POLICY_PREFIX):]).play_kernel
-    except PolicyError:
-        return part
-    for policy in all_policies():
-        if policy.origin == OWN_DISTRIBUTION and policy.play_kernel is kernel:
-            return POLICY_PREFIX + policy.name
-    return part
+    return canonical(part)
 
 
 def source_part(part: str) -> str:

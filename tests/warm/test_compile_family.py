@@ -132,7 +132,7 @@ HOLDER = """
 import pathlib, sys, time
 sys.path.insert(0, sys.argv[1])
 from fastsnake.warm import compile_notice, family as F
-F._MODULE_FAMILIES += (("tiny_family_mod", "tiny"),)
+F.MODULE_FAMILIES += (("tiny_family_mod", "tiny"),)
 with compile_notice(tick=False) as watch:
     F.acquire(F.Family("tiny", "the tiny kernels"))  # as if its compile had started
     print("locked", flush=True)
@@ -146,7 +146,7 @@ WAITER = """
 import sys
 sys.path.insert(0, sys.argv[1])
 from fastsnake.warm import compile_notice, family as F
-F._MODULE_FAMILIES += (("tiny_family_mod", "tiny"),)
+F.MODULE_FAMILIES += (("tiny_family_mod", "tiny"),)
 with compile_notice(tick=False) as watch:
     import tiny_family_mod
     print(tiny_family_mod.add_one(1), watch.compiles, flush=True)
