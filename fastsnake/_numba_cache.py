@@ -1,28 +1,61 @@
-"""Where numba keeps our compiled kernels: a folder keyed by a hash of the sources they use.
+"""Where numba keeps our compiled kernels: a folder keyed by a hash of the sources a kernel can reach.
 
-numba invalidates a cached kernel only when *its own* file changes, but our
-kernels inline code from other modules (every policy inlines the engine), so an
-edit to the engine would leave stale machine code behind. We register a cache
-locator that files each kernel of ``fastsnake/<part>/`` under a hash of every
-source of that part plus the shared modules (``search/``, top-level files):
-any edit that could change a kernel starts a fresh cache for its part only.
+numba invalidates a cached kernel only when *its own* file changes, but our kernels inline code
+from other modules (every policy inlines the engine), so an edit to the engine would leave stale
+machine code behind. We register a cache locator that files each kernel under
+``<root>/<module>-<hash>/<file stem>/``, where ``<module>`` names the module that defines it and
+the hash (BLAKE2b) covers the paths and bytes of exactly the modules its code can reach:
+
+- **Import reach.** The defining module and, transitively, every ``fastsnake`` module it imports
+  (`import_reach`: each module's ``import`` and ``from ... import`` statements read with `ast`,
+  those inside functions too; relative imports resolved; ``from pkg import name`` is sub-module
+  ``pkg.name`` if there is one, else the package's ``__init__``, which defines it). A parent package's
+  ``__init__`` is not followed unless a module imports from it: a kernel uses only what its
+  modules name. Numba, numpy and the standard library are not hashed (numba keeps its own version
+  in each index; see docs/design.md "What invalidates it").
+- **Functions that reach a kernel other than by an import.** A kernel's globals may hold
+  functions of modules it does not import: `kernels.specialise` makes each policy's kernels as
+  copies of one template in ``policies/kernels.py`` whose globals are that policy's parts (so
+  ``kernels.py`` alone reaches none of ``phc.py``). The key therefore also covers the import reach
+  of the module of every ``fastsnake`` function (or numba dispatcher) that the kernel's code names
+  among its globals or closure cells when it is defined (`kernel_modules`), and of the modules
+  `EXTRA_DEPENDS` declares for its defining module (the one place for any other such route).
+  A cached kernel never takes a function as an *argument* from Python (the index would key on it
+  without our hash): the users' generic kernels (`policies.user`) are uncached for that reason and
+  their cached ones are generated modules with the functions as globals (`policies.user_cache`).
+
+So an edit to ``policies/phc.py`` recompiles phc's kernels (and those of any module importing it)
+but a ``cycle`` sweep loads from the cache, while an edit to ``snake/engine.py`` recompiles every
+policy and the envs. Each folder holds `MANIFEST`, the modules its hash covers, so that
+`folder_is_current` tells a stale folder (an edit, an upgrade, another checkout) from a current one
+without importing anything. `part_fingerprint` (a hash of a whole sub-package, coarser) is not a
+cache key: it stamps sweep folders with the Snake code that wrote them and keys `fastsnake warm`'s marks.
 
 The root is NUMBA_CACHE_DIR when set, else ``~/.cache/fastsnake/numba``.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
+import re
 import threading
 from functools import lru_cache
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
-# Sub-packages every part may inline code from.
+_PACKAGE = "fastsnake"
+# Sub-packages whose sources `part_fingerprint` adds to every part's (the shared search helpers),
+# and parts whose fingerprint adds another part's (the envs step the Snake engine).
 _SHARED_PARTS = ("search",)
-# Parts whose kernels inline another part's code (the envs step the Snake engine's `run`).
 _PART_DEPENDS = {"envs": ("snake",)}
+# Modules (dotted, under fastsnake) whose kernels depend on modules they neither import nor hold
+# as functions in their globals: declare them here, the one place (none today; see the docstring).
+EXTRA_DEPENDS: dict[str, tuple[str, ...]] = {}
+# The file in each fingerprint folder naming the modules its hash covers, one a line.
+MANIFEST = "sources.txt"
+FINGERPRINT_FOLDER = re.compile(r"^(?P<label>[a-z_][a-z0-9_.]*)-[0-9a-f]{16}$")
 
 
 def default_cache_root() -> Path:
@@ -34,16 +67,11 @@ def cache_root() -> Path:
     return Path(os.environ.get("NUMBA_CACHE_DIR") or default_cache_root()).resolve()
 
 
-def _part_of(py_file: Path) -> str | None:
-    try:
-        rel = py_file.resolve().relative_to(_PACKAGE_DIR)
-    except ValueError:
-        return None
-    return rel.parts[0] if len(rel.parts) > 1 else ""
-
-
 @lru_cache(maxsize=None)
 def part_fingerprint(part: str) -> str:
+    """``<part>-<hash>`` of every source of a sub-package (`part`; '' the top-level modules) with the
+    top-level modules, `_SHARED_PARTS` and `_PART_DEPENDS`: the code stamp of sweep folders and the
+    key of warm marks, coarser than a kernel's cache key (`kernel_modules`)."""
     digest = hashlib.blake2b(digest_size=8)
     files = list(_PACKAGE_DIR.glob("*.py"))
     for name in {part, *_SHARED_PARTS, *_PART_DEPENDS.get(part, ())} - {""}:
@@ -52,6 +80,151 @@ def part_fingerprint(part: str) -> str:
         digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
         digest.update(path.read_bytes())
     return f"{part or 'top'}-{digest.hexdigest()}"
+
+
+# --- a kernel's cache key: the modules it can reach ----------------------------------------------
+
+
+def module_of(py_file: Path) -> str | None:
+    """The dotted name of a source file of the package (``fastsnake.snake.engine``), else None."""
+    try:
+        rel = Path(py_file).resolve().relative_to(_PACKAGE_DIR)
+    except ValueError:
+        return None
+    parts = [_PACKAGE, *rel.with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_path(name: str) -> Path | None:
+    """The source file of module `name` under the package (a package's ``__init__.py``), else None."""
+    parts = name.split(".")
+    if parts[0] != _PACKAGE or not all(p.isidentifier() for p in parts):
+        return None
+    base = _PACKAGE_DIR.joinpath(*parts[1:])
+    if len(parts) > 1 and base.with_suffix(".py").is_file():
+        return base.with_suffix(".py")
+    return base / "__init__.py" if (base / "__init__.py").is_file() else None
+
+
+@lru_cache(maxsize=None)
+def imports_of(name: str) -> frozenset[str]:
+    """The package's modules that module `name` imports, anywhere in its source (functions too)."""
+    path = module_path(name)
+    if path is None:
+        return frozenset()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            else:
+                base = node.module or ""
+            subs = {f"{base}.{alias.name}" for alias in node.names} - {f"{base}.*"}
+            found.update(n for n in subs if module_path(n) is not None)  # sub-modules imported by name
+            if len(subs) != len(node.names) or any(module_path(n) is None for n in subs):
+                found.add(base)  # a name the package's __init__ defines
+    return frozenset(n for n in found if module_path(n) is not None)
+
+
+@lru_cache(maxsize=None)
+def import_reach(roots: frozenset[str]) -> frozenset[str]:
+    """`roots` and every module of the package they import, transitively."""
+    seen, todo = set(), [r for r in roots if module_path(r) is not None]
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(imports_of(name) - seen)
+    return frozenset(seen)
+
+
+@lru_cache(maxsize=None)
+def sources_hash(modules: frozenset[str]) -> str:
+    """BLAKE2b (16 hex digits) of the paths and bytes of `modules` (a missing one hashes as absent)."""
+    digest = hashlib.blake2b(digest_size=8)
+    for name in sorted(modules):
+        path = module_path(name)
+        digest.update(name.encode() + b"\0")
+        digest.update(str(path.relative_to(_PACKAGE_DIR)).encode() + b"\0" if path else b"-\0")
+        digest.update(path.read_bytes() if path else b"")
+    return digest.hexdigest()
+
+
+def package_modules(part: str) -> frozenset[str]:
+    """Every module of sub-package `part` (``fastsnake.<part>`` and below)."""
+    return frozenset(module_of(p) for p in (_PACKAGE_DIR / part).rglob("*.py"))
+
+
+def _named_functions(code, values: dict) -> set[str]:
+    """Modules of the package's functions and dispatchers that `code` (and code nested in it) names
+    among `values` (a kernel's globals); tuples and lists of them count too."""
+    found, stack = set(), [code]
+    while stack:
+        co = stack.pop()
+        stack.extend(c for c in co.co_consts if hasattr(c, "co_names"))
+        for name in co.co_names:
+            found |= _function_modules(values.get(name))
+    return found
+
+
+def _function_modules(value, depth: int = 0) -> set[str]:
+    if isinstance(value, (tuple, list)) and depth < 3:
+        return set().union(*(_function_modules(v, depth + 1) for v in value)) if value else set()
+    py = getattr(value, "py_func", value)
+    module = getattr(py, "__module__", None) if callable(value) else None
+    return {module} if isinstance(module, str) and module.startswith(_PACKAGE + ".") else set()
+
+
+def kernel_modules(py_func, py_file) -> frozenset[str]:
+    """The modules a kernel's cache key covers: the import reach of its defining module, of the
+    modules of the package's functions its code names among its globals and closure cells, and of
+    `EXTRA_DEPENDS` (see the module's docstring)."""
+    home = module_of(Path(py_file))
+    roots = {home} if home else set()
+    code = py_func.__code__
+    roots |= _named_functions(code, getattr(py_func, "__globals__", {}))
+    for cell in py_func.__closure__ or ():
+        try:
+            roots |= _function_modules(cell.cell_contents)
+        except ValueError:  # an empty cell
+            pass
+    for name in list(roots):
+        roots.update(EXTRA_DEPENDS.get(name, ()))
+    return import_reach(frozenset(roots))
+
+
+def fingerprint_folder(label: str, modules: frozenset[str]) -> str:
+    """The folder name a kernel of module `label` whose key covers `modules` is filed under."""
+    return f"{label.removeprefix(_PACKAGE + '.') or 'top'}-{sources_hash(modules)}"
+
+
+def write_manifest(folder: Path, modules: frozenset[str]) -> None:
+    """Name the modules a fingerprint folder's hash covers in it (once; a read-only cache skips it)."""
+    path = folder / MANIFEST
+    if path.exists():
+        return
+    tmp = folder / f".{MANIFEST}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp.write_text("".join(f"{m}\n" for m in sorted(modules)), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def folder_is_current(folder: Path) -> bool:
+    """Whether a fingerprint folder's hash is that of the installed sources of the modules its
+    manifest names (a folder without one was written by an older fastsnake: stale)."""
+    match = FINGERPRINT_FOLDER.match(folder.name)
+    try:
+        modules = frozenset((folder / MANIFEST).read_text(encoding="utf-8").split())
+    except OSError:
+        return False
+    return bool(match and modules) and folder.name.endswith("-" + sources_hash(modules))
 
 
 @lru_cache(maxsize=None)
@@ -66,6 +239,7 @@ def locator_base():
     class CacheLocatorBase(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
         def __init__(self, py_func, py_file):
             self._py_file = py_file
+            self._py_func = py_func
             self._lineno = py_func.__code__.co_firstlineno
             self._cache_path = str(self.cache_path(Path(py_file)))
 
@@ -94,10 +268,15 @@ def configure_numba_cache() -> None:
     class FastsnakeCacheLocator(locator_base()):
         @classmethod
         def serves(cls, py_file: Path) -> bool:
-            return _part_of(py_file) is not None
+            return module_of(py_file) is not None
 
         def cache_path(self, py_file: Path) -> Path:
-            return cache_root() / part_fingerprint(_part_of(py_file)) / py_file.stem
+            self._modules = kernel_modules(self._py_func, py_file)
+            return cache_root() / fingerprint_folder(module_of(py_file), self._modules) / py_file.stem
+
+        def ensure_cache_path(self):
+            super().ensure_cache_path()
+            write_manifest(Path(self.get_cache_path()).parent, self._modules)
 
     locators = caching.CacheImpl._locator_classes
     if not any(k.__name__ == FastsnakeCacheLocator.__name__ for k in locators):

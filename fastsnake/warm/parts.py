@@ -2,9 +2,9 @@
 load) every kernel its real calls need, run in a process of its own.
 
 Parts are named ``policy:NAME``, ``puzzle``, ``puzzle-large`` (boards over 127 cells),
-``tour`` and ``envs``. A part that ran is marked in the cache root with the fingerprint of the
-sources it compiled, the numba version and the CPU: a marked part is not run again until one of
-those changes (what invalidates numba's cache invalidates the mark).
+``tour`` and ``envs``. A part that ran is marked in the cache root with a hash of the sources its
+kernels can reach (`sources_key`), the numba version and the CPU: a marked part is not run again
+until one of those changes (what invalidates numba's cache invalidates the mark).
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from __future__ import annotations
 import io
 import os
 import time
+from functools import lru_cache
 
-from fastsnake._numba_cache import part_fingerprint
+from fastsnake._numba_cache import import_reach, package_modules, part_fingerprint, sources_hash
 from fastsnake.errors import InputError
 from fastsnake.warm import store
 
@@ -61,6 +62,30 @@ def source_part(part: str) -> str:
     return "snake" if part.startswith(POLICY_PREFIX) else _SOURCE_PART[part]
 
 
+@lru_cache(maxsize=None)
+def _policy_module(name: str) -> str | None:
+    """The module of our policy `name` as its entry point names it (no import), else None."""
+    from importlib.metadata import entry_points
+
+    # The registry's group (`fastsnake.snake.policies.ENTRY_POINT_GROUP`), not imported: it loads numba.
+    for ep in entry_points(group="fastsnake.policies"):
+        if ep.name == name and ep.value.startswith("fastsnake."):
+            return ep.value.partition(":")[0]
+    return None
+
+
+def sources_key(part: str) -> str:
+    """A hash of the sources the kernels of `part` can reach (`fastsnake._numba_cache`): a policy's
+    module and what it imports (its kernels' cache keys cover no more), a sub-package's modules and
+    what they import; a policy not of ours: the whole Snake part."""
+    if part.startswith(POLICY_PREFIX):
+        module = _policy_module(part[len(POLICY_PREFIX):])
+        if module is None:
+            return part_fingerprint("snake")
+        return sources_hash(import_reach(frozenset({module})))
+    return sources_hash(import_reach(package_modules(source_part(part))))
+
+
 def mark_key(part: str) -> str:
     """What the compiled kernels of `part` depend on: sources, numba, Python and the CPU."""
     import platform
@@ -69,20 +94,22 @@ def mark_key(part: str) -> str:
     import llvmlite.binding as llvm
 
     cpu = os.environ.get("NUMBA_CPU_NAME") or llvm.get_host_cpu_name()
-    return "|".join((part_fingerprint(source_part(part)), version("numba"), platform.python_version(), cpu))
+    return "|".join((sources_key(part), version("numba"), platform.python_version(), cpu))
+
+
+def _known(part: str) -> bool:
+    return part.startswith(POLICY_PREFIX) or part in _SOURCE_PART
 
 
 def is_marked(part: str, marks: dict | None = None) -> bool:
     marks = store.read_json(MARKS_FILE) if marks is None else marks
-    folder = store.cache_root() / part_fingerprint(source_part(part))
-    return marks.get(part) == mark_key(part) and folder.is_dir()
+    return marks.get(part) == mark_key(part) and store.has_current_folder(source_part(part))
 
 
 def mark(parts) -> None:
     marks = store.read_json(MARKS_FILE)
-    current = store.current_fingerprints()
     # Marks of sources no longer installed go with them.
-    marks = {p: k for p, k in marks.items() if isinstance(k, str) and k.split("|")[0] in current}
+    marks = {p: k for p, k in marks.items() if isinstance(k, str) and _known(p) and k == mark_key(p)}
     marks.update({part: mark_key(part) for part in parts})
     store.write_json(MARKS_FILE, marks)
 

@@ -1,29 +1,28 @@
 """The cache folder as a whole: which fingerprint folders are current, which are stale, and the
 small files we keep beside numba's (compile times, marks of parts compiled ahead of time).
 
-`fastsnake._numba_cache` files each part's kernels under ``<root>/<part>-<hash of its sources>``.
-A fingerprint folder whose hash is not one of the installed sources' is stale: a source edit,
-an upgrade or another checkout left it. Stale folders are pruned on a cold compile (all but the
-newest `KEEP_STALE` of each part and any written in the last day, so checkouts sharing the cache do
-not evict one another) and removed altogether by ``fastsnake warm --clear``.
+`fastsnake._numba_cache` files each kernel under ``<root>/<module>-<hash of the sources it can
+reach>``, with a manifest of those sources. A fingerprint folder whose hash is not that of the
+installed sources it names is stale: a source edit, an upgrade or another checkout left it. Stale
+folders are pruned on a cold compile (all but the newest `KEEP_STALE` of each module and any written
+in the last day, so checkouts sharing the cache do not evict one another) and removed altogether by
+``fastsnake warm --clear``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import time
 from pathlib import Path
 
-from fastsnake._numba_cache import cache_root, part_fingerprint
+from fastsnake._numba_cache import FINGERPRINT_FOLDER, cache_root, folder_is_current, part_fingerprint
 from fastsnake.files import written_atomically
 
 __all__ = ["cache_root", "current_fingerprints", "stale_folders", "clear_stale", "prune_stale"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
-_FINGERPRINT = re.compile(r"^(?P<part>[a-z_]+)-[0-9a-f]{16}$")
 TIMES_FILE = "compile-seconds.json"
 KEEP_STALE = 3
 # A folder written this recently may belong to a running process of another checkout or version
@@ -37,19 +36,26 @@ def parts() -> list[str]:
 
 
 def current_fingerprints() -> set[str]:
+    """Each part's `part_fingerprint` (what warm marks are keyed by; not folder names)."""
     return {part_fingerprint(part) for part in parts()}
 
 
 def _fingerprint_folders(root: Path) -> list[Path]:
     if not root.is_dir():
         return []
-    return [p for p in root.iterdir() if p.is_dir() and _FINGERPRINT.match(p.name)]
+    return [p for p in root.iterdir() if p.is_dir() and FINGERPRINT_FOLDER.match(p.name)]
 
 
 def stale_folders(root: Path | None = None) -> list[Path]:
     root = cache_root() if root is None else root
-    current = current_fingerprints()
-    return sorted(p for p in _fingerprint_folders(root) if p.name not in current)
+    return sorted(p for p in _fingerprint_folders(root) if not folder_is_current(p))
+
+
+def has_current_folder(part: str, root: Path | None = None) -> bool:
+    """Whether a current fingerprint folder holds kernels of a module of `part` (a sub-package)."""
+    root = cache_root() if root is None else root
+    return any(folder_is_current(p) for p in _fingerprint_folders(root)
+               if FINGERPRINT_FOLDER.match(p.name)["label"].split(".")[0] == part)
 
 
 def folder_bytes(path: Path) -> int:
@@ -84,13 +90,13 @@ def clear_stale(root: Path | None = None) -> dict:
 
 
 def prune_stale(root: Path | None = None, keep: int = KEEP_STALE) -> list[str]:
-    """Remove stale folders of each part beyond its `keep` newest (and not written lately)."""
+    """Remove stale folders of each module beyond its `keep` newest (and not written lately)."""
     root = cache_root() if root is None else root
     removed = []
     try:
         by_part: dict[str, list[tuple[float, Path]]] = {}
         for path in stale_folders(root):
-            by_part.setdefault(_FINGERPRINT.match(path.name)["part"], []).append((_written(path), path))
+            by_part.setdefault(FINGERPRINT_FOLDER.match(path.name)["label"], []).append((_written(path), path))
         now = time.time()
         for folders in by_part.values():
             folders.sort(reverse=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import fastsnake
-from fastsnake._numba_cache import part_fingerprint
+from fastsnake._numba_cache import fingerprint_folder, import_reach, write_manifest
 from fastsnake.errors import InputError
 from fastsnake.warm import background, parts, tier
 from fastsnake.warm.store import read_json
@@ -25,8 +25,10 @@ def cache(tmp_path, monkeypatch):
 
 
 def _marked(cache, *names):
-    for name in names:
-        (cache / part_fingerprint(parts.source_part(name))).mkdir(exist_ok=True)
+    for name in names:  # a current folder of a module of the part, as numba's first save leaves one
+        module = f"fastsnake.{parts.source_part(name)}"
+        modules = import_reach(frozenset({module}))
+        write_manifest(cache / fingerprint_folder(module, modules), modules)
     parts.mark(names)
 
 

@@ -8,9 +8,10 @@ import time
 
 import pytest
 
+from fastsnake._numba_cache import MANIFEST, fingerprint_folder, import_reach, write_manifest
 from fastsnake.cli import main
 from fastsnake.warm import clear_stale, stale_folders
-from fastsnake.warm.store import KEEP_STALE, current_fingerprints, prune_stale
+from fastsnake.warm.store import KEEP_STALE, prune_stale
 
 
 def _folder(root, name, age_seconds=0.0, size=10):
@@ -29,19 +30,29 @@ def cache(tmp_path, monkeypatch):
     return tmp_path
 
 
+def _current_folder(cache, module="fastsnake.snake.engine"):
+    modules = import_reach(frozenset({module}))
+    path = _folder(cache, fingerprint_folder(module, modules))
+    write_manifest(path, modules)
+    return path.name
+
+
 def test_clear_removes_only_stale_fingerprints(cache):
-    current = sorted(current_fingerprints())[0]
-    _folder(cache, current)
+    current = _current_folder(cache)
+    edited = _folder(cache, current[:-1] + ("0" if current[-1] != "0" else "1"))
+    write_manifest(edited, import_reach(frozenset({"fastsnake.snake.engine"})))  # a hash of other sources
     _folder(cache, "snake-0123456789abcdef", size=1000)
     (cache / "not-ours").mkdir()  # another library's numba cache shares NUMBA_CACHE_DIR
-    assert [p.name for p in stale_folders()] == ["snake-0123456789abcdef"]
+    assert [p.name for p in stale_folders()] == sorted([edited.name, "snake-0123456789abcdef"])
+    manifest_bytes = (edited / MANIFEST).stat().st_size
     result = clear_stale()
-    assert result["removed"] == ["snake-0123456789abcdef"] and result["freed_bytes"] == 1000
+    assert sorted(result["removed"]) == sorted([edited.name, "snake-0123456789abcdef"])
+    assert result["freed_bytes"] == 1000 + 10 + manifest_bytes
     assert (cache / current).is_dir() and (cache / "not-ours").is_dir()
     assert clear_stale()["removed"] == []
 
 
-def test_prune_keeps_the_newest_stale_folders_of_each_part(cache):
+def test_prune_keeps_the_newest_stale_folders_of_each_module(cache):
     names = [f"snake-{i:016x}" for i in range(KEEP_STALE + 2)]
     for age, name in enumerate(names):  # names[0] is the newest
         _folder(cache, name, age_seconds=86400 * (age + 2))

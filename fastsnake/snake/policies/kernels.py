@@ -16,7 +16,7 @@ dispatcher pickles with a fresh id in every process, so the entry would never be
 So each policy's kernels are copies of the two template functions below (`_sweep`, `_play`, same
 code) whose *globals* are that policy's parts, under a name of their own (`kernel_name`): numba
 compiles a global as a direct call, inlines it, and caches each copy in a file named after it,
-invalidated with the rest of ``fastsnake/snake/`` (`fastsnake._numba_cache`). Users' numba policies
+invalidated with the modules the parts reach (`fastsnake._numba_cache`). Users' numba policies
 get their kernels the same way from a generated module (`user_cache`), since numba would not see
 edits to their sources.
 """

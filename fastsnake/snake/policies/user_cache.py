@@ -12,7 +12,8 @@ inlines our kernels' bodies (`sweep_games`, `play_recorded_game`) with them; num
 like our own kernels, in a folder of its own, which loads only that policy's module.
 
 The module's name carries a hash of the policy's import name (its *target*) and a
-hash of the user's module source and of our Snake sources, so an edit to either
+hash of the user's module source and of the sources our kernels' bodies reach through imports
+(`fastsnake._numba_cache`), so an edit to either
 starts fresh (as numba itself, it does not see edits to other modules the user's
 code calls). Of the versions of one target the newest `VERSIONS_KEPT` are kept,
 so the folder grows with the number of policies, not with the number of edits.
@@ -150,7 +151,7 @@ def cached_kernels(decide, start_cycle):
             sources.append(inspect.getsource(sys.modules[cycle_where.module]))
     except (OSError, TypeError):
         return None
-    from fastsnake._numba_cache import part_fingerprint
+    from fastsnake._numba_cache import import_reach, sources_hash
 
     if cycle_where is None:
         cycle_import = "_start_cycle = None"
@@ -160,7 +161,8 @@ def cached_kernels(decide, start_cycle):
     text = _TEMPLATE.format(target=target, module=where.module, decide=where.name, start_cycle_import=cycle_import)
     target_key = hashlib.blake2b(f"{target} {cycle_where}".encode(), digest_size=6).hexdigest()
     digest = hashlib.blake2b(digest_size=8)
-    for part in (text, part_fingerprint("snake"), *sources):
+    ours = sources_hash(import_reach(frozenset({"fastsnake.snake.policies.user"})))  # what the template inlines
+    for part in (text, ours, *sources):
         digest.update(part.encode())
     name = f"{PREFIX}{target_key}_{digest.hexdigest()}"
     with _lock:

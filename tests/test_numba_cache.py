@@ -1,0 +1,204 @@
+"""The numba cache's key (`fastsnake._numba_cache`): a kernel's folder covers exactly the modules it can
+reach, through imports or through the functions its globals hold. Proven in subprocesses on a scratch copy
+of the package: an edit to a module a kernel cannot reach leaves it loading from the cache, an edit to one
+it can reach recompiles it (and the new code runs: a stale kernel never loads)."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import fastsnake
+from fastsnake import _numba_cache as nc
+
+_PACKAGE = Path(fastsnake.__file__).resolve().parent
+
+
+def _scratch(tmp_path, probes=None) -> Path:
+    """A copy of the package under `tmp_path/src`, plus `probes` (sub-path -> source) in it."""
+    root = tmp_path / "src"
+    shutil.copytree(_PACKAGE, root / "fastsnake", ignore=shutil.ignore_patterns("__pycache__"))
+    for name, text in (probes or {}).items():
+        (root / "fastsnake" / name).write_text(textwrap.dedent(text))
+    return root
+
+
+def _run(root: Path, script: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_DISABLE_JIT")}
+    env.update(PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(root.parent / "cache"))
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env, cwd=root, capture_output=True,
+                          text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _edit(root: Path, name: str, old: str = "", new: str = "") -> None:
+    path = root / "fastsnake" / name
+    text = path.read_text()
+    if old:
+        assert old in text
+        text = text.replace(old, new)
+    path.write_text(text + "\n# edited\n")
+
+
+# A tiny kernel family: `probe_kernel` calls a helper of a module it imports; `probe_template` is made
+# (`kernels.specialise`) into a kernel whose global `part` is a function of a module that neither the
+# template's module nor the kernel's own file imports; `probe_other` is imported by neither.
+PROBES = {
+    "_probe_dep.py": '''
+        from numba import njit
+
+        @njit(cache=True)
+        def helper():
+            """Inlined by the probe kernel."""
+            return 1
+        ''',
+    "_probe_kernel.py": '''
+        from numba import njit
+
+        from fastsnake._probe_dep import helper
+
+        @njit(cache=True)
+        def kernel():
+            """A cached kernel over an imported helper."""
+            return helper() + 10
+        ''',
+    "_probe_parts.py": '''
+        from numba import njit
+
+        @njit(cache=True)
+        def part():
+            """A function given to the template as a global."""
+            return 2
+        ''',
+    "_probe_template.py": '''
+        part = None
+
+        def template():
+            """Made into a kernel per `part` (no import reaches the part's module)."""
+            return part() + 100
+        ''',
+    "_probe_made.py": '''
+        from fastsnake._probe_parts import part
+        from fastsnake._probe_template import template
+        from fastsnake.snake.policies.kernels import specialise
+
+        made = specialise(template, "probe_made_kernel", {"part": part})
+        ''',
+    "_probe_other.py": '''
+        VALUE = 1
+        ''',
+}
+
+PROBE_RUN = """
+    import json
+    from fastsnake._probe_kernel import kernel
+    from fastsnake._probe_made import made
+
+    out = {}
+    for name, k in (("kernel", kernel), ("made", made)):
+        value = k()
+        out[name] = [value, sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values())]
+    print(json.dumps(out))
+"""
+
+
+def test_an_edit_recompiles_exactly_the_kernels_that_reach_it(tmp_path):
+    root = _scratch(tmp_path, PROBES)
+    hit, miss = 1, 0  # [value, hits, misses]
+    cold = _run(root, PROBE_RUN)
+    assert cold == {"kernel": [11, 0, 1], "made": [102, 0, 1]}
+    assert _run(root, PROBE_RUN) == {"kernel": [11, hit, 0], "made": [102, hit, 0]}
+    # Reached by neither (it is in the same sub-package, which the old per-part key recompiled).
+    _edit(root, "_probe_other.py")
+    _edit(root, "snake/policies/phc.py")
+    assert _run(root, PROBE_RUN) == {"kernel": [11, hit, 0], "made": [102, hit, 0]}
+    # The imported helper: its kernel recompiles and runs the new helper, the other kernel loads.
+    _edit(root, "_probe_dep.py", "return 1", "return 5")
+    assert _run(root, PROBE_RUN) == {"kernel": [15, miss, 1], "made": [102, hit, 0]}
+    # The part held as a global (no import reaches it from the template's file): same.
+    _edit(root, "_probe_parts.py", "return 2", "return 7")
+    assert _run(root, PROBE_RUN) == {"kernel": [15, hit, 0], "made": [107, miss, 1]}
+    # Each folder names the modules its hash covers: one folder per kernel file is current (the last
+    # edit's), the ones the edits left behind are stale, and so is a folder of the old per-part layout.
+    cache = root.parent / "cache"
+    (cache / "snake-0123456789abcdef").mkdir()
+    current = _run(root, """
+        import json
+        from pathlib import Path
+        from fastsnake._numba_cache import folder_is_current
+        print(json.dumps({p.name: folder_is_current(p) for p in Path(%r).iterdir()}))
+    """ % str(cache))
+    assert current["snake-0123456789abcdef"] is False
+    for label, count in (("_probe_kernel", 2), ("_probe_template", 2), ("_probe_dep", 2), ("_probe_parts", 2)):
+        mine = sorted(n for n in current if n.startswith(label + "-"))
+        assert len(mine) == count and sum(current[n] for n in mine) == 1, (label, current)
+    made = next(n for n in current if n.startswith("_probe_template-") and current[n])
+    manifest = set((cache / made / nc.MANIFEST).read_text().split())
+    assert {"fastsnake._probe_parts", "fastsnake._probe_template"} <= manifest
+    assert "fastsnake._probe_other" not in manifest and "fastsnake._probe_dep" not in manifest
+
+
+POLICY_FOLDERS = """
+    import json
+    from fastsnake.snake.policies import cycle, grove, phc
+    from fastsnake.envs import kernels as env_kernels
+    from fastsnake.snake.policies.kernels import compiled_kernels
+
+    out = {}
+    for policy in (cycle.POLICY, phc.PHC, grove.POLICY):
+        paths = {k.stats.cache_path for e in (policy.sweep_kernel, policy.play_kernel) for k in compiled_kernels(e)}
+        out[policy.name] = sorted(paths)
+    out["envs"] = [env_kernels.step_batch.stats.cache_path]
+    print(json.dumps(out))
+"""
+
+
+def test_the_policies_keys_follow_the_engine_and_only_their_own_modules(tmp_path):
+    """The issue's two directions on the real kernels (their cache folders; nothing compiles): an edit to
+    ``phc.py`` moves phc's folder only, one to ``engine.py`` every policy's and the envs'."""
+    root = _scratch(tmp_path)
+    before = _run(root, POLICY_FOLDERS)
+    assert all(before.values()) and len({p for paths in before.values() for p in paths}) == 4
+    _edit(root, "snake/policies/phc.py")
+    after_phc = _run(root, POLICY_FOLDERS)
+    assert {n for n in before if before[n] != after_phc[n]} == {"phc"}
+    _edit(root, "snake/engine.py")
+    after_engine = _run(root, POLICY_FOLDERS)
+    assert all(set(after_engine[n]).isdisjoint(after_phc[n]) for n in before)
+
+
+def test_import_reach_reads_every_kind_of_import(tmp_path, monkeypatch):
+    root = _scratch(tmp_path, {
+        "_r_a.py": "from . import _r_b\nfrom ._r_pkg import thing\n",
+        "_r_b.py": "def f():\n    import fastsnake._r_c  # inside a function\n",
+        "_r_c.py": "import numpy\nfrom fastsnake._r_pkg.sub import x\n",
+        "_r_d.py": "X = 1\n",
+    })
+    (root / "fastsnake" / "_r_pkg").mkdir()
+    (root / "fastsnake" / "_r_pkg" / "__init__.py").write_text("from ..errors import InputError\nthing = 1\n")
+    (root / "fastsnake" / "_r_pkg" / "sub.py").write_text("x = 1\n")
+    monkeypatch.setattr(nc, "_PACKAGE_DIR", root / "fastsnake")
+    for fn in (nc.imports_of, nc.import_reach, nc.sources_hash):
+        fn.cache_clear()
+    try:
+        reach = nc.import_reach(frozenset({"fastsnake._r_a"}))
+        assert reach == {"fastsnake._r_a", "fastsnake._r_b", "fastsnake._r_c", "fastsnake._r_pkg",
+                         "fastsnake._r_pkg.sub", "fastsnake.errors"}
+        assert nc.module_of(root / "fastsnake" / "_r_pkg" / "__init__.py") == "fastsnake._r_pkg"
+    finally:
+        for fn in (nc.imports_of, nc.import_reach, nc.sources_hash):
+            fn.cache_clear()
+
+
+@pytest.mark.parametrize("module", ["fastsnake.snake.policies.cycle", "fastsnake.tour.search"])
+def test_a_kernel_module_does_not_reach_the_cli_or_other_policies(module):
+    reach = nc.import_reach(frozenset({module}))
+    assert "fastsnake.snake.engine" in reach or module.startswith("fastsnake.tour")
+    assert not any(m.startswith(("fastsnake.cli", "fastsnake.warm")) or m.endswith((".phc", ".grove", ".cell"))
+                   for m in reach), sorted(reach)
