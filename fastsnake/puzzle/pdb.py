@@ -1,4 +1,4 @@
-"""Additive disjoint pattern databases (boards of up to 16 cells), built by a numba BFS.
+"""Additive disjoint pattern databases (boards of up to 25 cells), built by a numba BFS.
 
 A pattern is a group of goal cells; its tiles are the goal's tiles there. The
 database of a group stores, for every placement of its k tiles, the fewest moves
@@ -57,7 +57,7 @@ from fastsnake.sizes import MEMORY_BUDGET_ENV, memory_budget
 
 # The names these had before the split (bench/bench_puzzle.py reads _path and _key).
 _key, _path, _load, _save, _symmetries = table_key, table_path, load_table, save_table, symmetries
-MAX_CELLS = 16
+MAX_CELLS = 25
 # Groups whose sparse table (n**k bytes) is at most this big keep that layout in
 # memory (one multiply-add per move in IDA*); bigger ones (7 and 8 tiles on 4x4)
 # stay compact and are ranked per lookup.
@@ -76,21 +76,29 @@ _PRESETS_4X4 = {
     "5-5-5": [[1, 2, 4, 5, 8], [3, 6, 7, 10, 11], [9, 12, 13, 14, 15]],
     "7-8": [[1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]],
 }
+# The 5x5 6-6-6-6 partition of Korf & Felner (2002) for the goal with the blank top-left;
+# it is not its own diagonal reflection, so the reflected lookup adds information.
+_PRESETS_5X5 = {
+    "6-6-6-6": [[1, 2, 5, 6, 7, 12], [3, 4, 8, 9, 13, 14], [10, 11, 15, 16, 20, 21],
+                [17, 18, 19, 22, 23, 24]],
+}
+_PRESETS = {4: _PRESETS_4X4, 5: _PRESETS_5X5}
 
 
 # ---------------------------------------------------------------- partitions
 
 def default_partition(rows: int, cols: int, blank_cell: int, name: str | None = None) -> list[list[int]]:
-    """Groups of goal cells. 4x4 presets are Korf & Felner's shapes, moved by a board
-    symmetry when the goal blank is in another corner; otherwise row-major runs of
-    at most 6 cells (e.g. 6-6-3 on 4x4, 6-5 on 3x4)."""
+    """Groups of goal cells. 4x4 and 5x5 presets are Korf & Felner's shapes (6-6-3 and
+    6-6-6-6 by default), moved by a board symmetry when the goal blank is in another
+    corner; otherwise row-major runs of at most 6 cells (e.g. 6-5 on 3x4)."""
     explicit = name is not None
-    name = name or "6-6-3"
+    name = name or ("6-6-6-6" if rows == cols == 5 else "6-6-3")
     n = rows * cols
-    if rows == cols == 4 and name in _PRESETS_4X4:
-        for sym in symmetries(4, 4):
+    presets = _PRESETS.get(rows, {}) if rows == cols else {}
+    if name in presets:
+        for sym in symmetries(rows, cols):
             if sym[_PRESET_BLANK_CELL] == blank_cell:
-                return [sorted(int(sym[c]) for c in g) for g in _PRESETS_4X4[name]]
+                return [sorted(int(sym[c]) for c in g) for g in presets[name]]
     sizes = [int(x) for x in name.split("-")] if name and all(p.isdigit() for p in name.split("-")) else None
     cells = [c for c in range(n) if c != blank_cell]
     if explicit and (sizes is None or sum(sizes) != len(cells) or min(sizes) < 1):
@@ -114,7 +122,8 @@ def parse_partition(text, rows: int, cols: int, goal) -> list[list[int]]:
     n = rows * cols
     if text is None or (isinstance(text, str) and "/" not in text and "," not in text):
         if text is not None and not all(p.isdigit() for p in str(text).split("-")):
-            raise PuzzleInputError(f"partition {text!r} is not a preset (6-6-3, 5-5-5, 7-8) or tile groups")
+            raise PuzzleInputError(f"partition {text!r} is not a preset (6-6-3, 5-5-5, 7-8; 6-6-6-6 on 5x5) "
+                                   "or tile groups")
         groups = default_partition(rows, cols, blank_cell, text)
     else:
         where = {int(t): i for i, t in enumerate(goal)}
