@@ -112,3 +112,23 @@ def test_5x5_6666_tables_solve_optimally():
         assert r.length == ref.length
         assert r.nodes_generated <= ref.nodes_generated
         assert play(start, r.moves, 5, 5) == tuple(goal.tolist())
+
+
+def test_korf_felner_24_instances_are_well_formed():
+    # The 50 starts of bench/bench_puzzle24.py: permutations of 0..24, solvable for the
+    # standard goal, the published optimum never below Manhattan nor of the wrong parity.
+    from pathlib import Path
+
+    from fastsnake.puzzle import is_solvable
+
+    golden = Path(__file__).parent / "golden" / "korf_felner_24.csv"
+    rows = [line.split(",") for line in golden.read_text().splitlines() if line[:1].isdigit()]
+    assert [int(r[0]) for r in rows] == list(range(1, 51))
+    goal = np.arange(25, dtype=np.int8)
+    hc, _ = heuristic_context("linear-conflict", 5, 5, goal)
+    for _, length, nodes, tiles in rows:
+        start = np.array([int(t) for t in tiles.split()], np.int8)
+        assert sorted(start.tolist()) == list(range(25)) and int(nodes) > 0
+        assert is_solvable(start, goal, 5, 5)
+        h = heuristic_value(start, hc)
+        assert h <= int(length) and (int(length) - h) % 2 == 0
