@@ -10,7 +10,30 @@ import statistics
 from fastsnake.cli import common
 from fastsnake.errors import InputError
 
-_HEURISTICS = ("misplaced", "manhattan", "linear-conflict", "walking-distance", "pdb", "auto")
+
+class _Heuristics:
+    """The --heuristic choices: the registered names (`fastsnake.puzzle.heuristics.REGISTRY`)
+    and auto, read when argparse first checks or prints them (not at start-up)."""
+
+    def _names(self):
+        from fastsnake.puzzle import heuristic_names
+
+        return (*heuristic_names(), "auto")
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __contains__(self, name):
+        return name in self._names()
+
+    def __getitem__(self, i):
+        return self._names()[i]
+
+    def __len__(self):
+        return len(self._names())
+
+
+_HEURISTICS = _Heuristics()
 
 
 def register(subparsers) -> None:

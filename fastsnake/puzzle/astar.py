@@ -32,6 +32,7 @@ from fastsnake.puzzle.heuristics import (
     HC_NLK,
     HC_ROWS,
     LINE_CONFLICT_BUF,
+    check_evaluable,
     scratch_heuristic,
 )
 from fastsnake.search.heap import heap_pop, heap_push
@@ -251,6 +252,7 @@ class AStarSearch:
     """
 
     def __init__(self, start, goal, nbr, hc, h0, max_nodes: int, max_bytes: int | None = None):
+        check_evaluable(hc, "A*")
         n = len(start)
         self.bits, self.per, self.nwords = layout(n)
         self.nbr = nbr

@@ -25,9 +25,8 @@ import numpy as np
 from numba import njit
 
 from fastsnake.puzzle.board import PuzzleInputError
-from fastsnake.puzzle.pdb import MAX_GROUP, group_rank, popcount16_table
+from fastsnake.puzzle.pdb_build import MAX_GROUP, group_rank, popcount16_table
 
-H_ZERO, H_MISPLACED, H_MANHATTAN, H_LINEAR, H_WALKING, H_PDB = range(6)
 # Slots of the context tuple `hc` (see the module docstring). numba reads a tuple slot
 # through a module-level int as it would a literal: the names cost nothing in a kernel.
 (HC_KIND, HC_ROWS, HC_COLS, HC_GOALPOS, HC_MD, HC_PDB, HC_PDB_OFF, HC_LK_GRP, HC_LK_MULT,
@@ -36,23 +35,82 @@ H_ZERO, H_MISPLACED, H_MANHATTAN, H_LINEAR, H_WALKING, H_PDB = range(6)
 HC_SLOTS = 23
 # Scratch for linear conflicts: a line of up to 36 goal positions, then their LIS lengths.
 LINE_CONFLICT_BUF = 72
-HEURISTICS = {
-    "zero": H_ZERO,
-    "misplaced": H_MISPLACED,
-    "manhattan": H_MANHATTAN,
-    "linear-conflict": H_LINEAR,
-    "walking-distance": H_WALKING,
-    "pdb": H_PDB,
-}
+
+
+# ---------------------------------------------------------------- the registry
+#
+# Every heuristic is registered here once. The CLI's --heuristic choices, `solve`'s
+# docstring, the searches and the tests all read REGISTRY; the kernels branch on `code`
+# (`scratch_heuristic` evaluates every registered code from scratch; IDA* and A* keep
+# per-move updates for some codes and evaluate any other from scratch, never as 0).
+
+class HeuristicSpec(NamedTuple):
+    """One registered heuristic."""
+
+    name: str  # the --heuristic / heuristic= name
+    code: int  # the kind the kernels branch on (slot HC_KIND of the context)
+    doc: str  # one line: the idea and its source
+    # Its pure-Python twin in tests/puzzle/: "module:function"; a twin in puzzle_naive takes
+    # (state, goal, rows, cols) and must return the kernel's value on every state.
+    naive: str
+    tables: str = ""  # the tables `solver.heuristic_context` builds for it: "", "pdb", "walking"
+
+
+REGISTRY: dict[str, HeuristicSpec] = {}
+
+
+def register_heuristic(name: str, code: int, doc: str, naive: str = "", tables: str = "") -> int:
+    """Add a heuristic to REGISTRY; returns its code (the kernels' kind)."""
+    if name in REGISTRY or any(s.code == code for s in REGISTRY.values()):
+        raise ValueError(f"heuristic {name!r} (code {code}) is registered twice")
+    if tables not in ("", "pdb", "walking"):
+        raise ValueError(f"heuristic {name!r}: unknown tables {tables!r}")
+    REGISTRY[name] = HeuristicSpec(name, code, doc, naive, tables)
+    return code
+
+
+H_ZERO = register_heuristic("zero", 0, "0 everywhere: uniform-cost search (algorithm bfs)")
+H_MISPLACED = register_heuristic("misplaced", 1, "tiles not on their goal cell", "puzzle_naive:misplaced")
+H_MANHATTAN = register_heuristic("manhattan", 2, "sum of the tiles' row and column distances", "puzzle_naive:manhattan")
+H_LINEAR = register_heuristic("linear-conflict", 3, "Manhattan + 2 per tile to lift out of its goal "
+                              "row or column (Hansson, Mayer & Yung 1992)", "puzzle_naive:linear_conflict")
+H_WALKING = register_heuristic("walking-distance", 4, "walking distance: BFS over rows' and columns' "
+                               "tile counts (Takahashi)", "puzzle_naive:walking_distance", tables="walking")
+H_PDB = register_heuristic("pdb", 5, "additive disjoint pattern databases, max with the board's "
+                           "symmetric lookups (Korf & Felner 2002)", "puzzle_naive_pdb:pattern_distances", tables="pdb")
+# name -> code (kept for callers of the old dict)
+HEURISTICS = {name: spec.code for name, spec in REGISTRY.items()}
+
+
+def heuristic_names() -> list[str]:
+    """The names a caller may pass as heuristic= (all but 'zero', which bfs uses), in order."""
+    return [name for name in REGISTRY if name != "zero"]
+
+
+class UnknownHeuristicError(PuzzleInputError):
+    """A heuristic name that is not registered, or a code no search kernel evaluates."""
 
 
 def heuristic_code(name: str) -> int:
     try:
-        return HEURISTICS[name]
+        return REGISTRY[name].code
     except KeyError:
-        raise PuzzleInputError(
-            f"heuristic {name!r} is not one of {', '.join(n for n in HEURISTICS if n != 'zero')}, auto"
-        ) from None
+        raise UnknownHeuristicError(
+            f"heuristic {name!r} is not one of {', '.join(heuristic_names())}, auto") from None
+
+
+def check_evaluable(hc, search: str) -> None:
+    """Raise UnknownHeuristicError unless the kernels evaluate the context's kind: the
+    searches call this before they start, so no kind is ever searched as h = 0."""
+    kind = int(hc[HC_KIND])
+    if kind not in {s.code for s in REGISTRY.values()}:
+        raise UnknownHeuristicError(f"{search}: heuristic code {kind} is not registered")
+    n = int(hc[HC_ROWS]) * int(hc[HC_COLS])
+    goal = np.zeros(n, np.int8)
+    goalpos = np.asarray(hc[HC_GOALPOS])
+    goal[goalpos[1:]] = np.arange(1, n, dtype=np.int8)
+    if int(_h_full(goal, hc)) < 0:
+        raise UnknownHeuristicError(f"{search}: heuristic code {kind} has no branch in scratch_heuristic")
 
 
 class WalkingTable(NamedTuple):
@@ -273,6 +331,8 @@ def scratch_heuristic(board, hc, idx, hl, buf):
         iv = walking_index(hc[HC_WDV_CODES], walking_code(board, goalpos, rows, cols, True))
         ih = walking_index(hc[HC_WDH_CODES], walking_code(board, goalpos, rows, cols, False))
         return np.int64(hc[HC_WDV_DIST][iv]) + np.int64(hc[HC_WDH_DIST][ih])
+    if kind != H_PDB:
+        return -1  # not evaluated here: `check_evaluable` refuses it before any search
     # The cells scratch reuses `buf` when it is big enough (A* calls this per node).
     need = max(hc[HC_NLK] * hc[HC_NGROUPS] * MAX_GROUP, 1)
     pc = buf if need <= len(buf) else np.empty(need, np.int64)

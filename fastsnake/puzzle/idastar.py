@@ -41,10 +41,12 @@ from fastsnake.puzzle.heuristics import (
     HC_WDV_DIST,
     HC_WDV_NEXT,
     LINE_CONFLICT_BUF,
+    check_evaluable,
     line_conflicts,
     pdb_cells,
+    scratch_heuristic,
 )
-from fastsnake.puzzle.pdb import MAX_GROUP, group_rank
+from fastsnake.puzzle.pdb_build import MAX_GROUP, group_rank
 
 # Kernel results.
 IDA_BUDGET, IDA_FOUND, IDA_ITERATION_DONE = 0, 1, 2
@@ -118,6 +120,8 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
     new_idx = np.empty(max(nlk, 1), np.int64)
     new_hl = np.empty(max(nlk, 1), np.int64)
     buf = np.empty(LINE_CONFLICT_BUF, np.int64)
+    sc_idx = np.empty(max(nlk * ngroups, 1), np.int64)
+    sc_hl = np.empty(max(nlk, 1), np.int64)
     # Mirrored cells of every group's tiles (compact groups are ranked from them).
     pc = np.empty(max(nlk * ngroups * MAX_GROUP, 1), np.int64)
     ranked = False  # some group is compact: keep pc up to date
@@ -210,7 +214,13 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
             if goalpos[t] != a:
                 nh -= 1
         else:
-            nh = 0
+            # Any other registered heuristic: evaluated from scratch on the child, never
+            # taken as 0 (IdaSearch refuses a kind the kernels cannot evaluate).
+            board[blank] = t
+            board[a] = 0
+            nh = scratch_heuristic(board, hc, sc_idx, sc_hl, buf)
+            board[a] = t
+            board[blank] = 0
         f = d + 1 + nh
         if f > bound:
             if f < next_bound:
@@ -258,6 +268,7 @@ class IdaSearch:
     """Python driver state of one IDA* search (see `fastsnake.puzzle.solver.solve`)."""
 
     def __init__(self, start, nbr, hc, h0, wd_ids=(0, 0), pdb_state=None):
+        check_evaluable(hc, "IDA*")
         self.root = np.array(start, dtype=np.int8)
         self.board = self.root.copy()
         self.nbr = nbr

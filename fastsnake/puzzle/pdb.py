@@ -1,4 +1,4 @@
-"""Additive disjoint pattern databases (boards of up to 16 cells), built by a numba BFS.
+"""Additive disjoint pattern databases (boards of up to 25 cells), built by a numba BFS.
 
 A pattern is a group of goal cells; its tiles are the goal's tiles there. The
 database of a group stores, for every placement of its k tiles, the fewest moves
@@ -20,33 +20,48 @@ $FASTSNAKE_CACHE_DIR/pdb, else $XDG_CACHE_HOME/fastsnake/pdb, else
 Board symmetries that fix the goal blank cell give extra lookups (the diagonal
 reflection of Korf & Felner on the standard 15-puzzle goal): the reflected state has
 the same distance, so the maximum over the lookups stays admissible.
+
+This module chooses partitions, checks the memory budget and assembles a `PdbSet`; the
+BFS and the ranking are `pdb_build`'s, the cache files `pdb_store`'s (their public
+names are importable from here too).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-import os
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
-from numba import njit
 
-from fastsnake.files import written_atomically
 from fastsnake.puzzle.board import PuzzleInputError
+from fastsnake.puzzle.pdb_build import (  # noqa: F401  (public names kept here)
+    MAX_GROUP,
+    UNSEEN,
+    build_group,
+    convert_layout,
+    group_rank,
+    popcount16_table,
+    state_dtype,
+    symmetries,
+)
+from fastsnake.puzzle.pdb_store import (  # noqa: F401  (public names kept here)
+    MAGIC,
+    cache_dir,
+    load_table,
+    save_table,
+    table_key,
+    table_path,
+)
 from fastsnake.sizes import MEMORY_BUDGET_ENV, memory_budget
 
-MAX_CELLS = 16
-MAX_GROUP = 8
+# The names these had before the split (bench/bench_puzzle.py reads _path and _key).
+_key, _path, _load, _save, _symmetries = table_key, table_path, load_table, save_table, symmetries
+MAX_CELLS = 25
 # Groups whose sparse table (n**k bytes) is at most this big keep that layout in
 # memory (one multiply-add per move in IDA*); bigger ones (7 and 8 tiles on 4x4)
 # stay compact and are ranked per lookup.
 SPARSE_MAX = 1 << 24
-_MAGIC = b"FSPDB1\n"
-_UNSEEN = 255
 
 # Partitions of the 4x4 goal with the blank in cell 0, as cells. 6-6-3 is the shape
 # used with Korf & Felner's results (two staircase sixes and the bottom-left three):
@@ -61,257 +76,29 @@ _PRESETS_4X4 = {
     "5-5-5": [[1, 2, 4, 5, 8], [3, 6, 7, 10, 11], [9, 12, 13, 14, 15]],
     "7-8": [[1, 2, 3, 4, 5, 6, 7], [8, 9, 10, 11, 12, 13, 14, 15]],
 }
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("FASTSNAKE_CACHE_DIR")
-    if root:
-        return Path(root) / "pdb"
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "fastsnake" / "pdb"
-
-
-# ---------------------------------------------------------------- kernels
-
-@njit(cache=True)
-def popcount16_table():
-    """Bits set in each 16-bit value: the table the ranking of partial permutations reads."""
-    out = np.zeros(1 << 16, np.uint8)
-    for i in range(1, 1 << 16):
-        out[i] = out[i >> 1] + (i & 1)
-    return out
-
-
-@njit(cache=True, inline="always")
-def group_rank(cells, off, m, n, pop):
-    """Compact rank of the m distinct cells cells[off..off+m-1] (a partial permutation
-    of n cells): the table index of a group too big for the sparse layout."""
-    r = np.int64(0)
-    used = 0
-    for i in range(m):
-        p = cells[off + i]
-        r = r * (n - i) + (p - pop[used & ((1 << p) - 1)])
-        used |= 1 << p
-    return r
-
-
-@njit(cache=True, inline="always")
-def _unrank(r, cells, m, n):
-    """Inverse of `group_rank`: fill cells[0..m-1]; returns their occupancy bitmask."""
-    for i in range(m - 1, -1, -1):
-        cells[i] = r % (n - i)  # the digit: how many free cells lie below this one
-        r //= n - i
-    used = 0
-    for i in range(m):
-        skip = cells[i]
-        c = 0
-        while True:
-            if not (used >> c) & 1:
-                if skip == 0:
-                    break
-                skip -= 1
-            c += 1
-        cells[i] = c
-        used |= 1 << c
-    return used
-
-
-@njit(cache=True, inline="always")
-def _flood(seed, free, cols, not_first, not_last):
-    """The cells of `free` (a bitmask) connected to the seed cells."""
-    comp = seed
-    while True:
-        grow = comp | ((comp << 1) & not_first) | ((comp >> 1) & not_last) | (comp << cols) | (comp >> cols)
-        grow &= free
-        if grow == comp:
-            return comp
-        comp = grow
-
-
-@njit(cache=True)
-def _board_masks(rows, cols):
-    """Neighbour bitmask per cell, and the masks that stop shifts wrapping rows."""
-    n = rows * cols
-    full = (1 << n) - 1
-    first_col = 0
-    last_col = 0
-    for r in range(rows):
-        first_col |= 1 << (r * cols)
-        last_col |= 1 << (r * cols + cols - 1)
-    nb = np.zeros(n, np.int64)
-    for c in range(n):
-        r0, c0 = c // cols, c % cols
-        if r0 > 0:
-            nb[c] |= 1 << (c - cols)
-        if r0 < rows - 1:
-            nb[c] |= 1 << (c + cols)
-        if c0 > 0:
-            nb[c] |= 1 << (c - 1)
-        if c0 < cols - 1:
-            nb[c] |= 1 << (c + 1)
-    # A left-shifted cell must not wrap into column 0, nor a right-shifted one into the last.
-    return nb, full & ~first_col, full & ~last_col
-
-
-@njit(cache=True)
-def _regions_start(rows, cols, goal_cells, blank_cell, state, out):
-    """Seed the BFS of `_regions_layer` with the goal placement."""
-    n = rows * cols
-    k = len(goal_cells)
-    nb, not_first, not_last = _board_masks(rows, cols)
-    pop = popcount16_table()
-    cells = np.empty(k, np.int64)
-    occ = 0
-    for i in range(k):
-        cells[i] = goal_cells[i]
-        occ |= 1 << cells[i]
-    free = ((1 << n) - 1) & ~occ
-    comp = _flood(1 << blank_cell, free, cols, not_first, not_last)
-    low = comp & -comp
-    r0 = group_rank(cells, 0, k, n, pop)
-    bit = 1 << pop[free & (low - 1)]
-    state[r0, 0] = bit
-    state[r0, 1] = bit
-    out[r0] = 0
-
-
-@njit(cache=True)
-def _regions_layer(rows, cols, k, d, state, out):
-    """One layer of the BFS over (placement of the k pattern tiles, blank region).
-
-    Tracking single blank cells would need N!/(N-k-1)! states (4.15e9 for 8 tiles on
-    4x4). Moves of other tiles cost 0, so every blank cell of one connected region of
-    free cells is reached at once: a state is a placement and one region, named by
-    the rank of the region's lowest cell among the free cells (about 2 regions per
-    placement). `state[r]` holds bitmasks over those names for placement rank r:
-    0 = seen, 1 and 2 = frontier of even and odd depths (one row per placement, so a
-    generated state costs one cache miss); out[r] gets the depth at which placement
-    r is first reached. Expands the states at depth d; returns how many there were
-    (0: the BFS is over)."""
-    n = rows * cols
-    full = (1 << n) - 1
-    nb, not_first, not_last = _board_masks(rows, cols)
-    pop = popcount16_table()
-    cells = np.empty(k, np.int64)
-    child_r = np.empty(4 * k, np.int64)
-    child_bit = np.empty(4 * k, np.int64)
-    sink = np.zeros(1, np.int64)
-    fr = 1 + (d & 1)
-    to = 1 + ((d + 1) & 1)
-    states = 0
-    for r in range(len(out)):
-        names = state[r, fr]
-        if names == 0:
-            continue
-        state[r, fr] = 0
-        occ = _unrank(r, cells, k, n)
-        free = full & ~occ
-        # Walk the free cells in order to turn region names back into cells.
-        j = 0
-        rest = free
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            if not (names >> j) & 1:
-                j += 1
-                continue
-            j += 1
-            comp = _flood(low, free, cols, not_first, not_last)
-            states += 1
-            nm = 0
-            for i in range(k):
-                p = cells[i]
-                adj = nb[p] & comp
-                while adj:
-                    bb = adj & -adj
-                    adj ^= bb
-                    b = 0
-                    while (bb >> b) != 1:
-                        b += 1
-                    cells[i] = b
-                    free2 = (free | (1 << p)) & ~bb
-                    comp2 = _flood(1 << p, free2, cols, not_first, not_last)
-                    low2 = comp2 & -comp2
-                    child_r[nm] = group_rank(cells, 0, k, n, pop)
-                    child_bit[nm] = 1 << pop[free2 & (low2 - 1)]
-                    nm += 1
-                cells[i] = p
-            # The children's rows are random in a table far bigger than the caches:
-            # load them all first (independent loads overlap), then test.
-            touch = 0
-            for q in range(nm):
-                touch += state[child_r[q], 0]
-            sink[0] = touch
-            for q in range(nm):
-                r2 = child_r[q]
-                bit = child_bit[q]
-                if not state[r2, 0] & bit:
-                    state[r2, 0] |= bit
-                    state[r2, to] |= bit
-                    if out[r2] > d + 1:
-                        out[r2] = d + 1
-    return states
-
-
-@njit(cache=True)
-def _convert(sparse, compact, n, k, to_compact):
-    """Copy between the sparse (cell_i * n**i) and compact (rank) layouts."""
-    pop = popcount16_table()
-    cells = np.empty(k, np.int64)
-    for s in range(len(sparse)):
-        v = s
-        used = 0
-        ok = True
-        for i in range(k):
-            c = v % n
-            v //= n
-            if used & (1 << c):
-                ok = False
-                break
-            used |= 1 << c
-            cells[i] = c
-        if not ok:
-            continue
-        r = group_rank(cells, 0, k, n, pop)
-        if to_compact:
-            compact[r] = sparse[s]
-        else:
-            sparse[s] = compact[r]
+# The 5x5 6-6-6-6 partition of Korf & Felner (2002) for the goal with the blank top-left;
+# it is not its own diagonal reflection, so the reflected lookup adds information.
+_PRESETS_5X5 = {
+    "6-6-6-6": [[1, 2, 5, 6, 7, 12], [3, 4, 8, 9, 13, 14], [10, 11, 15, 16, 20, 21],
+                [17, 18, 19, 22, 23, 24]],
+}
+_PRESETS = {4: _PRESETS_4X4, 5: _PRESETS_5X5}
 
 
 # ---------------------------------------------------------------- partitions
 
-def _symmetries(rows: int, cols: int) -> list[np.ndarray]:
-    """Cell maps of the board's symmetries (identity first)."""
-    maps = []
-    for transpose in ((False, True) if rows == cols else (False,)):
-        for flip_r in (False, True):
-            for flip_c in (False, True):
-                m = np.empty(rows * cols, np.int64)
-                for cell in range(rows * cols):
-                    r, c = divmod(cell, cols)
-                    if transpose:
-                        r, c = c, r
-                    if flip_r:
-                        r = rows - 1 - r
-                    if flip_c:
-                        c = cols - 1 - c
-                    m[cell] = r * cols + c
-                maps.append(m)
-    return maps
-
-
 def default_partition(rows: int, cols: int, blank_cell: int, name: str | None = None) -> list[list[int]]:
-    """Groups of goal cells. 4x4 presets are Korf & Felner's shapes, moved by a board
-    symmetry when the goal blank is in another corner; otherwise row-major runs of
-    at most 6 cells (e.g. 6-6-3 on 4x4, 6-5 on 3x4)."""
+    """Groups of goal cells. 4x4 and 5x5 presets are Korf & Felner's shapes (6-6-3 and
+    6-6-6-6 by default), moved by a board symmetry when the goal blank is in another
+    corner; otherwise row-major runs of at most 6 cells (e.g. 6-5 on 3x4)."""
     explicit = name is not None
-    name = name or "6-6-3"
+    name = name or ("6-6-6-6" if rows == cols == 5 else "6-6-3")
     n = rows * cols
-    if rows == cols == 4 and name in _PRESETS_4X4:
-        for sym in _symmetries(4, 4):
+    presets = _PRESETS.get(rows, {}) if rows == cols else {}
+    if name in presets:
+        for sym in symmetries(rows, cols):
             if sym[_PRESET_BLANK_CELL] == blank_cell:
-                return [sorted(int(sym[c]) for c in g) for g in _PRESETS_4X4[name]]
+                return [sorted(int(sym[c]) for c in g) for g in presets[name]]
     sizes = [int(x) for x in name.split("-")] if name and all(p.isdigit() for p in name.split("-")) else None
     cells = [c for c in range(n) if c != blank_cell]
     if explicit and (sizes is None or sum(sizes) != len(cells) or min(sizes) < 1):
@@ -335,7 +122,8 @@ def parse_partition(text, rows: int, cols: int, goal) -> list[list[int]]:
     n = rows * cols
     if text is None or (isinstance(text, str) and "/" not in text and "," not in text):
         if text is not None and not all(p.isdigit() for p in str(text).split("-")):
-            raise PuzzleInputError(f"partition {text!r} is not a preset (6-6-3, 5-5-5, 7-8) or tile groups")
+            raise PuzzleInputError(f"partition {text!r} is not a preset (6-6-3, 5-5-5, 7-8; 6-6-6-6 on 5x5) "
+                                   "or tile groups")
         groups = default_partition(rows, cols, blank_cell, text)
     else:
         where = {int(t): i for i, t in enumerate(goal)}
@@ -355,33 +143,6 @@ def parse_partition(text, rows: int, cols: int, goal) -> list[list[int]]:
     return groups
 
 
-# ---------------------------------------------------------------- files
-
-def _key(rows, cols, blank_cell, cells):
-    return {"rows": rows, "cols": cols, "blank_cell": blank_cell, "cells": [int(c) for c in cells]}
-
-
-def _path(key) -> Path:
-    digest = hashlib.blake2b(json.dumps(key, sort_keys=True).encode(), digest_size=8).hexdigest()
-    return cache_dir() / f"pdb-{key['rows']}x{key['cols']}-k{len(key['cells'])}-{digest}.bin"
-
-
-def _load(path: Path, key, into: np.ndarray) -> bool:
-    """Read a table file into `into` (its compact size); False if missing or bad."""
-    try:
-        with open(path, "rb") as fh:
-            if fh.read(len(_MAGIC)) != _MAGIC:
-                return False
-            header = json.loads(fh.readline())
-            if header.get("key") != key or header.get("size") != len(into):
-                return False
-            if fh.readinto(memoryview(into)) != len(into) or fh.read(1):
-                return False
-    except (OSError, ValueError):
-        return False
-    return hashlib.blake2b(memoryview(into), digest_size=16).hexdigest() == header.get("blake2b")
-
-
 def _warn(message: str, progress=None) -> None:
     """A warning: on the progress line when there is one (the CLI), else a RuntimeWarning."""
     if progress is not None:
@@ -390,16 +151,6 @@ def _warn(message: str, progress=None) -> None:
         import warnings
 
         warnings.warn(message, RuntimeWarning, stacklevel=3)
-
-
-def _save(path: Path, key, compact: np.ndarray, seconds: float) -> None:
-    header = {"key": key, "size": len(compact), "build_seconds": round(seconds, 3),
-              "blake2b": hashlib.blake2b(memoryview(compact), digest_size=16).hexdigest()}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with written_atomically(path) as tmp, open(tmp, "wb") as fh:  # a full disk leaves no half file
-        fh.write(_MAGIC)
-        fh.write((json.dumps(header) + "\n").encode())
-        fh.write(memoryview(compact))
 
 
 def is_sparse(n: int, k: int) -> bool:
@@ -415,7 +166,7 @@ def build_bytes(n: int, k: int) -> int:
     """Bytes a group's BFS needs beyond the tables: the (placement, region) state rows,
     plus the compact table it fills when the group is kept sparse in memory."""
     size = math.perm(n, k)
-    return size * 3 * (1 if n - k <= 8 else 2) + (size if is_sparse(n, k) else 0)
+    return size * 3 * np.dtype(state_dtype(n, k)).itemsize + (size if is_sparse(n, k) else 0)
 
 
 class PdbMemoryError(PuzzleInputError):
@@ -442,37 +193,6 @@ def check_budget(rows: int, cols: int, groups, names: str, budget=None, cached=N
     return need
 
 
-def build_group(rows: int, cols: int, blank_cell: int, cells, progress=None,
-                out: np.ndarray | None = None) -> tuple[np.ndarray, int]:
-    """The compact table of one group by `_regions_layer` (into `out` if given) and
-    its number of BFS states."""
-    n = rows * cols
-    k = len(cells)
-    size = math.perm(n, k)
-    # Region names need one bit per free cell.
-    state = np.zeros((size, 3), np.uint8 if n - k <= 8 else np.uint16)
-    if out is None:
-        out = np.empty(size, np.uint8)
-    out[:] = _UNSEEN
-    _regions_start(rows, cols, np.array(cells, np.int64), blank_cell, state, out)
-    seen = 0
-    depth = 0
-    t0 = time.perf_counter()
-    while True:
-        layer = _regions_layer(rows, cols, k, depth, state, out)
-        if layer == 0:
-            break
-        seen += layer
-        if progress is not None and size > 10 ** 8:
-            progress(f"pdb:   depth {depth}: {layer:,} states, {time.perf_counter() - t0:.0f} s")
-        depth += 1
-    del state
-    for at in range(0, size, 1 << 24):  # in chunks: a mask of the whole table is 519 MB for 8 tiles
-        part = out[at:at + (1 << 24)]
-        part[part == _UNSEEN] = 0  # placements that cannot occur are never looked up
-    return out, int(seen)
-
-
 def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
                 into: np.ndarray | None = None, max_build_bytes: int | None = None) -> tuple[np.ndarray, dict]:
     """The in-memory table of one group (goal cells `cells`), from the cache or built,
@@ -480,8 +200,8 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
     `max_build_bytes` beyond the table (a cached file found corrupt) raises PdbMemoryError."""
     n = rows * cols
     k = len(cells)
-    key = _key(rows, cols, blank_cell, cells)
-    path = _path(key)
+    key = table_key(rows, cols, blank_cell, cells)
+    path = table_path(key)
     compact_size = math.perm(n, k)
     sparse = is_sparse(n, k)
     table = np.zeros(table_size(n, k), np.uint8) if into is None else into
@@ -490,10 +210,10 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
     t0 = time.perf_counter()
     compact = np.empty(compact_size, np.uint8) if sparse else table
     existed = path.exists()
-    if _load(path, key, compact):
+    if load_table(path, key, compact):
         if sparse:
             table[:] = 0
-            _convert(table, compact, n, k, False)
+            convert_layout(table, compact, n, k, False)
         info["source"] = "cache"
         info["seconds"] = time.perf_counter() - t0
         return table, info
@@ -506,15 +226,15 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
             f"with {MEMORY_BUDGET_ENV})")
     if progress is not None:
         progress(f"pdb: building {rows}x{cols} group of {k} tiles at cells {list(cells)} "
-                 f"({compact_size:,} placements; {compact_size * (3 if n - k <= 8 else 6):,} bytes "
+                 f"({compact_size:,} placements; {build_bytes(n, k):,} bytes "
                  f"of BFS state)")
     built, seen = build_group(rows, cols, blank_cell, cells, progress, None if sparse else table)
     seconds = time.perf_counter() - t0
     if sparse:
         table[:] = 0
-        _convert(table, built, n, k, False)
+        convert_layout(table, built, n, k, False)
     try:
-        _save(path, key, built, seconds)
+        save_table(path, key, built, seconds)
         saved = f"saved {compact_size:,} bytes to {path}"
     except OSError as exc:
         saved = f"not saved: cannot write {path} ({exc.strerror or exc})"
@@ -542,7 +262,7 @@ class PdbSet:
         """Symmetries fixing the goal blank cell that give a different partition."""
         maps = []
         shapes = {tuple(sorted(g)) for g in self.groups}
-        for sym in _symmetries(self.rows, self.cols):
+        for sym in symmetries(self.rows, self.cols):
             if sym[self.blank_cell] != self.blank_cell:
                 continue
             image = {tuple(sorted(int(sym[c]) for c in g)) for g in self.groups}
@@ -605,7 +325,7 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None,
     blank_cell = int(np.flatnonzero(goal == 0)[0])
     groups = parse_partition(partition, rows, cols, goal)
     names = "-".join(str(len(g)) for g in groups)
-    cached = {i for i, g in enumerate(groups) if _path(_key(rows, cols, blank_cell, g)).exists()}
+    cached = {i for i, g in enumerate(groups) if table_path(table_key(rows, cols, blank_cell, g)).exists()}
     check_budget(rows, cols, groups, names, budget, cached)
     sizes = [table_size(n, len(g)) for g in groups]
     data = np.zeros(sum(sizes), np.uint8)

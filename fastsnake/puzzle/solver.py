@@ -12,12 +12,12 @@ import numpy as np
 from fastsnake.puzzle import board as B
 from fastsnake.puzzle.astar import A_BUDGET, A_EXHAUSTED, A_FOUND, A_GROW, AStarSearch
 from fastsnake.puzzle.heuristics import (
-    H_PDB,
     H_WALKING,
     HC_KIND,
     HC_NGROUPS,
     HC_NLK,
     LINE_CONFLICT_BUF,
+    REGISTRY,
     build_context,
     heuristic_code,
     scratch_heuristic,
@@ -98,15 +98,16 @@ def heuristic_context(name: str, rows: int, cols: int, goal, partition=None, pro
     """(context tuple, setup info dict) for a heuristic name (not 'auto'); pattern databases
     that would not fit `memory_budget` (see `fastsnake.sizes.memory_budget`) are refused."""
     kind = heuristic_code(name)
+    tables = REGISTRY[name].tables
     info = {}
     pdb = wd = None
     t0 = time.perf_counter()
-    if kind == H_PDB:
+    if tables == "pdb":
         from fastsnake.puzzle import pdb as P
 
         pdb = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget)
         info["pdb"] = pdb.describe()
-    elif kind == H_WALKING:
+    elif tables == "walking":
         from fastsnake.puzzle import walking as W
 
         wd = W.walking_tables(rows, cols, goal)
@@ -290,8 +291,8 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
     `start`/`goal` are strings ("1 2 3 …", "1,2,…" or "012 345 678") or sequences; the
     board size is `size`, or `rows` and `cols`, or inferred from `start` as the CLI does
     (the short form gives its shape, any other list of R*R tiles a square board).
-    `algorithm`: astar | idastar | bfs | reduce | auto; `heuristic`: misplaced | manhattan |
-    linear-conflict | walking-distance | pdb | auto (ignored by bfs and reduce).
+    `algorithm`: astar | idastar | bfs | reduce | auto; `heuristic`: HEURISTIC_BARS | auto
+    (ignored by bfs and reduce; one line each in `fastsnake.puzzle.heuristics.REGISTRY`).
     The optimal searches stop at `max_nodes` generated nodes (default 2,000,000,000), at
     the memory budget (A* and BFS: the nodes, hash table and heap they store; default
     2 GiB, else `memory_budget` or the FASTSNAKE_MEMORY_BUDGET environment variable) or
@@ -316,7 +317,7 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
     size : str, int or (int, int), optional
         Board size as "RxC", N or (rows, cols), instead of rows and cols.
     algorithm : {"auto", "astar", "idastar", "bfs", "reduce"}, optional
-    heuristic : {"auto", "misplaced", "manhattan", "linear-conflict", "walking-distance", "pdb"}, optional
+    heuristic : {"auto", HEURISTIC_SET}, optional
     max_nodes : int, optional
         Limit on generated nodes of the optimal searches (default 2,000,000,000).
     time_limit : float, optional
@@ -406,6 +407,18 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
         return out
     value = {"nodes": int(max_nodes), "memory": max_bytes, "time": time_limit}[status]
     raise _limit_error(status, value, result)
+
+
+def _doc_heuristics(doc: str | None) -> str | None:
+    """A docstring with HEURISTIC_SET / HEURISTIC_BARS filled from the registry."""
+    names = [n for n in REGISTRY if n != "zero"]
+    if doc is None:  # python -OO
+        return None
+    return (doc.replace("HEURISTIC_SET", ", ".join(f'"{n}"' for n in names))
+            .replace("HEURISTIC_BARS", " | ".join(names)))
+
+
+solve.__doc__ = _doc_heuristics(solve.__doc__)
 
 
 _STATUS = {"solved": "solved", "nodes": "node limit reached", "memory": "memory limit reached",

@@ -49,7 +49,7 @@ def goal_cells(goal):
     return {int(t): i for i, t in enumerate(goal)}
 
 
-def misplaced(state, goal):
+def misplaced(state, goal, rows=None, cols=None):
     return sum(1 for i, t in enumerate(state) if t != 0 and goal[i] != t)
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fastsnake.cli import main
-from fastsnake.puzzle import PuzzleInputError, load_solution
+from fastsnake.puzzle import PuzzleInputError, heuristic_names, load_solution
 
 JSON_KEYS = {"solvable", "length", "moves", "nodes_generated", "nodes_expanded", "seconds",
              "algorithm", "heuristic", "optimal"}
@@ -64,10 +64,9 @@ def test_bad_input_one_line_exit_2(capsys, argv, fragment):
 
 def test_compare_agrees(capsys):
     doc = _json(capsys, ["puzzle", "compare", "--rows", "3", "--cols", "3", "--count", "4",
-                         "--seed", "2", "--heuristics",
-                         "misplaced,manhattan,linear-conflict,walking-distance,pdb", "--json", "--quiet"])
+                         "--seed", "2", "--heuristics", ",".join(heuristic_names()), "--json", "--quiet"])
     assert doc["lengths_agree"] is True
-    assert set(doc["heuristics"]) == {"misplaced", "manhattan", "linear-conflict", "walking-distance", "pdb"}
+    assert set(doc["heuristics"]) == set(heuristic_names())
     assert all(v["solved"] == 4 for v in doc["heuristics"].values())
     assert (doc["heuristics"]["manhattan"]["mean_nodes_generated"]
             <= doc["heuristics"]["misplaced"]["mean_nodes_generated"])

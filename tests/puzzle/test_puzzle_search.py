@@ -7,10 +7,10 @@ import pytest
 from puzzle_naive import bfs_distances, linear_conflict, manhattan, misplaced, play, walking_distance
 
 from fastsnake.puzzle import apply_moves, is_solvable, solve
-from fastsnake.puzzle.heuristics import heuristic_value
+from fastsnake.puzzle.heuristics import heuristic_names, heuristic_value
 from fastsnake.puzzle.solver import heuristic_context
 
-HEURISTICS = ["misplaced", "manhattan", "linear-conflict", "walking-distance", "pdb"]
+HEURISTICS = heuristic_names()  # every registered heuristic (fastsnake.puzzle.heuristics.REGISTRY)
 
 
 def _all_states(rows, cols):
