@@ -39,10 +39,12 @@ from fastsnake.snake.policies.user import Policy
 from fastsnake.snake.replay import Replay, compile_and_play, load_replay, replay_from_sweep, save_replay
 from fastsnake.snake.store import (
     DEFAULT_CHUNK_SIZE,
+    MANIFEST,
     SWEEP_FORMAT,
     ParquetStream,
     SweepDataset,
     SweepSpec,
+    check_folder_disk,
     read_sweep,
     repair_manifest,
     verify_sweep_path,
@@ -360,6 +362,8 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
     if _is_folder_target(out):
         spec = SweepSpec(prepared[0].name, config.rows, config.cols, config.start_length, config.tail_rule,
                          config.move_cap, seed, games, 0, resolved, int(chunk_size or DEFAULT_CHUNK_SIZE))
+        if not os.path.exists(os.path.join(out, MANIFEST)):  # a new folder: refused before it is made
+            check_folder_disk(out, spec)
         return _run_folder(SweepDataset.open(out, spec), threads, cluster, progress)
     stream = None
     if out is not None:
@@ -500,7 +504,8 @@ def _run_folder(dataset, threads, cluster, progress) -> SweepResult:
     spec = dataset.spec
     bar = _progress(progress, spec.policy, "chunk")
     with dataset.writing():
-        before = dataset.scan()[1]
+        missing, before = dataset.scan()
+        check_folder_disk(dataset.path, spec, missing)  # before compiling: refused at once
         compile_seconds = None  # a cluster's workers compile on their own machines
         if cluster:
             from fastsnake.snake.cluster import ClusterRunner
