@@ -122,6 +122,7 @@ def register(sub) -> None:
                    help="per-game records (game, seed, outcome, moves, apples, length): one Parquet file, or a "
                         "resumable folder of chunk files when the name does not end in .parquet")
     p.add_argument("--resume", metavar="DIR", help="finish the missing chunks of a sweep folder")
+    _model_option(p, "with --resume: ")
     p.add_argument("--chunk-size", type=common.positive_int, default=None,
                    help="games per chunk file of a sweep folder (default 50,000)")
     p.add_argument("--cluster", metavar="local[:N]|tcp://HOST:PORT",
@@ -198,8 +199,15 @@ def register(sub) -> None:
     p.add_argument("--pick", default="died", help="died (the first game that died), longest, shortest or a game "
                    "index, e.g. 41 (default died; 'lost' is a deprecated spelling of died)")
     p.add_argument("--out", metavar="FILE.npz", help="replay file to write (with --from)")
+    _model_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_replay)
+
+
+def _model_option(p, prefix: str = "") -> None:
+    p.add_argument("--model", action="append", default=[], metavar="PATH",
+                   help=f"{prefix}the model file to play a 'model:...' policy the input names (its SHA-256 must be "
+                        f"the recorded one; repeatable): a model is never loaded from a path a file names")
 
 
 EXIT_CODES = """exit status:
@@ -300,7 +308,10 @@ def _run_sweep(fastsnake, args):
     if args.resume:
         if args.out and args.out != args.resume:
             raise InputError("give either --resume DIR or --out DIR, not both")
-        return fastsnake.resume_sweep(args.resume, threads=args.threads, cluster=args.cluster, progress=_progress_bar())
+        return fastsnake.resume_sweep(args.resume, threads=args.threads, cluster=args.cluster, progress=_progress_bar(),
+                                      models=args.model)
+    if args.model:
+        raise InputError("--model names the model of a folder to resume: give --resume DIR (or --policy model:PATH)")
     _require(args, "policy", "size", "games")
     _expect_policy(args.policy)
     if args.out:
@@ -563,7 +574,7 @@ def cmd_replay(args):
     import fastsnake
 
     if args.check:
-        game = fastsnake.load_game(args.check)
+        game = fastsnake.load_game(args.check, models=args.model)
         result = dict(game.summary, file=args.check, valid=True)
         if not args.json:
             print(f"{common.shown(args.check)}: valid {REPLAY_TAG} ({game.policy}, {game.rows}x{game.cols}, "
@@ -577,7 +588,7 @@ def cmd_replay(args):
     if pick == "lost":
         common.log("fastsnake: warning: --pick lost is deprecated; use --pick died")
         pick = "died"
-    game = fastsnake.replay_game(args.source, pick)
+    game = fastsnake.replay_game(args.source, pick, models=args.model)
     game.save(args.out)
     result = dict(game.summary, seconds=game.seconds, file=args.out)
     if not args.json:

@@ -125,6 +125,9 @@ def register_report(subparsers) -> None:
     p.add_argument("--sample", type=common.nonnegative_int, default=None, metavar="N",
                    help="games re-played per policy for the moves-per-apple plot (default 30)")
     p.add_argument("--title", default=None, help="the page's title")
+    p.add_argument("--model", action="append", default=[], metavar="PATH",
+                   help="the model file to re-play a 'model:...' policy an input names (its SHA-256 must be the "
+                        "recorded one; repeatable): a model is never loaded from a path a file names")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_report)
 
@@ -142,7 +145,7 @@ def cmd_report(args):
         args.died = args.lost
     result = fastsnake.report(args.inputs, args.out, worst=args.worst, best=args.best, died=args.died,
                               random=args.random, picks=args.pick, sample=args.sample, title=args.title,
-                              progress=not args.json)
+                              progress=not args.json, models=args.model)
     for note in result["notes"]:
         common.log(f"note: {note}")
     if not args.json:

@@ -24,9 +24,11 @@ the model takes masks), so the games are those of examples/rl/compare_agent.py, 
 move, but for a logit tie within float rounding (none in the games measured: docs/envs.md).
 
 The model file's SHA-256 is the policy's option ``sha256`` (its default, so every sweep file
-records it): a replay or report of that sweep refuses a file that has changed since.
-
-Loading a model runs pickled code (SB3's and torch's formats): load only files you trust.
+records it): a replay or report of that sweep refuses a file that has changed since, by hashing its
+bytes before reading them as a model. Reading one runs no code it holds (`fastsnake.envs.model_file`:
+the weights by ``torch.load(weights_only=True)`` or an unpickler that calls nothing the file names,
+the network rebuilt from its recorded fields); and a command reading a file someone sent (replay,
+report, verify, resume) plays no model that file names unless the user names it (``--model PATH``).
 """
 
 from __future__ import annotations
@@ -170,7 +172,7 @@ def most_likely(policy, obs: np.ndarray, masks: np.ndarray, masked: bool) -> np.
 
 
 _forward_lock = threading.Lock()  # torch's thread count is process-wide: one pass at a time
-_loaded: dict = {}  # (absolute path, size, mtime) -> Agent
+_loaded: dict = {}  # (absolute path, SHA-256 of its bytes) -> Agent
 _loaded_lock = threading.Lock()
 
 
@@ -209,74 +211,29 @@ def is_relative(kind: str, actions) -> bool:
     return False
 
 
-def _is_sb3_zip(path: str) -> bool:
-    """A ``model.save()`` zip (its members "data" and "policy.pth"); torch's own files are zips too."""
-    import zipfile
-
-    if not zipfile.is_zipfile(path):
-        return False
-    with zipfile.ZipFile(path) as archive:
-        return {"data", "policy.pth"} <= set(archive.namelist())
-
-
-def _load_policy(path: str):
-    """(algorithm name, SB3 policy, masked) of a model.zip or a policy saved alone."""
-    import torch  # noqa: F401  (an ImportError here names what to install)
-    from stable_baselines3 import A2C, DQN, PPO
-    from stable_baselines3.common.policies import ActorCriticPolicy
-    from stable_baselines3.common.save_util import load_from_zip_file
-    from stable_baselines3.dqn.policies import DQNPolicy
-
-    try:
-        from sb3_contrib import MaskablePPO
-        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-    except ImportError:
-        MaskablePPO = MaskableActorCriticPolicy = None
-    if _is_sb3_zip(path):
-        data, _, _ = load_from_zip_file(path, device="cpu", print_system_info=False)
-        policy_class = data.get("policy_class")
-        if not isinstance(policy_class, type):
-            raise ValueError("it is a zip but not a saved Stable-Baselines3 model (no policy class in it)")
-        if MaskableActorCriticPolicy is not None and issubclass(policy_class, MaskableActorCriticPolicy):
-            algorithm = MaskablePPO
-        elif issubclass(policy_class, DQNPolicy):
-            algorithm = DQN
-        elif issubclass(policy_class, ActorCriticPolicy):
-            # PPO and A2C save the same policy; either class loads it (A2C's zip has no clip_range).
-            algorithm = PPO if "clip_range" in data else A2C
-        else:
-            raise ValueError(f"its policy class {policy_class.__name__} is not one of MaskablePPO's, PPO's, A2C's, "
-                             f"DQN's")
-        model = algorithm.load(path, device="cpu")
-        return algorithm.__name__, model.policy, algorithm is MaskablePPO
-    saved = torch.load(path, map_location="cpu", weights_only=False)
-    if not isinstance(saved, dict) or "state_dict" not in saved or "data" not in saved:
-        raise ValueError("it is neither a model.save() zip nor a policy.save() file of Stable-Baselines3")
-    keys = saved["state_dict"].keys()
-    if any(k.startswith("q_net.") for k in keys):
-        cls = DQNPolicy
-    elif any(k.startswith("action_net.") for k in keys):
-        cls = MaskableActorCriticPolicy if MaskableActorCriticPolicy is not None else ActorCriticPolicy
-    else:
-        raise ValueError("its network is neither an actor-critic's nor a DQN's")
-    policy = cls.load(path, device="cpu")
-    return cls.__name__, policy, cls is MaskableActorCriticPolicy
-
-
-def load_agent(path: str) -> Agent:
-    """The agent saved at `path` (loaded once per file version in a process); PolicyError when it
-    cannot be played, saying why."""
+def load_agent(path: str, sha256: str | None = None) -> Agent:
+    """The agent saved at `path` (loaded once per file content in a process); PolicyError when it
+    cannot be played, saying why. The file's bytes are read once and hashed first: with `sha256`
+    (a sweep's record) a different file is refused before anything reads it as a model; then the
+    network is rebuilt without running any code the file holds (`fastsnake.envs.model_file`)."""
     name = f"{PREFIX}:{path}"
     try:
-        stat = os.stat(path)
+        from fastsnake.envs.model_file import ModelFileError, load_model, read_model_bytes
+    except ImportError as exc:
+        raise PolicyError(f"policy {name!r} needs torch and stable-baselines3 ({exc.name or exc} is not "
+                          f"installed): {INSTALL}") from None
+    try:
+        data, digest = read_model_bytes(path, sha256)
     except OSError as exc:
         raise PolicyError(f"policy {name!r}: cannot read the model file: {exc.strerror or exc}") from None
-    key = (os.path.abspath(path), stat.st_size, stat.st_mtime_ns)
+    except ModelFileError as exc:
+        raise PolicyError(f"policy {name!r}: {exc}") from None
+    key = (os.path.abspath(path), digest)
     with _loaded_lock:
         if key in _loaded:
             return _loaded[key]
         try:
-            algorithm, policy, masked = _load_policy(path)
+            algorithm, policy, masked = load_model(data)
         except ImportError as exc:
             raise PolicyError(f"policy {name!r} needs torch and stable-baselines3 ({exc.name or exc} is not "
                               f"installed): {INSTALL}") from None
@@ -289,7 +246,7 @@ def load_agent(path: str) -> Agent:
             relative = is_relative(kind, getattr(policy.action_space, "n", None))
         except ValueError as exc:
             raise PolicyError(f"policy {name!r}: {exc}") from None
-        agent = Agent(path, file_sha256(path), algorithm, policy, masked, kind, shape, board, view, relative)
+        agent = Agent(path, digest, algorithm, policy, masked, kind, shape, board, view, relative)
         _loaded[key] = agent
         return agent
 
@@ -405,11 +362,12 @@ class ModelRunner:
         return int(out[0, ROW_OUTCOME]), body0.astype(np.int32), moves, apples, np.empty(0, np.int32)
 
 
-def model_policy(path: str, name: str) -> EnginePolicy:
-    """The policy ``model:PATH`` (the registry's ``fastsnake.policy_families`` entry ``model``)."""
+def model_policy(path: str, name: str, sha256: str | None = None) -> EnginePolicy:
+    """The policy ``model:PATH`` (the registry's ``fastsnake.policy_families`` entry ``model``); with
+    `sha256` (what a file recorded) a model file with other bytes is refused before it is read."""
     if not path:
         raise PolicyError(f"policy {name!r}: give the model's file after 'model:', e.g. model:runs/ppo/model.zip")
-    agent = load_agent(path)
+    agent = load_agent(path, sha256)
     runner = ModelRunner(name, agent)
     digest = ModelHash("sha256", str, agent.sha256, "the model file's SHA-256 (a replay checks it is the same file)",
                        words=(agent.sha256,))

@@ -29,6 +29,9 @@ from fastsnake.snake.policies import (
     all_policies,
     available,
     get_policy,
+    is_family_name,
+    named_by_files,
+    recorded_options,
     register_policy,
     warn_once,
 )
@@ -36,10 +39,12 @@ from fastsnake.snake.policies.user import Policy
 from fastsnake.snake.replay import Replay, compile_and_play, load_replay, replay_from_sweep, save_replay
 from fastsnake.snake.store import (
     DEFAULT_CHUNK_SIZE,
+    MANIFEST,
     SWEEP_FORMAT,
     ParquetStream,
     SweepDataset,
     SweepSpec,
+    check_folder_disk,
     read_sweep,
     repair_manifest,
     verify_sweep_path,
@@ -357,6 +362,8 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
     if _is_folder_target(out):
         spec = SweepSpec(prepared[0].name, config.rows, config.cols, config.start_length, config.tail_rule,
                          config.move_cap, seed, games, 0, resolved, int(chunk_size or DEFAULT_CHUNK_SIZE))
+        if not os.path.exists(os.path.join(out, MANIFEST)):  # a new folder: refused before it is made
+            check_folder_disk(out, spec)
         return _run_folder(SweepDataset.open(out, spec), threads, cluster, progress)
     stream = None
     if out is not None:
@@ -433,7 +440,7 @@ def _file_parameters(policy: str, config: GameConfig, seed: int, options: dict, 
             "seed": seed, "first_game": 0, "games": games, "options": options}
 
 
-def resume_sweep(folder, *, threads=None, cluster=None, progress=False) -> SweepResult:
+def resume_sweep(folder, *, threads=None, cluster=None, progress=False, models=()) -> SweepResult:
     """Finish the missing chunks of a sweep folder (what an interrupted ``sweep(out=folder)`` left).
 
     Parameters
@@ -446,6 +453,9 @@ def resume_sweep(folder, *, threads=None, cluster=None, progress=False) -> Sweep
         ``"local"``, ``"local:N"`` or a dask scheduler address.
     progress : bool or callable
         True draws a progress bar on stderr; a callable gets ``(done, total)`` chunks.
+    models : sequence of paths
+        Model files to play a ``model:PATH`` policy the folder names with (matched by the SHA-256
+        it recorded): a model is never loaded from the path a folder names.
 
     Returns
     -------
@@ -466,7 +476,14 @@ def resume_sweep(folder, *, threads=None, cluster=None, progress=False) -> Sweep
     100
     """
     _check_path(folder, "folder")
-    return _run_folder(SweepDataset.open(folder), threads, cluster, progress)
+    with named_by_files(models):
+        dataset = SweepDataset.open(folder)
+        spec = dataset.spec
+        recorded_options(spec.policy, spec.options)  # a model the folder names: matched with `models`
+        if cluster and is_family_name(spec.policy):
+            raise SweepError(f"{spec.policy!r} is a model: resume its folder on this machine (with --model PATH), "
+                             f"not on a cluster")
+        return _run_folder(dataset, threads, cluster, progress)
 
 
 def _compile_sweep_kernel(spec, threads: int) -> float:
@@ -487,7 +504,8 @@ def _run_folder(dataset, threads, cluster, progress) -> SweepResult:
     spec = dataset.spec
     bar = _progress(progress, spec.policy, "chunk")
     with dataset.writing():
-        before = dataset.scan()[1]
+        missing, before = dataset.scan()
+        check_folder_disk(dataset.path, spec, missing)  # before compiling: refused at once
         compile_seconds = None  # a cluster's workers compile on their own machines
         if cluster:
             from fastsnake.snake.cluster import ClusterRunner
@@ -548,8 +566,9 @@ def verify_sweep(path, *, repair: bool = False) -> dict:
     True
     """
     _check_path(path, "path")
-    repaired = repair_manifest(path) if repair else None
-    report = verify_sweep_path(path)
+    with named_by_files():  # verify plays no game: no model a file names is ever loaded
+        repaired = repair_manifest(path) if repair else None
+        report = verify_sweep_path(path)
     if repair:
         report["repaired"] = repaired
     return report
@@ -1072,7 +1091,7 @@ def play(policy, size, seed=0, game=0, *, start_length=3, tail="follow", max_mov
     return Game(replay, seconds, compile_seconds)
 
 
-def load_game(path, *, verify: bool = True) -> Game:
+def load_game(path, *, verify: bool = True, models=()) -> Game:
     """Read a replay file; with `verify` (default) its moves are re-played under the rules.
 
     Parameters
@@ -1081,6 +1100,9 @@ def load_game(path, *, verify: bool = True) -> Game:
         A ``fastsnake-replay/1`` file (``Game.save``, ``fastsnake play --replay``).
     verify : bool
         Re-play the moves under the rules and refuse a file they contradict.
+    models : sequence of paths
+        Model files for a ``model:PATH`` policy the file names (matched by its recorded SHA-256):
+        a model is never loaded from the path a file names.
 
     Returns
     -------
@@ -1099,10 +1121,11 @@ def load_game(path, *, verify: bool = True) -> Game:
     >>> fastsnake.load_game(path).outcome
     'won'
     """
-    return Game(load_replay(path, verify=verify))
+    with named_by_files(models):
+        return Game(load_replay(path, verify=verify))
 
 
-def replay_game(sweep_file, pick="died") -> Game:
+def replay_game(sweep_file, pick="died", *, models=()) -> Game:
     """Re-create a game of a sweep file or folder from its seed (sweeps store no moves).
 
     Parameters
@@ -1112,6 +1135,9 @@ def replay_game(sweep_file, pick="died") -> Game:
     pick : str or int
         ``"died"`` (the first game that died), ``"longest"``, ``"shortest"`` or a game index
         (``"lost"``, the old spelling of ``"died"``, still works with a DeprecationWarning).
+    models : sequence of paths
+        Model files to play a ``model:PATH`` policy the sweep names with (matched by the SHA-256 it
+        recorded): a model is never loaded from the path a sweep file names.
 
     Returns
     -------
@@ -1132,7 +1158,8 @@ def replay_game(sweep_file, pick="died") -> Game:
     7
     """
     _check_path(sweep_file, "sweep_file")
-    replay, seconds = replay_from_sweep(sweep_file, str(pick))
+    with named_by_files(models):
+        replay, seconds = replay_from_sweep(sweep_file, str(pick))
     return Game(replay, seconds)
 
 

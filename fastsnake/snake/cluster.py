@@ -24,6 +24,9 @@ _LOCAL = re.compile(r"^local(?::(\d+))?$")
 # often the client looks.
 NO_WORKERS_SECONDS = 20.0
 POLL_SECONDS = 2.0
+# Chunks submitted to the cluster at a time (more are submitted as these finish): memory bounded
+# whatever the number of chunks.
+IN_FLIGHT = 1024
 
 
 def parse_cluster(text: str):
@@ -95,14 +98,22 @@ class ClusterRunner:
         import distributed
 
         def source(indices):
-            futures = [
-                self.client.submit(compute_chunk, spec_json, index, self.threads,
-                                   key=f"fastsnake-chunk-{index}-{id(self)}",
-                                   pure=False, retries=3)
-                for index in indices
-            ]
-            pending, alone_since = set(futures), None
+            todo = iter(indices)  # lazily: a sweep may have billions of chunks (`ChunkRuns`)
+            futures: set = set()
+            pending, alone_since = set(), None
+
+            def submit_more():
+                while len(pending) < IN_FLIGHT:
+                    index = next(todo, None)
+                    if index is None:
+                        return
+                    future = self.client.submit(compute_chunk, spec_json, index, self.threads,
+                                                key=f"fastsnake-chunk-{index}-{id(self)}", pure=False, retries=3)
+                    futures.add(future)
+                    pending.add(future)
+
             try:
+                submit_more()
                 while pending:
                     try:
                         done, pending = distributed.wait(pending, timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
@@ -115,7 +126,9 @@ class ClusterRunner:
                             pending.add(future)
                         else:
                             fetched = True
+                            futures.discard(future)
                             yield result
+                    submit_more()
                     if not fetched:
                         yield None  # nothing came: the caller may look at its stop flag
                     if fetched:
@@ -129,7 +142,7 @@ class ClusterRunner:
                                          "(the finished chunks are kept: resume the sweep when workers are back)")
             finally:
                 with contextlib.suppress(Exception):  # a client already closed has nothing to cancel
-                    self.client.cancel(futures)
+                    self.client.cancel(list(futures))
 
         return source
 

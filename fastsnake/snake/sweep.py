@@ -26,7 +26,7 @@ from fastsnake.snake.engine import ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOM
 from fastsnake.snake.policies import get_policy, resolve_options
 from fastsnake.snake.rng import game_seeds
 from fastsnake.snake.stats import Summary, SummaryAccumulator
-from fastsnake.snake.store.folder import SweepDataset, SweepSpec
+from fastsnake.snake.store.folder import SweepDataset, SweepSpec, check_folder_disk
 from fastsnake.snake.store.sweepfile import (  # noqa: F401  (re-exported: their old home)
     PARQUET_META_KEY,
     READ_OPTIONS,
@@ -339,6 +339,7 @@ def run_dataset_sweep(dataset: SweepDataset, *, threads: int, progress=None, chu
     """
     with dataset.writing():
         missing, acc = dataset.scan()
+        check_folder_disk(dataset.path, dataset.spec, missing)
         total = dataset.spec.n_chunks
         done = total - len(missing)
         if progress is not None:

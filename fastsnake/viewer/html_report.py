@@ -54,7 +54,7 @@ def _viewer_entry(path: str) -> dict:
 
 
 def report(inputs, out, *, worst=None, best=None, died=None, random=None, picks=(), sample=None, title=None,
-           progress=False) -> dict:
+           progress=False, models=()) -> dict:
     """Write one self-contained HTML page: plots, tables and a replay player.
 
     Parameters
@@ -77,6 +77,10 @@ def report(inputs, out, *, worst=None, best=None, died=None, random=None, picks=
         The page's title.
     progress : bool
         Report progress on stderr.
+    models : sequence of paths
+        Model files to re-play the games of a ``model:PATH`` policy an input names (matched by the
+        SHA-256 it recorded): a model is never loaded from the path a file names. (A `SweepResult`
+        of this process plays its own model.)
 
     Returns
     -------
@@ -98,11 +102,21 @@ def report(inputs, out, *, worst=None, best=None, died=None, random=None, picks=
     >>> info["policies"], info["problems"]
     (['greedy'], [])
     """
+    from fastsnake.snake.policies import is_family_name, named_by_files
+
+    if isinstance(inputs, (str, os.PathLike)) or not isinstance(inputs, (list, tuple)):
+        inputs = [inputs]
+    own = [item.summary["policy"].partition(":")[2] for item in inputs
+           if _is_sweep(item) and not isinstance(item, (str, os.PathLike)) and is_family_name(item.summary["policy"])]
+    with named_by_files([*models, *own]):
+        return _report(inputs, out, worst=worst, best=best, died=died, random=random, picks=picks, sample=sample,
+                       title=title, progress=progress)
+
+
+def _report(inputs, out, *, worst, best, died, random, picks, sample, title, progress) -> dict:
     from fastsnake.snake import report_sweeps
 
     t0 = time.perf_counter()
-    if isinstance(inputs, (str, os.PathLike)) or not isinstance(inputs, (list, tuple)):
-        inputs = [inputs]
     sweeps = [item for item in inputs if _is_sweep(item)]
     files = [os.fspath(item) for item in inputs if not _is_sweep(item)]
     extra, problems = [], []

@@ -131,12 +131,12 @@ def test_replay_checks_the_model_file(tmp_path):
     path = save_model(tmp_path / "m.zip")
     out = tmp_path / "s.parquet"
     fastsnake.sweep(f"model:{path}", 5, 30, seed=2, threads=1, out=str(out))
-    game = fastsnake.replay_game(str(out), pick="longest")
+    game = fastsnake.replay_game(str(out), pick="longest", models=[path])
     played = fastsnake.play(f"model:{path}", 5, seed=2, game=game.game)
     assert np.array_equal(game.moves, played.moves) and len(game.moves) > 0
     save_model(path, net=(8,))  # another network in the same file
-    with pytest.raises(PolicyError, match="has changed since"):
-        fastsnake.replay_game(str(out), pick="longest")
+    with pytest.raises(PolicyError, match="no --model given matches it"):
+        fastsnake.replay_game(str(out), pick="longest", models=[path])
 
 
 def test_cli_compare_and_no_torch_error(tmp_path):

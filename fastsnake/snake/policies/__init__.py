@@ -17,8 +17,10 @@ An entry point's object may be:
 
 from __future__ import annotations
 
+import contextvars
 import sys
 import threading
+from contextlib import contextmanager
 from dataclasses import replace
 
 # Re-exported: policy modules and packages import these from here (they live below the registry,
@@ -199,13 +201,91 @@ def _unknown_policy_message(name: str) -> str:
     return f"unknown policy {name!r}; available: {listed}{more}"
 
 
+# Inside `named_by_files`: the model files the user named (SHA-256 -> path) and the family policies a
+# file named that were matched with one of them (argument -> (path, SHA-256)). None outside.
+_from_files: contextvars.ContextVar = contextvars.ContextVar("fastsnake_named_by_files", default=None)
+
+
+def _sha256(path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def is_family_name(name) -> bool:
+    """Whether `name` is a ``FAMILY:ARGUMENT`` policy (e.g. ``model:PATH``), made on demand."""
+    return isinstance(name, str) and ":" in name and name not in _registry
+
+
+@contextmanager
+def named_by_files(models=()):
+    """Inside, policies are named by files someone may have sent (a sweep's, a replay's): a family
+    policy such as ``model:PATH`` is made only from a model file the user named in `models` (the CLI's
+    ``--model PATH``) whose SHA-256 is the one the file recorded, never from the PATH the file names.
+    `recorded_options` matches them; a policy no file of `models` matches is refused (PolicyError)
+    when it would be made. Built-in and installed policies are looked up as usual."""
+    found = {}
+    for path in models or ():
+        try:
+            found[_sha256(path)] = str(path)
+        except OSError as exc:
+            raise PolicyError(f"--model {str(path)!r}: cannot read the model file: {exc.strerror or exc}") from None
+    token = _from_files.set({"models": found, "admitted": {}})
+    try:
+        yield
+    finally:
+        _from_files.reset(token)
+
+
+def _admit(policy_name: str, options: dict) -> None:
+    """Inside `named_by_files`: match the family policy a file names with a model file the user named
+    (by the SHA-256 the file recorded; without one recorded, the only model named)."""
+    state = _from_files.get()
+    if state is None:
+        return
+    argument = policy_name.partition(":")[2]
+    recorded = options.get("sha256") if isinstance(options.get("sha256"), str) else None
+    models = state["models"]
+    if recorded is not None and recorded in models:
+        state["admitted"][argument] = (models[recorded], recorded)
+    elif recorded is None and len(models) == 1:
+        state["admitted"][argument] = (next(iter(models.values())), None)
+    else:
+        state["admitted"].setdefault(argument, (None, recorded))
+
+
+def _not_named(name: str, recorded: str | None) -> str:
+    state = _from_files.get()
+    given = ", ".join(f"{path} (SHA-256 {sha[:12]}...)" for sha, path in state["models"].items())
+    what = f" with SHA-256 {recorded}" if recorded else ""
+    if given:
+        return (f"policy {name!r} is named by the file, and no --model given matches it: {given}; give the "
+                f"model it was played with, --model PATH (a file{what})")
+    return (f"policy {name!r} is named by the file: fastsnake loads no model a file names; give the model "
+            f"yourself, --model PATH (a file{what}), to play it")
+
+
 def _family_policy(name: str) -> EnginePolicy:
     """``FAMILY:ARGUMENT`` (e.g. ``model:runs/ppo/model.zip``): the policy the family's factory, an entry
     point of `FAMILY_GROUP` (``factory(argument, name) -> EnginePolicy``), makes of the argument. Not
-    kept in the registry: the factory keeps what it loads (a file may change between two calls)."""
+    kept in the registry: the factory keeps what it loads (a file may change between two calls).
+    Inside `named_by_files`, made from the file the user named, as `named_by_files` says."""
     from importlib.metadata import entry_points
 
     family, _, argument = name.partition(":")
+    expected = {}
+    state = _from_files.get()
+    if state is not None:
+        path, recorded = state["admitted"].get(argument, (None, None))
+        if path is None:
+            raise PolicyError(_not_named(name, recorded))
+        argument = path
+        if recorded is not None:
+            expected = {"sha256": recorded}
     found = {ep.name: ep for ep in entry_points(group=FAMILY_GROUP)}
     if family not in found:
         known = ", ".join(f"{f}:..." for f in sorted(found)) or "none installed"
@@ -214,7 +294,7 @@ def _family_policy(name: str) -> EnginePolicy:
         factory = found[family].load()
     except ImportError as exc:  # e.g. the envs without gymnasium: its message says what to install
         raise PolicyError(f"policy {name!r}: {exc}") from None
-    policy = factory(argument, name)
+    policy = factory(argument, name, **expected)
     if not isinstance(policy, EnginePolicy) or policy.name != name:
         raise PolicyError(f"policy family {family!r} made no policy named {name!r} of {name!r}")
     return policy
@@ -265,8 +345,13 @@ LEGACY_DEFAULT = -1
 def recorded_options(policy_name: str, options: dict | None) -> dict:
     """Options as a sweep or replay file recorded them, read for today's declarations: a
     `LEGACY_DEFAULT` where the declaration refuses it means "the default" (older files), so those
-    files still replay; every other value is checked as usual when the game is set up."""
+    files still replay; every other value is checked as usual when the game is set up. A family
+    policy (``model:PATH``) is not made here; inside `named_by_files` it is matched with a model file
+    the user named."""
     options = dict(options or {})
+    if is_family_name(policy_name):  # made on demand from a file: no legacy defaults, nothing loaded here
+        _admit(policy_name, options)
+        return options
     try:
         table = {opt.name: opt for opt in get_policy(policy_name).options}
     except PolicyError:

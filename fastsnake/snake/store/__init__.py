@@ -12,7 +12,14 @@
 The runner (`fastsnake.snake.sweep`) plays games and hands chunks to these; nothing here plays.
 """
 
-from fastsnake.snake.store.folder import DEFAULT_CHUNK_SIZE, MANIFEST, SweepDataset, SweepSpec
+from fastsnake.snake.store.folder import (
+    DEFAULT_CHUNK_SIZE,
+    MANIFEST,
+    ChunkRuns,
+    SweepDataset,
+    SweepSpec,
+    check_folder_disk,
+)
 from fastsnake.snake.store.reader import SweepReader, open_sweep, read_dataset, read_sweep
 from fastsnake.snake.store.repair import repair_manifest
 from fastsnake.snake.store.sweepfile import (
@@ -30,6 +37,7 @@ from fastsnake.snake.store.sweepfile import (
 from fastsnake.snake.store.verify import verify_sweep_path
 
 __all__ = [
+    "ChunkRuns", "check_folder_disk",
     "DEFAULT_CHUNK_SIZE", "IDENTITY_COLUMNS", "MANIFEST", "SWEEP_FORMAT", "ParquetStream", "SweepDataset",
     "SweepError", "SweepFileError", "SweepReader", "SweepSpec", "open_sweep", "read_dataset", "read_parquet",
     "read_sweep", "read_sweep_table", "repair_manifest", "row_problem", "rows_table", "verify_sweep_path",

@@ -446,8 +446,8 @@ class SweepDataset:
         return {"rows": count, "first": first, "last": first + count - 1, "seed": self.spec.seed,
                 "sha256": sha256_file(path), "bytes": path.stat().st_size}
 
-    def scan(self) -> tuple[list[int], SummaryAccumulator]:
-        """(missing chunk indices, statistics of the finished ones), every finished chunk checked;
+    def scan(self) -> tuple["ChunkRuns", SummaryAccumulator]:
+        """(missing chunk indices as runs, statistics of the finished ones), every finished chunk checked;
         SweepError naming a damaged one. Temporary files of dead writers are removed (a live
         writer's never: it holds the lock, and a resume waits for it)."""
         remove_stale_temps(self.path, ".chunk-")
@@ -457,11 +457,11 @@ class SweepDataset:
         present, strays = self.present_chunks()
         if strays:  # as the reader and `verify` do: a resume does not call such a folder good
             raise self.stray_error(strays[0])
-        missing = sorted(set(range(self.spec.n_chunks)) - set(present))
+        missing = ChunkRuns.complement(self.spec.n_chunks, present)
         for index in present:
             status, stats, detail = self.check_chunk(index)
             if status == "missing":  # removed since the listing
-                missing = sorted(missing + [index])
+                missing.add(index)
             elif status == "damaged":
                 raise SweepError(f"sweep folder {str(self.path)!r}: {chunk_name(index)} {detail}; "
                                  f"{redo_hint(self.path, chunk_name(index))}")
@@ -507,6 +507,90 @@ class SweepDataset:
             missing = spec.n_chunks - len(self.records)
             check_disk(final, record["bytes"], count, count * (missing + 1))
         return acc
+
+
+class ChunkRuns:
+    """Chunk indices kept as sorted half-open runs [lo, hi): a sweep of 10**15 games has 2 * 10**10
+    chunks, and its missing ones are one run, not a set of every number (memory bounded by the chunk
+    files present, whatever the games asked). Iterating yields the indices lazily, in order."""
+
+    def __init__(self, runs=()):
+        self.runs = [(int(lo), int(hi)) for lo, hi in runs if hi > lo]
+
+    @classmethod
+    def complement(cls, total: int, present) -> "ChunkRuns":
+        """The indices of range(total) not in `present` (sorted, distinct)."""
+        runs, start = [], 0
+        for index in present:
+            if index > start:
+                runs.append((start, index))
+            start = max(start, index + 1)
+        if total > start:
+            runs.append((start, total))
+        return cls(runs)
+
+    def add(self, index: int) -> None:
+        self.runs.append((index, index + 1))
+        self.runs.sort()
+        merged = []
+        for lo, hi in self.runs:
+            if merged and lo <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+            else:
+                merged.append((lo, hi))
+        self.runs = merged
+
+    def __len__(self) -> int:
+        return sum(hi - lo for lo, hi in self.runs)
+
+    def __bool__(self) -> bool:
+        return bool(self.runs)
+
+    def __iter__(self):
+        for lo, hi in self.runs:
+            yield from range(lo, hi)
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other) if not isinstance(other, ChunkRuns) else self.runs == other.runs
+
+    def __repr__(self) -> str:
+        return f"ChunkRuns({self.runs})"
+
+
+# The least a game and a chunk file take on disk (measured: 17 bytes a game and 5 kB a chunk file for
+# cycle 4x4, the most compressible sweep; `bench/bench_huge_games.py`): a folder sweep whose missing
+# games need more than the disk holds even at these sizes is refused before any chunk is played.
+MIN_BYTES_PER_GAME = 4
+MIN_BYTES_PER_CHUNK = 2048
+
+
+def check_folder_disk(path, spec: SweepSpec, missing: ChunkRuns | None = None) -> None:
+    """SweepError, before any game is played (and, for a new folder, before it is made), when the
+    `missing` chunks (default: all) cannot fit on the disk of `path` (or of its nearest existing
+    parent) even at the least bytes a game and a chunk file ever take."""
+    import shutil
+
+    if missing is None:
+        missing = ChunkRuns([(0, spec.n_chunks)])
+    where = Path(path).absolute()
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    chunks = len(missing)
+    if not chunks:
+        return
+    games = chunks * spec.chunk_size
+    last = spec.n_chunks - 1
+    if missing.runs[-1][1] == spec.n_chunks:  # the last chunk may be short
+        games -= spec.chunk_size - spec.chunk_range(last)[1]
+    need = games * MIN_BYTES_PER_GAME + chunks * MIN_BYTES_PER_CHUNK
+    free = shutil.disk_usage(where).free
+    if need > free:
+        from fastsnake.snake.store.sweepfile import human_bytes
+
+        raise SweepError(f"the sweep's {games:,} missing games in {chunks:,} chunk files need at least "
+                         f"{human_bytes(need)} (at {MIN_BYTES_PER_GAME} bytes a game, {MIN_BYTES_PER_CHUNK:,} a "
+                         f"file), and {str(path)!r} has {human_bytes(free)} free: sweep fewer games, a "
+                         f"bigger --chunk-size, or write elsewhere")
 
 
 def _lock_owner(fd) -> dict | None:
