@@ -44,6 +44,7 @@ from numba import njit
 from fastsnake.envs import kernels as K
 from fastsnake.envs.games import observe_batch
 from fastsnake.envs.observations import EGO_PLANE_NAMES, FEATURE_NAMES, PLANES
+from fastsnake.snake import record
 from fastsnake.snake.board import CFG_COLS, CFG_MAX_MOVES, CFG_ROWS
 from fastsnake.snake.cancel import is_cancelled
 from fastsnake.snake.engine import (
@@ -354,7 +355,7 @@ class ModelRunner:
         play_games(self.agent, cfg, nbr, seeds, out)
 
     def play(self, cfg, nbr, params, seed):
-        out = np.zeros((1, 4), np.int64)
+        out = np.zeros((1, record.width()), np.int64)
         recorded = play_games(self.agent, cfg, nbr, np.array([seed], np.uint64), out, record=True)
         if recorded is None:
             return CANCELLED, np.empty(0, np.int32), np.empty(0, np.uint8), np.empty(0, np.int32), np.empty(0, np.int32)

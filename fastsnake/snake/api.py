@@ -845,7 +845,7 @@ def sweep_to_precision(name, config, games, seed, precision, *, threads=None, ou
         run = result._raw
         stream = ParquetStream(out, dict(run.parameters(), games=run.games), seed)
         try:
-            stream.write(run.first_game, np.stack([run.outcome, run.moves, run.apples, run.length], axis=1))
+            stream.write(run.first_game, run.rows)
         except BaseException:
             stream.abort()
             raise

@@ -28,6 +28,7 @@ from fastsnake.snake.board import (
     CFG_TAIL_RULE,
     TAIL_FOLLOW,
 )
+from fastsnake.snake.record import KERNEL_SLOTS
 from fastsnake.snake.rng import RNG_SEED, RNG_STATE, below, game_seed
 
 RUNNING, WON, DIED, STUCK = 0, 1, 2, 3
@@ -44,8 +45,8 @@ OUTCOME_NAMES = ("running", "won", "died", "stuck")
 G_CFG, G_NBR, G_BODY, G_OCC, G_FREE, G_FREEPOS, G_RNG = range(7)
 # Slots of a game record (`new_record`): per move t, the move, the head after it, the length, the apple.
 R_MOVE, R_HEAD, R_LENGTH, R_APPLE = range(4)
-# Columns of a sweep's rows (`sweep_chunk`'s `out`, one row per game).
-ROW_OUTCOME, ROW_MOVES, ROW_APPLES, ROW_LENGTH = range(4)
+# Columns of a sweep's rows (`sweep_chunk`'s `out`, one row per game): declared in `record`.
+ROW_OUTCOME, ROW_MOVES, ROW_APPLES, ROW_LENGTH = (KERNEL_SLOTS[n] for n in ("outcome", "moves", "apples", "length"))
 # The one slot of a move box (`apply_move`): a one-element int64 array holding the move.
 BOX_MOVE = 0
 

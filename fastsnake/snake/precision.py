@@ -165,10 +165,9 @@ def run_to_precision(names: list[str], config, cap: int, seed: int, *, target: f
 
 
 def _without_rows(run: SweepRun) -> SweepRun:
-    empty = np.zeros(0, dtype=np.int64)
     return SweepRun(run.policy, run.config, run.options, run.base_seed, run.first_game, run.games, run.threads,
-                    empty.astype(np.int8), empty, empty.astype(np.int32), empty.astype(np.int32), run.seconds,
-                    run.cpu_seconds, run.interrupted, dict(run.extra), None, run.chunk_times)
+                    run.rows[:0], run.seconds, run.cpu_seconds, run.interrupted, dict(run.extra), None,
+                    run.chunk_times)
 
 
 def combine(runs: list[SweepRun], stats: SummaryAccumulator) -> SweepRun:
@@ -182,8 +181,7 @@ def combine(runs: list[SweepRun], stats: SummaryAccumulator) -> SweepRun:
     return SweepRun(
         policy=first.policy, config=first.config, options=first.options, base_seed=first.base_seed, first_game=0,
         games_requested=played, threads=first.threads,
-        outcome=np.concatenate([r.outcome for r in runs]), moves=np.concatenate([r.moves for r in runs]),
-        apples=np.concatenate([r.apples for r in runs]), length=np.concatenate([r.length for r in runs]),
+        rows=np.concatenate([r.rows for r in runs]),
         seconds=sum(r.seconds for r in runs), cpu_seconds=sum(r.cpu_seconds for r in runs),
         interrupted=any(r.interrupted for r in runs), extra=extra, stats=stats,
         chunk_times=[t for r in runs for t in r.chunk_times])

@@ -13,6 +13,7 @@ the same thing in the same words. Nothing here computes a figure a summary does 
 from __future__ import annotations
 
 from fastsnake.errors import InputError
+from fastsnake.snake import record
 from fastsnake.snake.intervals import half_width
 
 TABLE_FORMATS = ("text", "markdown", "csv", "latex")
@@ -91,7 +92,7 @@ def _exponent(fit: dict, key: str) -> str:
 # The summary table `sweep` and `compare` print and the report shows: (title, summary key, format),
 # where format is a str.format pattern of the value or a function of the whole summary (a figure
 # with its 95 % interval: the mean moves' Student t, the win rate's Wilson).
-SUMMARY_COLUMNS = (
+_MOVES_COLUMNS = (
     ("policy", "policy", "{}"),
     ("games", "games", "{:,}"),
     ("win % ±95%", "win_rate", lambda s: format_rate_ci(s["win_rate"], s.get("win_rate_ci95"))),
@@ -104,21 +105,29 @@ SUMMARY_COLUMNS = (
     ("median", "moves_median", "{:.0f}"),
     ("q75", "moves_q75", "{:.0f}"),
     ("max", "moves_max", "{}"),
-    ("apples", "apples_mean", "{:.2f}"),
-    ("games/s", "games_per_second", "{:,.0f}"),
 )
+
+
+def summary_columns() -> tuple:
+    """The summary table's columns: the moves' (above), then each "mean" column of the game record
+    with a ``title`` (`fastsnake.snake.record`: apples), then the speed."""
+    means = tuple((c.title, f"{c.name}_mean", "{:.2f}") for c in record.mean_columns() if c.title)
+    return _MOVES_COLUMNS + means + (("games/s", "games_per_second", "{:,.0f}"),)
+
+
+SUMMARY_COLUMNS = summary_columns()
 
 
 def summary_rows(summaries: list[dict]) -> tuple[list[str], list[list[str]]]:
     """(header, one row of formatted cells per summary): the table `compare` prints; "-" where a
     summary lacks a value (a sweep folder records no timing)."""
-    rows = []
+    rows, columns = [], summary_columns()
     for summary in summaries:
         games = max(summary["games"], 1)
         values = dict(summary, death_rate=summary["deaths"] / games, stuck_rate=summary["stuck"] / games)
         rows.append(["-" if values.get(key) is None else fmt(values) if callable(fmt) else fmt.format(values[key])
-                     for _, key, fmt in SUMMARY_COLUMNS])
-    return [title for title, _, _ in SUMMARY_COLUMNS], rows
+                     for _, key, fmt in columns])
+    return [title for title, _, _ in columns], rows
 
 
 def compare_rows(summaries: list[dict]) -> tuple[list[str], list[list[str]]]:

@@ -29,7 +29,7 @@ import numpy as np
 
 from fastsnake import __version__, machine, webpage
 from fastsnake.errors import InputError
-from fastsnake.snake import intervals
+from fastsnake.snake import intervals, record
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, R_LENGTH, STUCK, WON
 from fastsnake.snake.intervals import PairedAccumulator, mean_ci95, wilson_ci95
@@ -272,6 +272,22 @@ def _codes(column) -> np.ndarray:
     return out
 
 
+def record_arrays(table) -> dict:
+    """{name: numpy array} of the game record's columns in `table` (`fastsnake.snake.record`):
+    outcome as codes, seed uint64, the rest int64; a column the table lacks or holds as nulls (a file
+    written before it existed) is left out: absent, never zeros."""
+    out = {}
+    for column in record.columns():
+        if column.name not in table.column_names or table.column(column.name).null_count:
+            continue
+        values = table.column(column.name)
+        if column.arrow == "outcome":
+            out[column.name] = _codes(values).astype(np.int64)
+        else:
+            out[column.name] = values.to_numpy().astype(np.uint64 if column.arrow == "uint64" else np.int64)
+    return out
+
+
 class _Best:
     """The `k` rows that sort first by `key` (an array per batch), ties broken by game index."""
 
@@ -323,15 +339,8 @@ def aggregate(source: SweepSource, *, worst: int, best: int, died: int, random: 
     for table in source.batches():
         if table.num_rows == 0:
             continue
-        rows = {
-            "game": table.column("game").to_numpy().astype(np.int64),
-            "seed": table.column("seed").to_numpy().astype(np.uint64),
-            "outcome": _codes(table.column("outcome")).astype(np.int64),
-            "moves": table.column("moves").to_numpy().astype(np.int64),
-            "apples": table.column("apples").to_numpy().astype(np.int64),
-            "length": table.column("length").to_numpy().astype(np.int64),
-        }
-        agg.stats.add(rows["outcome"], rows["moves"], rows["apples"], rows["length"])
+        rows = record_arrays(table)
+        agg.stats.add_columns(rows)
         low = int(rows["game"].min())
         agg.first_game = low if agg.first_game is None else min(agg.first_game, low)
         agg.worst.add(rows, -rows["moves"])

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from fastsnake.renamed import RENAMED_KEYS
+from fastsnake.snake import record
 from fastsnake.snake.intervals import mean_ci95, wilson_ci95
 
 WON, DIED, STUCK = 1, 2, 3
@@ -41,36 +42,67 @@ class Summary(dict):
 
 
 class SummaryAccumulator:
+    """Exact statistics of games added a chunk at a time; what each column contributes is its
+    declaration's ``summary`` (`fastsnake.snake.record`): outcome counts, the moves' histogram and
+    sums, and a ``<name>_mean`` for each "mean" column. A column some games lack (files written
+    before it existed) gives None, never a mean that counts them as zeros."""
+
+    # Scalar state of the "outcome" and "moves" summaries (every "mean" column adds <name>_sum).
+    FIXED = ("games", "wins", "deaths", "stuck", "moves_sum", "moves_sq_sum", "won_moves_sum")
+
     def __init__(self):
-        self.games = 0
-        self.wins = 0
-        self.deaths = 0
-        self.stuck = 0
-        self.moves_sum = 0
-        self.moves_sq_sum = 0
-        self.apples_sum = 0
-        self.length_sum = 0
-        self.won_moves_sum = 0
+        for name in self.FIXED:
+            setattr(self, name, 0)
+        for c in record.mean_columns():
+            setattr(self, f"{c.name}_sum", 0)
+        self.absent = {}  # column name -> games added without it
         self.values = np.zeros(0, dtype=np.int64)  # sorted distinct move counts
         self.counts = np.zeros(0, dtype=np.int64)
 
-    def add(self, outcome, moves, apples, length) -> None:
-        moves = np.asarray(moves, dtype=np.int64)
-        outcome = np.asarray(outcome)
+    def add(self, *arrays, **named) -> None:
+        """Add games: arrays in kernel slot order (outcome, moves, apples, length, ...) and/or by
+        column name; a "mean" column not given (or None) is absent for these games."""
+        kernel = record.kernel_columns()
+        if len(arrays) > len(kernel):
+            raise TypeError(f"add() takes at most {len(kernel)} arrays, the record's kernel columns")
+        values = {c.name: a for c, a in zip(kernel, arrays, strict=False)}
+        values.update(named)
+        self.add_columns(values)
+
+    def add_rows(self, rows) -> None:
+        """Add the games of kernel rows (int64 [n, record.width()])."""
+        self.add_columns({c.name: rows[:, c.slot] for c in record.kernel_columns()})
+
+    def add_columns(self, values: dict) -> None:
+        """Add games given as {column name: array} (``outcome`` as codes 1 won, 2 died, 3 stuck)."""
+        moves = np.asarray(values["moves"], dtype=np.int64)
+        outcome = np.asarray(values["outcome"])
         won = outcome == WON
-        self.games += int(moves.size)
+        n = int(moves.size)
+        self.games += n
         self.wins += int(won.sum())
         self.deaths += int((outcome == DIED).sum())
         self.stuck += int((outcome == STUCK).sum())
-        values, counts = np.unique(moves, return_counts=True)
+        counted, counts = np.unique(moves, return_counts=True)
         # Python ints: exact whatever the total.
         self.moves_sum += int(moves.sum())
         self.moves_sq_sum += sum(int(v) * int(v) * int(c)
-                                 for v, c in zip(values.tolist(), counts.tolist(), strict=True))
+                                 for v, c in zip(counted.tolist(), counts.tolist(), strict=True))
         self.won_moves_sum += int(moves[won].sum())
-        self.apples_sum += int(np.asarray(apples, dtype=np.int64).sum())
-        self.length_sum += int(np.asarray(length, dtype=np.int64).sum())
-        self._merge(values, counts)
+        for c in record.mean_columns():
+            column = values.get(c.name)
+            if column is None:
+                self.absent[c.name] = self.absent.get(c.name, 0) + n
+            else:
+                column = np.asarray(column, dtype=np.int64)
+                setattr(self, f"{c.name}_sum", getattr(self, f"{c.name}_sum", 0) + int(column.sum()))
+        self._merge(counted, counts)
+
+    def mean_of(self, name: str) -> float | None:
+        """The mean of a "mean" column, or None without games or when some games lack it."""
+        if not self.games or self.absent.get(name) or not hasattr(self, f"{name}_sum"):
+            return None
+        return getattr(self, f"{name}_sum") / self.games
 
     def _merge(self, values, counts) -> None:
         both = np.concatenate([self.values, values])
@@ -80,9 +112,15 @@ class SummaryAccumulator:
         self.counts = np.bincount(inverse, weights=weights, minlength=merged.size).astype(np.int64)
 
     def merge(self, other: "SummaryAccumulator") -> None:
-        for name in ("games", "wins", "deaths", "stuck", "moves_sum", "moves_sq_sum", "apples_sum",
-                     "length_sum", "won_moves_sum"):
+        for name in self.FIXED:
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        for c in record.mean_columns():
+            key = f"{c.name}_sum"
+            if hasattr(other, key):
+                setattr(self, key, getattr(self, key, 0) + getattr(other, key))
+            missing = other.absent.get(c.name, 0) + (0 if hasattr(other, key) else other.games)
+            if missing:
+                self.absent[c.name] = self.absent.get(c.name, 0) + missing
         self._merge(other.values, other.counts)
 
     def quantile(self, q: float) -> float | None:
@@ -122,26 +160,38 @@ class SummaryAccumulator:
             "moves_median": self.quantile(0.5),
             "moves_q75": self.quantile(0.75),
             "moves_max": int(self.values[-1]) if n else None,
-            "apples_mean": self.apples_sum / n if n else None,
+            **{f"{c.name}_mean": self.mean_of(c.name) for c in record.mean_columns()},
             "moves_mean_won": self.won_moves_sum / self.wins if self.wins else None,
-            "length_mean": self.length_sum / n if n else None,
             "total_moves": self.moves_sum,
         }
 
     def to_json(self) -> dict:
-        state = {k: v for k, v in vars(self).items() if k not in ("values", "counts")}
+        """Whole numbers only (a chunk's footer; older readers set every key as an int): a column
+        some games lack is written as ``<name>_absent``."""
+        state = {k: v for k, v in vars(self).items() if k not in ("values", "counts", "absent")}
+        state.update({f"{name}_absent": count for name, count in self.absent.items() if count})
         state["values"] = self.values.tolist()
         state["counts"] = self.counts.tolist()
         return state
 
     @classmethod
     def from_json(cls, state: dict) -> "SummaryAccumulator":
+        """The accumulator `to_json` wrote; a "mean" column's sum that is not stored (statistics
+        written before the column existed) makes it absent for those games, not zero."""
         acc = cls()
+        for c in record.mean_columns():
+            delattr(acc, f"{c.name}_sum")
         for key, value in state.items():
             if key in ("values", "counts"):
                 setattr(acc, key, np.asarray(value, dtype=np.int64))
+            elif key.endswith("_absent"):
+                acc.absent[key[: -len("_absent")]] = int(value)
             else:
                 setattr(acc, RENAMED_KEYS.get(key, key), int(value))
+        for c in record.mean_columns():
+            if not hasattr(acc, f"{c.name}_sum"):
+                setattr(acc, f"{c.name}_sum", 0)
+                acc.absent[c.name] = acc.games
         return acc
 
 

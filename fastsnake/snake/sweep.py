@@ -20,9 +20,9 @@ import numba
 import numpy as np
 
 from fastsnake.errors import Terminated
+from fastsnake.snake import record
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.cancel import call_kernel, stop_requests
-from fastsnake.snake.engine import ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME
 from fastsnake.snake.policies import get_policy, resolve_options
 from fastsnake.snake.rng import game_seeds
 from fastsnake.snake.stats import Summary, SummaryAccumulator
@@ -37,6 +37,7 @@ from fastsnake.snake.store.sweepfile import (  # noqa: F401  (re-exported: their
     ParquetStream,
     SweepError,
     SweepFileError,
+    numpy_type,
     read_parquet,
     read_sweep_table,
     row_problem,
@@ -57,10 +58,7 @@ class SweepRun:
     first_game: int
     games_requested: int
     threads: int
-    outcome: np.ndarray  # int8 codes: 1 won, 2 died, 3 stuck
-    moves: np.ndarray
-    apples: np.ndarray
-    length: np.ndarray
+    rows: np.ndarray  # int64 [games, record.width()]: the kernels' rows, one slot per record column
     seconds: float
     cpu_seconds: float
     interrupted: bool = False
@@ -69,9 +67,23 @@ class SweepRun:
     # One (games, moves, wall seconds, CPU seconds) per timed chunk: the spread of the speed.
     chunk_times: list = field(default_factory=list)
 
+    def __getattr__(self, name):
+        """A kernel column of the record by name (``run.outcome``: int8 codes 1 won, 2 died,
+        3 stuck; ``run.moves``, ``run.apples`` ...), in its numpy type."""
+        if name.startswith("_") or name == "rows":
+            raise AttributeError(name)
+        column = next((c for c in record.kernel_columns() if c.name == name), None)
+        if column is None:
+            raise AttributeError(f"'SweepRun' object has no attribute {name!r}")
+        return self.rows[:, column.slot].astype(numpy_type(column))
+
+    def columns(self) -> dict:
+        """{name: array} of every kernel column of the record."""
+        return {c.name: getattr(self, c.name) for c in record.kernel_columns()}
+
     @property
     def games(self) -> int:
-        return int(self.outcome.shape[0])
+        return int(self.rows.shape[0])
 
     def seeds(self) -> np.ndarray:
         return game_seeds(np.uint64(self.base_seed), np.int64(self.first_game), np.int64(self.games))
@@ -169,7 +181,7 @@ def run_sweep(
     With `chunk_size` fixed the chunks are exactly that big (tests use it to show
     the result does not depend on it); otherwise the size adapts to the speed.
     keep_rows=False keeps only the statistics (memory bounded by one chunk whatever
-    `games` is); on_chunk(first game index, rows int64 [n, 4]) sees each finished chunk.
+    `games` is); on_chunk(first game index, rows int64 [n, record.width()]) sees each finished chunk.
     `prepared` is what `prepare` returned for these arguments, when the caller has it already.
     """
     check_games(games)
@@ -178,7 +190,7 @@ def run_sweep(
     policy, resolved, params, cfg, nbr = prepared or prepare(policy_name, config, options)
     numba.set_num_threads(threads)
 
-    out = np.zeros((games if keep_rows else min(games, chunk_size or MAX_CHUNK), 4), dtype=np.int64)
+    out = np.zeros((games if keep_rows else min(games, chunk_size or MAX_CHUNK), record.width()), dtype=np.int64)
     stats = SummaryAccumulator()
     chunk_times = []
     done = 0
@@ -199,7 +211,7 @@ def run_sweep(
                 rows = out[done : done + n] if keep_rows else out[:n]
                 call_kernel(policy.sweep_kernel, cfg, nbr, params, np.uint64(seed), np.int64(first_game + done), rows,
                             nblocks)
-                stats.add(rows[:, ROW_OUTCOME], rows[:, ROW_MOVES], rows[:, ROW_APPLES], rows[:, ROW_LENGTH])
+                stats.add_rows(rows)
                 if on_chunk is not None:
                     on_chunk(first_game + done, rows)
                 done += n
@@ -207,7 +219,8 @@ def run_sweep(
                     progress(done, games)
                 # The whole iteration is timed, so that the chunks' times add up to the sweep's.
                 chunk_wall = time.perf_counter() - t0
-                chunk_times.append((n, int(rows[:, ROW_MOVES].sum()), chunk_wall, time.process_time() - c0))
+                chunk_times.append((n, int(rows[:, record.slot("moves")].sum()), chunk_wall,
+                                    time.process_time() - c0))
                 if chunk_size is None:
                     size = max(next_chunk_size(n, chunk_wall, target_chunk_seconds, threads), policy.batch_games)
         except KeyboardInterrupt:
@@ -226,10 +239,7 @@ def run_sweep(
         first_game=first_game,
         games_requested=games,
         threads=threads,
-        outcome=rows[:, ROW_OUTCOME].astype(np.int8),
-        moves=rows[:, ROW_MOVES].copy(),
-        apples=rows[:, ROW_APPLES].astype(np.int32),
-        length=rows[:, ROW_LENGTH].astype(np.int32),
+        rows=rows.copy() if keep_rows else rows,
         seconds=seconds,
         cpu_seconds=cpu_seconds,
         interrupted=interrupted,
@@ -255,7 +265,7 @@ def summarize(result: SweepRun) -> dict:
     acc = result.stats
     if acc is None:
         acc = SummaryAccumulator()
-        acc.add(result.outcome, result.moves, result.apples, result.length)
+        acc.add_rows(result.rows)
     summary = summary_dict(acc, result.policy, result.config, result.options, result.base_seed, result.threads,
                            result.seconds, result.cpu_seconds, games_requested=result.games_requested,
                            interrupted=result.interrupted, **result.extra)
@@ -308,9 +318,7 @@ def summary_dict(acc, policy, config, options, seed, threads, seconds, cpu_secon
 def records_table(result: SweepRun, identity: bool = True):
     """The rows of `result` as a pyarrow table, with the identity columns every file has (so that
     tables of several sweeps concatenate into one that groups by policy and board)."""
-    rows = np.stack([result.outcome, result.moves, result.apples, result.length], axis=1) if result.games else \
-        np.zeros((0, 4), np.int64)
-    return rows_table(rows, result.first_game, result.base_seed, result.parameters(), identity=identity)
+    return rows_table(result.rows, result.first_game, result.base_seed, result.parameters(), identity=identity)
 
 
 def write_parquet(result: SweepRun, path) -> None:
@@ -318,12 +326,13 @@ def write_parquet(result: SweepRun, path) -> None:
 
 
 def compute_chunk(spec: dict, index: int, threads: int = 1):
-    """Play chunk `index` of a sweep; returns (index, rows int64 [count, 4]). Runs on dask workers too."""
+    """Play chunk `index` of a sweep; returns (index, rows int64 [count, record.width()]). Runs on dask
+    workers too."""
     spec = SweepSpec.from_json(spec)
     policy, _, params, cfg, nbr = prepare(spec.policy, spec.config, spec.options)
     numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))
     first, count = spec.chunk_range(index)
-    out = np.zeros((count, 4), dtype=np.int64)
+    out = np.zeros((count, record.width()), dtype=np.int64)
     nblocks = max(1, min(count, 4 * numba.get_num_threads()))
     call_kernel(policy.sweep_kernel, cfg, nbr, params, np.uint64(spec.seed), np.int64(first), out, nblocks)
     return index, out

@@ -38,7 +38,6 @@ import numpy as np
 from fastsnake import __version__
 from fastsnake.files import file_in_the_way, fsync_path, host_name, pid_alive, remove_stale_temps
 from fastsnake.snake.board import GameConfig
-from fastsnake.snake.engine import ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME
 from fastsnake.snake.stats import SummaryAccumulator
 from fastsnake.snake.store.sweepfile import (
     SWEEP_FORMAT,
@@ -482,7 +481,7 @@ class SweepDataset:
         if rows.shape[0] != count:
             raise SweepError(f"chunk {index} came back with {rows.shape[0]} games, not {count}")
         acc = SummaryAccumulator()
-        acc.add(rows[:, ROW_OUTCOME], rows[:, ROW_MOVES], rows[:, ROW_APPLES], rows[:, ROW_LENGTH])
+        acc.add_rows(rows)
         table = rows_table(rows, first, spec.seed, dict(spec.file_parameters(), chunk_size=spec.chunk_size,
                                                         code=self.manifest.get("code")))
         meta = dict(table.schema.metadata)

@@ -16,11 +16,13 @@ import numpy as np
 
 from fastsnake.errors import InputError
 from fastsnake.files import fsync_path, remove_stale_temps, temp_name, written_atomically
+from fastsnake.snake import record
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, TAIL_RULES
-from fastsnake.snake.engine import DIED, OUTCOME_NAMES, ROW_APPLES, ROW_LENGTH, ROW_MOVES, ROW_OUTCOME, STUCK, WON
+from fastsnake.snake.engine import DIED, OUTCOME_NAMES, STUCK, WON
 from fastsnake.snake.rng import game_seeds, seeds_of_games
 
-RECORD_COLUMNS = ("game", "seed", "outcome", "moves", "apples", "length")
+# The game record's columns (`fastsnake.snake.record`, their one declaration), as of import.
+RECORD_COLUMNS = record.names()
 PARQUET_META_KEY = b"fastsnake"
 # The run that wrote a sweep file (timing, machine, version, date; `report.run_record`), for reports.
 RUN_META_KEY = b"fastsnake_run"
@@ -52,25 +54,63 @@ class SweepFileError(SweepError):
     def __init__(self, path, reason: str):
         super().__init__(f"{str(path)!r} {reason}")
         self.reason = reason
+def arrow_type(column):
+    """The Arrow type of a record column (`fastsnake.snake.record.Column`)."""
+    import pyarrow as pa
+
+    if column.arrow == "outcome":
+        return pa.dictionary(pa.int32(), pa.string())
+    return getattr(pa, column.arrow)()
+
+
+def numpy_type(column):
+    """The numpy type a record column's values are handled in (outcome codes: int8)."""
+    return np.int8 if column.arrow == "outcome" else np.dtype(column.arrow)
+
+
+def record_array(column, values):
+    """The Arrow array of a record column from its kernel values (outcome codes become words)."""
+    import pyarrow as pa
+
+    if column.arrow == "outcome":
+        codes = pa.array(np.asarray(values).astype(np.int32))
+        return pa.DictionaryArray.from_arrays(codes, pa.array(OUTCOME_NAMES)).cast(arrow_type(column))
+    return pa.array(np.asarray(values).astype(numpy_type(column)), arrow_type(column))
+
+
 def rows_table(rows, first_game: int, base_seed: int, parameters: dict, identity: bool = True):
-    """The Parquet/Arrow form of kernel rows (outcome, moves, apples, length) of games from
+    """The Parquet/Arrow form of kernel rows (one slot per `record.kernel_columns()`) of games from
     `first_game`; with `identity` (every file we write) the run's identity columns too."""
     import pyarrow as pa
 
     count = rows.shape[0]
-    outcome_type = pa.dictionary(pa.int32(), pa.string())
-    outcome = pa.DictionaryArray.from_arrays(pa.array(rows[:, ROW_OUTCOME].astype(np.int32)), pa.array(OUTCOME_NAMES))
-    columns = {
-        "game": np.arange(first_game, first_game + count, dtype=np.int64),
-        "seed": game_seeds(np.uint64(base_seed), np.int64(first_game), np.int64(count)),
-        "outcome": outcome.cast(outcome_type),
-        "moves": rows[:, ROW_MOVES].astype(np.int64),
-        "apples": rows[:, ROW_APPLES].astype(np.int32),
-        "length": rows[:, ROW_LENGTH].astype(np.int32),
-    }
+    columns = {}
+    for column in record.columns():
+        if column.name == "game":
+            columns["game"] = np.arange(first_game, first_game + count, dtype=np.int64)
+        elif column.name == "seed":
+            columns["seed"] = game_seeds(np.uint64(base_seed), np.int64(first_game), np.int64(count))
+        else:
+            columns[column.name] = record_array(column, rows[:, column.slot])
     if identity:
         columns.update(identity_columns(parameters, count))
     return with_parameters(pa.table(columns), parameters)
+
+
+def with_absent_columns(table):
+    """`table` with every record column it lacks (an optional one, from a file written before it
+    existed) added as nulls, in the record's order before the other columns: absent, never 0."""
+    import pyarrow as pa
+
+    missing = [c for c in record.columns() if c.name not in table.column_names]
+    if not missing:
+        return table
+    meta = table.schema.metadata
+    for column in missing:
+        at = record.names().index(column.name)
+        table = table.add_column(min(at, table.num_columns), column.name,
+                                 pa.nulls(table.num_rows, arrow_type(column)))
+    return table.replace_schema_metadata(meta)
 
 
 def identity_columns(parameters: dict, count: int) -> dict:
@@ -182,7 +222,7 @@ class ParquetStream:
 
         try:
             if self.writer is None:  # no chunk finished: still a valid, empty sweep file
-                table = rows_table(np.zeros((0, 4), np.int64), 0, self.base_seed, self.parameters)
+                table = rows_table(np.zeros((0, record.width()), np.int64), 0, self.base_seed, self.parameters)
                 self.writer = pq.ParquetWriter(self.tmp, table.schema, **WRITE_OPTIONS)
                 self.writer.write_table(table)
             footer = {ROWS_META_KEY: str(self.rows).encode()}
@@ -346,12 +386,12 @@ class SweepFile:
         self.metadata = meta
         raw = meta.get(PARQUET_META_KEY)
         names = schema.names
-        missing = [c for c in RECORD_COLUMNS if c not in names]
+        missing = [c for c in record.required() if c not in names]
         if raw is None or missing:
             lacks = "sweep parameters" if raw is None else f"{missing[0]!r} column"
             raise SweepFileError(path, f"is not a fastsnake sweep file (no {lacks})")
         for name, kind in record_types().items():
-            if schema.field(name).type != kind:  # a flipped type in the footer
+            if name in names and schema.field(name).type != kind:  # a flipped type in the footer
                 raise SweepFileError(path, f"is damaged (column {name!r} is {schema.field(name).type}, not {kind})")
         digest = meta.get(PARQUET_META_HASH_KEY)
         if digest is not None and hashlib.sha256(raw).hexdigest().encode() != digest:
@@ -391,7 +431,7 @@ class SweepFile:
             for table in self._tables(batch_rows):
                 # The footer (names, lengths, null flags) has no page checksum: validation sees a flip.
                 table.validate(full=True)
-                for name in RECORD_COLUMNS:
+                for name in record.required():
                     if table.column(name).null_count:
                         raise SweepFileError(self.path, f"is damaged (column {name!r} has nulls)")
                 if check:
@@ -400,7 +440,7 @@ class SweepFile:
                         raise SweepFileError(self.path, f"is damaged ({problem})")
                 expected += table.num_rows
                 rows += table.num_rows
-                yield table
+                yield with_absent_columns(table)
         except MemoryError:
             raise
         except (OSError, ValueError, TypeError, NotImplementedError, pa.ArrowException) as exc:
@@ -429,7 +469,7 @@ class SweepFile:
 
         parts = list(self.batches(first, check=check))
         if not parts:
-            return self.file.schema_arrow.empty_table().replace_schema_metadata(self.metadata)
+            return with_absent_columns(self.file.schema_arrow.empty_table()).replace_schema_metadata(self.metadata)
         return pa.concat_tables(parts).replace_schema_metadata(self.metadata)
 
 
@@ -459,8 +499,7 @@ def read_sweep_table(path):
 
 def record_types() -> dict:
     """The Arrow type of each record column, as `rows_table` writes it."""
-    schema = rows_table(np.zeros((0, 4), np.int64), 0, 0, {}, identity=False).schema
-    return {name: schema.field(name).type for name in RECORD_COLUMNS}
+    return {column.name: arrow_type(column) for column in record.columns()}
 
 
 def _stored_row_count(meta: dict) -> int | None:
