@@ -66,7 +66,10 @@ def register(subparsers) -> None:
                    help="auto: optimal up to 16 cells (A* below 12, IDA* from 12), reduce above "
                         "or when the optimal search stops at a limit; reduce: a short, not "
                         "optimal solution on any board up to 100x100")
-    p.add_argument("--heuristic", default="auto", choices=_HEURISTICS)
+    # metavar: argparse formats an argument's choices when it is added; the registered names
+    # are read only when this help is printed or a value is checked (no numba at start-up)
+    p.add_argument("--heuristic", default="auto", choices=_HEURISTICS, metavar="NAME",
+                   help="one of %(choices)s (default %(default)s)")
     _limit_args(p)
     p.add_argument("--partition", "--pdb", dest="partition", default=None,
                    help="pdb tile groups, e.g. 6-6-3 (default on 4x4), 5-5-5, 7-8 (built on first "
