@@ -421,8 +421,11 @@ def play_bound(g, cfg, nbr, body, occ, free, freepos, rng, ws, decide, st, until
     that plays many bursts of one game (`run`) and so binds them once."""
     n = body.shape[0]
     max_moves = cfg[CFG_MAX_MOVES]
-    follow = cfg[CFG_TAIL_RULE] == TAIL_FOLLOW
-    while st.outcome == RUNNING and st.moves < until:
+    first = st.moves
+    # The move cap is folded into the loop's bound (a move at the cap makes the game STUCK, after the
+    # loop), and the tail rule is read where a move enters the body: two registers fewer in the loop.
+    last_move = min(until, max(max_moves, first + 1))
+    while st.outcome == RUNNING and st.moves < last_move:
         if user is None:
             move = decide(ws, g, st)
         else:
@@ -449,7 +452,7 @@ def play_bound(g, cfg, nbr, body, occ, free, freepos, rng, ws, decide, st, until
                 moved = free[ix(last)]
                 free[ix(pos)] = moved
                 freepos[ix(moved)] = pos
-                outcome = STUCK if moves >= max_moves else RUNNING
+                outcome = RUNNING
                 if last == 0:
                     outcome, apple = WON, -1
                 elif listed_apples is None:
@@ -460,7 +463,7 @@ def play_bound(g, cfg, nbr, body, occ, free, freepos, rng, ws, decide, st, until
                     outcome, apple = BROKEN, -1
                 st = make_state(target, st.tail, hi, st.tail_i, st.length + 1, apple, last, moves, st.apples + 1,
                                 outcome)
-            elif occ[ix(target)] != 0 and not (target == st.tail and follow):
+            elif occ[ix(target)] != 0 and not (target == st.tail and cfg[CFG_TAIL_RULE] == TAIL_FOLLOW):
                 st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves,
                                 st.apples, DIED)
             else:
@@ -476,7 +479,7 @@ def play_bound(g, cfg, nbr, body, occ, free, freepos, rng, ws, decide, st, until
                     pos = freepos[ix(target)]
                     free[ix(pos)] = tail
                     freepos[ix(tail)] = pos
-                outcome = STUCK if moves >= max_moves else RUNNING
+                outcome = RUNNING
                 st = make_state(target, body[ix(ti)], hi, ti, st.length, st.apple, st.nfree, moves, st.apples,
                                 outcome)
         if rec is not None:
@@ -485,6 +488,9 @@ def play_bound(g, cfg, nbr, body, occ, free, freepos, rng, ws, decide, st, until
             rec[R_HEAD][t] = st.head
             rec[R_LENGTH][t] = st.length
             rec[R_APPLE][t] = st.apple
+    if st.outcome == RUNNING and st.moves >= max_moves and st.moves > first:
+        st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, st.moves, st.apples,
+                        STUCK)
     return st
 
 
