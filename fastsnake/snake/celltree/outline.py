@@ -434,10 +434,14 @@ def apple_test_with(big_board_test, I, L, X, body, st, vpath, total, path, steps
     return big_board_test(I, X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win), reached, gen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def big_board_test(I, X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win):
     """The forms of the test without single-word masks: from the suffix tables (`suffix_test`), else
-    walking the window on row masks (`on_some_outline_rows`) or by the queue BFS (`on_some_outline`)."""
+    walking the window on row masks (`on_some_outline_rows`) or by the queue BFS (`on_some_outline`).
+
+    A compiled call, not inlined: `apple_test_with` is inlined in three places of grove's kernels (the
+    detour chain, the branch and bound, `plan_test`), and each inlined copy of these three tests was
+    typed, lowered and optimised again (grove's play kernel -14 % cold, docs/performance.md)."""
     if X[X_PARAMS + P_ROWS] == ROWS_SUFFIX:
         return suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps)
     m = walk_at_apple(body, st, vpath, total, path, steps, win)
