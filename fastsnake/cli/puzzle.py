@@ -1,4 +1,4 @@
-"""`fastsnake puzzle solve|compare|random|check`: the sliding-puzzle verbs."""
+"""`fastsnake puzzle solve|batch|compare|random|check`: the sliding-puzzle verbs."""
 
 from __future__ import annotations
 
@@ -79,6 +79,32 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(handler=cmd_solve, tier_job=_solve_job)
+
+    p = sub.add_parser("batch", help="solve a file of instances optimally, one per worker process",
+                       epilog=common.examples(
+                           "fastsnake puzzle random --size 3 --count 50 --seed 1 > eight.txt && "
+                           "fastsnake puzzle batch eight.txt --workers 2 --json",
+                           "fastsnake puzzle random --size 3 --count 4 --seed 2 > four.txt && "
+                           "fastsnake puzzle batch four.txt --heuristic manhattan"))
+    p.add_argument("file", help="one instance a line (tiles); blank lines and '#' lines are skipped")
+    p.add_argument("--size", type=common.size_arg(1, 100), default=None,
+                   help="board size RxC or N (default: from the first line)")
+    p.add_argument("--goal", default=None, help="goal tiles (default: blank top-left, then 1, 2, ...)")
+    p.add_argument("--workers", type=common.positive_int, default=2,
+                   help="worker processes, one instance each at a time (default 2)")
+    p.add_argument("--algorithm", default="auto", choices=("astar", "idastar", "auto"))
+    p.add_argument("--heuristic", default="auto", choices=_HEURISTICS)
+    p.add_argument("--partition", "--pdb", dest="partition", default=None,
+                   help="pdb tile groups (default 6-6-3 on 4x4, 6-6-6-6 on 5x5)")
+    p.add_argument("--max-nodes", type=common.positive_int, default=None, metavar="N",
+                   help="an instance stops with an error past N generated nodes (default 2,000,000,000)")
+    p.add_argument("--time-limit", type=_positive_float, default=None, metavar="S",
+                   help="an instance stops with an error after S seconds")
+    p.add_argument("--memory-budget", default=None, metavar="BYTES",
+                   help="pattern databases that would not fit are refused up front (default 2G)")
+    p.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    p.set_defaults(handler=cmd_batch)
 
     p = sub.add_parser("compare", help="solve random instances with several heuristics",
                        epilog=common.examples("fastsnake puzzle compare --size 3 --count 20",
@@ -331,6 +357,59 @@ def _solve_batch(args):
         raise InputError(f"batch file {args.batch!r}: {len(bad)} bad line{'s' if len(bad) > 1 else ''} "
                          f"(the others were solved): {shown}")
     return None  # printed above (so a bad line can still exit 2 after the list)
+
+
+def cmd_batch(args):
+    """`puzzle batch FILE`: per instance length, nodes, CPU-s; Ctrl-C keeps the finished ones."""
+    from fastsnake import puzzle as P
+
+    lines = _batch_lines(args.file)
+    first = lines[0][1].partition(";")[0]
+    rows, cols = _dims(argparse.Namespace(size=args.size, rows=None, cols=None), None if args.size else first)
+    goal = P.parse_tiles(args.goal, rows, cols, "goal") if args.goal else None
+    done = []
+
+    def shown(res):
+        line = lines[res["index"]][0]
+        res = {"line": line, **{k: v for k, v in res.items() if k != "index"}}
+        done.append(res)
+        if not args.json:
+            if "error" in res:
+                print(f"line {line}: error: {res['error']}", flush=True)
+            else:
+                rate = res["nodes_per_cpu_second"]
+                print(f"line {line}: length {res['length']}, {res['nodes_generated']:,} nodes, "
+                      f"{res['cpu_seconds']:.2f} CPU-s"
+                      + (f", {rate / 1e6:.2f} M nodes/CPU-s" if rate else ""), flush=True)
+
+    try:
+        outcome = P.solve_processes([text for _, text in lines], goal, rows=rows, cols=cols,
+                                    heuristic=args.heuristic, algorithm=args.algorithm, workers=args.workers,
+                                    partition=args.partition, max_nodes=args.max_nodes,
+                                    time_limit=args.time_limit, memory_budget=args.memory_budget,
+                                    progress=_progress(args), on_result=shown)
+    except P.PuzzleInputError as exc:
+        raise InputError(f"batch file {args.file!r}: {exc}") from None
+    good = [r for r in done if "error" not in r]
+    nodes = sum(r["nodes_generated"] for r in good)
+    cpu = sum(r["cpu_seconds"] for r in good)
+    summary = {"instances": len(lines), "finished": len(done), "solved": len(good),
+               "interrupted": outcome.interrupted, "nodes_generated": nodes, "cpu_seconds": cpu,
+               "nodes_per_cpu_second": nodes / cpu if cpu > 0 else None,
+               "setup_seconds": outcome.setup_seconds, "workers": args.workers}
+    if outcome.interrupted:
+        args.exit_status = 130
+        common.log(f"fastsnake: interrupted: {len(done)} of {len(lines)} instances finished (kept)")
+    if args.json:
+        common.emit_json({"rows": rows, "cols": cols, "results": sorted(done, key=lambda r: r["line"]),
+                          "summary": summary, "tables": outcome.tables})
+    else:
+        print(f"{len(good)} of {len(lines)} instances solved on {rows}x{cols}: {nodes:,} nodes, {cpu:.2f} CPU-s"
+              + (f", {nodes / cpu / 1e6:.2f} M nodes/CPU-s" if cpu > 0 else "")
+              + f" ({args.workers} worker{'s' if args.workers > 1 else ''})")
+    if len(good) < len(done):
+        args.exit_status = args.exit_status if outcome.interrupted else 1
+    return None
 
 
 def cmd_compare(args):

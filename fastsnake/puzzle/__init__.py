@@ -37,12 +37,16 @@ __all__ = [
     "DEFAULT_MAX_NODES", "HEURISTIC_REGISTRY", "MAX_CELLS_ANY", "MOVES", "SEED_NAMES", "TILE_MOVE_NAMES",
     "PuzzleInputError", "PuzzleLimitError", "SolveResult", "apply_moves", "format_board", "goal_default",
     "heuristic_context", "heuristic_names", "is_solvable", "limit_message", "load_solution", "parse_tiles",
-    "random_solvable", "save_solution", "solve", "solve_many",
+    "random_solvable", "save_solution", "solve", "solve_many", "solve_processes",
 ]
 
 
 def __getattr__(name):
     # The solution-file helpers import json lazily only when used.
+    if name == "solve_processes":
+        from fastsnake.puzzle.batch import solve_processes
+
+        return solve_processes
     if name in ("load_solution", "save_solution"):
         from fastsnake.puzzle import solution
 

@@ -311,8 +311,10 @@ class PdbSet:
                 gcompact)
 
 
-def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None, budget=None) -> PdbSet:
-    """The additive PDB set for this board/goal/partition (loaded, or built and cached).
+def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None, budget=None,
+                      data: np.ndarray | None = None) -> PdbSet:
+    """The additive PDB set for this board/goal/partition (loaded, or built and cached),
+    its tables filled into `data` when given (`set_bytes` uint8 entries, e.g. shared memory).
 
     Refused up front (PdbMemoryError) when the tables plus the largest BFS still to run
     would pass the memory budget (`budget` bytes, else FASTSNAKE_MEMORY_BUDGET, else 2 GiB)."""
@@ -328,7 +330,10 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None,
     cached = {i for i, g in enumerate(groups) if table_path(table_key(rows, cols, blank_cell, g)).exists()}
     check_budget(rows, cols, groups, names, budget, cached)
     sizes = [table_size(n, len(g)) for g in groups]
-    data = np.zeros(sum(sizes), np.uint8)
+    if data is None:
+        data = np.zeros(sum(sizes), np.uint8)
+    elif data.dtype != np.uint8 or len(data) != sum(sizes):
+        raise ValueError(f"data must be {sum(sizes):,} uint8 entries")
     tables, infos = [], []
     at = 0
     for cells, size in zip(groups, sizes, strict=True):
@@ -338,3 +343,28 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None,
         tables.append(table)
         infos.append(info)
     return PdbSet(rows, cols, blank_cell, groups, tables, infos, data)
+
+
+def set_groups(rows: int, cols: int, goal, partition=None) -> tuple[int, list]:
+    """(blank cell, groups of goal cells) of a partition, as `pattern_databases` chooses them."""
+    goal = np.asarray(goal)
+    return int(np.flatnonzero(goal == 0)[0]), parse_partition(partition, rows, cols, goal)
+
+
+def set_bytes(rows: int, cols: int, groups) -> int:
+    """Entries (bytes) of all the in-memory tables of `groups`, one after the other."""
+    return sum(table_size(rows * cols, len(g)) for g in groups)
+
+
+def attach(rows: int, cols: int, blank_cell: int, groups, data: np.ndarray) -> PdbSet:
+    """A PdbSet over tables already in `data` (filled by `pattern_databases(..., data=)`,
+    e.g. memory-mapped from a file another process wrote): nothing is loaded or built."""
+    n = rows * cols
+    tables, at = [], 0
+    for g in groups:
+        size = table_size(n, len(g))
+        tables.append(data[at:at + size])
+        at += size
+    infos = [{"cells": [int(c) for c in g], "source": "shared",
+              "layout": "sparse" if is_sparse(n, len(g)) else "compact"} for g in groups]
+    return PdbSet(rows, cols, blank_cell, [list(g) for g in groups], tables, infos, data)

@@ -78,8 +78,10 @@ def auto_algorithm(rows: int, cols: int, heuristic: str = "auto") -> str:
 
 
 def choose_heuristic(rows: int, cols: int) -> str:
+    """pdb on 12-16 cells (6-6-3 on 4x4) and on 5x5 (6-6-6-6, built once: minutes of CPU),
+    linear-conflict otherwise."""
     n = rows * cols
-    if 12 <= n <= 16 and min(rows, cols) >= 2:
+    if (12 <= n <= 16 and min(rows, cols) >= 2) or rows == cols == 5:
         return "pdb"
     return "linear-conflict"
 

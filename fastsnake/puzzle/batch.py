@@ -1,0 +1,177 @@
+"""Batches over worker processes: one instance per worker at a time, one set of tables.
+
+`solve_processes` solves instances of one board and goal with an optimal search in
+`workers` processes started by *spawn* (never fork: numba's threading layers do not
+survive a fork). Pattern databases are loaded (or built) once by the calling process and
+written to one temporary file that every worker memory-maps read-only, so the operating
+system keeps one copy of the tables whatever the number of workers. Each result carries
+the instance's length, nodes generated and the worker's CPU-seconds for it. A
+KeyboardInterrupt (Ctrl-C) stops the workers and returns the instances already finished.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fastsnake.puzzle import board as B
+from fastsnake.puzzle.heuristics import REGISTRY, build_context, heuristic_code
+
+_WORKER: dict = {}
+
+
+@dataclass
+class BatchOutcome:
+    results: list  # one dict per finished instance, in the order they finished
+    interrupted: bool = False
+    setup_seconds: float = 0.0
+    tables: dict = field(default_factory=dict)
+
+
+def _worker_init(spec: dict) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it terminates us
+    rows, cols, goal = spec["rows"], spec["cols"], np.array(spec["goal"], np.int8)
+    if spec["pdb_file"] is not None:
+        from fastsnake.puzzle import pdb as P
+
+        data = np.asarray(np.memmap(spec["pdb_file"], dtype=np.uint8, mode="r"))
+        pset = P.attach(rows, cols, spec["blank_cell"], spec["groups"], data)
+        hc = build_context(heuristic_code(spec["heuristic"]), rows, cols, goal, pdb=pset)
+        _WORKER["context"] = (hc, {"pdb": pset.describe()})
+    else:
+        from fastsnake.puzzle.solver import heuristic_context
+
+        _WORKER["context"] = heuristic_context(spec["heuristic"], rows, cols, goal)
+    _WORKER["spec"] = spec
+    from fastsnake.puzzle.solver import load_kernels
+
+    # Load the search kernels (and a first IDA* call on the real tables) before any
+    # instance, so no instance's CPU-seconds include them.
+    load_kernels(spec["algorithm"], rows * cols)
+    _worker_solve((-1, spec["goal"]))
+
+
+def _worker_solve(job):
+    from fastsnake.puzzle.board import PuzzleLimitError
+    from fastsnake.puzzle.solver import limit_message, solve
+
+    index, start = job
+    spec = _WORKER["spec"]
+    c0 = time.process_time()
+    try:
+        r = solve(np.array(start, np.int8), np.array(spec["goal"], np.int8), rows=spec["rows"],
+                  cols=spec["cols"], algorithm=spec["algorithm"], heuristic=spec["heuristic"],
+                  max_nodes=spec["max_nodes"], time_limit=spec["time_limit"], context=_WORKER["context"])
+    except PuzzleLimitError as exc:
+        return {"index": index, "error": limit_message(exc.limit, exc.value, exc.result, cli=True)}
+    cpu = time.process_time() - c0
+    return {"index": index, "length": r.length, "moves": r.moves, "optimal": r.optimal,
+            "nodes_generated": r.nodes_generated, "nodes_expanded": r.nodes_expanded,
+            "cpu_seconds": cpu, "nodes_per_cpu_second": (r.nodes_generated / cpu if cpu > 0 else None),
+            "seconds": r.seconds, "h_start": r.h_start, "algorithm": r.algorithm, "heuristic": r.heuristic,
+            "worker": os.getpid()}
+
+
+def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: str = "auto",
+                    algorithm: str = "auto", workers: int = 2, partition=None,
+                    max_nodes: int | None = None, time_limit: float | None = None, memory_budget=None,
+                    progress=None, on_result=None) -> BatchOutcome:
+    """Solve `instances` (tile sequences or strings, all of this board and goal) optimally,
+    one per worker process at a time; `on_result(dict)` is called as each finishes.
+
+    `algorithm` auto is A* below 12 cells and IDA* from 12; `heuristic` auto as `solve`
+    chooses it (pattern databases on 4x4 and 5x5). Results: `index` (0-based input
+    position), `length`, `moves`, `nodes_generated`, `cpu_seconds` (the worker's CPU
+    time for that instance) and `nodes_per_cpu_second`, or `error` when a limit stopped
+    the search. Unsolvable instances are refused up front (PuzzleInputError)."""
+    from fastsnake.puzzle.solver import (
+        DEFAULT_MAX_NODES,
+        choose_algorithm,
+        choose_heuristic,
+        parse_instance,
+        prepare,
+    )
+
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise B.PuzzleInputError(f"workers {workers!r} must be a positive integer")
+    _, goal = prepare(np.arange(rows * cols), goal, rows, cols)
+    starts = []
+    for i, item in enumerate(instances):
+        try:
+            start, own_goal = parse_instance(item, rows, cols, B.MAX_CELLS)
+        except B.PuzzleInputError as exc:
+            raise B.PuzzleInputError(f"instance {i + 1}: {exc}") from None
+        if own_goal is not None and own_goal.tolist() != goal.tolist():
+            raise B.PuzzleInputError(f"instance {i + 1}: a batch shares one goal (its tables); give it "
+                                     "with the batch's goal, not per line")
+        if not B.is_solvable(start, goal, rows, cols):
+            raise B.PuzzleInputError(f"instance {i + 1}: not solvable for this goal (parity)")
+        starts.append(start.tolist())
+    if algorithm == "auto":
+        algorithm = choose_algorithm(rows, cols)
+    if algorithm not in ("astar", "idastar"):
+        raise B.PuzzleInputError(f"algorithm {algorithm!r}: a batch runs astar or idastar (or auto)")
+    heuristic = choose_heuristic(rows, cols) if heuristic == "auto" else heuristic
+    heuristic_code(heuristic)
+    spec = {"rows": rows, "cols": cols, "goal": goal.tolist(), "heuristic": heuristic, "algorithm": algorithm,
+            "max_nodes": int(max_nodes or DEFAULT_MAX_NODES), "time_limit": time_limit, "pdb_file": None}
+    t0 = time.perf_counter()
+    tables: dict = {}
+    tmp = None
+    try:
+        if REGISTRY[heuristic].tables == "pdb":
+            from fastsnake.puzzle import pdb as P
+
+            blank_cell, groups = P.set_groups(rows, cols, goal, partition)
+            fd, tmp = tempfile.mkstemp(prefix="fastsnake-pdb-", suffix=".bin",
+                                       dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+            os.close(fd)
+            size = P.set_bytes(rows, cols, groups)
+            with open(tmp, "r+b") as fh:
+                fh.truncate(size)
+            shared = np.memmap(tmp, dtype=np.uint8, mode="r+", shape=(size,))
+            pset = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget,
+                                       data=np.asarray(shared))
+            shared.flush()
+            tables = pset.describe()
+            del pset, shared
+            spec.update(pdb_file=tmp, blank_cell=blank_cell, groups=groups)
+        setup = time.perf_counter() - t0
+        return _run_pool(spec, starts, workers, on_result, setup, tables)
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _run_pool(spec, starts, workers, on_result, setup, tables) -> BatchOutcome:
+    import multiprocessing
+
+    out = BatchOutcome([], False, setup, tables)
+    if not starts:
+        return out
+    ctx = multiprocessing.get_context("spawn")
+    pool = ctx.Pool(min(workers, len(starts)), initializer=_worker_init, initargs=(spec,))
+    try:
+        for res in pool.imap_unordered(_worker_solve, list(enumerate(starts))):
+            out.results.append(res)
+            if on_result is not None:
+                on_result(res)
+        pool.close()
+    except KeyboardInterrupt:
+        out.interrupted = True
+        pool.terminate()
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+    return out

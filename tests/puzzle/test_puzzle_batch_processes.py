@@ -1,0 +1,69 @@
+"""`fastsnake puzzle batch FILE` / `solve_processes`: worker processes (spawn), one set of
+tables memory-mapped by every worker, per-instance nodes and CPU-s, Ctrl-C keeps the
+finished instances."""
+
+import json
+
+import numpy as np
+import pytest
+from puzzle_naive import bfs_distances, play
+
+from fastsnake.cli import main
+from fastsnake.puzzle import PuzzleInputError, random_solvable, solve_processes
+
+GOAL = np.arange(9, dtype=np.int8)
+
+
+@pytest.fixture(scope="module")
+def dist():
+    return bfs_distances(GOAL, 3, 3)
+
+
+def _starts(count, seed):
+    rng = np.random.default_rng(seed)
+    return [random_solvable(3, 3, GOAL, rng) for _ in range(count)]
+
+
+def test_cli_batch_json_lengths_optimal_and_replayed(tmp_path, capsys, dist, monkeypatch):
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
+    starts = _starts(5, 1)
+    path = tmp_path / "eight.txt"
+    path.write_text("# five 8-puzzles\n" + "\n".join(" ".join(map(str, s)) for s in starts) + "\n\n")
+    code = main(["puzzle", "batch", str(path), "--json", "--quiet", "--heuristic", "pdb",
+                 "--algorithm", "idastar", "--workers", "2"])
+    assert code == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["line"] for r in doc["results"]] == [2, 3, 4, 5, 6]
+    assert len({r["worker"] for r in doc["results"]}) <= 2
+    for r, s in zip(doc["results"], starts, strict=True):
+        assert r["length"] == dist[tuple(s.tolist())] and r["optimal"]
+        assert play(s, r["moves"], 3, 3) == tuple(GOAL.tolist())
+        assert r["cpu_seconds"] >= 0 and r["nodes_generated"] >= r["length"]
+    assert doc["summary"]["solved"] == 5 and not doc["summary"]["interrupted"]
+    assert doc["tables"]["sizes"] == "6-2"
+
+
+def test_interrupt_keeps_the_finished_instances(tmp_path, monkeypatch, dist):
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
+    starts = _starts(6, 2)
+    seen = []
+
+    def on_result(res):
+        seen.append(res)
+        raise KeyboardInterrupt  # as Ctrl-C in the parent while it waits for the next one
+
+    out = solve_processes(starts, rows=3, cols=3, heuristic="manhattan", workers=1, on_result=on_result)
+    assert out.interrupted and len(out.results) == 1 == len(seen)
+    r = out.results[0]
+    assert r["length"] == dist[tuple(starts[r["index"]].tolist())]
+
+
+def test_bad_batches_are_refused_before_any_worker(tmp_path, capsys):
+    with pytest.raises(PuzzleInputError, match="instance 2: not solvable"):
+        solve_processes(["1 0 2 3 4 5 6 7 8", "1 0 2 3 4 5 6 8 7"], rows=3, cols=3)
+    with pytest.raises(PuzzleInputError, match="one goal"):
+        solve_processes(["1 0 2 3 4 5 6 7 8 ; 1 0 2 3 4 5 6 7 8"], rows=3, cols=3)
+    path = tmp_path / "bad.txt"
+    path.write_text("1 2 3\n")
+    assert main(["puzzle", "batch", str(path)]) == 2
+    assert "fastsnake: error:" in capsys.readouterr().err
