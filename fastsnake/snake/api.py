@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fastsnake.errors import InputError, Terminated
+from fastsnake.errors import InputError, Terminated, counted
 from fastsnake.files import file_in_the_way, not_utf8
 from fastsnake.renamed import RENAMED_KEYS
 from fastsnake.sizes import MemoryBudgetError, check_memory, parse_size
@@ -489,8 +489,8 @@ def resume_sweep(folder, *, threads=None, cluster=None, progress=False, models=(
         spec = dataset.spec
         recorded_options(spec.policy, spec.options)  # a model the folder names: matched with `models`
         if cluster and is_family_name(spec.policy):
-            raise SweepError(f"{spec.policy!r} is a model: resume its folder on this machine (with --model PATH), "
-                             f"not on a cluster")
+            raise SweepError(f"{spec.policy!r} is a model: resume its folder on this machine, with the model "
+                             f"file named, not on a cluster")
         return _run_folder(dataset, threads, cluster, progress)
 
 
@@ -998,11 +998,13 @@ def report_sweeps(inputs, out, *, worst=None, best=None, died=None, random=None,
     data = rp.build(sources, picks=tuple(picks), title=title, problems=problems, progress=bar, **counts)
     for entry in extra_games:
         data["games"].append(dict(entry, index=len(data["games"])))
+    data["problems"], data["notes"] = counted(data["problems"]), counted(data["notes"])  # each once, counted
     size = rp.write_report(out, data)
     games = data["games"]
     return {"out": str(out), "bytes": size, "policies": [s["policy"] for s in data["sections"]],
             "games": sum(s["summary"]["games"] for s in data["sections"]), "picked": len(games),
-            "embedded": sum(1 for g in games if "data" in g), "problems": data["problems"], "notes": data["notes"],
+            "embedded": sum(1 for g in games if "data" in g), "problems": data["problems"],
+            "notes": data["notes"],
             "seconds": time.perf_counter() - t0}
 
 
