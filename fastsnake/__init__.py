@@ -28,6 +28,7 @@ _SNAKE = {
     "compare": "fastsnake.snake.api",
     "policies": "fastsnake.snake.api",
     "load_game": "fastsnake.snake.api",
+    "check_game": "fastsnake.snake.api",
     "replay_game": "fastsnake.snake.api",
     "Game": "fastsnake.snake.api",
     "SweepResult": "fastsnake.snake.api",

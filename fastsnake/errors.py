@@ -14,6 +14,27 @@ class InputError(FastsnakeError, ValueError):
     """Invalid input: bad size, option, file or state. The message quotes the input."""
 
 
+def in_cli_words(exc: BaseException, text: str) -> BaseException:
+    """`exc`, with `text` as what the command line prints instead of its message: the library's
+    errors name values and functions, never a command or flag; the CLI's may name the command that
+    fixes the problem (``fastsnake verify --repair DIR``, ``--model PATH``)."""
+    exc.cli_text = text
+    return exc
+
+
+def cli_text(exc: BaseException) -> str:
+    """What the command line prints for `exc` (see `in_cli_words`)."""
+    return getattr(exc, "cli_text", None) or str(exc)
+
+
+def counted(messages) -> list[str]:
+    """`messages` in order, each once, a repeated one with its count: ``"... (48 times)"``."""
+    counts: dict = {}
+    for message in messages:
+        counts[message] = counts.get(message, 0) + 1
+    return [m if n == 1 else f"{m} ({n:,} times)" for m, n in counts.items()]
+
+
 def read_error_reason(exc: BaseException) -> str:
     """Why a data file could not be read, as one short line without the reading library's
     own advice (numpy suggests `allow_pickle=True`, which fastsnake must never do)."""

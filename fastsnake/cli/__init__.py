@@ -20,7 +20,7 @@ import sys
 
 from fastsnake import signals
 from fastsnake.cli import common
-from fastsnake.errors import FastsnakeError, InputError, Terminated
+from fastsnake.errors import FastsnakeError, InputError, Terminated, cli_text
 from fastsnake.warm import NeedsCompiled, compile_notice, compiled_instead, first_call, interpreted_run
 
 # A full disk (or a file size limit, `ulimit -f`): the machine's state, not bad input nor a fault of ours,
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
             return common.fail(str(exc), 1)
         compiled_instead(argv, str(exc))
     except InputError as exc:
-        return common.fail(str(exc), 2)
+        return common.fail(cli_text(exc), 2)
     except KeyboardInterrupt:
         return common.fail("interrupted", 130)
     except Terminated as exc:  # SIGTERM: what was finished is kept; the status says who stopped us
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
     except BrokenPipeError:
         raise
     except FastsnakeError as exc:
-        return common.fail(str(exc), 1)
+        return common.fail(cli_text(exc), 1)
     except Exception as exc:  # a failure of ours: keep stdout clean, say what broke
         if os.environ.get("FASTSNAKE_DEBUG"):
             raise

@@ -195,7 +195,8 @@ def register(sub) -> None:
                            "fastsnake replay --check died.npz --json"))
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--from", dest="source", metavar="RESULTS.parquet", help="a sweep's --out file or folder")
-    source.add_argument("--check", metavar="FILE.npz", help="validate a replay file and re-play it under the rules")
+    source.add_argument("--check", metavar="FILE.npz", help="validate a replay file: re-play it under the rules, and "
+                        "its policy's game from its seed on its board, every field equal")
     p.add_argument("--pick", default="died", help="died (the first game that died), longest, shortest or a game "
                    "index, e.g. 41 (default died; 'lost' is a deprecated spelling of died)")
     p.add_argument("--out", metavar="FILE.npz", help="replay file to write (with --from)")
@@ -574,7 +575,7 @@ def cmd_replay(args):
     import fastsnake
 
     if args.check:
-        game = fastsnake.load_game(args.check, models=args.model)
+        game = fastsnake.check_game(args.check, models=args.model)
         result = dict(game.summary, file=args.check, valid=True)
         if not args.json:
             print(f"{common.shown(args.check)}: valid {REPLAY_TAG} ({game.policy}, {game.rows}x{game.cols}, "

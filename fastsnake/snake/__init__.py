@@ -1,7 +1,7 @@
 """Snake: the engine, its policies, sweeps and replays. The public face is `fastsnake.snake.api`,
 re-exported at the top level (``fastsnake.sweep`` ...)."""
 
-_API = ("Game", "Policy", "SweepResult", "compare", "load_game", "play", "policies", "register_policy",
+_API = ("Game", "Policy", "SweepResult", "compare", "load_game", "check_game", "play", "policies", "register_policy",
         "replay_game", "resume_sweep", "sweep", "plot_results", "compare_runs", "compare_table", "write_compare",
         "scaling", "plot_scaling", "board_sizes", "timing_free", "board", "report_sweeps")
 # The words and tables of the CLI and the report: `fastsnake.snake.present`.

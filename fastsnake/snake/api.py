@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fastsnake.errors import InputError, Terminated
+from fastsnake.errors import InputError, Terminated, counted
 from fastsnake.files import file_in_the_way, not_utf8
 from fastsnake.renamed import RENAMED_KEYS
 from fastsnake.sizes import MemoryBudgetError, check_memory, parse_size
@@ -36,7 +36,15 @@ from fastsnake.snake.policies import (
     warn_once,
 )
 from fastsnake.snake.policies.user import Policy
-from fastsnake.snake.replay import Replay, compile_and_play, load_replay, replay_from_sweep, save_replay
+from fastsnake.snake.replay import (
+    Replay,
+    ReplayError,
+    compile_and_play,
+    game_mismatch,
+    load_replay,
+    replay_from_sweep,
+    save_replay,
+)
 from fastsnake.snake.store import (
     DEFAULT_CHUNK_SIZE,
     MANIFEST,
@@ -481,8 +489,8 @@ def resume_sweep(folder, *, threads=None, cluster=None, progress=False, models=(
         spec = dataset.spec
         recorded_options(spec.policy, spec.options)  # a model the folder names: matched with `models`
         if cluster and is_family_name(spec.policy):
-            raise SweepError(f"{spec.policy!r} is a model: resume its folder on this machine (with --model PATH), "
-                             f"not on a cluster")
+            raise SweepError(f"{spec.policy!r} is a model: resume its folder on this machine, with the model "
+                             f"file named, not on a cluster")
         return _run_folder(dataset, threads, cluster, progress)
 
 
@@ -990,11 +998,13 @@ def report_sweeps(inputs, out, *, worst=None, best=None, died=None, random=None,
     data = rp.build(sources, picks=tuple(picks), title=title, problems=problems, progress=bar, **counts)
     for entry in extra_games:
         data["games"].append(dict(entry, index=len(data["games"])))
+    data["problems"], data["notes"] = counted(data["problems"]), counted(data["notes"])  # each once, counted
     size = rp.write_report(out, data)
     games = data["games"]
     return {"out": str(out), "bytes": size, "policies": [s["policy"] for s in data["sections"]],
             "games": sum(s["summary"]["games"] for s in data["sections"]), "picked": len(games),
-            "embedded": sum(1 for g in games if "data" in g), "problems": data["problems"], "notes": data["notes"],
+            "embedded": sum(1 for g in games if "data" in g), "problems": data["problems"],
+            "notes": data["notes"],
             "seconds": time.perf_counter() - t0}
 
 
@@ -1123,6 +1133,46 @@ def load_game(path, *, verify: bool = True, models=()) -> Game:
     """
     with named_by_files(models):
         return Game(load_replay(path, verify=verify))
+
+
+def check_game(path, *, models=()) -> Game:
+    """Read a replay file and check it is the game it names: under the rules (as `load_game`), and
+    re-played by its policy from its seed on its board, every field equal (`replay --check`).
+
+    Parameters
+    ----------
+    path : str or path
+        A ``fastsnake-replay/1`` file.
+    models : sequence of paths
+        Model files for a ``model:PATH`` policy the file names (matched by its recorded SHA-256).
+
+    Returns
+    -------
+    Game
+
+    Raises
+    ------
+    ReplayError
+        Naming the first field that differs from the game re-played (``rows`` altered shows as a
+        start body or apples the seed does not give, a moved apple as that apple, ...).
+    PolicyError
+        When the file's policy cannot be played here (not installed, or a model not named).
+
+    Examples
+    --------
+    >>> import fastsnake, tempfile, os
+    >>> path = os.path.join(tempfile.mkdtemp(), "g.npz")
+    >>> fastsnake.play("greedy", 6, seed=1).save(path)
+    >>> fastsnake.check_game(path).outcome
+    'died'
+    """
+    with named_by_files(models):
+        replay = load_replay(path, verify=True)
+        problem = game_mismatch(replay)
+    if problem:
+        raise ReplayError(f"replay {str(path)!r} is not the game of {replay.policy!r}, seed {replay.seed}, game "
+                          f"{replay.game} on {replay.rows}x{replay.cols}: {problem}")
+    return Game(replay)
 
 
 def replay_game(sweep_file, pick="died", *, models=()) -> Game:

@@ -276,6 +276,42 @@ def load_replay(path, *, verify: bool = True) -> Replay:
     return replay
 
 
+def _first_difference(name: str, ours: np.ndarray, theirs: np.ndarray, what: str) -> str | None:
+    ours, theirs = np.asarray(ours, np.int64), np.asarray(theirs, np.int64)
+    if len(ours) == len(theirs) and np.array_equal(ours, theirs):
+        return None
+    same = min(len(ours), len(theirs))
+    differ = np.flatnonzero(ours[:same] != theirs[:same])
+    if differ.size:
+        k = int(differ[0])
+        return (f"field {name!r}: {what} {k} is {int(theirs[k])} in the file, {int(ours[k])} in the game re-played "
+                f"from its seed")
+    return f"field {name!r}: the file has {len(theirs):,} {what}s, the game re-played from its seed {len(ours):,}"
+
+
+def game_mismatch(replay: Replay) -> str | None:
+    """Whether `replay` is the game its policy plays from its seed on its board: its policy re-plays
+    game `game` of base seed `seed` (options as recorded) and every field is compared, the first that
+    differs named (a changed board size, seed or game index shows as a start body or apples that
+    the seed does not give; a moved apple as that apple; a changed move as that move). None when
+    they agree. The policy must be available (a model only from a file the user named)."""
+    played, _, _ = compile_and_play(replay.policy, replay.config, replay.seed, replay.game, replay.options)
+    for name, ours, theirs, what in (("body", played.body, replay.body, "start body cell"),
+                                     ("apples", played.apples, replay.apples, "apple"),
+                                     ("moves", played.moves, replay.moves, "move")):
+        problem = _first_difference(name, ours, theirs, what)
+        if problem:
+            return problem
+    if played.outcome != replay.outcome:
+        return f"field 'outcome': the file says {replay.outcome!r}, the game re-played from its seed {played.outcome!r}"
+    if (played.cycle is None) != (replay.cycle is None):
+        has = "has" if replay.cycle is not None else "lacks"
+        return f"field 'cycle': the file {has} one, the policy's game {'does not' if has == 'has' else 'does'}"
+    if played.cycle is not None:
+        return _first_difference("cycle", played.cycle, replay.cycle, "cycle position")
+    return None
+
+
 def trace(replay: Replay):
     """Per-move (heads, lengths, apples) of a replay, and its outcome code, via the engine."""
     cfg, nbr = replay.config.arrays()

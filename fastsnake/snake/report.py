@@ -688,7 +688,7 @@ def replay_picks(item: Summarised, chosen: dict, counts: PickCounts, problems: l
     for_apples = {row["game"] for row in sampled}
     todo = [(index, row, why) for index, (row, why) in chosen.items()]
     todo += [(row["game"], row, None) for row in sampled if row["game"] not in chosen]
-    entries, replays = [], []
+    entries, replays, failed = [], [], []
     for k, (index, row, why) in enumerate(todo):
         if progress:
             progress(f"re-playing {item.name}", k, len(todo))
@@ -699,10 +699,29 @@ def replay_picks(item: Summarised, chosen: dict, counts: PickCounts, problems: l
             continue
         entry = _bare_entry(src, row, why, note) if replay is None else game_entry(replay, why)
         if replay is None:
-            problems.append(note)
+            failed.append((index, note))
         entry.update(name=item.name, source=src.label)
         entries.append(entry)
+    problems.extend(games_grouped(failed))
     return entries, replays
+
+
+def games_grouped(failed: list) -> list[str]:
+    """One line per reason for the (game index, note) pairs of games that could not be re-played:
+    48 games failing for one reason (a changed model) are one line naming how many, not 48."""
+    import re
+
+    groups: dict = {}
+    for index, note in failed:
+        groups.setdefault(re.sub(rf"\bgame {index}\b", "game {}", note, count=1), []).append(index)
+    lines = []
+    for key, indices in groups.items():
+        if len(indices) == 1:
+            lines.append(key.replace("game {}", f"game {indices[0]}", 1))
+        else:
+            shown = ", ".join(str(i) for i in indices[:5]) + (", ..." if len(indices) > 5 else "")
+            lines.append(key.replace("game {}", f"{len(indices):,} games ({shown})", 1))
+    return lines
 
 
 def fit_budget(entries: list[dict], budget: int) -> None:

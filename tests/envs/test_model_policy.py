@@ -135,7 +135,7 @@ def test_replay_checks_the_model_file(tmp_path):
     played = fastsnake.play(f"model:{path}", 5, seed=2, game=game.game)
     assert np.array_equal(game.moves, played.moves) and len(game.moves) > 0
     save_model(path, net=(8,))  # another network in the same file
-    with pytest.raises(PolicyError, match="no --model given matches it"):
+    with pytest.raises(PolicyError, match="no model file given matches it"):
         fastsnake.replay_game(str(out), pick="longest", models=[path])
 
 

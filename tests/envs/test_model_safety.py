@@ -163,7 +163,7 @@ def test_a_model_of_other_bytes_is_refused_before_it_is_read(tmp_path, monkeypat
     other = tiny_zip(tmp_path / "other.zip", net=(4,))
     out = tmp_path / "s.parquet"
     fastsnake.sweep(f"model:{model}", 5, 10, seed=1, threads=1, out=str(out))
-    with pytest.raises(PolicyError, match="no --model given matches it"):
+    with pytest.raises(PolicyError, match="no model file given matches it"):
         fastsnake.replay_game(str(out), "longest", models=[other])
     game = fastsnake.replay_game(str(out), "longest", models=[model])
     assert np.array_equal(game.moves, fastsnake.play(f"model:{model}", 5, seed=1, game=game.game).moves)

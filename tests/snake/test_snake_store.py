@@ -310,7 +310,13 @@ def test_a_sweep_that_will_not_fit_on_the_disk_says_so_first(tmp_path, monkeypat
     with pytest.raises(InputError, match=r"needs about .*(MB|GB).* has 10.0 kB free"):
         fastsnake.sweep("greedy", 6, 100_000, 5, out=path, threads=1)
     assert list(tmp_path.iterdir()) == []
-    with pytest.raises(InputError, match=r"needs about .* has 10.0 kB free"):
+    # A folder that cannot fit even at 4 bytes a game is refused before it is made (issue 46) ...
+    with pytest.raises(InputError, match=r"need at least 441.0 kB .* has 10.0 kB free"):
+        fastsnake.sweep("greedy", 6, 100_000, 5, out=tmp_path / "d", threads=1, chunk_size=5_000)
+    assert not (tmp_path / "d").exists()
+    # ... one that passes that floor is refused after its first chunk, from the bytes it took.
+    monkeypatch.setattr(sweepfile.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10**7, 10**7, 10**6))
+    with pytest.raises(InputError, match=r"needs about .* has 1.0 MB free"):
         fastsnake.sweep("greedy", 6, 100_000, 5, out=tmp_path / "d", threads=1, chunk_size=5_000)
     assert fastsnake.verify_sweep(tmp_path / "d")["missing"] == [[5_000, 99_999]]  # resumable once there is room
 

@@ -25,6 +25,7 @@ from dataclasses import replace
 
 # Re-exported: policy modules and packages import these from here (they live below the registry,
 # in protocol.py, so that user.py, which the registry imports, can use them without a cycle).
+from fastsnake.errors import in_cli_words
 from fastsnake.snake.policies.protocol import (  # noqa: F401
     OWN_DISTRIBUTION,
     BySize,
@@ -233,7 +234,7 @@ def named_by_files(models=()):
         try:
             found[_sha256(path)] = str(path)
         except OSError as exc:
-            raise PolicyError(f"--model {str(path)!r}: cannot read the model file: {exc.strerror or exc}") from None
+            raise PolicyError(f"model file {str(path)!r}: cannot read it: {exc.strerror or exc}") from None
     token = _from_files.set({"models": found, "admitted": {}})
     try:
         yield
@@ -258,15 +259,17 @@ def _admit(policy_name: str, options: dict) -> None:
         state["admitted"].setdefault(argument, (None, recorded))
 
 
-def _not_named(name: str, recorded: str | None) -> str:
+def _not_named(name: str, recorded: str | None) -> PolicyError:
     state = _from_files.get()
     given = ", ".join(f"{path} (SHA-256 {sha[:12]}...)" for sha, path in state["models"].items())
     what = f" with SHA-256 {recorded}" if recorded else ""
     if given:
-        return (f"policy {name!r} is named by the file, and no --model given matches it: {given}; give the "
-                f"model it was played with, --model PATH (a file{what})")
-    return (f"policy {name!r} is named by the file: fastsnake loads no model a file names; give the model "
-            f"yourself, --model PATH (a file{what}), to play it")
+        said = f"policy {name!r} is named by the file, and no model file given matches it: {given}; give the model "
+        tail = f"it was played with (a file{what})"
+        return in_cli_words(PolicyError(said + "in models=[PATH] " + tail), said + "with --model PATH " + tail)
+    said = f"policy {name!r} is named by the file: fastsnake loads no model a file names; give the model yourself"
+    tail = f" (a file{what}), to play it"
+    return in_cli_words(PolicyError(f"{said}, models=[PATH]{tail}"), f"{said}, --model PATH{tail}")
 
 
 def _family_policy(name: str) -> EnginePolicy:
@@ -282,7 +285,7 @@ def _family_policy(name: str) -> EnginePolicy:
     if state is not None:
         path, recorded = state["admitted"].get(argument, (None, None))
         if path is None:
-            raise PolicyError(_not_named(name, recorded))
+            raise _not_named(name, recorded)
         argument = path
         if recorded is not None:
             expected = {"sha256": recorded}

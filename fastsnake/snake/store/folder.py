@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from fastsnake import __version__
+from fastsnake.errors import in_cli_words
 from fastsnake.files import file_in_the_way, fsync_path, host_name, pid_alive, remove_stale_temps
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.stats import SummaryAccumulator
@@ -71,6 +72,13 @@ _SPEC_TYPES = {"policy": str, "rows": int, "cols": int, "start_length": int, "ta
 # How to repair a folder, in the library's words (its errors name no command-line flag; the CLI's
 # `verify` verb has the repair switch, docs/sweeps.md).
 _REPAIR_HOW = "verify_sweep(folder, repair=True), or the verify command's repair switch"
+
+
+def manifest_problem(path, text: str) -> SweepError:
+    """A SweepError about the manifest of folder `path`: the library's words name the repair
+    function, the command line's the command (``fastsnake verify --repair DIR``)."""
+    return in_cli_words(SweepError(f"{text}; rebuild it from the chunks: verify_sweep(folder, repair=True)"),
+                        f"{text}; rebuild it from the chunks: fastsnake verify --repair {shell_word(path)}")
 
 @dataclass(frozen=True)
 class SweepSpec:
@@ -209,7 +217,9 @@ class SweepDataset:
                     raise SweepError(f"{str(path)!r} holds a different sweep ({detail}); use a new folder")
             return cls(path, stored, records, data)
         if spec is None:
-            raise SweepError(f"{str(path)!r} has no sweep to resume (no {MANIFEST})")
+            if path.is_dir() and any(chunk_index(e.name) is not None for e in os.scandir(path)):
+                raise manifest_problem(path, f"{str(path)!r} holds chunk files but no {MANIFEST} (lost)")
+            raise SweepError(f"{str(path)!r} has no sweep to resume (no {MANIFEST}, no chunk files)")
         if path.is_dir():
             remove_stale_temps(path, f".{MANIFEST}.tmp")  # a killed or failed first write
             if any(e.name != LOCK for e in path.iterdir()):
@@ -236,7 +246,11 @@ class SweepDataset:
     def _read_manifest(path: Path, warn: bool = True):
         where = str(path / MANIFEST)
         try:
-            data = json.loads((path / MANIFEST).read_bytes())
+            raw = (path / MANIFEST).read_bytes()
+            try:
+                data = json.loads(raw.decode("utf-8"))  # not json's own guess: zeroed bytes read as UTF-32
+            except UnicodeDecodeError:
+                raise ValueError("not UTF-8 text") from None
             if not isinstance(data, dict):
                 raise ValueError("not an object")
             if data.get("format") not in DATASET_FORMATS:
@@ -249,15 +263,14 @@ class SweepDataset:
                     raise ValueError(f"chunk record {key!r} is malformed")
                 records[int(key)] = record
         except OSError as exc:
-            raise SweepError(f"cannot read {where!r}: {exc.strerror or exc}") from None
+            raise manifest_problem(path, f"cannot read {where!r}: {exc.strerror or exc}") from None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise SweepError(f"{where!r} is not a fastsnake sweep manifest ({exc})") from None
+            reason = str(exc) if len(str(exc)) <= 80 else str(exc)[:77] + "..."
+            raise manifest_problem(path, f"{where!r} is damaged: not a fastsnake sweep manifest ({reason})") from None
         if "checksum" not in data:  # every released format writes one (0.1.0 on): no manifest is read unchecked
-            raise SweepError(f"{where!r} is damaged (it has no checksum); repairing the folder "
-                             f"({_REPAIR_HOW}) rebuilds it from the chunks")
+            raise manifest_problem(path, f"{where!r} is damaged (it has no checksum)")
         if "checksum" in data and data["checksum"] != manifest_checksum(data):
-            raise SweepError(f"{where!r} is damaged (its checksum does not match its content); repairing the "
-                             f"folder ({_REPAIR_HOW}) rebuilds it from the chunks")
+            raise manifest_problem(path, f"{where!r} is damaged (its checksum does not match its content)")
         if warn and data.get("code") != code_fingerprint():
             sys.stderr.write(f"fastsnake: warning: {str(path)!r} was started by other code "
                              f"(version {data.get('version')}); resumed chunks use this version\n")
@@ -305,8 +318,14 @@ class SweepDataset:
             os.ftruncate(fd, 0)
             os.pwrite(fd, me, 0)
             os.fsync(fd)
-        except BaseException:
+        except BaseException as exc:
+            with contextlib.suppress(OSError):
+                if os.fstat(fd).st_size == 0:  # emptied by us, not written: no empty lock file left behind
+                    os.unlink(lock)
             os.close(fd)
+            if isinstance(exc, OSError):
+                raise SweepError(f"cannot lock sweep folder {str(self.path)!r}: cannot write its lock file "
+                                 f"({exc.strerror or exc}); free some space and run the command again") from None
             raise
         self._lock_fd, self._lock_depth = fd, 1
         try:
@@ -588,8 +607,8 @@ def check_folder_disk(path, spec: SweepSpec, missing: ChunkRuns | None = None) -
 
         raise SweepError(f"the sweep's {games:,} missing games in {chunks:,} chunk files need at least "
                          f"{human_bytes(need)} (at {MIN_BYTES_PER_GAME} bytes a game, {MIN_BYTES_PER_CHUNK:,} a "
-                         f"file), and {str(path)!r} has {human_bytes(free)} free: sweep fewer games, a "
-                         f"bigger --chunk-size, or write elsewhere")
+                         f"file), and {str(path)!r} has {human_bytes(free)} free: sweep fewer games, in "
+                         f"bigger chunks, or write elsewhere")
 
 
 def _lock_owner(fd) -> dict | None:

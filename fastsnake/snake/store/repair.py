@@ -10,7 +10,9 @@ repair is refused naming the chunk. The damaged manifest is kept beside the new 
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -49,6 +51,23 @@ def _spec_of(name: str, sweep: SweepFile, info: dict) -> SweepSpec:
         return SweepSpec.from_json(data)
     except (ValueError, TypeError) as exc:
         raise SweepError(f"{name}: its sweep identity is damaged ({exc}); remove it and repair again") from None
+
+
+def _replace_manifest(dataset: SweepDataset, kept: str | None) -> None:
+    """Keep a copy of the damaged manifest as `kept`, then write the new one over it atomically: a
+    repair that cannot finish (a full disk) leaves the old manifest where it was, and no copy."""
+    path = dataset.path
+    try:
+        if kept is not None:
+            shutil.copyfile(path / MANIFEST, path / kept)
+        dataset.save_manifest()
+    except (OSError, SweepError) as exc:
+        if kept is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(path / kept)
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc).split(": ", 1)[-1].split(" (")[0]
+        raise SweepError(f"sweep folder {str(path)!r}: the repair could not finish ({reason}); the old {MANIFEST} "
+                         f"is left as it was: free some space and repair again") from None
 
 
 def repair_manifest(path) -> str | None:
@@ -105,8 +124,7 @@ def repair_manifest(path) -> str | None:
             while (path / f"_manifest.damaged-{k}.json").exists():
                 k += 1
             kept = f"_manifest.damaged-{k}.json"
-            os.replace(path / MANIFEST, path / kept)
         dataset.records = records
-        dataset.save_manifest()
+        _replace_manifest(dataset, kept)
     what = f"rebuilt {MANIFEST} from {len(records):,} chunk(s) of {spec.n_chunks:,}"
     return what + (f"; the damaged one is kept as {kept}" if kept else "")
