@@ -951,10 +951,9 @@ def write_compare(results, path) -> None:
     _check_path(path, "path")
     from fastsnake.snake.report import COMPARE_META_KEY, run_record
 
-    # Each sweep's own (dictionary-encoded) policy column becomes the compare file's first column.
-    tables = [r.table.drop_columns(["policy"]).add_column(0, "policy", pa.array([r.summary["policy"]] * len(r.table)))
-              for r in results]
-    table = pa.concat_tables(tables, promote_options="permissive")
+    # Every sweep's rows in the one schema (`store.sweepfile.schema_names`): a compare file's columns
+    # are a sweep file's, each row naming its policy, board and run.
+    table = pa.concat_tables([r.table for r in results], promote_options="permissive")
     compared = [{"parameters": _file_parameters(r.summary["policy"], _config_of(r.summary), r.summary["seed"],
                                                 r.summary["options"], r.summary["games"]),
                  "run": run_record(r.summary)} for r in results]

@@ -167,7 +167,7 @@ def run_to_precision(names: list[str], config, cap: int, seed: int, *, target: f
 def _without_rows(run: SweepRun) -> SweepRun:
     return SweepRun(run.policy, run.config, run.options, run.base_seed, run.first_game, run.games, run.threads,
                     run.rows[:0], run.seconds, run.cpu_seconds, run.interrupted, dict(run.extra), None,
-                    run.chunk_times)
+                    run.chunk_times, run.run_id)
 
 
 def combine(runs: list[SweepRun], stats: SummaryAccumulator) -> SweepRun:
@@ -184,4 +184,4 @@ def combine(runs: list[SweepRun], stats: SummaryAccumulator) -> SweepRun:
         rows=np.concatenate([r.rows for r in runs]),
         seconds=sum(r.seconds for r in runs), cpu_seconds=sum(r.cpu_seconds for r in runs),
         interrupted=any(r.interrupted for r in runs), extra=extra, stats=stats,
-        chunk_times=[t for r in runs for t in r.chunk_times])
+        chunk_times=[t for r in runs for t in r.chunk_times], run_id=first.run_id)

@@ -121,8 +121,10 @@ def _parquet_sources(path: str) -> list[SweepSource]:
     if COMPARE_META_KEY not in meta and ("policy" not in names or "tail_rule" in names):
         return [_folder_source(path)]  # one sweep (its identity columns are no compare file's policy column)
 
-    # A compare of several boards holds rows and cols columns: one section per policy and board.
-    keys = ["policy", "rows", "cols"] if {"policy", "rows", "cols"} <= set(names) else ["policy"]
+    # A compare of several boards holds rows and cols columns: one section per policy and board (the
+    # policy as asked: `policy` holds the one that played, grove for strongest).
+    name = "policy_asked" if "policy_asked" in names else "policy"
+    keys = [name, "rows", "cols"] if {name, "rows", "cols"} <= set(names) else [name]
 
     def read(key=None):
         def batches():
@@ -133,7 +135,10 @@ def _parquet_sources(path: str) -> list[SweepSource]:
                 for batch in pq.ParquetFile(path, **READ_OPTIONS).iter_batches(batch_size=BATCH_ROWS):
                     table = pa.Table.from_batches([batch])
                     for column, value in zip(keys, key or (), strict=False):
-                        table = table.filter(pc.equal(table.column(column), value))
+                        values = table.column(column)
+                        if pa.types.is_dictionary(values.type):
+                            values = values.cast(pa.string())
+                        table = table.filter(pc.equal(values, value))
                     yield table
             except (OSError, ValueError) as exc:  # a page checksum that fails, a page cut short
                 raise ReportError(f"{path!r} is damaged ({str(exc).splitlines()[0][:120]}); "
@@ -149,11 +154,11 @@ def _parquet_sources(path: str) -> list[SweepSource]:
     policies, boards = [], set()
     for batch in pq.ParquetFile(path, **READ_OPTIONS).iter_batches(batch_size=BATCH_ROWS, columns=keys):
         table = pa.Table.from_batches([batch])
-        for name in pc.unique(table.column("policy")).to_pylist():
-            if name not in policies:
-                policies.append(name)
+        for asked in pc.unique(table.column(name)).to_pylist():
+            if asked not in policies:
+                policies.append(asked)
         if len(keys) == 3:
-            seen = table.group_by(keys).aggregate([])
+            seen = table.set_column(0, name, table.column(name).cast(pa.string())).group_by(keys).aggregate([])
             boards |= set(zip(*(seen.column(k).to_pylist() for k in keys), strict=True))
     found = ([(p,) for p in policies] if len(keys) == 1 else
              sorted(boards, key=lambda k: (policies.index(k[0]), k[1] * k[2], k[1])))

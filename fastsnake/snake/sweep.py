@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
+from fastsnake import __version__
 from fastsnake.errors import Terminated
 from fastsnake.snake import record
 from fastsnake.snake.board import GameConfig
@@ -37,6 +38,7 @@ from fastsnake.snake.store.sweepfile import (  # noqa: F401  (re-exported: their
     ParquetStream,
     SweepError,
     SweepFileError,
+    new_run_id,
     numpy_type,
     read_parquet,
     read_sweep_table,
@@ -66,6 +68,7 @@ class SweepRun:
     stats: SummaryAccumulator | None = None  # of every finished game (rows may not be kept)
     # One (games, moves, wall seconds, CPU seconds) per timed chunk: the spread of the speed.
     chunk_times: list = field(default_factory=list)
+    run_id: str = field(default_factory=new_run_id)  # the `run_id` column of its rows
 
     def __getattr__(self, name):
         """A kernel column of the record by name (``run.outcome``: int8 codes 1 won, 2 died,
@@ -101,6 +104,8 @@ class SweepRun:
             "seed": self.base_seed,
             "first_game": self.first_game,
             "options": self.options,
+            "run_id": self.run_id,
+            "version": __version__,
         }
 
 

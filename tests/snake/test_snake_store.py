@@ -274,7 +274,9 @@ def test_verify_repair_rebuilds_a_lost_manifest_and_resume_finishes(tmp_path, lo
     assert report["repaired"].startswith("rebuilt _manifest.json from 2 chunk(s) of 4")
     assert report["ok"] and report["missing"] == [[100, 199], [300, 399]]
     assert fastsnake.resume_sweep(folder, threads=1).summary["games"] == 400
-    assert store.read_sweep(folder)[1].equals(reference)
+    repaired = store.read_sweep(folder)[1]
+    assert repaired.drop_columns(["run_id"]).equals(reference.drop_columns(["run_id"]))
+    assert len(set(repaired.column("run_id").to_pylist())) == 1  # the chunks' run id, kept by the repair
     assert fastsnake.verify_sweep(folder, repair=True)["repaired"] is None  # intact now: nothing to do
 
 

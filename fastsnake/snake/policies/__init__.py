@@ -322,6 +322,17 @@ def get_policy(name: str) -> EnginePolicy:
         return policy
 
 
+def resolved_name(name: str) -> str:
+    """The policy that plays under `name`: an alias's own (``strongest`` -> ``grove``), else `name`.
+    A family's name (``model:PATH``) is its own: nothing is loaded to answer."""
+    if ":" in name:
+        return name
+    try:
+        return get_policy(name).alias_of or name
+    except PolicyError:
+        return name
+
+
 def all_policies(errors: list | None = None) -> list[EnginePolicy]:
     """Every policy, loaded; a policy that cannot load is skipped (its error appended to `errors`)."""
     found = []

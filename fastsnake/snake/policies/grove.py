@@ -106,6 +106,6 @@ POLICY = EnginePolicy(
 
 # The strongest guaranteed agent we have: `grove` (the lowest mean moves of our agents).
 STRONGEST = dataclasses.replace(
-    POLICY, name="strongest",
+    POLICY, name="strongest", alias_of="grove",
     summary="Alias of `grove`: the strongest guaranteed agent (cell-tree games, fastest kernels).\n\n" + __doc__,
 )

@@ -48,6 +48,8 @@ class EnginePolicy:
     # Games a sweep hands each kernel call at least: a policy that plays many games at once (model:PATH,
     # one forward pass for all of them) is only fast when it has many to play.
     batch_games: int = 1
+    # The policy an alias names (``strongest``: ``grove``): sweep files record that one as `policy`.
+    alias_of: str | None = None
 
     @property
     def headline(self) -> str:

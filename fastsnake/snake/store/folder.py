@@ -47,6 +47,9 @@ from fastsnake.snake.store.sweepfile import (
     SweepFile,
     SweepFileError,
     check_disk,
+    derived_run_id,
+    identity_values,
+    new_run_id,
     rows_table,
     short,
 )
@@ -194,10 +197,24 @@ class SweepDataset:
         self.spec = spec
         self.records = dict(records or {})  # chunk index -> its record in the manifest
         self.manifest = manifest or {"format": DATASET_FORMAT, "sweep": spec.to_json(), "version": __version__,
-                                     "code": code_fingerprint(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+                                     "code": code_fingerprint(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                                     "run_id": new_run_id()}
         self._lock_fd = None
         self._lock_depth = 0
         self._disk_checked = False
+
+    @property
+    def run_id(self) -> str:
+        """The folder's run id: its manifest's, or (a folder started before run ids) one derived from
+        the manifest's sweep and creation time, the same at every read and for every chunk."""
+        return self.manifest.get("run_id") or derived_run_id(
+            {"sweep": self.manifest.get("sweep"), "created": self.manifest.get("created")})
+
+    def identity(self) -> dict:
+        """The identity columns' values of every row of the folder (`sweepfile.identity_values`):
+        what fills them in chunks written before they existed."""
+        return identity_values(self.spec.file_parameters(), run_id=self.run_id,
+                               version=self.manifest.get("version"))
 
     # -- opening ---------------------------------------------------------------
     @classmethod
@@ -502,7 +519,8 @@ class SweepDataset:
         acc = SummaryAccumulator()
         acc.add_rows(rows)
         table = rows_table(rows, first, spec.seed, dict(spec.file_parameters(), chunk_size=spec.chunk_size,
-                                                        code=self.manifest.get("code")))
+                                                        code=self.manifest.get("code"), run_id=self.run_id,
+                                                        version=__version__))
         meta = dict(table.schema.metadata)
         meta[CHUNK_META_KEY] = json.dumps({"index": index, "first": first, "count": count,
                                            "stats": acc.to_json()}).encode()

@@ -61,6 +61,7 @@ class SweepReader:
                 raise SweepError(_file_message(self.path, exc.reason)) from None
             return
         dataset = self.dataset
+        identity = dataset.identity()
         for index in self.chunks:
             name = chunk_name(index)
             status, _, detail = dataset.check_chunk(index)
@@ -69,8 +70,9 @@ class SweepReader:
             if status == "damaged":
                 raise SweepError(f"sweep folder {self.path!r}: {name} {detail}; {redo_hint(self.path, name)}")
             try:
-                yield from SweepFile(dataset.chunk_path(index)).batches(dataset.spec.chunk_range(index)[0],
-                                                                        batch_rows=batch_rows)
+                chunk = SweepFile(dataset.chunk_path(index))
+                chunk.identity = identity  # a chunk of an older version lacks columns: the folder's
+                yield from chunk.batches(dataset.spec.chunk_range(index)[0], batch_rows=batch_rows)
             except SweepFileError as exc:
                 raise SweepError(f"sweep folder {self.path!r}: {name} {exc.reason}; "
                                  f"{redo_hint(self.path, name)}") from None

@@ -27,7 +27,7 @@ from fastsnake.snake.store.folder import (
     chunk_info,
     code_fingerprint,
 )
-from fastsnake.snake.store.sweepfile import SweepError, SweepFile, SweepFileError, short
+from fastsnake.snake.store.sweepfile import SweepError, SweepFile, SweepFileError, new_run_id, short
 
 
 def _manifest_intact(path: Path) -> bool:
@@ -101,9 +101,13 @@ def repair_manifest(path) -> str | None:
                 raise SweepError(f"sweep folder {str(path)!r}: {name} disagrees with {source} ({field} "
                                  f"{short(mine)} there, {short(theirs)} in {source}); remove the chunk that does "
                                  "not belong and repair again")
-    code = SweepFile(path / source).parameters.get("code") or code_fingerprint()
+    found = SweepFile(path / source).parameters
+    code = found.get("code") or code_fingerprint()
+    # The run's identity is kept: the run id and version its chunks carry (chunks of a version
+    # before run ids carry none: the rebuilt folder gets a new one).
     dataset = SweepDataset(path, spec, manifest={"format": DATASET_FORMAT, "sweep": spec.to_json(),
-                                                 "version": __version__, "code": code,
+                                                 "version": found.get("version") or __version__, "code": code,
+                                                 "run_id": found.get("run_id") or new_run_id(),
                                                  "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                                                  "repaired": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     with dataset.writing(reread=False):

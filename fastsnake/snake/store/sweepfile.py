@@ -31,12 +31,18 @@ PARQUET_META_HASH_KEY = b"fastsnake_sha256"
 # The rows a file holds, noted by its writer when it closes: a flipped row count in the footer
 # (which no page checksum covers) would otherwise read back as a shorter, valid-looking file.
 ROWS_META_KEY = b"fastsnake_rows"
-# /2: the identity columns below, and the parameters' hash required; /1 files still read.
-SWEEP_FORMAT = "fastsnake-sweep/2"
-SWEEP_FORMATS = ("fastsnake-sweep/1", SWEEP_FORMAT)
-# The run's identity as columns (constant in a file; Parquet stores each as one dictionary entry and
-# run lengths), so that DuckDB, polars or pandas read several sweeps as one table and group by them.
-IDENTITY_COLUMNS = ("policy", "rows", "cols", "tail_rule", "start_length")
+# /3: every identity column below; /2: the first five of them and the parameters' hash required;
+# /1 files (none) still read, every reader filling the columns they lack (`conform`).
+SWEEP_FORMAT = "fastsnake-sweep/3"
+SWEEP_FORMATS = ("fastsnake-sweep/1", "fastsnake-sweep/2", SWEEP_FORMAT)
+# The run's identity as columns (constant in a run; Parquet stores each as one dictionary entry and
+# run lengths), so that DuckDB, polars or pandas read several sweeps as one table and group by them:
+# the policy that played (an alias resolved: grove for strongest) and the name asked, its options
+# as canonical JSON, the board, rules, move cap, base seed, the fastsnake version and a run id.
+IDENTITY_COLUMNS = ("policy", "policy_asked", "options", "rows", "cols", "tail_rule", "start_length", "max_moves",
+                    "base_seed", "fastsnake_version", "run_id")
+# The identity columns format /2 required (a /2 file lacking one is damaged).
+IDENTITY_COLUMNS_2 = ("policy", "rows", "cols", "tail_rule", "start_length")
 # Rows read at once: every reader's memory is bounded by a few batches, whatever the file's size.
 BATCH_ROWS = 1 << 18
 # Parquet page checksums: written by every writer, verified by every reader.
@@ -80,7 +86,8 @@ def record_array(column, values):
 
 def rows_table(rows, first_game: int, base_seed: int, parameters: dict, identity: bool = True):
     """The Parquet/Arrow form of kernel rows (one slot per `record.kernel_columns()`) of games from
-    `first_game`; with `identity` (every file we write) the run's identity columns too."""
+    `first_game`; with `identity` (every file we write) the run's identity columns too (`parameters`
+    carry the run's ``run_id`` and ``version`` in every file this version writes)."""
     import pyarrow as pa
 
     count = rows.shape[0]
@@ -113,17 +120,108 @@ def with_absent_columns(table):
     return table.replace_schema_metadata(meta)
 
 
-def identity_columns(parameters: dict, count: int) -> dict:
-    """The identity columns of `count` rows of the sweep `parameters` describes: the strings
-    dictionary-encoded (one entry each), the numbers small integers."""
+def canonical_options(options) -> str:
+    """Options as canonical JSON (sorted keys, no spaces): equal options, equal text."""
+    return json.dumps(options or {}, sort_keys=True, separators=(",", ":"))
+
+
+def derived_run_id(text) -> str:
+    """A run id for a run that recorded none (files and folders written before run ids): a hash of
+    its recorded parameters, so every read of it gives the same id."""
+    raw = text if isinstance(text, bytes) else json.dumps(text, sort_keys=True).encode()
+    return "h" + hashlib.sha256(raw).hexdigest()[:15]
+
+
+def new_run_id() -> str:
+    """A fresh run id (16 hex digits): the games of one run, whatever file they end up in."""
+    import uuid
+
+    return uuid.uuid4().hex[:16]
+
+
+def resolved_policy(name: str) -> str:
+    """The policy that played under `name`: an alias's own policy (``strongest`` -> ``grove``)."""
+    from fastsnake.snake.policies import resolved_name
+
+    return resolved_name(name)
+
+
+def with_run(parameters: dict) -> dict:
+    """`parameters` with the ``run_id`` (a new one unless they have one) and ``version`` of this run."""
+    from fastsnake import __version__
+
+    return dict(parameters, run_id=parameters.get("run_id") or new_run_id(), version=__version__)
+
+
+def identity_values(parameters: dict, run_id: str | None = None, version: str | None = None) -> dict:
+    """The value of each identity column for the rows of the run `parameters` describes (a file's
+    or chunk's footer, or a manifest's sweep). `run_id` / `version` default to the parameters' own
+    (``run_id``, ``version``), else an id derived from the parameters and "unknown"."""
+    asked = str(parameters["policy"])
+    return {"policy": parameters.get("policy_resolved") or resolved_policy(asked), "policy_asked": asked,
+            "options": canonical_options(parameters.get("options")), "rows": int(parameters["rows"]),
+            "cols": int(parameters["cols"]), "tail_rule": str(parameters["tail_rule"]),
+            "start_length": int(parameters["start_length"]), "max_moves": int(parameters["max_moves"]),
+            "base_seed": int(parameters["seed"]),
+            "fastsnake_version": str(version or parameters.get("version") or "unknown"),
+            "run_id": str(run_id or parameters.get("run_id") or derived_run_id(
+                {k: v for k, v in parameters.items() if k not in ("code", "chunk_size", "format")}))}
+
+
+def identity_types() -> dict:
+    """The Arrow type of each identity column: words dictionary-encoded, numbers small integers."""
     import pyarrow as pa
 
-    def words(value):
-        return pa.DictionaryArray.from_arrays(pa.array(np.zeros(count, np.int32)), pa.array([str(value)]))
+    words = pa.dictionary(pa.int32(), pa.string())
+    return {"policy": words, "policy_asked": words, "options": words, "rows": pa.int16(), "cols": pa.int16(),
+            "tail_rule": words, "start_length": pa.int32(), "max_moves": pa.int64(), "base_seed": pa.uint64(),
+            "fastsnake_version": words, "run_id": words}
 
-    return {"policy": words(parameters["policy"]), "rows": np.full(count, parameters["rows"], np.int16),
-            "cols": np.full(count, parameters["cols"], np.int16), "tail_rule": words(parameters["tail_rule"]),
-            "start_length": np.full(count, parameters["start_length"], np.int32)}
+
+def identity_columns(parameters: dict, count: int, run_id: str | None = None, version: str | None = None) -> dict:
+    """The identity columns of `count` rows of the run `parameters` describes (`identity_values`):
+    constant in a run, so Parquet stores each as one dictionary entry and run lengths."""
+    import pyarrow as pa
+
+    values = identity_values(parameters, run_id, version)
+    out = {}
+    for name, kind in identity_types().items():
+        if pa.types.is_dictionary(kind):
+            out[name] = pa.DictionaryArray.from_arrays(pa.array(np.zeros(count, np.int32)), pa.array([values[name]]))
+        else:
+            out[name] = pa.array(np.full(count, values[name], kind.to_pandas_dtype()), kind)
+    return out
+
+
+def schema_names() -> tuple[str, ...]:
+    """Every sweep, compare and folder file's columns, in order: the game record, then the identity."""
+    return record.names() + IDENTITY_COLUMNS
+
+
+def conform(table, identity: dict):
+    """`table` in the one schema (`schema_names`, the types of `record_types` and `identity_types`):
+    a record column it lacks is null (absent), an identity column it lacks is filled from
+    `identity` (`identity_values` of its run), a string column becomes dictionary-encoded, and the
+    columns are put in order. Rows written by this version pass through unchanged."""
+    import pyarrow as pa
+
+    meta = table.schema.metadata
+    table = with_absent_columns(table)
+    types = dict(record_types(), **identity_types())
+    columns = []
+    for name in schema_names():
+        kind = types[name]
+        if name in table.column_names:
+            column = table.column(name)
+            if column.type != kind:
+                column = column.cast(kind)
+        elif pa.types.is_dictionary(kind):
+            column = pa.DictionaryArray.from_arrays(pa.array(np.zeros(table.num_rows, np.int32)),
+                                                    pa.array([identity[name]]))
+        else:
+            column = pa.array(np.full(table.num_rows, identity[name], kind.to_pandas_dtype()), kind)
+        columns.append(column)
+    return pa.table(columns, names=list(schema_names())).replace_schema_metadata(meta)
 
 
 def with_parameters(table, parameters: dict):
@@ -183,7 +281,7 @@ class ParquetStream:
         folder, name = os.path.split(os.path.abspath(self.path))
         remove_stale_temps(folder, f".{name}.partial-")
         self.tmp = temp_name(self.path)
-        self.parameters, self.base_seed = parameters, base_seed
+        self.parameters, self.base_seed = with_run(parameters), base_seed
         self.writer = None
         self.rows = 0
         self.disk_checked = False
@@ -345,13 +443,15 @@ def values_problem(table, params: dict) -> str | None:
             at = int(np.flatnonzero(bad)[0])
             return (f"game {int(games[at])} {what} (moves {int(moves[at])}, apples {int(apples[at])}, "
                     f"length {int(length[at])}): not a possible game")
+    identity = identity_values(params)
     for name in IDENTITY_COLUMNS:
-        if name in table.column_names:
+        if name in table.column_names and (name not in ("run_id", "fastsnake_version") or
+                                           {"run_id": "run_id", "fastsnake_version": "version"}[name] in params):
             column = table.column(name)
-            want = str(params[name]) if name in ("policy", "tail_rule") else int(params[name])
-            values = pc.unique(column.cast(pa.string()) if name in ("policy", "tail_rule") else column).to_pylist()
-            if values != [want]:
-                return f"its {name!r} column holds {short(values[:3])} where its parameters say {want!r}"
+            words = pa.types.is_dictionary(column.type) or pa.types.is_string(column.type)
+            values = pc.unique(column.cast(pa.string()) if words else column).to_pylist()
+            if values != [identity[name]]:
+                return f"its {name!r} column holds {short(values[:3])} where its parameters say {identity[name]!r}"
     return None
 
 
@@ -403,10 +503,11 @@ class SweepFile:
         problem = parameters_problem(params)
         if problem:
             raise SweepFileError(path, f"is damaged ({problem})")
-        if params.get("format") == SWEEP_FORMAT:
+        if params.get("format") in SWEEP_FORMATS[1:]:
             if digest is None:
                 raise SweepFileError(path, "is damaged (its sweep parameters have no hash)")
-            absent = [c for c in IDENTITY_COLUMNS if c not in names]
+            wanted = IDENTITY_COLUMNS if params["format"] == SWEEP_FORMAT else IDENTITY_COLUMNS_2
+            absent = [c for c in wanted if c not in names]
             if absent:
                 raise SweepFileError(path, f"is damaged (no {absent[0]!r} column)")
         stored = _stored_row_count(meta)
@@ -417,6 +518,12 @@ class SweepFile:
             self.run = json.loads(meta[RUN_META_KEY]) if RUN_META_KEY in meta else {}
         except ValueError:
             self.run = {}
+        if not isinstance(self.run, dict):
+            self.run = {}
+        # What fills the identity columns a file of an older format lacks (`conform`); a folder's
+        # reader sets its manifest's instead.
+        self.identity = identity_values(params, run_id=params.get("run_id") or derived_run_id(raw),
+                                        version=params.get("version") or self.run.get("fastsnake"))
 
     def batches(self, first: int | None = None, *, check: bool = True, batch_rows: int = BATCH_ROWS):
         """The file's rows as pyarrow tables of at most `batch_rows` rows, in order; with `check`
@@ -440,7 +547,7 @@ class SweepFile:
                         raise SweepFileError(self.path, f"is damaged ({problem})")
                 expected += table.num_rows
                 rows += table.num_rows
-                yield with_absent_columns(table)
+                yield conform(table, self.identity)
         except MemoryError:
             raise
         except (OSError, ValueError, TypeError, NotImplementedError, pa.ArrowException) as exc:
@@ -469,7 +576,7 @@ class SweepFile:
 
         parts = list(self.batches(first, check=check))
         if not parts:
-            return with_absent_columns(self.file.schema_arrow.empty_table()).replace_schema_metadata(self.metadata)
+            return conform(self.file.schema_arrow.empty_table(), self.identity).replace_schema_metadata(self.metadata)
         return pa.concat_tables(parts).replace_schema_metadata(self.metadata)
 
 
