@@ -93,7 +93,8 @@ def register(subparsers) -> None:
     p.add_argument("--workers", type=common.positive_int, default=2,
                    help="worker processes, one instance each at a time (default 2)")
     p.add_argument("--algorithm", default="auto", choices=("astar", "idastar", "auto"))
-    p.add_argument("--heuristic", default="auto", choices=_HEURISTICS)
+    p.add_argument("--heuristic", default="auto", choices=_HEURISTICS, metavar="NAME",
+                   help="one of %(choices)s (default %(default)s)")
     p.add_argument("--partition", "--pdb", dest="partition", default=None,
                    help="pdb tile groups (default 6-6-3 on 4x4, 6-6-6-6 on 5x5)")
     p.add_argument("--max-nodes", type=common.positive_int, default=None, metavar="N",
