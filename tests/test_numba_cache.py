@@ -184,7 +184,7 @@ def test_import_reach_reads_every_kind_of_import(tmp_path, monkeypatch):
     (root / "fastsnake" / "_r_pkg" / "__init__.py").write_text("from ..errors import InputError\nthing = 1\n")
     (root / "fastsnake" / "_r_pkg" / "sub.py").write_text("x = 1\n")
     monkeypatch.setattr(nc, "_PACKAGE_DIR", root / "fastsnake")
-    for fn in (nc.imports_of, nc.import_reach, nc.sources_hash):
+    for fn in (nc.imports_of, nc.import_reach, nc.sources_hash, nc._module_digest):
         fn.cache_clear()
     try:
         reach = nc.import_reach(frozenset({"fastsnake._r_a"}))
@@ -192,7 +192,7 @@ def test_import_reach_reads_every_kind_of_import(tmp_path, monkeypatch):
                          "fastsnake._r_pkg.sub", "fastsnake.errors"}
         assert nc.module_of(root / "fastsnake" / "_r_pkg" / "__init__.py") == "fastsnake._r_pkg"
     finally:
-        for fn in (nc.imports_of, nc.import_reach, nc.sources_hash):
+        for fn in (nc.imports_of, nc.import_reach, nc.sources_hash, nc._module_digest):
             fn.cache_clear()
 
 
