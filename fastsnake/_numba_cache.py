@@ -143,14 +143,19 @@ def import_reach(roots: frozenset[str]) -> frozenset[str]:
 
 
 @lru_cache(maxsize=None)
+def _module_digest(name: str) -> bytes:
+    path = module_path(name)
+    digest = hashlib.blake2b(name.encode() + b"\0", digest_size=16)
+    digest.update(str(path.relative_to(_PACKAGE_DIR)).encode() + b"\0" + path.read_bytes() if path else b"-")
+    return digest.digest()
+
+
+@lru_cache(maxsize=None)
 def sources_hash(modules: frozenset[str]) -> str:
-    """BLAKE2b (16 hex digits) of the paths and bytes of `modules` (a missing one hashes as absent)."""
+    """BLAKE2b (16 hex digits) of the names, paths and bytes of `modules` (a missing one hashes as absent)."""
     digest = hashlib.blake2b(digest_size=8)
     for name in sorted(modules):
-        path = module_path(name)
-        digest.update(name.encode() + b"\0")
-        digest.update(str(path.relative_to(_PACKAGE_DIR)).encode() + b"\0" if path else b"-\0")
-        digest.update(path.read_bytes() if path else b"")
+        digest.update(_module_digest(name))
     return digest.hexdigest()
 
 

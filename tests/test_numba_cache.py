@@ -155,6 +155,9 @@ POLICY_FOLDERS = """
         paths = {k.stats.cache_path for e in (policy.sweep_kernel, policy.play_kernel) for k in compiled_kernels(e)}
         out[policy.name] = sorted(paths)
     out["envs"] = [env_kernels.step_batch.stats.cache_path]
+    from fastsnake.warm.parts import sources_key  # what `fastsnake warm` marks a compiled part with
+
+    out["marks"] = {part: sources_key(part) for part in ("policy:cycle", "policy:phc", "policy:grove", "envs")}
     print(json.dumps(out))
 """
 
@@ -164,13 +167,19 @@ def test_the_policies_keys_follow_the_engine_and_only_their_own_modules(tmp_path
     ``phc.py`` moves phc's folder only, one to ``engine.py`` every policy's and the envs'."""
     root = _scratch(tmp_path)
     before = _run(root, POLICY_FOLDERS)
+    marks = before.pop("marks")
     assert all(before.values()) and len({p for paths in before.values() for p in paths}) == 4
     _edit(root, "snake/policies/phc.py")
     after_phc = _run(root, POLICY_FOLDERS)
+    marks_phc = after_phc.pop("marks")
     assert {n for n in before if before[n] != after_phc[n]} == {"phc"}
+    # `fastsnake warm`'s marks (the background compile's "is it compiled?") follow the same rule.
+    assert {p for p in marks if marks[p] != marks_phc[p]} == {"policy:phc"}
     _edit(root, "snake/engine.py")
     after_engine = _run(root, POLICY_FOLDERS)
+    marks_engine = after_engine.pop("marks")
     assert all(set(after_engine[n]).isdisjoint(after_phc[n]) for n in before)
+    assert all(marks_engine[p] != marks_phc[p] for p in marks)
 
 
 def test_import_reach_reads_every_kind_of_import(tmp_path, monkeypatch):
@@ -184,7 +193,7 @@ def test_import_reach_reads_every_kind_of_import(tmp_path, monkeypatch):
     (root / "fastsnake" / "_r_pkg" / "__init__.py").write_text("from ..errors import InputError\nthing = 1\n")
     (root / "fastsnake" / "_r_pkg" / "sub.py").write_text("x = 1\n")
     monkeypatch.setattr(nc, "_PACKAGE_DIR", root / "fastsnake")
-    for fn in (nc.imports_of, nc.import_reach, nc.sources_hash):
+    for fn in (nc.imports_of, nc.import_reach, nc.sources_hash, nc._module_digest):
         fn.cache_clear()
     try:
         reach = nc.import_reach(frozenset({"fastsnake._r_a"}))
@@ -192,7 +201,7 @@ def test_import_reach_reads_every_kind_of_import(tmp_path, monkeypatch):
                          "fastsnake._r_pkg.sub", "fastsnake.errors"}
         assert nc.module_of(root / "fastsnake" / "_r_pkg" / "__init__.py") == "fastsnake._r_pkg"
     finally:
-        for fn in (nc.imports_of, nc.import_reach, nc.sources_hash):
+        for fn in (nc.imports_of, nc.import_reach, nc.sources_hash, nc._module_digest):
             fn.cache_clear()
 
 

@@ -9,6 +9,8 @@ Settings: the agents table's (docs/agents.md): defaults, and grove's fast re-sea
 Each agent's two kernels play the same games (`sweep_kernel`, `play_kernel`; sweep game i is the
 game of seed ``game_seed(SEED, i)``), so every sweep digest is also checked through the play kernel,
 game by game (the play kernels are compiled for the agents' other tests anyway: a few seconds).
+cell's sweep digests are slow tests: nothing else in the quick suite compiles cell's sweep kernels
+(about 30 CPU-s each, cold), and the quick suite checks the same digests through its play kernels.
 """
 
 import hashlib
@@ -141,13 +143,16 @@ PLAYED = {
 }
 
 
-def _sweep_cases():
+def _sweep_cases(slow_settings=()):
     for case in SWEEPS:
-        marks = [pytest.mark.slow] if case[1] >= 20 else []
+        marks = [pytest.mark.slow] if case[1] >= 20 or case[0] in slow_settings else []
         yield pytest.param(case, marks=marks, id="-".join(map(str, case)))
 
 
-@pytest.mark.parametrize("case", list(_sweep_cases()))
+# cell's sweep kernels (one per board class, each about 30 CPU-s to compile cold) are compiled by no
+# other quick test: its sweep digests are slow tests, and the quick suite checks the same digests
+# through its play kernels (`test_same_games_through_the_play_kernel`, compiled for cell's other tests).
+@pytest.mark.parametrize("case", list(_sweep_cases(slow_settings=("cell",))))
 def test_same_games(case):
     assert sweep_digest(*case) == SWEEPS[case]
 
