@@ -41,7 +41,7 @@ def _worker_init(spec: dict) -> None:
         from fastsnake.puzzle import pdb as P
 
         data = np.asarray(np.memmap(spec["pdb_file"], dtype=np.uint8, mode="r"))
-        pset = P.attach(rows, cols, spec["blank_cell"], spec["groups"], data)
+        pset = P.attach(rows, cols, spec["blank_cell"], spec["groups"], spec["sizes"], data)
         hc = build_context(heuristic_code(spec["heuristic"]), rows, cols, goal, pdb=pset)
         _WORKER["context"] = (hc, {"pdb": pset.describe()})
     else:
@@ -128,20 +128,15 @@ def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: st
         if REGISTRY[heuristic].tables == "pdb":
             from fastsnake.puzzle import pdb as P
 
-            blank_cell, groups = P.set_groups(rows, cols, goal, partition)
+            pset = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget)
             fd, tmp = tempfile.mkstemp(prefix="fastsnake-pdb-", suffix=".bin",
                                        dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
-            os.close(fd)
-            size = P.set_bytes(rows, cols, groups)
-            with open(tmp, "r+b") as fh:
-                fh.truncate(size)
-            shared = np.memmap(tmp, dtype=np.uint8, mode="r+", shape=(size,))
-            pset = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget,
-                                       data=np.asarray(shared))
-            shared.flush()
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(memoryview(pset.data))
             tables = pset.describe()
-            del pset, shared
-            spec.update(pdb_file=tmp, blank_cell=blank_cell, groups=groups)
+            blank_cell, groups, sizes = pset.blank_cell, pset.groups, [len(t) for t in pset.tables]
+            del pset
+            spec.update(pdb_file=tmp, blank_cell=blank_cell, groups=groups, sizes=sizes)
         setup = time.perf_counter() - t0
         return _run_pool(spec, starts, workers, on_result, setup, tables)
     finally:

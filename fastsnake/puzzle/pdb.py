@@ -39,6 +39,7 @@ from fastsnake.puzzle.pdb_build import (  # noqa: F401  (public names kept here)
     MAX_GROUP,
     UNSEEN,
     build_group,
+    compact_to_sparse,
     convert_layout,
     group_rank,
     popcount16_table,
@@ -62,6 +63,11 @@ MAX_CELLS = 25
 # memory (one multiply-add per move in IDA*); bigger ones (7 and 8 tiles on 4x4)
 # stay compact and are ranked per lookup.
 SPARSE_MAX = 1 << 24
+# On boards over 16 cells, groups whose sparse table is at most this big (6 tiles on 5x5:
+# 25**6 = 244,140,625 bytes) are loaded sparse when every table of the set is cached and
+# the sparse set fits the memory budget: IDA* then never ranks (10 -> 15 M nodes/CPU-s on
+# Korf & Felner's 24-puzzles); else they stay compact, as while they are built.
+SPARSE_MAX_BIG = 1 << 28
 
 # Partitions of the 4x4 goal with the blank in cell 0, as cells. 6-6-3 is the shape
 # used with Korf & Felner's results (two staircase sixes and the bottom-left three):
@@ -153,13 +159,13 @@ def _warn(message: str, progress=None) -> None:
         warnings.warn(message, RuntimeWarning, stacklevel=3)
 
 
-def is_sparse(n: int, k: int) -> bool:
-    return n ** k <= SPARSE_MAX
+def is_sparse(n: int, k: int, big: bool = False) -> bool:
+    return n ** k <= (SPARSE_MAX_BIG if big and n > 16 else SPARSE_MAX)
 
 
-def table_size(n: int, k: int) -> int:
+def table_size(n: int, k: int, big: bool = False) -> int:
     """Entries of a group's in-memory table (sparse n**k or compact n!/(n-k)!)."""
-    return n ** k if is_sparse(n, k) else math.perm(n, k)
+    return n ** k if is_sparse(n, k, big) else math.perm(n, k)
 
 
 def build_bytes(n: int, k: int) -> int:
@@ -194,7 +200,8 @@ def check_budget(rows: int, cols: int, groups, names: str, budget=None, cached=N
 
 
 def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
-                into: np.ndarray | None = None, max_build_bytes: int | None = None) -> tuple[np.ndarray, dict]:
+                into: np.ndarray | None = None, max_build_bytes: int | None = None,
+                big: bool = False) -> tuple[np.ndarray, dict]:
     """The in-memory table of one group (goal cells `cells`), from the cache or built,
     written into `into` (table_size entries) when given. A build that would need more than
     `max_build_bytes` beyond the table (a cached file found corrupt) raises PdbMemoryError."""
@@ -203,8 +210,8 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
     key = table_key(rows, cols, blank_cell, cells)
     path = table_path(key)
     compact_size = math.perm(n, k)
-    sparse = is_sparse(n, k)
-    table = np.zeros(table_size(n, k), np.uint8) if into is None else into
+    sparse = is_sparse(n, k, big)
+    table = np.zeros(table_size(n, k, big), np.uint8) if into is None else into
     info = {"cells": [int(c) for c in cells], "file": str(path), "bytes": compact_size,
             "layout": "sparse" if sparse else "compact"}
     t0 = time.perf_counter()
@@ -213,7 +220,7 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
     if load_table(path, key, compact):
         if sparse:
             table[:] = 0
-            convert_layout(table, compact, n, k, False)
+            compact_to_sparse(compact, table, n, k)
         info["source"] = "cache"
         info["seconds"] = time.perf_counter() - t0
         return table, info
@@ -232,7 +239,7 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
     seconds = time.perf_counter() - t0
     if sparse:
         table[:] = 0
-        convert_layout(table, built, n, k, False)
+        compact_to_sparse(built, table, n, k)
     try:
         save_table(path, key, built, seconds)
         saved = f"saved {compact_size:,} bytes to {path}"
@@ -293,7 +300,9 @@ class PdbSet:
                 slot_group[t] = gi
                 slot_index[t] = i
         gsize = np.array([len(g) for g in self.groups], np.int64)
-        gcompact = np.array([not is_sparse(n, len(g)) for g in self.groups], np.bool_)
+        # A table is compact when it does not have the sparse n**k entries (see is_sparse).
+        gcompact = np.array([len(t) != n ** len(g) for t, g in zip(self.tables, self.groups, strict=True)],
+                            np.bool_)
         maps = self._sym_maps()
         nlk = len(maps)
         lk_grp = np.full(nlk * n, -1, np.int8)
@@ -311,10 +320,8 @@ class PdbSet:
                 gcompact)
 
 
-def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None, budget=None,
-                      data: np.ndarray | None = None) -> PdbSet:
-    """The additive PDB set for this board/goal/partition (loaded, or built and cached),
-    its tables filled into `data` when given (`set_bytes` uint8 entries, e.g. shared memory).
+def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None, budget=None) -> PdbSet:
+    """The additive PDB set for this board/goal/partition (loaded, or built and cached).
 
     Refused up front (PdbMemoryError) when the tables plus the largest BFS still to run
     would pass the memory budget (`budget` bytes, else FASTSNAKE_MEMORY_BUDGET, else 2 GiB)."""
@@ -329,42 +336,32 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None,
     names = "-".join(str(len(g)) for g in groups)
     cached = {i for i, g in enumerate(groups) if table_path(table_key(rows, cols, blank_cell, g)).exists()}
     check_budget(rows, cols, groups, names, budget, cached)
-    sizes = [table_size(n, len(g)) for g in groups]
-    if data is None:
-        data = np.zeros(sum(sizes), np.uint8)
-    elif data.dtype != np.uint8 or len(data) != sum(sizes):
-        raise ValueError(f"data must be {sum(sizes):,} uint8 entries")
+    big = (n > 16 and len(cached) == len(groups)
+           and sum(table_size(n, len(g), True) for g in groups) + max(math.perm(n, len(g)) for g in groups)
+           <= memory_budget(budget))
+    sizes = [table_size(n, len(g), big) for g in groups]
+    data = np.zeros(sum(sizes), np.uint8)
     tables, infos = [], []
     at = 0
     for cells, size in zip(groups, sizes, strict=True):
         table, info = group_table(rows, cols, blank_cell, cells, progress, into=data[at:at + size],
-                                  max_build_bytes=memory_budget(budget) - len(data))
+                                  max_build_bytes=memory_budget(budget) - len(data), big=big)
         at += size
         tables.append(table)
         infos.append(info)
     return PdbSet(rows, cols, blank_cell, groups, tables, infos, data)
 
 
-def set_groups(rows: int, cols: int, goal, partition=None) -> tuple[int, list]:
-    """(blank cell, groups of goal cells) of a partition, as `pattern_databases` chooses them."""
-    goal = np.asarray(goal)
-    return int(np.flatnonzero(goal == 0)[0]), parse_partition(partition, rows, cols, goal)
-
-
-def set_bytes(rows: int, cols: int, groups) -> int:
-    """Entries (bytes) of all the in-memory tables of `groups`, one after the other."""
-    return sum(table_size(rows * cols, len(g)) for g in groups)
-
-
-def attach(rows: int, cols: int, blank_cell: int, groups, data: np.ndarray) -> PdbSet:
-    """A PdbSet over tables already in `data` (filled by `pattern_databases(..., data=)`,
-    e.g. memory-mapped from a file another process wrote): nothing is loaded or built."""
+def attach(rows: int, cols: int, blank_cell: int, groups, sizes, data: np.ndarray) -> PdbSet:
+    """A PdbSet over tables already in `data` (`sizes` entries each, one after the other,
+    as a `PdbSet.data` holds them; e.g. memory-mapped from a file another process wrote):
+    nothing is loaded or built."""
     n = rows * cols
     tables, at = [], 0
-    for g in groups:
-        size = table_size(n, len(g))
+    for size in sizes:
         tables.append(data[at:at + size])
         at += size
     infos = [{"cells": [int(c) for c in g], "source": "shared",
-              "layout": "sparse" if is_sparse(n, len(g)) else "compact"} for g in groups]
+              "layout": "sparse" if size == n ** len(g) else "compact"}
+             for g, size in zip(groups, sizes, strict=True)]
     return PdbSet(rows, cols, blank_cell, [list(g) for g in groups], tables, infos, data)

@@ -227,6 +227,40 @@ def convert_layout(sparse, compact, n, k, to_compact):
             sparse[s] = compact[r]
 
 
+@njit(cache=True)
+def compact_to_sparse(compact, sparse, n, k):
+    """sparse[sum(cell_i * n**i)] = compact[rank] for every placement, enumerated in rank
+    order (ranks are lexicographic in the cells): one pass, no ranking (`convert_layout`
+    decodes every sparse index instead: 10x slower on 6 tiles of 25 cells)."""
+    cells = np.full(k, -1, np.int64)
+    partial = np.zeros(k + 1, np.int64)
+    pw = np.ones(k, np.int64)
+    for i in range(1, k):
+        pw[i] = pw[i - 1] * n
+    used = 0
+    r = 0
+    i = 0
+    while i >= 0:
+        c = cells[i] + 1
+        while c < n and (used >> c) & 1:
+            c += 1
+        if c >= n:
+            cells[i] = -1
+            i -= 1
+            if i >= 0:
+                used &= ~(1 << cells[i])
+            continue
+        cells[i] = c
+        if i == k - 1:
+            sparse[partial[i] + c * pw[i]] = compact[r]
+            r += 1
+        else:
+            used |= 1 << c
+            partial[i + 1] = partial[i] + c * pw[i]
+            i += 1
+    return r
+
+
 def symmetries(rows: int, cols: int) -> list[np.ndarray]:
     """Cell maps of the board's symmetries (identity first)."""
     maps = []

@@ -120,7 +120,7 @@ def test_partition_errors():
     with pytest.raises(P.PuzzleInputError, match="not a preset"):
         P.parse_partition("big", 4, 4, goal)
     with pytest.raises(P.PuzzleInputError, match="support boards"):
-        P.pattern_databases(5, 5, np.arange(25), None)
+        P.pattern_databases(6, 6, np.arange(36), None)
 
 
 def test_compact_layout_matches_sparse(monkeypatch, tmp_path):

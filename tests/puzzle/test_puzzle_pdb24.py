@@ -132,3 +132,16 @@ def test_korf_felner_24_instances_are_well_formed():
         assert is_solvable(start, goal, 5, 5)
         h = heuristic_value(start, hc)
         assert h <= int(length) and (int(length) - h) % 2 == 0
+
+
+@pytest.mark.parametrize("n, k", [(9, 3), (16, 2), (25, 2), (6, 5)])
+def test_compact_to_sparse_matches_the_decoding_conversion(n, k):
+    import math
+
+    rng = np.random.default_rng(n * k)
+    compact = rng.integers(1, 200, math.perm(n, k)).astype(np.uint8)
+    fast = np.zeros(n ** k, np.uint8)
+    slow = np.zeros(n ** k, np.uint8)
+    assert P.compact_to_sparse(compact, fast, n, k) == len(compact)
+    P.convert_layout(slow, compact, n, k, False)
+    assert np.array_equal(fast, slow)
