@@ -26,7 +26,15 @@ Each round picks a fault at random and a target (a single sweep file or a sweep 
   folders' manifests swapped, given to every reader (verify, --resume, report, replay --from):
   all refuse (exit 2);
 * manifest_loss: a folder's manifest deleted, truncated or zeroed: `verify` refuses until
-  `fastsnake verify --repair DIR`, after which `sweep --resume` finishes it equal to a clean run.
+  `fastsnake verify --repair DIR`, after which `sweep --resume` finishes it equal to a clean run;
+* planted_payload (issue 46): a `.pt` and an SB3 `.zip` with a marker-writing payload, their sweep
+  file, folder and replay given to `replay --from`, `replay --check`, `report`, `verify` and
+  `sweep --resume`, with or without `--model`: the marker never appears; without `--model` no model
+  a file names is loaded (exit 2, naming `--model`); skipped without torch;
+* huge_games: a sweep folder of 10**9 .. 10**18 games (or the resume of its manifest) under a 2 GiB
+  address-space limit: refused up front in one line, no folder made;
+* altered_replay: the golden replay with rows, cols, seed, game, an apple, a body cell, a move or
+  the outcome altered: `replay --check` refuses it (exit 2).
 
 The last three test the sweep store of issue 37 (chunk identity, one checked reader, `verify
 --repair`); on a branch without it they fail, as they should.
@@ -89,6 +97,9 @@ PEAK_LAUNCHER = ("import os, subprocess, sys\n"
                  "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
                  "_, status, usage = os.wait4(child.pid, 0)\n"
                  "print(usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status))\n")
+# A huge sweep that runs (it fits on the disk) must end this soon after SIGINT (a chunk boundary or
+# the kernel's poll; generous: the machine is shared).
+HUGE_ANSWER_SECONDS = 5.0
 # The small sweep of the store's classes: issue 37's example (4 chunks of 100, seed 5).
 STORE_POLICY, STORE_SIZE, STORE_GAMES, STORE_CHUNK, STORE_SEED = "cycle", 6, 400, 100, 5
 # Sweeps with the same seed and chunk size whose chunks are foreign to it, one a field of its identity.
@@ -496,9 +507,148 @@ class Trial:
             return f"manifest {how}: the repaired and resumed folder holds other rows"
         return None
 
+    # -- issue 46: planted payloads, huge --games, altered replays ---------------------------------
+    def payload_models(self) -> dict | None:
+        """{"pt": path, "zip": path} of a tiny model with a planted marker-writing payload, each with a
+        sweep file and a sweep folder of it (made once); None without torch and SB3."""
+        if hasattr(self, "_payloads"):
+            return self._payloads
+        self._payloads = None
+        try:
+            import torch  # noqa: F401
+            from sb3_contrib import MaskablePPO  # noqa: F401
+        except ImportError:
+            return None
+        sys.path.insert(0, str(REPO / "tests" / "envs"))
+        from test_model_safety import planted_pt, planted_zip
+
+        made = {}
+        for kind, plant in (("pt", planted_pt), ("zip", planted_zip)):
+            folder = self.work / f"payload-{kind}"
+            folder.mkdir()
+            marker = folder / "MARKER"
+            model = Path(plant(folder, marker))
+            fastsnake.sweep(f"model:{model}", 5, 20, seed=3, threads=1, out=folder / "s.parquet")
+            fastsnake.sweep(f"model:{model}", 5, 20, seed=3, threads=1, out=folder / "dir", chunk_size=10)
+            fastsnake.replay_game(folder / "s.parquet", "longest", models=[model]).save(folder / "g.npz")
+            made[kind] = {"model": model, "marker": marker, "file": folder / "s.parquet", "dir": folder / "dir",
+                          "replay": folder / "g.npz"}
+        self._payloads = made
+        return made
+
+    def planted_payload(self) -> str | None:
+        models = self.payload_models()
+        if models is None:
+            return None  # nothing to plant without torch: not a round of this class
+        kind = self.rng.choice(sorted(models))
+        m = models[kind]
+        named = self.rng.random() < 0.5
+        out = Path(tempfile.mkdtemp(dir=self.work))
+        folder = out / "dir"
+        shutil.copytree(m["dir"], folder)
+        chunks = sorted(folder.glob("chunk-*.parquet"))
+        chunks[self.rng.randrange(len(chunks))].unlink()
+        verb = self.rng.choice(["replay-from", "replay-check", "report-file", "report-dir", "verify", "resume"])
+        argv = {"replay-from": ["replay", "--from", m["file"], "--pick", "longest", "--out", out / "g.npz"],
+                "replay-check": ["replay", "--check", m["replay"]],
+                "report-file": ["report", m["file"], "--out", out / "r.html"],
+                "report-dir": ["report", m["dir"], "--out", out / "r.html"],
+                "verify": ["verify", folder],
+                "resume": ["sweep", "--resume", folder, "--threads", "1"]}[verb]
+        if named and verb != "verify":
+            argv += ["--model", m["model"]]
+        code, _, err = cli(argv)
+        if m["marker"].exists():
+            m["marker"].unlink()
+            return f"payload ran: {kind}, {verb}{' with --model' if named else ''} (exit {code})"
+        if verb == "verify":
+            return None if code in (0, 2) else f"{kind}, verify: exit {code}: {err.strip()[:200]}"
+        if named:
+            return None if code == 0 else f"{kind}, {verb} --model: exit {code}: {err.strip()[:200]}"
+        if code == 0:
+            return f"{kind}, {verb}: a model the file names was loaded (exit 0): read back as good"
+        if "loads no model a file names" not in err:
+            return f"{kind}, {verb}: refused without naming --model: {err.strip()[:200]}"
+        return None
+
+    def huge_games(self) -> str | None:
+        """A sweep folder of 10**9 .. 10**18 games (or the resume of its manifest) under a 2 GiB
+        address-space limit: refused up front in one line with no folder made when even 4 bytes a
+        game cannot fit on this disk; else it runs, and SIGINT a few seconds in ends it (exit 130)
+        within `HUGE_ANSWER_SECONDS`, never a MemoryError."""
+        from fastsnake.snake.store.folder import MIN_BYTES_PER_CHUNK, MIN_BYTES_PER_GAME
+
+        games = self.rng.choice([10**9, 10**10, 10**12, 10**15, 10**18 - 1])
+        chunk = self.rng.choice([None, 10, 1000, 50_000])
+        out = Path(tempfile.mkdtemp(dir=self.work)) / "huge"
+        fits = (games * MIN_BYTES_PER_GAME + -(-games // (chunk or 50_000)) * MIN_BYTES_PER_CHUNK
+                <= shutil.disk_usage(out.parent).free)
+        resume = self.rng.random() < 0.3
+        if resume:
+            from fastsnake.snake.store import SweepDataset, SweepSpec
+
+            SweepDataset.open(out, SweepSpec("cycle", 4, 4, 3, "follow", 256, 0, games, 0, {}, chunk or 50_000))
+            argv = ["sweep", "--resume", out]
+        else:
+            argv = ["sweep", "--policy", "cycle", "--size", "4", "--games", games, "--out", out]
+            argv += ["--chunk-size", chunk] if chunk else []
+        def limited():
+            resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+        proc = subprocess.Popen([sys.executable, "-m", "fastsnake", *map(str, argv)], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True, preexec_fn=limited)
+        what = f"{games:.0e} games, chunk {chunk}{', resumed' if resume else ''}"
+        if fits:
+            time.sleep(self.rng.uniform(2.0, 8.0))
+            proc.send_signal(signal.SIGINT)
+            sent = time.monotonic()
+        try:
+            _, err = proc.communicate(timeout=120 if fits else 600)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return f"{what}: still running {'after SIGINT' if fits else 'after 600 s'}"
+        if fits:
+            answer = time.monotonic() - sent
+            # 130: stopped by the signal; 2: refused after its first chunk, from the bytes it took
+            # ("needs about"), before the signal came.
+            done = proc.returncode == 130 or (proc.returncode == 2 and "needs about" in err)
+            if done and "MemoryError" not in err and answer <= HUGE_ANSWER_SECONDS:
+                return None
+            return f"{what}: exit {proc.returncode} {answer:.1f} s after SIGINT: {err.strip()[-200:]}"
+        if proc.returncode == 2 and "need at least" in err and (resume or not out.exists()):
+            return None
+        return f"{what}: exit {proc.returncode}: {err.strip()[-200:]}"
+
+    def altered_replay(self) -> str | None:
+        """The golden replay with one field altered (rows, cols, seed, game, an apple, a body cell, a
+        move, the outcome): `replay --check` must refuse it (exit 2), naming a field."""
+        with np.load(GOLDEN_REPLAY, allow_pickle=False) as data:
+            fields = {k: data[k] for k in data.files}
+        field = self.rng.choice(["rows", "cols", "seed", "game", "apples", "body", "moves", "outcome"])
+        if field in ("rows", "cols"):
+            fields[field] = np.int64(self.rng.choice([v for v in range(3, 257) if v != int(fields[field])]))
+        elif field in ("seed", "game"):
+            fields[field] = np.uint64(int(fields[field]) + self.rng.randrange(1, 2**32))
+        elif field == "outcome":
+            fields[field] = np.array(self.rng.choice(["won", "stuck"]))
+        else:
+            values = fields[field].copy()
+            k = self.rng.randrange(len(values))
+            top = 4 if field == "moves" else 100
+            values[k] = (int(values[k]) + self.rng.randrange(1, top)) % top
+            fields[field] = values
+        path = Path(tempfile.mkdtemp(dir=self.work)) / "altered.npz"
+        np.savez_compressed(path, **fields)
+        code, _, err = cli(["replay", "--check", path])
+        if code == 0:
+            return f"{field} altered: replay --check read back as good"
+        return one_line_refusal(code, err) and f"{field} altered: {one_line_refusal(code, err)}"
+
 
 WEIGHTS = {"bitflip": 6, "signal": 2, "fulldisk": 1, "writers": 1, "inflate": 1, "crafted_npz": 3,
-           "crafted_sweep": 3, "startup_signal": 1, "foreign_chunk": 3, "damaged_folder": 2, "manifest_loss": 2}
+           "crafted_sweep": 3, "startup_signal": 1, "foreign_chunk": 3, "damaged_folder": 2, "manifest_loss": 2,
+           "planted_payload": 3, "huge_games": 1, "altered_replay": 3}
 
 
 def is_silent(problem: str) -> bool:

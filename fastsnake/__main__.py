@@ -30,6 +30,19 @@ def _quit(message: str, code: int) -> None:
     sys.exit(code)
 
 
+def _end_with(code) -> None:
+    """The command has ended with `code` and said so: flush what it printed, and let a late SIGINT or
+    SIGTERM (during the interpreter's shutdown, when Python has put the default handlers back) no
+    longer kill the process, which would report the signal (-2) instead of the status decided."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
+
+
 def run() -> None:
     try:
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -37,6 +50,9 @@ def run() -> None:
         from fastsnake.cli import run as run_cli
 
         run_cli()  # replaces these handlers with its own first thing; it ends the process (sys.exit)
+    except SystemExit as done:  # the command has ended: a signal during the interpreter's shutdown
+        _end_with(done.code)  # ends it with the status already decided, not killed by the signal (-2)
+        raise
     except KeyboardInterrupt:  # in the CLI's imports, or before its handlers are in place
         _quit("interrupted", 130)
     except Terminated as exc:
