@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import fastsnake
-from fastsnake.snake import store
+from fastsnake.snake import record, store
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.policies import resolved_name
 from fastsnake.snake.store import SweepDataset, SweepSpec, sweepfile
@@ -53,7 +53,8 @@ def test_rows_carry_what_produced_them(tmp_path):
 def test_an_alias_records_the_policy_that_played(tmp_path):
     assert resolved_name("strongest") == "grove" and resolved_name("cycle") == "cycle"
     assert resolved_name("model:/nowhere.pt") == "model:/nowhere.pt"  # nothing loaded to answer
-    run = SweepRun("strongest", GameConfig(10, 10), {"detours": 8}, 0, 0, 0, 1, np.zeros((0, 4), np.int64), 0.0, 0.0)
+    empty = np.zeros((0, record.width()), np.int64)
+    run = SweepRun("strongest", GameConfig(10, 10), {"detours": 8}, 0, 0, 0, 1, empty, 0.0, 0.0)
     values = identity_values(run.parameters())
     assert values["policy"] == "grove" and values["policy_asked"] == "strongest"
     assert values["options"] == '{"detours":8}'
