@@ -28,6 +28,7 @@ import pytest
 gym = pytest.importorskip("gymnasium")
 
 import fastsnake.envs as E  # noqa: E402
+from fastsnake.snake import record  # noqa: E402
 from fastsnake.snake.board import GameConfig  # noqa: E402
 from fastsnake.snake.sweep import prepare  # noqa: E402
 
@@ -56,7 +57,7 @@ def per_cpu_second(run, rounds):
 def test_engine_cycle_moves_per_cpu_second(benchmark):
     policy, _, params, cfg, nbr = prepare("cycle", GameConfig(SIZE, SIZE), {})
     numba.set_num_threads(1)
-    out = np.zeros((4000, 4), np.int64)
+    out = np.zeros((4000, record.width()), np.int64)
     policy.sweep_kernel(cfg, nbr, params, np.uint64(0), np.int64(0), out[:1], 1)  # compile / load
 
     def run():

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from fastsnake.snake import record
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import ix
 from fastsnake.snake.sweep import prepare, run_sweep
@@ -38,7 +39,7 @@ def kernel_games(policy, games, threads=1, seed=0):
     config = GameConfig(*SIZE)
     pol, _, params, cfg, nbr = prepare(policy, config, {})
     numba.set_num_threads(threads)
-    out = np.zeros((games, 4), np.int64)
+    out = np.zeros((games, record.width()), np.int64)
     pol.sweep_kernel(cfg, nbr, params, np.uint64(seed), np.int64(0), out[:1], 1)  # compile / load
     return lambda: (pol.sweep_kernel(cfg, nbr, params, np.uint64(seed), np.int64(0), out, 4 * threads), out)[1]
 
@@ -130,7 +131,7 @@ def test_cycle_sweep_moves_per_cpu_second(benchmark):
     pol, _, params, cfg, nbr = prepare("cycle", config, {})
     ws = pol.sweep_kernel  # compile / load outside the clock
     numba.set_num_threads(1)
-    out = np.zeros((games, 4), np.int64)
+    out = np.zeros((games, record.width()), np.int64)
     ws(cfg, nbr, params, np.uint64(0), np.int64(0), out[:1], 1)
     from fastsnake.snake.policies.cycle import W_MOVE, cycle_workspace
 

@@ -9,6 +9,7 @@ import numba
 import numpy as np
 import pytest
 
+from fastsnake.snake import record
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.sweep import prepare
 
@@ -25,7 +26,7 @@ def test_games_per_cpu_second(benchmark, policy, size):
     _, _, params, cfg, nbr = prepare(policy, config, {})
     games = GAMES[size] if policy not in ("greedy", "greedy-dynamic") else GAMES[size] // 4
     threads = numba.get_num_threads()
-    out = np.zeros((games, 4), np.int64)
+    out = np.zeros((games, record.width()), np.int64)
     kernel = prepare(policy, config, {})[0].sweep_kernel
     kernel(cfg, nbr, params, np.uint64(0), np.int64(0), out[:1], 1)  # compile outside the clock
     cpu = []

@@ -165,8 +165,8 @@ def register(sub) -> None:
                         "at most P x the (baseline's) mean, e.g. 0.01; --games is then the most; a difference that "
                         "cannot exist (a policy that never wins) is skipped; exit 3 when the target is not reached")
     p.add_argument("--threads", type=common.whole_number, default=None, help="numba threads (default: all cores)")
-    p.add_argument("--out", metavar="FILE.parquet", help="per-game records of every policy (column 'policy'; "
-                   "one board size)")
+    p.add_argument("--out", metavar="FILE.parquet", help="per-game records of every policy and board size, in "
+                   "the sweep files' columns (policy, rows, cols, run_id ...)")
     p.add_argument("--plot", metavar="FILE.png", help="moves histograms of every policy; with several sizes, mean "
                    "moves and games per CPU-second against cells, log-log (needs matplotlib)")
     p.add_argument("--all-pairs", action="store_true",
@@ -192,6 +192,7 @@ def register(sub) -> None:
                        epilog=common.examples(
                            "fastsnake replay --from greedy.parquet --pick died --out died.npz",
                            "fastsnake replay --from sweep.parquet --pick 41 --out game41.npz   # game 41 of the sweep",
+                           "fastsnake replay --from c10.parquet --policy greedy --game 7 --out g7.npz   # of a compare",
                            "fastsnake replay --check died.npz --json"))
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--from", dest="source", metavar="RESULTS.parquet", help="a sweep's --out file or folder")
@@ -199,6 +200,9 @@ def register(sub) -> None:
                         "its policy's game from its seed on its board, every field equal")
     p.add_argument("--pick", default="died", help="died (the first game that died), longest, shortest or a game "
                    "index, e.g. 41 (default died; 'lost' is a deprecated spelling of died)")
+    p.add_argument("--game", type=int, metavar="N", help="game N (the same as --pick N)")
+    p.add_argument("--policy", help="of a compare file: the policy whose game to re-create")
+    p.add_argument("--size", help="of a compare file of several boards: the board, RxC")
     p.add_argument("--out", metavar="FILE.npz", help="replay file to write (with --from)")
     _model_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -381,17 +385,20 @@ def cmd_verify(args):
     else:
         if report.get("repaired"):
             print(f"{common.shown(args.path)}: {report['repaired']}")
-        state = "complete" if report["complete"] else "intact, incomplete" if report["ok"] else "DAMAGED"
-        print(f"{common.shown(report['path'])}: {state}: {report['rows']:,} rows of {report['games']:,} games; "
-              f"{report['missing_games']:,} missing, {report['doubled_games']:,} doubled, "
-              f"{report['damaged_games']:,} damaged")
-        for key in ("missing", "doubled", "damaged"):
-            if report[key]:
-                ranges = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in report[key][:10])
-                more = " ..." if len(report[key]) > 10 else ""
-                print(f"  {key}: {ranges}{more}")
-        for problem in report["problems"]:
-            print(f"  {problem}")
+        # a compare file: one line per run (policy and board), each checked as a sweep file
+        for part in report.get("sections") or [report]:
+            state = "complete" if part["complete"] else "intact, incomplete" if part["ok"] else "DAMAGED"
+            run = f" [{part['policy']} {part['board']}]" if "sections" in report else ""
+            print(f"{common.shown(report['path'])}{run}: {state}: {part['rows']:,} rows of {part['games']:,} games; "
+                  f"{part['missing_games']:,} missing, {part['doubled_games']:,} doubled, "
+                  f"{part['damaged_games']:,} damaged")
+            for key in ("missing", "doubled", "damaged"):
+                if part[key]:
+                    ranges = ", ".join(f"{a}" if a == b else f"{a}-{b}" for a, b in part[key][:10])
+                    more = " ..." if len(part[key]) > 10 else ""
+                    print(f"  {key}: {ranges}{more}")
+            for problem in part["problems"]:
+                print(f"  {problem}")
     if not report["ok"]:
         raise InputError(f"{args.path!r} is damaged: {report['problems'][0] if report['problems'] else 'see above'}")
     return None
@@ -414,9 +421,6 @@ def cmd_compare(args):
     several = len(api.board_sizes(args.size)) > 1
     if args.out:
         common.check_output("--out", args.out)
-        if several:
-            raise InputError("--out: a compare file holds one board size; compare several sizes without --out, "
-                             "or run one compare per size")
     if args.warmup and not args.repeat:
         raise InputError("--warmup needs --repeat N (the timed runs it comes before)")
     if args.repeat and args.precision is not None:
@@ -585,11 +589,11 @@ def cmd_replay(args):
         raise InputError("replay --from needs --out FILE.npz")
     common.check_output("--out", args.out)
     _check_parquet("--from", args.source)
-    pick = args.pick
+    pick = args.pick if args.game is None else str(args.game)
     if pick == "lost":
         common.log("fastsnake: warning: --pick lost is deprecated; use --pick died")
         pick = "died"
-    game = fastsnake.replay_game(args.source, pick, models=args.model)
+    game = fastsnake.replay_game(args.source, pick, policy=args.policy, size=args.size, models=args.model)
     game.save(args.out)
     result = dict(game.summary, seconds=game.seconds, file=args.out)
     if not args.json:

@@ -33,6 +33,7 @@ from fastsnake.snake.policies import (
     named_by_files,
     recorded_options,
     register_policy,
+    resolved_name,
     warn_once,
 )
 from fastsnake.snake.policies.user import Policy
@@ -372,7 +373,8 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
                          config.move_cap, seed, games, 0, resolved, int(chunk_size or DEFAULT_CHUNK_SIZE))
         if not os.path.exists(os.path.join(out, MANIFEST)):  # a new folder: refused before it is made
             check_folder_disk(out, spec)
-        return _run_folder(SweepDataset.open(out, spec), threads, cluster, progress)
+        dataset = SweepDataset.open(out, spec, policy_resolved=prepared[0].alias_of or prepared[0].name)
+        return _run_folder(dataset, threads, cluster, progress)
     stream = None
     if out is not None:
         _check_output(out)
@@ -445,7 +447,8 @@ def _close_stream(stream, run, summary: dict, games: int) -> str | None:
 def _file_parameters(policy: str, config: GameConfig, seed: int, options: dict, games: int) -> dict:
     return {"format": SWEEP_FORMAT, "policy": policy, "rows": config.rows, "cols": config.cols,
             "start_length": config.start_length, "tail_rule": config.tail_rule, "max_moves": config.move_cap,
-            "seed": seed, "first_game": 0, "games": games, "options": options}
+            "seed": seed, "first_game": 0, "games": games, "options": options,
+            "policy_resolved": resolved_name(policy)}
 
 
 def resume_sweep(folder, *, threads=None, cluster=None, progress=False, models=()) -> SweepResult:
@@ -894,7 +897,8 @@ def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max
     comparisons"). `size` may list several sizes (``[10, 20]`` or ``"10,20"``). `precision` plays
     rounds until every 95 % half-width is at most that share of the mean (`games` is the cap).
     Options go to each policy that takes them; an option no policy takes is refused. `out`
-    (``*.parquet``, one board size) writes every game's row with a ``policy`` column.
+    (``*.parquet``) writes every game's row, of every policy and board size, in the sweep files' schema
+    (each row names its policy, board and run: `report`, `verify` and `replay_game` read it).
     `all_pairs`, `test`, `robust`, `repeat` and `warmup` are those of `compare_runs`;
     `save_baseline` keeps the run as a named baseline (`benchmark.save_baseline`) and
     `baseline_from` (a name or file) checks it against one (`benchmark.check_baseline`, a share
@@ -910,9 +914,6 @@ def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max
     if out is not None:
         _check_path(out, "out")
         _check_output(out)
-        if len(board_sizes(size)) > 1:
-            raise SweepError("out: a compare file holds one board size; compare several sizes without out, "
-                             "or run one compare per size")
     from fastsnake.snake import benchmark
 
     if save_baseline is not None:
@@ -1174,19 +1175,24 @@ def check_game(path, *, models=()) -> Game:
     return Game(replay)
 
 
-def replay_game(sweep_file, pick="died", *, models=()) -> Game:
-    """Re-create a game of a sweep file or folder from its seed (sweeps store no moves).
+def replay_game(sweep_file, pick="died", *, policy=None, size=None, models=()) -> Game:
+    """Re-create a game of a sweep file, folder or compare file from its seed (sweeps store no moves).
 
     Parameters
     ----------
     sweep_file : str or path
-        A sweep's ``*.parquet`` file or sweep folder.
+        A sweep's ``*.parquet`` file or sweep folder, or a compare file (``compare(..., out=)``).
     pick : str or int
         ``"died"`` (the first game that died), ``"longest"``, ``"shortest"`` or a game index
         (``"lost"``, the old spelling of ``"died"``, still works with a DeprecationWarning).
     models : sequence of paths
         Model files to play a ``model:PATH`` policy the sweep names with (matched by the SHA-256 it
         recorded): a model is never loaded from the path a sweep file names.
+    policy : str, optional
+        Of a compare file, the policy whose game to re-create (the name asked, or the policy that
+        played); needed when the file holds several.
+    size : int, (int, int) or str, optional
+        Of a compare file of several boards, the board ("10x10").
 
     Returns
     -------
@@ -1208,7 +1214,8 @@ def replay_game(sweep_file, pick="died", *, models=()) -> Game:
     """
     _check_path(sweep_file, "sweep_file")
     with named_by_files(models):
-        replay, seconds = replay_from_sweep(sweep_file, str(pick))
+        replay, seconds = replay_from_sweep(sweep_file, str(pick), None if policy is None else policy_name(policy),
+                                            size)
     return Game(replay, seconds)
 
 

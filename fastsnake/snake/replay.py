@@ -34,12 +34,13 @@ import numpy as np
 
 from fastsnake.errors import InputError
 from fastsnake.files import NotAnArchive, NpzArchive, RefusedMember, loads_json, written_atomically
+from fastsnake.sizes import parse_size
 from fastsnake.snake.board import MAX_MOVE_CAP, TAIL_RULES, GameConfig
 from fastsnake.snake.cancel import call_kernel, compile_first
-from fastsnake.snake.dataset import read_sweep
 from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, RUNNING, trace_moves
-from fastsnake.snake.policies import recorded_options
+from fastsnake.snake.policies import recorded_options, resolved_name
 from fastsnake.snake.rng import game_seed
+from fastsnake.snake.store.reader import open_sweep
 from fastsnake.snake.sweep import check_seed, prepare
 
 REPLAY_FORMAT = "fastsnake-replay/1"
@@ -346,15 +347,43 @@ def replay_problem(replay: Replay) -> str | None:
 DEPRECATED_PICK = "lost"
 
 
-def pick_game(path, pick: str) -> tuple[dict, int]:
+def pick_game(path, pick: str, policy: str | None = None, size=None) -> tuple[dict, int]:
     """(sweep parameters, game index) chosen from a sweep file by died|longest|shortest|INDEX."""
-    params, table, position = _pick(path, pick)
+    params, table, position = _pick(path, pick, policy, size)
     return params, int(table.column("game")[position].as_py())
 
 
-def _pick(path, pick: str):
-    """(sweep parameters, its table, the position of the row chosen by died|longest|shortest|INDEX)."""
-    params, table = read_sweep(path)
+def _compare_run(path, reader, table, policy: str | None, size):
+    """(parameters, rows) of one run of a compare file: the policy (as asked, or the one that played)
+    and board named, or the only one; ReplayError listing the runs when that does not choose one."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    runs = reader.file.sections
+    board = None if size is None else parse_size(size)
+    chosen = [s for s in runs if (policy is None or policy in (s["policy"], resolved_name(s["policy"])))
+              and (board is None or (s["rows"], s["cols"]) == tuple(board))]
+    listed = ", ".join(f"{s['policy']} {s['rows']}x{s['cols']}" for s in runs)
+    if len(chosen) != 1:
+        what = "several runs" if chosen else "no run"
+        raise ReplayError(f"compare file {str(path)!r} holds {what} of that policy and board ({listed}): name one "
+                          "with policy (--policy) and, with several boards, size (--size)")
+    run = chosen[0]
+    asked = table.column("policy_asked").cast(pa.string())
+    mask = pc.and_(pc.and_(pc.equal(asked, run["policy"]), pc.equal(table.column("rows"), run["rows"])),
+                   pc.equal(table.column("cols"), run["cols"]))
+    return {k: v for k, v in run.items() if k != "run"}, table.filter(mask)
+
+
+def _pick(path, pick: str, policy: str | None = None, size=None):
+    """(sweep parameters, its table, the position of the row chosen by died|longest|shortest|INDEX);
+    from a compare file, of the run of `policy` (and `size`, "RxC", with several boards)."""
+    reader = open_sweep(path)
+    params, table = reader.parameters, reader.read()
+    if reader.kind == "file" and reader.file.sections is not None:
+        params, table = _compare_run(path, reader, table, policy, size)
+    elif policy is not None and policy not in (params["policy"], resolved_name(params["policy"])):
+        raise ReplayError(f"sweep {str(path)!r} holds games of {params['policy']}, not {policy}")
     games = table.column("game").to_numpy()
     moves = table.column("moves").to_numpy()
     outcomes = np.asarray(table.column("outcome").cast("string").to_pylist())
@@ -395,10 +424,11 @@ def row_mismatch(row: dict, replay: Replay, seed: int) -> str | None:
     return None
 
 
-def replay_from_sweep(path, pick: str):
-    """Re-create a game of a sweep from its seed (no moves are stored in sweeps); a game that
-    does not end as its row says (outcome, moves, apples, length, seed) is refused, naming the field."""
-    params, table, position = _pick(path, pick)
+def replay_from_sweep(path, pick: str, policy: str | None = None, size=None):
+    """Re-create a game of a sweep or compare file (of `policy` and `size` there) from its seed (no
+    moves are stored in sweeps); a game that does not end as its row says (outcome, moves, apples,
+    length, seed) is refused, naming the field."""
+    params, table, position = _pick(path, pick, policy, size)
     row = {field: table.column(field)[position].as_py() for field in ("game", *ROW_FIELDS)
            if field in table.column_names}
     index = int(row["game"])

@@ -37,7 +37,7 @@ from fastsnake.snake.policies import recorded_options
 from fastsnake.snake.present import compare_rows, paired_sentences
 from fastsnake.snake.replay import DEPRECATED_PICK, Replay, play_game, trace
 from fastsnake.snake.stats import SummaryAccumulator
-from fastsnake.snake.store import open_sweep
+from fastsnake.snake.store import open_sweep, sweepfile
 from fastsnake.snake.sweep import PARQUET_META_KEY, READ_OPTIONS, RUN_META_KEY
 
 # How many games of each kind a report picks per policy (the CLI's defaults).
@@ -58,7 +58,7 @@ PAIRED_SAME = ("rows", "cols", "start_length", "tail_rule", "max_moves", "seed")
 EMBED_BUDGET = 4_000_000
 # Rows read at once from a sweep file or chunk: the report's memory is bounded by a few batches.
 BATCH_ROWS = 1 << 18
-COMPARE_META_KEY = b"fastsnake_compare"
+COMPARE_META_KEY = sweepfile.COMPARE_META_KEY  # (its old home)
 
 
 def _pick_word(pick: str) -> str:

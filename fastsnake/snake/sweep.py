@@ -24,7 +24,7 @@ from fastsnake.errors import Terminated
 from fastsnake.snake import record
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.cancel import call_kernel, stop_requests
-from fastsnake.snake.policies import get_policy, resolve_options
+from fastsnake.snake.policies import get_policy, resolve_options, resolved_name
 from fastsnake.snake.rng import game_seeds
 from fastsnake.snake.stats import Summary, SummaryAccumulator
 from fastsnake.snake.store.folder import SweepDataset, SweepSpec, check_folder_disk
@@ -106,6 +106,7 @@ class SweepRun:
             "options": self.options,
             "run_id": self.run_id,
             "version": __version__,
+            "policy_resolved": resolved_name(self.policy),
         }
 
 
@@ -354,6 +355,7 @@ def run_dataset_sweep(dataset: SweepDataset, *, threads: int, progress=None, chu
     with dataset.writing():
         missing, acc = dataset.scan()
         check_folder_disk(dataset.path, dataset.spec, missing)
+        dataset.upgrade_chunks()  # chunks of an earlier release: rewritten in the one schema
         total = dataset.spec.n_chunks
         done = total - len(missing)
         if progress is not None:

@@ -21,6 +21,7 @@ import pytest
 from policy_endless import ARGS, ENDLESS_GAME, NEVER, register
 
 import fastsnake
+from fastsnake.snake import record
 from fastsnake.snake.board import CFG_CANCEL, GameConfig
 from fastsnake.snake.cancel import Cancelled, call_kernel, cancel
 from fastsnake.snake.dataset import read_dataset
@@ -206,7 +207,7 @@ def test_cancelling_stops_a_users_game_that_never_ends(policy):
     def sweep():  # off the main thread: a direct call, stopped by the slot alone
         try:
             call_kernel(entry.sweep_kernel, cfg, nbr, params, np.uint64(0), np.int64(ENDLESS_GAME - 2),
-                        np.zeros((4, 4), np.int64), 1)
+                        np.zeros((4, record.width()), np.int64), 1)
         except Cancelled as exc:
             caught.append(exc)
 

@@ -73,3 +73,30 @@ def test_the_paired_join_pairs_game_by_game(doc):
         mine = np.array([o == (row["greedy"], row["cycle"]) for o in outcomes])
         assert row["games"] == mine.sum() and row["moves_diff"] == pytest.approx(diff[mine].mean())
     assert doc["pair"]["games"].sum() == 400
+
+
+def _conditions(path):
+    table = fastsnake.snake.store.read_sweep(path)[1]
+    return (table.column("policy").unique().to_pylist()[0], table.column("options").unique().to_pylist()[0],
+            table.column("max_moves").unique().to_pylist()[0], table.column("rows").unique().to_pylist()[0])
+
+
+def test_pooled_runs_keep_conditions_apart_and_count_each_game_once(doc):
+    """Sweep and compare files of several runs (issue 45): five conditions, 400 games each, the
+    6x6 cycle and greedy games counted once though two files hold them."""
+    folder = doc["folder"]
+    want = {}
+    for name in ("greedy6.parquet", "cycle6.parquet", "greedy8", "cycle6-cap.parquet", "cycle6-random.parquet"):
+        want[_conditions(folder / name)] = _moves(folder / name).mean()
+    assert len(want) == 5
+    duck = doc["pooled"].to_dict("records")
+    polars = doc["pooled_pl"].to_dicts()
+    pandas = doc["pooled_pd"].to_dict("records")
+    for rows, games in ((duck, "games"), (polars, "games"), (pandas, "count")):
+        got = {(r["policy"], r["options"], r["max_moves"], r["rows"]): (r[games], r["moves_mean" if games == "games"
+                                                                                  else "mean"]) for r in rows}
+        assert set(got) == set(want)
+        for key, mean in want.items():
+            assert got[key][0] == 400 and got[key][1] == pytest.approx(mean)
+    every = doc["duckdb"].sql("SELECT count(*) FROM read_parquet(['*.parquet', 'greedy8/*.parquet'])").fetchall()
+    assert every == [(2800,)]  # 400 games in each of 7 runs: 800 of them kept twice

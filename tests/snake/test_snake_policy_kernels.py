@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from fastsnake.snake import record
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.policies import OWN_DISTRIBUTION, all_policies, get_policy
 from fastsnake.snake.policies.cycle import cycle_order, cycle_workspace, random_cycle, reset_cycle, reset_zigzag
@@ -81,7 +82,7 @@ def test_a_new_process_loads_the_copies_from_the_cache(tmp_path):
 def test_same_games_through_the_template_and_through_the_parts():
     """The template's kernel plays what the engine's loop over the same parts plays (greedy, 6x6)."""
     pol, _, params, cfg, nbr = prepare("greedy", GameConfig(6, 6), {})
-    out = np.zeros((8, 4), np.int64)
+    out = np.zeros((8, record.width()), np.int64)
     pol.sweep_kernel(cfg, nbr, params, np.uint64(1), np.int64(0), out, 2)
     for k in range(8):
         seed = np.uint64(game_seed(np.uint64(1), np.uint64(k)))  # a compiled call returns a Python int

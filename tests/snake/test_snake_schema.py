@@ -10,10 +10,12 @@ import pyarrow.parquet as pq
 import pytest
 
 import fastsnake
-from fastsnake.snake import store
+from fastsnake.snake import record, store
+from fastsnake.snake.board import GameConfig
 from fastsnake.snake.policies import resolved_name
-from fastsnake.snake.store import sweepfile
+from fastsnake.snake.store import SweepDataset, SweepSpec, sweepfile
 from fastsnake.snake.store.sweepfile import IDENTITY_COLUMNS, identity_values, schema_names
+from fastsnake.snake.sweep import SweepRun
 
 
 def _files(tmp_path):
@@ -48,14 +50,21 @@ def test_rows_carry_what_produced_them(tmp_path):
     assert a.column("run_id").unique().to_pylist() != b.column("run_id").unique().to_pylist()
 
 
-def test_an_alias_records_the_policy_that_played():
+def test_an_alias_records_the_policy_that_played(tmp_path):
     assert resolved_name("strongest") == "grove" and resolved_name("cycle") == "cycle"
     assert resolved_name("model:/nowhere.pt") == "model:/nowhere.pt"  # nothing loaded to answer
-    params = {"policy": "strongest", "rows": 10, "cols": 10, "tail_rule": "follow", "start_length": 3,
-              "max_moves": 10_000, "seed": 0, "options": {"detours": 8}}
-    values = identity_values(params)
+    empty = np.zeros((0, record.width()), np.int64)
+    run = SweepRun("strongest", GameConfig(10, 10), {"detours": 8}, 0, 0, 0, 1, empty, 0.0, 0.0)
+    values = identity_values(run.parameters())
     assert values["policy"] == "grove" and values["policy_asked"] == "strongest"
     assert values["options"] == '{"detours":8}'
+    spec = SweepSpec("strongest", 10, 10, 3, "follow", 10_000, 0, 10)
+    dataset = SweepDataset.open(tmp_path / "f", spec, policy_resolved="grove")  # what `sweep` records
+    assert SweepDataset.open(tmp_path / "f").identity()["policy"] == "grove"
+    assert dataset.identity()["policy_asked"] == "strongest"
+    old = dict(run.parameters())
+    del old["policy_resolved"]  # a file written before: the store loads no policy to find out
+    assert identity_values(old)["policy"] == "strongest"
 
 
 def _as_format_2(path):

@@ -41,6 +41,7 @@ from fastsnake.files import file_in_the_way, fsync_path, host_name, pid_alive, r
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.stats import SummaryAccumulator
 from fastsnake.snake.store.sweepfile import (
+    ROWS_META_KEY,
     SWEEP_FORMAT,
     WRITE_OPTIONS,
     SweepError,
@@ -51,7 +52,9 @@ from fastsnake.snake.store.sweepfile import (
     identity_values,
     new_run_id,
     rows_table,
+    schema_names,
     short,
+    with_parameters,
 )
 
 # /2: each chunk's footer carries its sweep's identity, and the manifest's checksum is required;
@@ -192,13 +195,16 @@ def redo_hint(path, name: str) -> str:
 
 
 class SweepDataset:
-    def __init__(self, path, spec: SweepSpec, records: dict | None = None, manifest: dict | None = None):
+    def __init__(self, path, spec: SweepSpec, records: dict | None = None, manifest: dict | None = None,
+                 policy_resolved: str | None = None):
         self.path = Path(path)
         self.spec = spec
         self.records = dict(records or {})  # chunk index -> its record in the manifest
         self.manifest = manifest or {"format": DATASET_FORMAT, "sweep": spec.to_json(), "version": __version__,
                                      "code": code_fingerprint(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                                      "run_id": new_run_id()}
+        if manifest is None and policy_resolved not in (None, spec.policy):  # an alias: what played
+            self.manifest["policy_resolved"] = policy_resolved
         self._lock_fd = None
         self._lock_depth = 0
         self._disk_checked = False
@@ -213,13 +219,18 @@ class SweepDataset:
     def identity(self) -> dict:
         """The identity columns' values of every row of the folder (`sweepfile.identity_values`):
         what fills them in chunks written before they existed."""
-        return identity_values(self.spec.file_parameters(), run_id=self.run_id,
-                               version=self.manifest.get("version"))
+        return identity_values(self.file_parameters(), run_id=self.run_id, version=self.manifest.get("version"))
+
+    def file_parameters(self) -> dict:
+        """The sweep parameters its chunks carry, with the policy that played when an alias was asked."""
+        resolved = self.manifest.get("policy_resolved")
+        return dict(self.spec.file_parameters(), **({"policy_resolved": resolved} if resolved else {}))
 
     # -- opening ---------------------------------------------------------------
     @classmethod
-    def open(cls, path, spec: SweepSpec | None = None) -> "SweepDataset":
-        """Open DIR for `spec` (created if new). spec None: resume what the manifest says."""
+    def open(cls, path, spec: SweepSpec | None = None, policy_resolved: str | None = None) -> "SweepDataset":
+        """Open DIR for `spec` (created if new; `policy_resolved`: the policy an alias names, recorded
+        in a new folder's manifest). spec None: resume what the manifest says."""
         path = Path(path)
         manifest = path / MANIFEST
         if path.exists() and not path.is_dir():
@@ -242,7 +253,7 @@ class SweepDataset:
             if any(e.name != LOCK for e in path.iterdir()):
                 raise SweepError(f"{str(path)!r} is not empty and holds no sweep; use a new folder")
         created = not path.exists()
-        dataset = cls(path, spec)
+        dataset = cls(path, spec, policy_resolved=policy_resolved)
         try:
             path.mkdir(parents=True, exist_ok=True)
             dataset.save_manifest()
@@ -436,7 +447,8 @@ class SweepDataset:
             if problem:
                 return "damaged", None, problem
             record = self.records.get(index)
-            if record is not None and sha256_file(path) != record["sha256"]:
+            # (an upgrade killed between recording the new bytes and the rename: the old bytes are whole)
+            if record is not None and sha256_file(path) not in (record["sha256"], record.get("replaces")):
                 return "damaged", None, "is damaged (its content differs from the manifest's record, SHA-256)"
             first, _ = self.spec.chunk_range(index)
             for _ in sweep.batches(first):
@@ -509,6 +521,56 @@ class SweepDataset:
             self.save_manifest()
         return missing, acc
 
+    def upgrade_chunks(self) -> list[int]:
+        """Rewrite every chunk of an older format (a folder started by an earlier release) in the one
+        schema (`sweepfile.schema_names`), so that plain globs (DuckDB, polars) read the folder as one
+        table; returns the chunks upgraded. Each is checked as it is read, keeps the folder's
+        identity (its run id, the version that started it) and is replaced atomically: the manifest
+        first records the new bytes beside the old (``replaces``), then the file is renamed, then
+        the manifest drops the old. Call it holding the writer lock (`writing`)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        present, _ = self.present_chunks()
+        names = list(schema_names())
+        upgraded = []
+        for index in present:
+            path = self.chunk_path(index)
+            try:
+                if pq.read_schema(path).names == names or index not in self.records:
+                    continue
+                sweep = SweepFile(path)
+            except (OSError, SweepFileError, pa.ArrowException):
+                continue  # `scan` has said what is wrong with it
+            if "run_id" not in self.manifest:  # the identity it is read with from now on, kept
+                self.manifest["run_id"] = self.run_id
+            sweep.identity = self.identity()
+            table = pa.concat_tables(list(sweep.batches(self.spec.chunk_range(index)[0])))
+            params = dict(sweep.parameters, format=SWEEP_FORMAT, run_id=self.run_id,
+                          version=sweep.identity["fastsnake_version"])
+            table = with_parameters(table.replace_schema_metadata(sweep.metadata), params)
+            meta = dict(table.schema.metadata)
+            meta.pop(ROWS_META_KEY, None)
+            meta.pop(b"ARROW:schema", None)  # the old file's own: the writer stores the new one
+            table = table.replace_schema_metadata(meta)
+            tmp = self.path / f".{path.name}.tmp{os.getpid()}"
+            try:
+                pq.write_table(table, tmp, **WRITE_OPTIONS)
+                fsync_path(tmp)
+                record = dict(self._record(index, tmp), replaces=sha256_file(path))
+                self.records[index] = record
+                self.save_manifest()
+                os.replace(tmp, path)
+                fsync_path(self.path)
+            except OSError as exc:
+                tmp.unlink(missing_ok=True)
+                raise SweepError(f"cannot upgrade {str(path)!r}: {exc.strerror or exc} (the chunk is kept as it "
+                                 "was; resuming again upgrades it)") from None
+            record.pop("replaces")
+            self.save_manifest()
+            upgraded.append(index)
+        return upgraded
+
     def write_chunk(self, index: int, rows: np.ndarray) -> SummaryAccumulator:
         import pyarrow.parquet as pq
 
@@ -518,7 +580,7 @@ class SweepDataset:
             raise SweepError(f"chunk {index} came back with {rows.shape[0]} games, not {count}")
         acc = SummaryAccumulator()
         acc.add_rows(rows)
-        table = rows_table(rows, first, spec.seed, dict(spec.file_parameters(), chunk_size=spec.chunk_size,
+        table = rows_table(rows, first, spec.seed, dict(self.file_parameters(), chunk_size=spec.chunk_size,
                                                         code=self.manifest.get("code"), run_id=self.run_id,
                                                         version=__version__))
         meta = dict(table.schema.metadata)

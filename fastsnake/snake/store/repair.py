@@ -108,6 +108,8 @@ def repair_manifest(path) -> str | None:
     dataset = SweepDataset(path, spec, manifest={"format": DATASET_FORMAT, "sweep": spec.to_json(),
                                                  "version": found.get("version") or __version__, "code": code,
                                                  "run_id": found.get("run_id") or new_run_id(),
+                                                 **({"policy_resolved": found["policy_resolved"]}
+                                                    if found.get("policy_resolved") else {}),
                                                  "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                                                  "repaired": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     with dataset.writing(reread=False):

@@ -26,6 +26,8 @@ RECORD_COLUMNS = record.names()
 PARQUET_META_KEY = b"fastsnake"
 # The run that wrote a sweep file (timing, machine, version, date; `report.run_record`), for reports.
 RUN_META_KEY = b"fastsnake_run"
+# A compare file's runs: [{"parameters": ..., "run": ...}, ...], one per policy and board, in file order.
+COMPARE_META_KEY = b"fastsnake_compare"
 # A hash of the parameters' JSON, so that a flipped bit in the (unchecksummed) footer is caught.
 PARQUET_META_HASH_KEY = b"fastsnake_sha256"
 # The rows a file holds, noted by its writer when it closes: a flipped row count in the footer
@@ -139,13 +141,6 @@ def new_run_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def resolved_policy(name: str) -> str:
-    """The policy that played under `name`: an alias's own policy (``strongest`` -> ``grove``)."""
-    from fastsnake.snake.policies import resolved_name
-
-    return resolved_name(name)
-
-
 def with_run(parameters: dict) -> dict:
     """`parameters` with the ``run_id`` (a new one unless they have one) and ``version`` of this run."""
     from fastsnake import __version__
@@ -156,9 +151,11 @@ def with_run(parameters: dict) -> dict:
 def identity_values(parameters: dict, run_id: str | None = None, version: str | None = None) -> dict:
     """The value of each identity column for the rows of the run `parameters` describes (a file's
     or chunk's footer, or a manifest's sweep). `run_id` / `version` default to the parameters' own
-    (``run_id``, ``version``), else an id derived from the parameters and "unknown"."""
+    (``run_id``, ``version``), else an id derived from the parameters and "unknown". The policy that
+    played is the parameters' ``policy_resolved`` (its writer knew it: `grove` for `strongest`), else,
+    in files written before, the name asked (the store loads no policy to find out)."""
     asked = str(parameters["policy"])
-    return {"policy": parameters.get("policy_resolved") or resolved_policy(asked), "policy_asked": asked,
+    return {"policy": str(parameters.get("policy_resolved") or asked), "policy_asked": asked,
             "options": canonical_options(parameters.get("options")), "rows": int(parameters["rows"]),
             "cols": int(parameters["cols"]), "tail_rule": str(parameters["tail_rule"]),
             "start_length": int(parameters["start_length"]), "max_moves": int(parameters["max_moves"]),
@@ -450,7 +447,8 @@ def values_problem(table, params: dict) -> str | None:
             column = table.column(name)
             words = pa.types.is_dictionary(column.type) or pa.types.is_string(column.type)
             values = pc.unique(column.cast(pa.string()) if words else column).to_pylist()
-            if values != [identity[name]]:
+            # (`policy` held the name asked before it held the policy that played: both are right)
+            if values != [identity[name]] and not (name == "policy" and values == [identity["policy_asked"]]):
                 return f"its {name!r} column holds {short(values[:3])} where its parameters say {identity[name]!r}"
     return None
 
@@ -520,15 +518,86 @@ class SweepFile:
             self.run = {}
         if not isinstance(self.run, dict):
             self.run = {}
+        self.sections = self._sections(meta)
         # What fills the identity columns a file of an older format lacks (`conform`); a folder's
         # reader sets its manifest's instead.
         self.identity = identity_values(params, run_id=params.get("run_id") or derived_run_id(raw),
                                         version=params.get("version") or self.run.get("fastsnake"))
 
+    def _sections(self, meta: dict) -> list[dict] | None:
+        """A compare file's runs (their parameters, in file order), or None for a sweep file."""
+        raw = meta.get(COMPARE_META_KEY)
+        if raw is None:
+            return None
+        try:
+            entries = json.loads(raw)
+            sections = [dict(e["parameters"], run=e.get("run") or {}) for e in entries]
+        except (ValueError, TypeError, KeyError, RecursionError):
+            raise SweepFileError(self.path, "is damaged (its compare record is not valid JSON)") from None
+        for section in sections:
+            problem = parameters_problem({k: v for k, v in section.items() if k != "run"})
+            if problem:
+                raise SweepFileError(self.path, f"is damaged ({problem})")
+        return sections
+
+    @staticmethod
+    def section_key(params: dict) -> tuple:
+        """What tells a compare file's runs apart: (policy as asked, rows, cols)."""
+        return str(params["policy"]), int(params["rows"]), int(params["cols"])
+
+    def section_parts(self, table):
+        """A compare file's rows cut into (section parameters, rows) runs, in order; SweepFileError
+        for rows of no recorded run."""
+        import pyarrow as pa
+
+        name = "policy_asked" if "policy_asked" in table.column_names else "policy"
+        words = table.column(name)
+        words = (words.cast(pa.string()) if pa.types.is_dictionary(words.type) else words).to_pylist()
+        first = self.sections[0]
+        rows = table.column("rows").to_pylist() if "rows" in table.column_names else [first["rows"]] * len(words)
+        cols = table.column("cols").to_pylist() if "cols" in table.column_names else [first["cols"]] * len(words)
+        known = {self.section_key(s): s for s in self.sections}
+        start = 0
+        for k in range(1, len(words) + 1):
+            if k == len(words) or (words[k], rows[k], cols[k]) != (words[start], rows[start], cols[start]):
+                key = (words[start], rows[start], cols[start])
+                if key not in known:
+                    raise SweepFileError(self.path, f"is damaged (rows of {key[0]} {key[1]}x{key[2]}, a run its "
+                                                    "compare record does not list)")
+                yield known[key], table.slice(start, k - start)
+                start = k
+
     def batches(self, first: int | None = None, *, check: bool = True, batch_rows: int = BATCH_ROWS):
         """The file's rows as pyarrow tables of at most `batch_rows` rows, in order; with `check`
         (default) each must hold games first, first+1, … (default: the parameters' first game)
-        with their own seeds and possible values. SweepFileError at the first damaged batch."""
+        with their own seeds and possible values. SweepFileError at the first damaged batch.
+        A compare file's rows are checked run by run, each against its own parameters."""
+        if self.sections is not None:
+            yield from self._compare_batches(check, batch_rows)
+            return
+        yield from self._sweep_batches(first, check, batch_rows)
+
+    def _compare_batches(self, check: bool, batch_rows: int):
+        import pyarrow as pa
+
+        expected = {}
+        for table in self._sweep_batches(None, False, batch_rows, raw=True):
+            parts = []
+            for section, part in self.section_parts(table):
+                key = self.section_key(section)
+                at = expected.get(key, int(section.get("first_game", 0)))
+                if check:
+                    problem = row_problem(part, section, at) or values_problem(part, section)
+                    if problem:
+                        raise SweepFileError(self.path, f"is damaged ({key[0]} {key[1]}x{key[2]}: {problem})")
+                expected[key] = at + part.num_rows
+                own = identity_values(section, run_id=section.get("run_id") or derived_run_id(section),
+                                      version=section.get("version") or section["run"].get("fastsnake"))
+                parts.append(conform(part, own))
+            if parts:
+                yield pa.concat_tables(parts)
+
+    def _sweep_batches(self, first, check: bool, batch_rows: int, raw: bool = False):
         import pyarrow as pa
 
         params = self.parameters
@@ -547,7 +616,7 @@ class SweepFile:
                         raise SweepFileError(self.path, f"is damaged ({problem})")
                 expected += table.num_rows
                 rows += table.num_rows
-                yield conform(table, self.identity)
+                yield table if raw else conform(table, self.identity)
         except MemoryError:
             raise
         except (OSError, ValueError, TypeError, NotImplementedError, pa.ArrowException) as exc:

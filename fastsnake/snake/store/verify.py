@@ -129,6 +129,8 @@ def verify_sweep_path(path) -> dict:
     if path.is_dir():
         return _verify_folder(path)
     sweep = SweepFile(path)  # an unreadable footer is no report: the file is damaged whole
+    if sweep.sections is not None:
+        return _verify_compare(path, sweep)
     params = sweep.parameters
     first = int(params.get("first_game", 0))
     coverage = Coverage(first, max(int(params.get("games", sweep.num_rows)), sweep.num_rows))
@@ -146,6 +148,44 @@ def verify_sweep_path(path) -> dict:
     if problem:
         coverage.problems.append(f"{path.name} is damaged ({problem})")
     return coverage.report(path, "file")
+
+
+def _verify_compare(path: Path, sweep: SweepFile) -> dict:
+    """A compare file: each of its runs (a policy on a board) checked as a sweep file of its own;
+    the report's counts add up over them, and ``sections`` holds each run's report."""
+    coverages, expected, problems = {}, {}, {}
+    for section in sweep.sections:
+        key = sweep.section_key(section)
+        first = int(section.get("first_game", 0))
+        coverages[key] = Coverage(first, int(section.get("games", 0)))
+        expected[key], problems[key] = first, None
+    try:
+        for table in sweep._sweep_batches(None, False, 1 << 18, raw=True):
+            for section, part in sweep.section_parts(table):
+                key = sweep.section_key(section)
+                coverage = coverages[key]
+                coverage.add_rows(part, section["seed"])
+                if problems[key] is None:
+                    problem = row_problem(part, section, expected[key]) or values_problem(part, section)
+                    if problem:
+                        problems[key] = problem
+                        coverage.mark_damaged(expected[key], part.num_rows, None)
+                        coverage.problems.append(f"{path.name} [{key[0]} {key[1]}x{key[2]}] is damaged ({problem})")
+                expected[key] += part.num_rows
+    except SweepFileError as exc:
+        raise SweepError(str(exc)) from None
+    sections = []
+    for (policy, rows, cols), coverage in coverages.items():
+        sections.append(coverage.report(path, "compare", policy=policy, board=f"{rows}x{cols}"))
+    report = {"path": str(path), "kind": "compare", "sections": sections, "problems": []}
+    for name in ("games", "rows", "missing_games", "doubled_games", "damaged_games"):
+        report[name] = sum(s[name] for s in sections)
+    for name in ("missing", "doubled", "damaged"):  # (each section's ranges are in its own report)
+        report[name] = [r for s in sections for r in s[name]][:MAX_LISTED_RANGES]
+    report["problems"] = [p for s in sections for p in s["problems"]]
+    report["ok"] = all(s["ok"] for s in sections)
+    report["complete"] = all(s["complete"] for s in sections)
+    return report
 
 
 def _verify_folder(path: Path) -> dict:
