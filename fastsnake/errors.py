@@ -22,6 +22,19 @@ def in_cli_words(exc: BaseException, text: str) -> BaseException:
     return exc
 
 
+class Worded(str):
+    """A message (a report's problem line) that the command line prints in its own words (`cli_text`)."""
+
+    cli_text: str
+
+
+def worded(text: str, cli: str) -> str:
+    """`text`, carrying `cli` as what the command line prints instead (see `in_cli_words`)."""
+    out = Worded(text)
+    out.cli_text = cli
+    return out
+
+
 def cli_text(exc: BaseException) -> str:
     """What the command line prints for `exc` (see `in_cli_words`)."""
     return getattr(exc, "cli_text", None) or str(exc)

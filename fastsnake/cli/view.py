@@ -7,7 +7,7 @@ import argparse
 import os
 
 from fastsnake.cli import common
-from fastsnake.errors import InputError
+from fastsnake.errors import InputError, cli_text
 
 OVERLAYS = ("cycle", "path")
 MAX_CELL = 64
@@ -156,5 +156,6 @@ def cmd_report(args):
     if result["problems"]:
         if args.json:
             common.emit_json(result)
-        raise InputError("; ".join(result["problems"]) + f" (the rest of the report is in {args.out})")
+        said = "; ".join(cli_text(p) for p in result["problems"])
+        raise InputError(f"{said} (the rest of the report is in {args.out})")
     return result

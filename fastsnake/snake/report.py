@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fastsnake import __version__, machine, webpage
-from fastsnake.errors import InputError
+from fastsnake.errors import InputError, cli_text, worded
 from fastsnake.snake import intervals, record
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, R_LENGTH, STUCK, WON
@@ -718,14 +718,17 @@ def games_grouped(failed: list) -> list[str]:
 
     groups: dict = {}
     for index, note in failed:
-        groups.setdefault(re.sub(rf"\bgame {index}\b", "game {}", note, count=1), []).append(index)
+        key = re.sub(rf"\bgame {index}\b", "game {}", note, count=1)
+        cli = re.sub(rf"\bgame {index}\b", "game {}", cli_text(note), count=1)
+        groups.setdefault((key, cli), []).append(index)
     lines = []
-    for key, indices in groups.items():
+    for (key, cli), indices in groups.items():
         if len(indices) == 1:
-            lines.append(key.replace("game {}", f"game {indices[0]}", 1))
+            games = f"game {indices[0]}"
         else:
             shown = ", ".join(str(i) for i in indices[:5]) + (", ..." if len(indices) > 5 else "")
-            lines.append(key.replace("game {}", f"{len(indices):,} games ({shown})", 1))
+            games = f"{len(indices):,} games ({shown})"
+        lines.append(worded(key.replace("game {}", games, 1), cli.replace("game {}", games, 1)))
     return lines
 
 
@@ -843,7 +846,8 @@ def _replay_row(src: SweepSource, config: GameConfig, options: dict, row: dict):
     try:
         replay, _ = play_game(src.policy, config, int(src.params["seed"]), index, options)
     except InputError as exc:
-        return None, f"{src.label}: game {index} cannot be re-played: {exc}"
+        said = f"{src.label}: game {index} cannot be re-played: "
+        return None, worded(said + str(exc), said + cli_text(exc))
     s = replay.summary()
     want = (OUTCOME_NAMES[row["outcome"]], row["moves"], row["apples"])
     got = (s["outcome"], s["moves"], s["apples"])
