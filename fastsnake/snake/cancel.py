@@ -88,8 +88,6 @@ def compile_first(entry, cfg, *args) -> float:
 
     while hasattr(entry, "rule") and hasattr(entry, "kernels"):
         entry = entry.kernels[entry.rule(args[1])]
-    if hasattr(entry, "block"):  # a `ThreadedSweep`: its block kernel, without the block count
-        entry, args = entry.block, args[:-1]
     if not (hasattr(entry, "compile") and hasattr(entry, "signatures")):
         return 0.0
     full = (cfg, *args)

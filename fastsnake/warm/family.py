@@ -166,7 +166,6 @@ def variant_words(policy, key) -> str | None:
 
 def _index_exists(dispatcher) -> bool:
     """Whether numba's cache holds an index for `dispatcher` (numba's private cache API: False if it moved)."""
-    dispatcher = getattr(dispatcher, "block", dispatcher)  # a `kernels.ThreadedSweep`'s kernel
     try:
         return os.path.exists(dispatcher._cache._cache_file._index_path)
     except AttributeError:

@@ -5,10 +5,6 @@ makes the workspace, ``reset(ws, g)`` lays the start body, ``decide(ws, g, st)``
 and ``cycle_of(ws)`` the cycle a replay shows (an empty array for none). `engine_kernels` turns
 them into the two kernels the sweep, play and dask code call (`EnginePolicy.sweep_kernel`,
 `EnginePolicy.play_kernel`): the engine's `sweep_chunk` and `play_recorded` with the parts inlined.
-The sweep entry is a `ThreadedSweep`: the games in contiguous blocks on daemon threads, each block
-one call of a plain (not parallel) kernel. A parallel (``prange``) kernel cost a fifth to a third of
-each policy's cold compile more for numba's parfor lowering, which compiles the loop body again and
-optimises everything inlined or linked under it twice more (docs/performance.md).
 `by_params` is the one dispatcher for a policy with several kernel pairs (the random or the
 zig-zag cycle, `cycle.cycle_kernels`; small or big boards, `cell.py`): it picks a pair by the
 game's parameter vector, so a run compiles only the pair it uses.
@@ -31,8 +27,6 @@ import hashlib
 import types
 from typing import Callable, NamedTuple
 
-import numba
-import numpy as np
 from numba import njit
 from numba.core.dispatcher import Dispatcher
 
@@ -44,10 +38,10 @@ PART_NAMES = ("alloc", "reset", "decide", "cycle_of")
 OWN_PACKAGE = "fastsnake."
 
 
-def _sweep(cfg, nbr, params, base_seed, first, out):
-    """Games first .. first+len(out)-1 of a sweep on this thread, one row of `out` each
-    (`engine.sweep_chunk` as one block) over this kernel's `alloc`, `reset` and `decide`."""
-    sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, 1)
+def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
+    """Games first .. first+len(out)-1 of a sweep, one row of `out` each (`engine.sweep_chunk`)
+    over this kernel's `alloc`, `reset` and `decide`."""
+    sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, nblocks)
 
 
 def _play(cfg, nbr, params, seed):
@@ -63,45 +57,6 @@ class Parts(NamedTuple):
     reset: Callable
     decide: Callable
     cycle_of: Callable
-
-
-class ThreadedSweep:
-    """A policy's sweep entry ``(cfg, nbr, params, base_seed, first, out, nblocks)``: games first ..
-    first+len(out)-1, one row of `out` each, in `nblocks` contiguous blocks (`engine.sweep_chunk`'s
-    split: the same games, rows and seeds), each block one call of the one-thread kernel `block`
-    (nogil) on up to ``numba.get_num_threads()`` daemon threads (`cancel.on_daemon_threads`).
-
-    Not a ``prange`` kernel: numba's parfor lowering compiled the whole inlined game again and
-    re-optimised it twice more, a fifth to a third of every policy's cold compile."""
-
-    def __init__(self, block):
-        self.block = block
-
-    @property
-    def py_func(self):
-        return self.block.py_func
-
-    def __call__(self, cfg, nbr, params, base_seed, first, out, nblocks):
-        from fastsnake.snake.cancel import on_daemon_threads
-
-        count = out.shape[0]
-        nblocks = max(1, min(count, int(nblocks)))
-        first = np.int64(first)
-        bounds = [(count * b // nblocks, count * (b + 1) // nblocks) for b in range(nblocks)]
-
-        def run(bound):
-            lo, hi = bound
-            self.block(cfg, nbr, params, base_seed, first + np.int64(lo), out[lo:hi])
-
-        threads = min(numba.get_num_threads(), nblocks)
-        if threads <= 1:
-            for bound in bounds:
-                run(bound)
-        else:
-            on_daemon_threads(run, bounds, threads)
-
-    def __repr__(self) -> str:
-        return f"ThreadedSweep({self.block!r})"
 
 
 class Kernels(NamedTuple):
@@ -158,7 +113,7 @@ def engine_kernels(alloc, reset, decide, cycle_of) -> Kernels:
     if _made.setdefault(name, parts) != parts:  # pragma: no cover - a hash collision
         raise ValueError(f"kernel name {name!r} is taken by other parts")
     functions = parts._asdict()
-    return Kernels(ThreadedSweep(specialise(_sweep, f"{name}_sweep", functions)),
+    return Kernels(specialise(_sweep, f"{name}_sweep", functions, parallel=True),
                    specialise(_play, f"{name}_play", functions))
 
 
@@ -190,6 +145,4 @@ def compiled_kernels(entry) -> list:
     entry itself, or the variants a `ChosenKernel` chooses among."""
     if isinstance(entry, ChosenKernel):
         return [k for key in sorted(entry.kernels) for k in compiled_kernels(entry.kernels[key])]
-    if isinstance(entry, ThreadedSweep):
-        return compiled_kernels(entry.block)
     return [entry] if isinstance(entry, Dispatcher) else []
