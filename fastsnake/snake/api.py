@@ -33,6 +33,7 @@ from fastsnake.snake.policies import (
     named_by_files,
     recorded_options,
     register_policy,
+    require_named,
     resolved_name,
     warn_once,
 )
@@ -992,6 +993,8 @@ def report_sweeps(inputs, out, *, worst=None, best=None, died=None, random=None,
     _check_output(out)
     problems: list[str] = list(extra_problems)
     sources = rp.load_inputs(inputs, problems)
+    for source in sources:  # a model a file names, and no model file named for it: one line, now
+        require_named(source.policy, source.params.get("options"))
     counts = {k: v for k, v in (("worst", worst), ("best", best), ("died", died), ("random", random),
                                 ("sample", sample)) if v is not None}
     bar = _report_progress() if progress else None

@@ -205,7 +205,7 @@ def read_baseline(path: str):
     except ValueError:
         meta = None
     if not meta or meta.get("format") != BASELINE_FORMAT:
-        raise InputError(f"{path!r} is not a fastsnake baseline (compare ... --save-baseline NAME writes one)")
+        raise InputError(f"{path!r} is not a fastsnake baseline (compare(..., save_baseline=NAME) writes one)")
     return meta, table
 
 

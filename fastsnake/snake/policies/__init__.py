@@ -259,6 +259,18 @@ def _admit(policy_name: str, options: dict) -> None:
         state["admitted"].setdefault(argument, (None, recorded))
 
 
+def require_named(policy_name: str, options: dict | None) -> None:
+    """Inside `named_by_files`: PolicyError now (not one per game later) when `policy_name`, a family
+    policy a file names, matches no model file the user named."""
+    state = _from_files.get()
+    if state is None or not is_family_name(policy_name):
+        return
+    _admit(policy_name, dict(options or {}))
+    path, recorded = state["admitted"].get(policy_name.partition(":")[2], (None, None))
+    if path is None:
+        raise _not_named(policy_name, recorded)
+
+
 def _not_named(name: str, recorded: str | None) -> PolicyError:
     state = _from_files.get()
     given = ", ".join(f"{path} (SHA-256 {sha[:12]}...)" for sha, path in state["models"].items())
