@@ -32,7 +32,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from fastsnake.errors import InputError
+from fastsnake.errors import InputError, in_cli_words
 from fastsnake.files import NotAnArchive, NpzArchive, RefusedMember, loads_json, written_atomically
 from fastsnake.sizes import parse_size
 from fastsnake.snake.board import MAX_MOVE_CAP, TAIL_RULES, GameConfig
@@ -366,8 +366,10 @@ def _compare_run(path, reader, table, policy: str | None, size):
     listed = ", ".join(f"{s['policy']} {s['rows']}x{s['cols']}" for s in runs)
     if len(chosen) != 1:
         what = "several runs" if chosen else "no run"
-        raise ReplayError(f"compare file {str(path)!r} holds {what} of that policy and board ({listed}): name one "
-                          "with policy (--policy) and, with several boards, size (--size)")
+        said = f"compare file {str(path)!r} holds {what} of that policy and board ({listed}): name one with "
+        exc = in_cli_words(ReplayError(said + "policy= and, with several boards, size="),
+                           said + "--policy and, with several boards, --size")
+        raise exc
     run = chosen[0]
     asked = table.column("policy_asked").cast(pa.string())
     mask = pc.and_(pc.and_(pc.equal(asked, run["policy"]), pc.equal(table.column("rows"), run["rows"])),
