@@ -87,3 +87,11 @@ def test_repeated_runs_keep_each_paths_median_run(guard):
     assert merged["a"] == {"ratio": 2.0, "rate": 20.0}  # 1, 2, 3, 9: the lower middle
     assert merged["b"] == "skipped: no torch"  # never ran: its reason
     assert merged["c"] == {"ratio": 4.0}  # the runs that ran: 1, 4, 5
+
+
+def test_only_matching_no_path_is_an_error_not_a_pass(guard, monkeypatch, capsys):
+    # e.g. a new built-in policy before `pip install -e .` registers its entry point: 0 paths timed.
+    monkeypatch.setattr(guard, "measure", lambda *a, **k: pytest.fail("nothing should be timed"))
+    assert guard.main(["--only", "policy no-such-policy 10x10"]) == 2
+    err = capsys.readouterr().err
+    assert "matches no path" in err and "engine cycle 10x10" in err

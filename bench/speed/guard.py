@@ -410,6 +410,12 @@ def main(argv=None) -> int:
     if args.only:
         keys = [k.strip() for k in args.only.split(",") if k.strip()]
         names = [n for n in names if any(k in n for k in keys)]
+        if not names:
+            # Not a pass: a typo, or a new built-in policy whose entry point is not installed yet
+            # (`builtin_policies` reads the installed metadata: `pip install -e .` first).
+            print(f"guard: error: --only {args.only!r} matches no path; the paths are: {', '.join(path_names())}",
+                  file=sys.stderr)
+            return 2
     started = time.perf_counter()
     print(f"speed guard: {len(names)} paths, best of {args.rounds}, one thread, CPU time; fastsnake from "
           f"{Path(fastsnake.__file__).resolve().parent} ({git_commit()})", file=sys.stderr, flush=True)

@@ -512,7 +512,11 @@ class UserRunner:
                 st = game.play(st, first + k)
                 if st.outcome == CANCELLED:
                     return  # `cancel.call_kernel` drops the chunk
-                out[k] = (st.outcome, st.moves, st.apples, st.length)
+                # One line per kernel slot, as in `sweep_games` (a new record column adds its line here too).
+                out[k, ROW_OUTCOME] = st.outcome
+                out[k, ROW_MOVES] = st.moves
+                out[k, ROW_APPLES] = st.apples
+                out[k, ROW_LENGTH] = st.length
         finally:
             self._give_ws(rows, cols, ws)
 
