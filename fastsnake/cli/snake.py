@@ -165,8 +165,9 @@ def register(sub) -> None:
                         "at most P x the (baseline's) mean, e.g. 0.01; --games is then the most; a difference that "
                         "cannot exist (a policy that never wins) is skipped; exit 3 when the target is not reached")
     p.add_argument("--threads", type=common.whole_number, default=None, help="numba threads (default: all cores)")
-    p.add_argument("--out", metavar="FILE.parquet", help="per-game records of every policy and board size, in "
-                   "the sweep files' columns (policy, rows, cols, run_id ...)")
+    p.add_argument("--out", metavar="FILE.parquet|DIR", help="per-game records of every policy and board size, in "
+                   "the sweep files' columns (policy, rows, cols, run_id ...): one file, or a folder of one "
+                   "compare-RxC.parquet per board")
     p.add_argument("--plot", metavar="FILE.png", help="moves histograms of every policy; with several sizes, mean "
                    "moves and games per CPU-second against cells, log-log (needs matplotlib)")
     p.add_argument("--all-pairs", action="store_true",
@@ -192,7 +193,7 @@ def register(sub) -> None:
                        epilog=common.examples(
                            "fastsnake replay --from greedy.parquet --pick died --out died.npz",
                            "fastsnake replay --from sweep.parquet --pick 41 --out game41.npz   # game 41 of the sweep",
-                           "fastsnake replay --from c10.parquet --policy greedy --game 7 --out g7.npz   # of a compare",
+                           "fastsnake replay --from c.parquet --policy phc --game 7 --out g7.npz   # of a compare file",
                            "fastsnake replay --check died.npz --json"))
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--from", dest="source", metavar="RESULTS.parquet", help="a sweep's --out file or folder")

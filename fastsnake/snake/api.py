@@ -899,7 +899,8 @@ def compare(policies, size, games, seed=0, *, start_length=3, tail="follow", max
     rounds until every 95 % half-width is at most that share of the mean (`games` is the cap).
     Options go to each policy that takes them; an option no policy takes is refused. `out`
     (``*.parquet``) writes every game's row, of every policy and board size, in the sweep files' schema
-    (each row names its policy, board and run: `report`, `verify` and `replay_game` read it).
+    (each row names its policy, board and run: `report`, `verify` and `replay_game` read it); any
+    other name is a folder of one such file per board (``compare-RxC.parquet``; `report` reads it).
     `all_pairs`, `test`, `robust`, `repeat` and `warmup` are those of `compare_runs`;
     `save_baseline` keeps the run as a named baseline (`benchmark.save_baseline`) and
     `baseline_from` (a name or file) checks it against one (`benchmark.check_baseline`, a share
@@ -946,11 +947,24 @@ def compare_table(results):
 
 
 def write_compare(results, path) -> None:
-    """Every game of every policy in one Parquet file (a ``policy`` column); the footer records each
-    policy's parameters and run, so a report re-plays each with its own options."""
+    """Every game of every policy and board in one Parquet file (``*.parquet``), or, for any other
+    name, a folder of one compare file per board (``compare-RxC.parquet``, which `report` reads
+    whole); each footer records each policy's parameters and run, so a report re-plays each with its
+    own options."""
     import pyarrow as pa
 
     _check_path(path, "path")
+    if _is_folder_target(path):
+        try:
+            os.makedirs(path, exist_ok=True)
+        except OSError as exc:
+            raise SweepError(f"cannot create folder {str(path)!r}: {exc.strerror or exc}") from None
+        boards = {}
+        for r in results:
+            boards.setdefault((r.summary["rows"], r.summary["cols"]), []).append(r)
+        for (rows, cols), group in boards.items():
+            write_compare(group, os.path.join(str(path), f"compare-{rows}x{cols}.parquet"))
+        return
     from fastsnake.snake.report import COMPARE_META_KEY, run_record
 
     # Every sweep's rows in the one schema (`store.sweepfile.schema_names`): a compare file's columns

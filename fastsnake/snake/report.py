@@ -237,6 +237,9 @@ def open_sources(path) -> list[SweepSource]:
     if not os.path.exists(name):
         raise ReportError(f"{name!r} does not exist")
     if os.path.isdir(name):
+        files = sorted(f for f in os.listdir(name) if f.startswith("compare-") and f.endswith(".parquet"))
+        if files and not os.path.exists(os.path.join(name, "_manifest.json")):  # `compare --out DIR`
+            return [s for f in files for s in _parquet_sources(os.path.join(name, f))]
         return [_folder_source(name)]
     return _parquet_sources(name)
 

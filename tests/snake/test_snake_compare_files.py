@@ -103,3 +103,14 @@ def test_a_compare_file_of_the_previous_release_reads_verifies_and_replays(tmp_p
     assert rows.drop_columns(["run_id", "fastsnake_version"]).to_pydict() == (
         store.read_sweep(new)[1].drop_columns(["run_id", "fastsnake_version"]).to_pydict())
     assert fastsnake.replay_game(old, 4, policy="greedy").game == 4
+
+
+def test_a_multi_size_compare_to_a_folder_keeps_one_file_per_board(tmp_path, capsys):
+    folder = tmp_path / "study"
+    assert main(["compare", "--size", "6,4x6", "--games", "20", "--policies", "cycle,greedy", "--seed", "1",
+                 "--threads", "1", "--out", str(folder)]) == 0
+    capsys.readouterr()
+    assert sorted(p.name for p in folder.iterdir()) == ["compare-4x6.parquet", "compare-6x6.parquet"]
+    assert all(fastsnake.verify_sweep(p)["complete"] for p in folder.iterdir())
+    report = fastsnake.report(str(folder), str(tmp_path / "r.html"))
+    assert report["games"] == 80 and len(report["policies"]) == 4
