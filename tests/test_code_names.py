@@ -72,6 +72,9 @@ ALLOWED = {
     "OMP_NUM_THREADS": "OpenMP's environment variable",
     "XDG_CACHE_HOME": "the XDG base-directory variable the cache root follows",
     "PYTHONPATH": "Python's module search path variable, in the bench instructions",
+    "NUMBA_OPT": "numba's optimisation-level variable, in the compile-cost measurements (performance.md)",
+    "QUALIFY": "DuckDB's SQL clause, in the pooling recipe (data-tools.md)",
+    "drop_duplicates": "pandas' DataFrame.drop_duplicates, in the pooling recipe (data-tools.md)",
 }
 
 
