@@ -114,20 +114,88 @@ def imports_of(name: str) -> frozenset[str]:
         return frozenset()
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_bytes(), filename=str(path))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([node.module] if node.module else []))
-            else:
-                base = node.module or ""
-            subs = {f"{base}.{alias.name}" for alias in node.names} - {f"{base}.*"}
-            found.update(n for n in subs if module_path(n) is not None)  # sub-modules imported by name
-            if len(subs) != len(node.names) or any(module_path(n) is None for n in subs):
-                found.add(base)  # a name the package's __init__ defines
+    for level, module, names in import_statements(path.read_bytes(), str(path)):
+        if level is None:  # import a, b.c
+            found.update(names)
+            continue
+        if level:
+            anchor = package.split(".")[: len(package.split(".")) - level + 1]
+            base = ".".join(anchor + ([module] if module else []))
+        else:
+            base = module or ""
+        subs = {f"{base}.{alias}" for alias in names} - {f"{base}.*"}
+        found.update(n for n in subs if module_path(n) is not None)  # sub-modules imported by name
+        if len(subs) != len(names) or any(module_path(n) is None for n in subs):
+            found.add(base)  # a name the package's __init__ defines
     return frozenset(n for n in found if module_path(n) is not None)
+
+
+# The import statements of each source, by a hash of its bytes, kept at the cache root: reading them
+# with `ast` is about 5 ms a module, and a command defines kernels reaching ~20 modules before its
+# first kernel runs (``python bench/bench_startup.py``: part of a warm sweep's whole-process CPU).
+IMPORTS_MEMO = "import-statements.json"
+MEMO_ENTRIES = 4096
+_memo_lock = threading.Lock()
+_memo: dict | None = None
+_memo_added: dict = {}
+
+
+def import_statements(data: bytes, filename: str = "<source>") -> tuple:
+    """``(level, module, names)`` of each import statement of a source, anywhere in it: level None for
+    ``import a, b.c`` (names the modules), else ``from <level dots><module> import <names>``."""
+    global _memo
+    key = hashlib.blake2b(data, digest_size=16).hexdigest()
+    with _memo_lock:
+        if _memo is None:
+            _memo = _read_memo()
+        hit = _memo.get(key)
+    if hit is not None:
+        return tuple((level, module, tuple(names)) for level, module, names in hit)
+    found = []
+    for node in ast.walk(ast.parse(data, filename=filename)):
+        if isinstance(node, ast.Import):
+            found.append((None, None, tuple(alias.name for alias in node.names)))
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.level, node.module, tuple(alias.name for alias in node.names)))
+    with _memo_lock:
+        _memo[key] = _memo_added[key] = [list(f[:2]) + [list(f[2])] for f in found]
+        if len(_memo_added) == 1:
+            import atexit
+
+            atexit.register(_write_memo)
+    return tuple(found)
+
+
+def _read_memo() -> dict:
+    import json
+
+    try:
+        data = json.loads((cache_root() / IMPORTS_MEMO).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    ok = isinstance(data, dict) and all(isinstance(v, list) and all(isinstance(s, list) and len(s) == 3 for s in v)
+                                        for v in data.values())
+    return data if ok else {}
+
+
+def _write_memo() -> None:
+    """Add this process's new entries to the memo file (whole or absent: a temporary file renamed)."""
+    import json
+
+    with _memo_lock:
+        if not _memo_added:
+            return
+        merged = {**_read_memo(), **_memo_added}
+        _memo_added.clear()
+    merged = dict(list(merged.items())[-MEMO_ENTRIES:])  # the newest: edits leave old hashes behind
+    path = cache_root() / IMPORTS_MEMO
+    tmp = path.with_name(f".{IMPORTS_MEMO}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(merged, separators=(",", ":")), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache: the next process reads the sources again
+        tmp.unlink(missing_ok=True)
 
 
 @lru_cache(maxsize=None)
@@ -286,6 +354,9 @@ def configure_numba_cache() -> None:
     locators = caching.CacheImpl._locator_classes
     if not any(k.__name__ == FastsnakeCacheLocator.__name__ for k in locators):
         locators.insert(0, FastsnakeCacheLocator)
+    from fastsnake._numba_startup import defer_blas_probe
+
+    defer_blas_probe()
 
 
 # Modules that define no kernel and never import numba: importing them leaves numba unloaded, so

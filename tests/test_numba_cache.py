@@ -211,3 +211,39 @@ def test_a_kernel_module_does_not_reach_the_cli_or_other_policies(module):
     assert "fastsnake.snake.engine" in reach or module.startswith("fastsnake.tour")
     assert not any(m.startswith(("fastsnake.cli", "fastsnake.warm")) or m.endswith((".phc", ".grove", ".cell"))
                    for m in reach), sorted(reach)
+
+
+def _ast_imports(data: bytes) -> set:
+    """The slow, obvious reading: every import statement of a source, by `ast`."""
+    import ast
+
+    out = set()
+    for node in ast.walk(ast.parse(data)):
+        if isinstance(node, ast.Import):
+            out.add((None, None, tuple(a.name for a in node.names)))
+        elif isinstance(node, ast.ImportFrom):
+            out.add((node.level, node.module, tuple(a.name for a in node.names)))
+    return out
+
+
+def test_the_import_memo_gives_what_ast_gives_and_survives_damage(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(nc, "_memo", None)
+    monkeypatch.setattr(nc, "_memo_added", {})
+    sources = [p.read_bytes() for p in sorted((Path(fastsnake.__file__).parent / "snake").glob("*.py"))]
+    sources.append(b"def f():\n    from . import a as b, c\n    import x.y, z\nfrom .. import (p,\n q)\n")
+    first = [nc.import_statements(data) for data in sources]
+    nc._write_memo()
+    memo = tmp_path / nc.IMPORTS_MEMO
+    assert memo.is_file() and len(json.loads(memo.read_text())) == len(set(sources))
+    # A new process reads the statements from the memo: equal to the ast's, entry by entry.
+    monkeypatch.setattr(nc, "_memo", None)
+    again = [nc.import_statements(data) for data in sources]
+    assert not nc._memo_added  # all were hits
+    for data, a, b in zip(sources, first, again, strict=True):
+        assert set(a) == set(b) == _ast_imports(data)
+    # A damaged memo is read as empty, never as statements.
+    for damage in ("{not json", '{"k": 3}', "[]", ""):
+        memo.write_text(damage)
+        monkeypatch.setattr(nc, "_memo", None)
+        assert set(nc.import_statements(sources[-1])) == _ast_imports(sources[-1])

@@ -69,3 +69,37 @@ def test_a_sweep_without_a_file_imports_no_scipy_stats_pyarrow_or_pandas(tmp_pat
     assert code == 0
     assert "fastsnake.snake.intervals" in modules  # the summary's intervals were computed
     assert _loaded(modules, HEAVY + ("tqdm",)) == []  # no progress bar off a terminal: not even imported
+
+
+BLAS_CHILD = """
+import json, sys
+import numpy as np
+import fastsnake.snake.engine  # configures numba for our kernels (fastsnake._numba_cache)
+from numba import njit
+
+@njit
+def plain(a):
+    return a.sum()
+
+@njit
+def correlate(a, b):
+    return np.correlate(a, b)  # numba computes this inner product with BLAS when it has it
+
+x = np.arange(5.0)
+plain(x)
+after_a_kernel = "scipy.linalg" in sys.modules
+got = [float(v) for v in correlate(x, x[:2])]
+print(json.dumps({"after_a_kernel": after_a_kernel, "got": got, "after_blas": "scipy.linalg" in sys.modules}))
+"""
+
+
+def test_a_kernel_does_not_import_scipy_linalg_until_one_uses_blas(tmp_path):
+    """numba's arraymath imports scipy.linalg (about 0.3 CPU-s) to probe for BLAS as any first kernel
+    loads; `fastsnake._numba_startup` defers that to the first kernel that uses BLAS, which still gets it."""
+    proc = subprocess.run([sys.executable, "-c", BLAS_CHILD], capture_output=True, text=True, cwd=REPO, timeout=600,
+                          env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)))
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout.splitlines()[-1])
+    assert answer["after_a_kernel"] is False
+    assert answer["got"] == [float(v) for v in __import__("numpy").correlate(range(5), range(2))]
+    assert answer["after_blas"] is True  # BLAS was used, through scipy, as numba does without us
