@@ -22,7 +22,7 @@ import stat
 
 READY_FD_ENV = "FASTSNAKE_READY_FD"
 
-_state: dict = {"stop": None}
+_state: dict = {"stop": None, "received": None}
 
 
 def note_stop(signum: int) -> None:
@@ -39,6 +39,20 @@ def stop_requested() -> int | None:
 def forget_stop() -> None:
     """A new run in the same process (a test calling the CLI again) starts with no stop requested."""
     _state["stop"] = None
+    _state["received"] = None
+
+
+def note_received(signum: int) -> None:
+    """Record that the CLI's handler received signal `signum` (the first one is kept), whatever
+    becomes of the exception it raises: one raised inside a library's C code (an extension module's
+    import, pyarrow's lazy import of pandas) may come out as another exception, or none."""
+    if _state["received"] is None:
+        _state["received"] = signum
+
+
+def signal_received() -> int | None:
+    """The first SIGINT or SIGTERM the CLI's handler (or a sweep's) received in this run, or None."""
+    return _state["received"] or _state["stop"]
 
 
 def announce(event: str) -> None:
