@@ -51,8 +51,31 @@ def note_received(signum: int) -> None:
 
 
 def signal_received() -> int | None:
-    """The first SIGINT or SIGTERM the CLI's handler (or a sweep's) received in this run, or None."""
-    return _state["received"] or _state["stop"]
+    """The first SIGINT or SIGTERM the CLI's handler received in this run, or None."""
+    return _state["received"]
+
+
+def forget_received() -> None:
+    """A new CLI run in the same process (a test calling `main` again) has received no signal."""
+    _state["received"] = None
+
+
+def raise_if_received() -> None:
+    """Raise again the exception of a signal the CLI's handler received and the code it interrupted
+    swallowed (pyarrow's lazy import of pandas goes on without pandas when a KeyboardInterrupt lands
+    in one of pandas' extension modules): KeyboardInterrupt for SIGINT, `Terminated` for SIGTERM.
+    A check point of loops that run long outside a sweep's own stop handling (each batch of rows
+    read); nothing happens when no signal came, or outside the CLI."""
+    signum = _state["received"]
+    if signum is None:
+        return
+    import signal
+
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
+    from fastsnake.errors import Terminated
+
+    raise Terminated()
 
 
 def announce(event: str) -> None:

@@ -69,6 +69,7 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
     (`fastsnake.warm.tier`): the process is replaced, so this returns only on the compiled path."""
     argv = sys.argv[1:] if argv is None else list(argv)
     common.start_run(argv)
+    signals.forget_received()
     parser = build_parser()
     args = parser.parse_args(argv)
     common.set_json_errors(getattr(args, "json", False))
@@ -77,6 +78,7 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
             first_call(_tier_job(args), argv)
         with compile_notice(verb=getattr(args, "verb", None)):
             result = args.handler(args)
+        signals.raise_if_received()  # a signal whose exception the code it interrupted swallowed
     except NeedsCompiled as exc:
         if not (tiered and interpreted_run()):
             return common.fail(str(exc), 1)
