@@ -9,7 +9,8 @@ exception.
 ``FASTSNAKE_READY_FD`` as ``FD:INODE`` (its descriptor and the pipe's inode number), when set:
 how a test learns, without waiting on a clock, that the process has reached a point (``cli``:
 the CLI's handlers are installed; ``kernel``: a kernel runs on its worker thread while the main
-thread waits for it, interruptibly; ``stop-requested``: a stop request was received). Nothing is
+thread waits for it, interruptibly; ``scanning``: a sweep folder's finished chunks are being
+checked; ``stop-requested``: a stop request was received). Nothing is
 written without the variable, nor unless that descriptor is still that pipe: a child that
 inherited the variable but not the pipe (a background compile), in which the number may name
 another file, never writes to it.
