@@ -39,7 +39,7 @@ Each round picks a fault at random and a target (a single sweep file or a sweep 
   formats, made as `tests/snake/test_snake_mixed_folder.py` makes them) and interrupted after some of
   its chunks, resumed by this version (at times stopped by SIGINT, SIGTERM or SIGKILL at a random
   moment and resumed again), read at each step through `read_sweep`, `verify`, `replay --from` and,
-  once finished, DuckDB's and polars' plain globs: every read equals a clean run's rows (the old run
+  once finished, DuckDB's and polars' plain globs and pandas: every read equals a clean run's rows (the old run
   id kept, no NULL identity), every replay the clean run's game.
 
 The store classes test the sweep store of issue 37 (chunk identity, one checked reader, `verify
@@ -740,6 +740,16 @@ class Trial:
                 return f"{step}: polars' plain glob rows differ from the clean run's: read back as good", ids[0]
             if frame["run_id"].n_unique() != 1 or frame["policy"].null_count():
                 return f"{step}: polars' plain glob: {frame['run_id'].n_unique()} run ids, NULL policies", ids[0]
+            import pandas as pd
+
+            try:  # docs/data-tools.md reads a folder with pandas too (it once dropped the newer columns)
+                every = pd.read_parquet(folder).sort_values("game")
+            except Exception as exc:  # noqa: BLE001 - any failure of a plain reader is the finding
+                return f"{step}: pandas' read of the folder fails: {type(exc).__name__}: {str(exc)[:200]}", ids[0]
+            if (tuple(every.columns) != schema_names() or every["game"].tolist() != list(range(n))
+                    or every["moves"].tolist() != base["table"].column("moves").to_pylist()
+                    or every["policy"].isna().any() or every["run_id"].nunique() != 1):
+                return f"{step}: pandas reads other columns or rows: read back as good", ids[0]
         return None, ids[0]
 
     def mixed_version(self) -> str | None:
