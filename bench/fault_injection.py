@@ -35,8 +35,14 @@ Each round picks a fault at random and a target (a single sweep file or a sweep 
   address-space limit: refused up front in one line, no folder made;
 * altered_replay: the golden replay with rows, cols, seed, game, an apple, a body cell, a move or
   the outcome altered: `replay --check` refuses it (exit 2).
+* mixed_version (issue 46): a folder started by the previous release (878e551's chunk and manifest
+  formats, made as `tests/snake/test_snake_mixed_folder.py` makes them) and interrupted after some of
+  its chunks, resumed by this version (at times stopped by SIGINT, SIGTERM or SIGKILL at a random
+  moment and resumed again), read at each step through `read_sweep`, `verify`, `replay --from` and,
+  once finished, DuckDB's and polars' plain globs and pandas: every read equals a clean run's rows (the old run
+  id kept, no NULL identity), every replay the clean run's game.
 
-The last three test the sweep store of issue 37 (chunk identity, one checked reader, `verify
+The store classes test the sweep store of issue 37 (chunk identity, one checked reader, `verify
 --repair`); on a branch without it they fail, as they should.
 
 A round counts as **lost** when games an earlier run had finished are gone or changed (a complete
@@ -102,6 +108,8 @@ PEAK_LAUNCHER = ("import os, subprocess, sys\n"
 HUGE_ANSWER_SECONDS = 5.0
 # The small sweep of the store's classes: issue 37's example (4 chunks of 100, seed 5).
 STORE_POLICY, STORE_SIZE, STORE_GAMES, STORE_CHUNK, STORE_SEED = "cycle", 6, 400, 100, 5
+# The mixed-version folder's sweep (issue 46, item 2): 10 chunks of 100.
+MIXED_POLICY, MIXED_SIZE, MIXED_GAMES, MIXED_CHUNK, MIXED_SEED = "greedy", 6, 1000, 100, 9
 # Sweeps with the same seed and chunk size whose chunks are foreign to it, one a field of its identity.
 FOREIGN = {
     "policy": dict(policy="greedy"),
@@ -646,9 +654,156 @@ class Trial:
         return one_line_refusal(code, err) and f"{field} altered: {one_line_refusal(code, err)}"
 
 
+    # -- issue 46: a folder of two versions ------------------------------------------------------
+    def mixed_base(self) -> dict:
+        """The clean run of the mixed-version sweep (a folder), its rows and its replays (made once)."""
+        if not hasattr(self, "_mixed"):
+            clean = self.work / "mixed-clean"
+            fastsnake.sweep(MIXED_POLICY, MIXED_SIZE, MIXED_GAMES, MIXED_SEED, out=clean, chunk_size=MIXED_CHUNK,
+                            threads=1)
+            table = read_sweep(clean)[1]
+            self._mixed = {"clean": clean, "table": table.drop_columns(["run_id", "fastsnake_version"]),
+                           "replays": {}}
+        return self._mixed
+
+    def clean_replay(self, game: int):
+        base = self.mixed_base()
+        if game not in base["replays"]:
+            base["replays"][game] = fastsnake.replay_game(base["clean"], pick=game).replay
+        return base["replays"][game]
+
+    def read_mixed(self, folder: Path, final: bool, run_id: str | None, step: str) -> tuple[str | None, str | None]:
+        """(problem, run id): `folder` read every way, compared with the clean run's rows of the
+        chunks present (all of them when `final`)."""
+        import pyarrow.compute as pc
+
+        from fastsnake.snake.replay import load_replay
+        from fastsnake.snake.store.sweepfile import IDENTITY_COLUMNS, schema_names
+
+        base = self.mixed_base()
+        present = sorted(int(p.stem.split("-")[1]) for p in folder.glob("chunk-*.parquet"))
+        games = [g for i in present for g in range(i * MIXED_CHUNK, (i + 1) * MIXED_CHUNK)]
+        if not present:  # nothing finished: the readers say so, and verify finds nothing wrong
+            try:
+                read_sweep(folder)
+                return f"{step}: read_sweep of a folder with no chunk gave a table: read back as good", run_id
+            except InputError:
+                pass
+            code, _, err = cli(["verify", folder])
+            return (f"{step}: verify of an empty folder: exit {code}: {err.strip()[-200:]}" if code else None), run_id
+        table = read_sweep(folder)[1]
+        if tuple(table.column_names) != schema_names():
+            return f"{step}: read_sweep gives columns {table.column_names}", run_id
+        if any(table.column(n).null_count for n in IDENTITY_COLUMNS):
+            return f"{step}: read_sweep gives NULL identity columns", run_id
+        ids = table.column("run_id").unique().to_pylist()
+        if len(ids) != 1 or (run_id is not None and ids[0] != run_id):
+            return f"{step}: run ids {ids}, not the old one {run_id}: read back as good", run_id
+        want = base["table"].take(games) if games else base["table"].slice(0, 0)
+        if table.drop_columns(["run_id", "fastsnake_version"]).to_pydict() != want.to_pydict():
+            return f"{step}: read_sweep rows differ from the clean run's: read back as good", ids[0]
+        code, out, err = cli(["verify", folder, "--json"])
+        if code != 0:
+            return f"{step}: verify exit {code}: {err.strip()[-200:]}", ids[0]
+        report = json.loads(out)
+        if report["complete"] != (len(present) == MIXED_GAMES // MIXED_CHUNK) or report["rows"] != len(games):
+            return f"{step}: verify says complete={report['complete']}, {report['rows']} rows", ids[0]
+        if games:
+            game = self.rng.choice(games)
+            npz = folder.parent / f"g{game}.npz"
+            code, _, err = cli(["replay", "--from", folder, "--pick", game, "--out", npz])
+            if code != 0:
+                return f"{step}: replay --from exit {code}: {err.strip()[-200:]}", ids[0]
+            got, clean = load_replay(npz), self.clean_replay(game)
+            if got.game != game or not all(np.array_equal(getattr(got, a), getattr(clean, a))
+                                           for a in ("moves", "apples", "body")):
+                return f"{step}: replay --from game {game} is another game: read back as good", ids[0]
+        if final:
+            import duckdb
+            import polars as pl
+
+            glob = str(folder / "*.parquet")
+            moves = pc.sum(base["table"].column("moves")).as_py()
+            n = MIXED_GAMES
+            try:
+                got = duckdb.sql(f"SELECT count(*), count(policy), count(DISTINCT run_id), sum(moves) "
+                                 f"FROM '{glob}'").fetchall()
+            except duckdb.Error as exc:
+                return f"{step}: DuckDB's plain glob fails: {str(exc)[:200]}", ids[0]
+            if got != [(n, n, 1, moves)]:
+                return f"{step}: DuckDB's plain glob reads {got}, not {[(n, n, 1, moves)]}: read back as good", ids[0]
+            try:
+                frame = pl.read_parquet(glob).sort("game")
+            except Exception as exc:  # noqa: BLE001 - any failure of a plain reader is the finding
+                return f"{step}: polars' plain glob fails: {type(exc).__name__}: {str(exc)[:200]}", ids[0]
+            if frame.drop(["run_id", "fastsnake_version"]).to_arrow().to_pydict() != base["table"].to_pydict():
+                return f"{step}: polars' plain glob rows differ from the clean run's: read back as good", ids[0]
+            if frame["run_id"].n_unique() != 1 or frame["policy"].null_count():
+                return f"{step}: polars' plain glob: {frame['run_id'].n_unique()} run ids, NULL policies", ids[0]
+            import pandas as pd
+
+            try:  # docs/data-tools.md reads a folder with pandas too (it once dropped the newer columns)
+                every = pd.read_parquet(folder).sort_values("game")
+            except Exception as exc:  # noqa: BLE001 - any failure of a plain reader is the finding
+                return f"{step}: pandas' read of the folder fails: {type(exc).__name__}: {str(exc)[:200]}", ids[0]
+            if (tuple(every.columns) != schema_names() or every["game"].tolist() != list(range(n))
+                    or every["moves"].tolist() != base["table"].column("moves").to_pylist()
+                    or every["policy"].isna().any() or every["run_id"].nunique() != 1):
+                return f"{step}: pandas reads other columns or rows: read back as good", ids[0]
+        return None, ids[0]
+
+    def mixed_version(self) -> str | None:
+        """A folder of the previous release's format, interrupted, resumed by this version (at times
+        stopped by a signal and resumed again), read every way at each step against a clean run."""
+        from test_snake_mixed_folder import _as_previous_release
+
+        base = self.mixed_base()
+        n = MIXED_GAMES // MIXED_CHUNK
+        folder = Path(tempfile.mkdtemp(dir=self.work)) / "A"
+        shutil.copytree(base["clean"], folder, ignore=shutil.ignore_patterns("_writer.lock"))
+        if self.rng.random() < 0.7:  # the old release stopped after its first chunks
+            keep = set(range(self.rng.randrange(n + 1)))
+        else:  # or with any of them (threads finish chunks out of order)
+            keep = {i for i in range(n) if self.rng.random() < 0.5}
+        _as_previous_release(folder, keep)
+        what = f"old chunks {sorted(keep)}"
+        problem, run_id = self.read_mixed(folder, final=False, run_id=None, step="old folder")
+        if problem:
+            return f"{what}: {problem}"
+        if self.rng.random() < 0.5:  # a resume by this version stopped at a random moment
+            sig = self.rng.choice([signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
+            # Signalled at a random moment once the CLI's handlers are in place (it says so on
+            # FASTSNAKE_READY_FD): scanning, upgrading, playing or writing the chunks.
+            read_fd, write_fd = os.pipe()
+            env = dict(os.environ, FASTSNAKE_READY_FD=f"{write_fd}:{os.fstat(write_fd).st_ino}")
+            proc = subprocess.Popen([sys.executable, "-m", "fastsnake", "sweep", "--resume", str(folder),
+                                     "--threads", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                    env=env, pass_fds=(write_fd,))
+            os.close(write_fd)
+            with os.fdopen(read_fd) as events:
+                ready, _, _ = select.select([events], [], [], 600)
+                line = events.readline() if ready else ""
+            time.sleep(self.rng.uniform(0.0, 3.0))
+            proc.send_signal(sig)
+            _, err = proc.communicate(timeout=600)
+            what += f", resume stopped by {signal.Signals(sig).name}"
+            if line.strip() != "cli":
+                return f"{what}: no 'cli' announcement (got {line!r})"
+            if proc.returncode not in (0, 130, 143, -signal.SIGKILL) or "Traceback" in err:
+                return f"{what}: exit {proc.returncode}: {err.strip()[-200:]}"
+            problem, run_id = self.read_mixed(folder, final=False, run_id=run_id, step="interrupted resume")
+            if problem:
+                return f"{what}: {problem}"
+        code, _, err = cli(["sweep", "--resume", folder, "--threads", "1"])
+        if code != 0:
+            return f"{what}: sweep --resume exit {code}: {err.strip()[-200:]}"
+        problem, _ = self.read_mixed(folder, final=True, run_id=run_id, step="resumed")
+        return f"{what}: {problem}" if problem else None
+
+
 WEIGHTS = {"bitflip": 6, "signal": 2, "fulldisk": 1, "writers": 1, "inflate": 1, "crafted_npz": 3,
            "crafted_sweep": 3, "startup_signal": 1, "foreign_chunk": 3, "damaged_folder": 2, "manifest_loss": 2,
-           "planted_payload": 3, "huge_games": 1, "altered_replay": 3}
+           "planted_payload": 3, "huge_games": 1, "altered_replay": 3, "mixed_version": 3}
 
 
 def is_silent(problem: str) -> bool:

@@ -26,8 +26,7 @@ def _quit(message: str, code: int) -> None:
     sys.stderr.write(f"fastsnake: error: {message}\n")
     if "--json" in sys.argv[1:]:
         sys.stdout.write(json.dumps({"error": message, "code": code}) + "\n")
-    sys.stdout.flush()
-    sys.exit(code)
+    _end_now(code)
 
 
 def _end_with(code) -> None:
@@ -43,6 +42,20 @@ def _end_with(code) -> None:
         signal.signal(sig, signal.SIG_IGN)
 
 
+def _end_now(code: int) -> None:
+    """A signal stopped the command, which has said so and kept (synced) what it finished: end the
+    process now. The atexit callbacks run (multiprocessing's, dask's, logging's), the interpreter's
+    teardown does not: unloading numba, llvmlite and pyarrow took 1-2 s on a loaded machine, most of
+    the answer to a Ctrl-C (issue 46: "answered within a second")."""
+    import atexit
+    import os
+
+    _end_with(code)
+    atexit._run_exitfuncs()
+    _end_with(code)
+    os._exit(code)
+
+
 def run() -> None:
     try:
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -51,6 +64,8 @@ def run() -> None:
 
         run_cli()  # replaces these handlers with its own first thing; it ends the process (sys.exit)
     except SystemExit as done:  # the command has ended: a signal during the interpreter's shutdown
+        if done.code in (130, 143) and not isinstance(done, Terminated):  # stopped by a signal, said so
+            _end_now(done.code)
         _end_with(done.code)  # ends it with the status already decided, not killed by the signal (-2)
         raise
     except KeyboardInterrupt:  # in the CLI's imports, or before its handlers are in place

@@ -69,6 +69,7 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
     (`fastsnake.warm.tier`): the process is replaced, so this returns only on the compiled path."""
     argv = sys.argv[1:] if argv is None else list(argv)
     common.start_run(argv)
+    signals.forget_received()
     parser = build_parser()
     args = parser.parse_args(argv)
     common.set_json_errors(getattr(args, "json", False))
@@ -77,6 +78,7 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
             first_call(_tier_job(args), argv)
         with compile_notice(verb=getattr(args, "verb", None)):
             result = args.handler(args)
+        signals.raise_if_received()  # a signal whose exception the code it interrupted swallowed
     except NeedsCompiled as exc:
         if not (tiered and interpreted_run()):
             return common.fail(str(exc), 1)
@@ -92,6 +94,9 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
     except FastsnakeError as exc:
         return common.fail(cli_text(exc), 1)
     except Exception as exc:  # a failure of ours: keep stdout clean, say what broke
+        received = signals.signal_received()
+        if received is not None:  # the signal's exception, turned into another by the code it interrupted
+            return _answer_signal(received)
         if os.environ.get("FASTSNAKE_DEBUG"):
             raise
         if isinstance(exc, OSError) and exc.errno in DISK_FULL_ERRNOS:
@@ -125,9 +130,17 @@ def _on_signal(signum, frame):
     finished: a repeated signal does not interrupt that."""
     if signals.stop_requested() is not None:
         return
+    signals.note_received(signum)
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
     raise Terminated()
+
+
+def _answer_signal(signum: int) -> int:
+    """The one line and status of a run that signal `signum` stopped (SIGINT 130, SIGTERM 143)."""
+    if signum == signal.SIGINT:
+        return common.fail("interrupted", 130)
+    return common.fail(str(Terminated()), 143)
 
 
 def _install_signal_handlers() -> None:

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 
 import numba
 
-from fastsnake.signals import announce, note_stop
+from fastsnake.signals import announce, note_stop, signal_received
 from fastsnake.snake.board import CFG_CANCEL
 
 # The config arrays of kernels running now (a signal handler cancels them all), and the stop
@@ -174,7 +174,9 @@ def stop_requests():
     signal): every kernel running is cancelled (its unfinished chunk is dropped, so a chunk is
     never half counted or half written) and the caller stops before the next; a second signal
     raises KeyboardInterrupt at once, even while a kernel that does not return still runs."""
-    flag = {"stop": False, "signal": None}
+    # A signal the CLI's handler took before this run began, whose exception the code it interrupted
+    # swallowed (`signals.raise_if_received`): the run stops before its first chunk.
+    flag = {"stop": signal_received() is not None, "signal": signal_received()}
     if threading.current_thread() is not threading.main_thread():
         yield flag
         return

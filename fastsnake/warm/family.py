@@ -258,7 +258,11 @@ def acquire(family: Family, say=None, owner=None) -> bool:
             fh = open(path, "a")  # noqa: SIM115 - held until `release`
         except OSError:  # a read-only cache: compile unguarded
             return False
-        waited = False
+    # The wait holds no lock of this process: a compile waits on a worker thread (`cancel.call_kernel`)
+    # while the main thread answers Ctrl-C, and its way out (`compile_notice` releases the family
+    # locks) must not wait for another process's compile to end (issue 46: 30 s to answer a SIGINT).
+    waited = False
+    try:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -273,8 +277,15 @@ def acquire(family: Family, say=None, owner=None) -> bool:
                     break
                 except OSError:
                     continue
+    except BaseException:
+        fh.close()
+        raise
+    with _state_lock:
+        if _held:  # another thread of this process took one meanwhile: it guards this compile too
+            fh.close()
+            return waited
         _held[family.key] = (fh, id(owner))
-        return waited
+    return waited
 
 
 def release(key: str | None = None) -> None:

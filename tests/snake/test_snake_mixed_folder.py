@@ -1,7 +1,7 @@
 """A folder started by the previous release (878e551: 6-column chunks, format fastsnake-sweep/1,
 manifest fastsnake-sweep-dataset/1 without run id) and finished by this one reads as one dataset
 (issue 46, item 2): through `read_sweep`, replay, `sweep(..., out=DIR).table`, DuckDB's and polars'
-plain globs. The old chunks are made here in that format without running old code (its writer:
+plain globs, pandas. The old chunks are made here in that format without running old code (its writer:
 `git show 878e551:fastsnake/snake/dataset.py`, `write_chunk`)."""
 
 import hashlib
@@ -91,6 +91,10 @@ def test_a_resume_upgrades_the_old_chunks_and_every_reader_sees_one_table(mixed)
     assert duckdb.sql(f"SELECT count(*), count(DISTINCT run_id), count(policy) FROM '{glob}'").fetchall() == [
         (200, 1, 200)]
     assert pl.scan_parquet(glob).select(pl.len()).collect().item() == 200
+    pd = pytest.importorskip("pandas")
+    frame = pd.read_parquet(folder)  # as docs/data-tools.md reads a folder (it dropped the newer columns)
+    assert tuple(frame.columns) == schema_names() and len(frame) == 200
+    assert frame["policy"].notna().all() and frame["run_id"].nunique() == 1
     assert fastsnake.replay_game(folder, pick=170).game == 170
     assert fastsnake.resume_sweep(folder).summary["games"] == 200  # nothing left to upgrade or play
 

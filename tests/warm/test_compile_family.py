@@ -188,3 +188,32 @@ def test_a_second_process_waits_for_the_family_being_compiled_then_loads_it(tmp_
     assert said.count("fastsnake: another process is compiling the kernels of tiny now; waiting for it") == 1
     assert "fastsnake: compiling" not in said
     assert str(F.LOCK_PREFIX + "tiny.lock") in said
+
+
+def test_a_compile_waiting_for_another_process_holds_no_lock_of_this_one(cache):
+    """A compile waits for another process's on a worker thread (`cancel.call_kernel`); Ctrl-C on the
+    main thread then unwinds through `compile_notice`, which releases the family locks: that must not
+    wait for the other process's compile to end (issue 46: a SIGINT answered after 30 s)."""
+    import fcntl
+    import threading
+
+    family = F.Family("tiny-wait", "the tiny kernels")
+    path = F.lock_path(family.key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    other = open(path, "a")  # another process's compile, as flock sees it: another open file
+    fcntl.flock(other, fcntl.LOCK_EX)
+    waiting = threading.Event()
+    waiter = threading.Thread(target=F.acquire, args=(family, lambda text: waiting.set()), daemon=True)
+    waiter.start()
+    try:
+        assert waiting.wait(timeout=300)  # a deadline for a stuck thread, not a measurement
+        assert F._state_lock.acquire(blocking=False), "the waiting thread holds the family state lock"
+        F._state_lock.release()
+        F.release()  # what the main thread's way out does: returns while the other still compiles
+        assert F.held() == []
+    finally:
+        other.close()  # the other compile ends: the waiter takes the lock
+        waiter.join(timeout=300)
+    assert F.held() == [family.key]
+    F.release()
+    assert F.held() == []

@@ -38,6 +38,7 @@ import numpy as np
 from fastsnake import __version__
 from fastsnake.errors import in_cli_words
 from fastsnake.files import file_in_the_way, fsync_path, host_name, pid_alive, remove_stale_temps
+from fastsnake.signals import announce
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.stats import SummaryAccumulator
 from fastsnake.snake.store.sweepfile import (
@@ -497,6 +498,7 @@ class SweepDataset:
         """(missing chunk indices as runs, statistics of the finished ones), every finished chunk checked;
         SweepError naming a damaged one. Temporary files of dead writers are removed (a live
         writer's never: it holds the lock, and a resume waits for it)."""
+        announce("scanning")  # (for tests and benchmarks that signal a scan: `fastsnake.signals`)
         remove_stale_temps(self.path, ".chunk-")
         remove_stale_temps(self.path, f".{MANIFEST}.tmp")
         acc = SummaryAccumulator()

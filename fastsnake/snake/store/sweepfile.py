@@ -16,6 +16,7 @@ import numpy as np
 
 from fastsnake.errors import InputError
 from fastsnake.files import fsync_path, remove_stale_temps, temp_name, written_atomically
+from fastsnake.signals import raise_if_received
 from fastsnake.snake import record
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, TAIL_RULES
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, STUCK, WON
@@ -605,6 +606,7 @@ class SweepFile:
         rows = 0
         try:
             for table in self._tables(batch_rows):
+                raise_if_received()  # a Ctrl-C that pyarrow's lazy import of pandas swallowed
                 # The footer (names, lengths, null flags) has no page checksum: validation sees a flip.
                 table.validate(full=True)
                 for name in record.required():
