@@ -16,7 +16,7 @@ so a step costs O(1) whatever the board; a game's start writes its whole row.
 
 import numpy as np
 from numba import njit
-from numba.np.unsafe.ndarray import to_fixed_tuple
+from numba.cpython.unsafe.tuple import tuple_setitem
 
 from fastsnake.snake.board import CFG_TAIL_RULE, TAIL_FOLLOW
 from fastsnake.snake.engine import (
@@ -55,6 +55,7 @@ S_MOVES = State._fields.index("moves")
 S_APPLES = State._fields.index("apples")
 S_OUTCOME = State._fields.index("outcome")
 S_SIZE = len(State._fields)
+_BLANK_STATE = State(*(np.int64(0),) * S_SIZE)  # what `load_state` fills
 
 # Returned by `check_step` and `step_batch` when every env may step; NOT_STARTED when one has no game
 # yet (it was never reset: game index -1). Otherwise they return the index of the first bad action.
@@ -105,8 +106,13 @@ def game_of(cfg, nbr, batch, i):
 @njit(cache=True, inline="always")
 def load_state(batch, i):
     """The engine `State` of env `i`, read from its row of the batch's state array (every field, by
-    `State._fields`: a field added to `State` is loaded with no edit here)."""
-    return State(*to_fixed_tuple(borrowed_row(batch[B_STATE], i), S_SIZE))
+    `State._fields`: a field added to `State` is loaded with no edit here). Field by field into a blank
+    state: the same machine code as naming each field (`numba`'s `to_fixed_tuple` adds a size check)."""
+    row = borrowed_row(batch[B_STATE], i)
+    st = _BLANK_STATE
+    for j in range(S_SIZE):
+        st = tuple_setitem(st, j, row[j])
+    return st
 
 
 @njit(cache=True, inline="always")
