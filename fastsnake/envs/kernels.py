@@ -16,6 +16,7 @@ so a step costs O(1) whatever the board; a game's start writes its whole row.
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.tuple import tuple_setitem
 
 from fastsnake.snake.board import CFG_TAIL_RULE, TAIL_FOLLOW
 from fastsnake.snake.engine import (
@@ -29,7 +30,6 @@ from fastsnake.snake.engine import (
     boxed_move,
     copy_rows,
     ix,
-    make_state,
     play_until,
     start_default,
 )
@@ -55,6 +55,7 @@ S_MOVES = State._fields.index("moves")
 S_APPLES = State._fields.index("apples")
 S_OUTCOME = State._fields.index("outcome")
 S_SIZE = len(State._fields)
+_BLANK_STATE = State(*(np.int64(0),) * S_SIZE)  # what `load_state` fills
 
 # Returned by `check_step` and `step_batch` when every env may step; NOT_STARTED when one has no game
 # yet (it was never reset: game index -1). Otherwise they return the index of the first bad action.
@@ -104,26 +105,22 @@ def game_of(cfg, nbr, batch, i):
 
 @njit(cache=True, inline="always")
 def load_state(batch, i):
-    """The engine `State` of env `i`, read from its row of the batch's state array."""
+    """The engine `State` of env `i`, read from its row of the batch's state array (every field, by
+    `State._fields`: a field added to `State` is loaded with no edit here). Field by field into a blank
+    state: the same machine code as naming each field (`numba`'s `to_fixed_tuple` adds a size check)."""
     row = borrowed_row(batch[B_STATE], i)
-    return make_state(row[S_HEAD], row[S_TAIL], row[S_HEAD_I], row[S_TAIL_I], row[S_LENGTH], row[S_APPLE],
-                      row[S_NFREE], row[S_MOVES], row[S_APPLES], row[S_OUTCOME])
+    st = _BLANK_STATE
+    for j in range(S_SIZE):
+        st = tuple_setitem(st, j, row[j])
+    return st
 
 
 @njit(cache=True, inline="always")
 def store_state(batch, i, st):
     """Write `st` into env `i`'s row of the batch's state array (the inverse of `load_state`)."""
     row = borrowed_row(batch[B_STATE], i)
-    row[S_HEAD] = st.head
-    row[S_TAIL] = st.tail
-    row[S_HEAD_I] = st.head_i
-    row[S_TAIL_I] = st.tail_i
-    row[S_LENGTH] = st.length
-    row[S_APPLE] = st.apple
-    row[S_NFREE] = st.nfree
-    row[S_MOVES] = st.moves
-    row[S_APPLES] = st.apples
-    row[S_OUTCOME] = st.outcome
+    for j in range(S_SIZE):
+        row[j] = st[j]
 
 
 @njit(cache=True, inline="always")

@@ -49,13 +49,11 @@ from fastsnake.snake.board import CFG_COLS, CFG_MAX_MOVES, CFG_ROWS
 from fastsnake.snake.cancel import is_cancelled
 from fastsnake.snake.engine import (
     CANCELLED,
-    ROW_APPLES,
-    ROW_LENGTH,
-    ROW_MOVES,
     ROW_OUTCOME,
     RUNNING,
     start_default,
     start_path,
+    write_rows,
 )
 from fastsnake.snake.policies.protocol import EnginePolicy, Option, OptionError, PolicyError, no_params
 from fastsnake.snake.rng import game_seeds
@@ -255,8 +253,8 @@ def load_agent(path: str, sha256: str | None = None) -> Agent:
 # -- games -----------------------------------------------------------------------------------------
 
 def play_games(agent: Agent, cfg, nbr, seeds: np.ndarray, out: np.ndarray | None = None, record: bool = False):
-    """Play the games of `seeds` (game seeds), `SLOTS` at a time. Rows (outcome, moves, apples,
-    length) go to `out`; with `record` (one game) returns its (body0, moves, apples). Returns None
+    """Play the games of `seeds` (game seeds), `SLOTS` at a time. Rows (the record's kernel columns,
+    `engine.write_rows`) go to `out`; with `record` (one game) returns its (body0, moves, apples). Returns None
     when the run was cancelled (what was played is then incomplete)."""
     rows, cols = int(cfg[CFG_ROWS]), int(cfg[CFG_COLS])
     n = seeds.shape[0]
@@ -296,11 +294,7 @@ def play_games(agent: Agent, cfg, nbr, seeds: np.ndarray, out: np.ndarray | None
             if (state[ended, K.S_OUTCOME] == CANCELLED).any():
                 return None
             if out is not None:
-                games, ends = playing[ended], state[ended]
-                out[games, ROW_OUTCOME] = ends[:, K.S_OUTCOME]
-                out[games, ROW_MOVES] = ends[:, K.S_MOVES]
-                out[games, ROW_APPLES] = ends[:, K.S_APPLES]
-                out[games, ROW_LENGTH] = ends[:, K.S_LENGTH]
+                write_rows(out, playing[ended], state[ended])
             more = ended[: max(0, n - following)]
             playing[ended] = -1
             if more.size:

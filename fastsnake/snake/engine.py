@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit, prange
 from numba.core import cgutils, types
 from numba.core.errors import TypingError
+from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import intrinsic, overload
 from numba.np.arrayobj import populate_array
 
@@ -51,22 +52,21 @@ ROW_OUTCOME, ROW_MOVES, ROW_APPLES, ROW_LENGTH = (KERNEL_SLOTS[n] for n in ("out
 BOX_MOVE = 0
 
 
-class State(NamedTuple):
-    """The game's scalars, passed by value so the hot loop keeps them in registers.
+# The game's scalars the rules keep (`State`'s first fields, in this order).
+ENGINE_FIELDS = ("head", "tail", "head_i", "tail_i", "length", "apple", "nfree", "moves", "apples", "outcome")
+# Every kernel column of the game record (`record`) is copied from the `State` field of its name
+# (`write_row`); one the rules do not keep is a counter of its own, a `State` field after theirs that is
+# 0 when a game starts, carried through every move (`make_state`'s `was`) and filled by one kernel line.
+STATE_FIELDS = ENGINE_FIELDS + tuple(name for name in KERNEL_SLOTS if name not in ENGINE_FIELDS)
+State = NamedTuple("State", [(name, int) for name in STATE_FIELDS])
+State.__doc__ = """The game's scalars (`STATE_FIELDS`), passed by value so the hot loop keeps them in registers.
 
-    head/tail are cells; head_i/tail_i their slots in the body ring.
-    """
-
-    head: int
-    tail: int
-    head_i: int
-    tail_i: int
-    length: int
-    apple: int
-    nfree: int
-    moves: int
-    apples: int
-    outcome: int
+head/tail are cells; head_i/tail_i their slots in the body ring; then the record's own counters.
+"""
+# The `State` field each column of a sweep's row is copied from, by kernel slot (`write_row`).
+ROW_FIELDS = tuple(STATE_FIELDS.index(name) for name, _ in sorted(KERNEL_SLOTS.items(), key=lambda item: item[1]))
+_COUNTERS_AT_START = (np.int64(0),) * (len(STATE_FIELDS) - len(ENGINE_FIELDS))
+_ENGINE_SIZE = len(ENGINE_FIELDS)
 
 
 class PolicyState(NamedTuple):
@@ -228,19 +228,59 @@ def cancelled(cfg):
 
 
 @njit(cache=True, inline="always")
-def make_state(head, tail, head_i, tail_i, length, apple, nfree, moves, apples, outcome):
-    """A `State` with every field int64, so states from any code path unify."""
-    return State(
-        np.int64(head), np.int64(tail), np.int64(head_i), np.int64(tail_i), np.int64(length),
-        np.int64(apple), np.int64(nfree), np.int64(moves), np.int64(apples), np.int64(outcome),
-    )
+def make_state(head, tail, head_i, tail_i, length, apple, nfree, moves, apples, outcome, was=None):
+    """A `State` with every field int64, so states from any code path unify.
+
+    `was`: the state a move starts from, whose counters (`STATE_FIELDS` after `ENGINE_FIELDS`) the
+    new state carries; None for a game's first state (counters 0).
+    """
+    rules = (np.int64(head), np.int64(tail), np.int64(head_i), np.int64(tail_i), np.int64(length),
+             np.int64(apple), np.int64(nfree), np.int64(moves), np.int64(apples), np.int64(outcome))
+    if was is None:
+        return State(*(rules + _COUNTERS_AT_START))
+    return State(*(rules + was[_ENGINE_SIZE:]))
+
+
+@njit(cache=True, inline="always")
+def write_row(out, k, st):
+    """Row `k` of a sweep's rows `out` (one row per game, `record`'s kernel columns) from the game's
+    final `st`: each column from the `State` field of its name (`ROW_FIELDS`). Every writer of rows
+    calls this (`sweep_chunk`, the user policies' sweeps; `write_rows` for the envs' state rows)."""
+    for j in range(len(ROW_FIELDS)):
+        out[k, j] = st[ROW_FIELDS[j]]
+
+
+def write_rows(out, games, states):
+    """Rows `games` of `out` from `states`, one `State` a row as an int64 array (the envs' state rows,
+    columns in `STATE_FIELDS` order): `write_row` for a batch, in numpy."""
+    out[games, : len(ROW_FIELDS)] = states[:, list(ROW_FIELDS)]
+
+
+def counted(st, name, value):
+    """`st` with its counter `name` (a `State` field, a string constant) set to `value`: the kernel
+    line that fills a record column the rules do not keep, e.g. ``st = counted(st, "turns", st.turns + 1)``
+    in `play_bound` (njit only)."""
+    raise TypeError("counted is for njit code only")
+
+
+@overload(counted, prefer_literal=True, inline="always")
+def _counted(st, name, value):
+    if not isinstance(name, types.StringLiteral) or name.literal_value not in STATE_FIELDS[_ENGINE_SIZE:]:
+        raise TypingError(f"counted: the name must be one of the record's counters {STATE_FIELDS[_ENGINE_SIZE:]}, "
+                          f"a string constant, not {name}")
+    field = STATE_FIELDS.index(name.literal_value)
+
+    def impl(st, name, value):
+        return tuple_setitem(st, field, np.int64(value))
+
+    return impl
 
 
 @njit(cache=True, inline="always")
 def with_apple(st, apple):
     """`st` with the apple at `apple`."""
     return make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, apple, st.nfree, st.moves, st.apples,
-                      st.outcome)
+                      st.outcome, st)
 
 
 @njit(cache=True)
@@ -392,7 +432,7 @@ def run(g, ws, decide, st, max_steps, rec, listed_apples, user=None):
     while st.outcome == RUNNING and st.moves < stop:
         if cancelled(cfg):
             st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, st.moves,
-                            st.apples, CANCELLED)
+                            st.apples, CANCELLED, st)
             break
         st = play_bound(g, cfg, nbr, body, occ, free, freepos, rng, ws, decide, st,
                         min(stop, st.moves + CANCEL_POLL_MOVES), rec, listed_apples, user)
@@ -432,13 +472,13 @@ def play_bound(g, cfg, nbr, body, occ, free, freepos, rng, ws, decide, st, until
             move = user_move(user, ws, g, st)
             if move < 0 or move > 3:
                 st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, st.moves,
-                                st.apples, BAD_MOVE)
+                                st.apples, BAD_MOVE, st)
                 break
         moves = st.moves + 1
         target = nbr[ix(st.head * 4 + move)]
         if target < 0:
             st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves, st.apples,
-                            DIED)
+                            DIED, st)
         else:
             hi = st.head_i + 1
             if hi == n:
@@ -462,10 +502,10 @@ def play_bound(g, cfg, nbr, body, occ, free, freepos, rng, ws, decide, st, until
                 else:
                     outcome, apple = BROKEN, -1
                 st = make_state(target, st.tail, hi, st.tail_i, st.length + 1, apple, last, moves, st.apples + 1,
-                                outcome)
+                                outcome, st)
             elif occ[ix(target)] != 0 and not (target == st.tail and cfg[CFG_TAIL_RULE] == TAIL_FOLLOW):
                 st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, moves,
-                                st.apples, DIED)
+                                st.apples, DIED, st)
             else:
                 tail = st.tail
                 ti = st.tail_i + 1
@@ -481,7 +521,7 @@ def play_bound(g, cfg, nbr, body, occ, free, freepos, rng, ws, decide, st, until
                     freepos[ix(tail)] = pos
                 outcome = RUNNING
                 st = make_state(target, body[ix(ti)], hi, ti, st.length, st.apple, st.nfree, moves, st.apples,
-                                outcome)
+                                outcome, st)
         if rec is not None:
             t = moves - 1
             rec[R_MOVE][t] = move
@@ -490,7 +530,7 @@ def play_bound(g, cfg, nbr, body, occ, free, freepos, rng, ws, decide, st, until
             rec[R_APPLE][t] = st.apple
     if st.outcome == RUNNING and st.moves >= max_moves and st.moves > first:
         st = make_state(st.head, st.tail, st.head_i, st.tail_i, st.length, st.apple, st.nfree, st.moves, st.apples,
-                        STUCK)
+                        STUCK, st)
     return st
 
 
@@ -589,7 +629,7 @@ def start_game(g, ws, reset, seed):
 def sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, nblocks):
     """Play games first .. first+len(out)-1 of a sweep; one row of `out` per game.
 
-    out columns: ROW_OUTCOME, ROW_MOVES, ROW_APPLES, ROW_LENGTH (final length). Games are split into
+    out columns: the record's kernel columns (`write_row`). Games are split into
     `nblocks` contiguous blocks run in parallel; each block owns its game state
     and policy workspace, and each game's randomness comes from its index only.
     """
@@ -604,10 +644,7 @@ def sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, n
             st = run(g, ws, decide, st, cfg[CFG_MAX_MOVES], None, None)
             if st.outcome == CANCELLED:
                 break  # the chunk is dropped whole (`cancel.call_kernel`): its rows are not results
-            out[k, ROW_OUTCOME] = st.outcome
-            out[k, ROW_MOVES] = st.moves
-            out[k, ROW_APPLES] = st.apples
-            out[k, ROW_LENGTH] = st.length
+            write_row(out, k, st)
 
 
 @njit(cache=True)

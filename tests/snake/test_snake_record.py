@@ -5,13 +5,19 @@ sweep file, its summary, a folder's chunk statistics and `compare`; a file writt
 existed reads the column as null and its mean as None, never as zeros.
 """
 
-import ast
-import inspect
 import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from numba import njit
+from numba.core.errors import TypingError
 
 import fastsnake
 from fastsnake.envs import kernels as K
@@ -108,15 +114,142 @@ def test_the_accumulator_marks_a_missing_mean_absent_not_zero():
     assert acc.as_dict()["apples_mean"] == 1.5 and acc.as_dict()["length_mean"] == 4.5
 
 
-def _state_slots(fn) -> list[str]:
-    return [node.slice.id for node in ast.walk(ast.parse(inspect.getsource(fn.py_func)))
-            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id.startswith("S_")]
+def test_the_state_is_the_rules_fields_then_the_records_counters():
+    # Every kernel column is a `State` field of its name; the engine's first, in their order.
+    assert engine.STATE_FIELDS[: len(engine.ENGINE_FIELDS)] == engine.ENGINE_FIELDS
+    assert engine.State._fields == engine.STATE_FIELDS
+    counters = engine.STATE_FIELDS[len(engine.ENGINE_FIELDS):]
+    assert counters == tuple(c.name for c in record.GAME_RECORD
+                             if c.slot is not None and c.name not in engine.ENGINE_FIELDS)
+    assert [engine.STATE_FIELDS[f] for f in engine.ROW_FIELDS] == [c.name for c in record.kernel_columns()]
 
 
-def test_env_state_load_and_store_follow_the_state_fields():
-    """`load_state` / `store_state` name every field of `State` once, in order (`S_*` come from
-    `State._fields`): a field added to `State` fails here until both copy it."""
-    want = [f"S_{name.upper()}" for name in engine.State._fields]
-    assert _state_slots(K.load_state) == want
-    assert _state_slots(K.store_state) == want
-    assert [getattr(K, s) for s in want] == list(range(len(want)))
+def _distinct_state():
+    return engine.State(*(100 + 7 * j for j in range(len(engine.STATE_FIELDS))))
+
+
+def test_the_row_writers_copy_each_column_from_its_state_field():
+    """`write_row` (the kernels' one row writer, compiled and in Python) and `write_rows` (the envs')
+    put field `name` of the game's State in the column `name`, for every kernel column."""
+    st = _distinct_state()
+    want = [getattr(st, c.name) for c in record.kernel_columns()]
+    for write in (engine.write_row, engine.write_row.py_func):
+        out = np.full((3, record.width()), -1, np.int64)
+        write(out, 1, st)
+        assert out[1].tolist() == want and (out[[0, 2]] == -1).all()
+    out = np.full((4, record.width()), -1, np.int64)
+    states = np.array([st, st._replace(moves=5)], np.int64)
+    engine.write_rows(out, np.array([3, 0]), states)
+    assert out[3].tolist() == want and out[0, record.slot("moves")] == 5 and (out[[1, 2]] == -1).all()
+    with with_extra():  # rows wider than the compiled record: its columns only
+        out = np.full((1, record.width()), -1, np.int64)
+        engine.write_row(out, 0, st)
+        assert out[0].tolist() == want + [-1]
+
+
+def test_env_state_load_and_store_copy_every_state_field():
+    """`load_state` / `store_state` copy the whole `State`, field by field in `State._fields` order
+    (`S_*` name the columns): a field added to `State` needs no edit there."""
+    assert [getattr(K, f"S_{name.upper()}") for name in engine.ENGINE_FIELDS] == list(range(len(engine.ENGINE_FIELDS)))
+    assert K.S_SIZE == len(engine.State._fields)
+    st = _distinct_state()
+    batch = K.new_batch(2, 16)
+    K.store_state(batch, 1, st)
+    assert batch[K.B_STATE][1].tolist() == list(st) and not batch[K.B_STATE][0].any()
+    assert K.load_state(batch, 1) == st
+
+
+def test_a_counter_starts_at_zero_and_every_move_carries_it():
+    """`make_state`'s `was`: a move's new state keeps the counters of the state it starts from."""
+    moved = engine.make_state.py_func(1, 2, 3, 4, 5, 6, 7, 8, 9, 0, _distinct_state())
+    fresh = engine.make_state.py_func(1, 2, 3, 4, 5, 6, 7, 8, 9, 0)
+    n = len(engine.ENGINE_FIELDS)
+    assert tuple(moved[:n]) == tuple(fresh[:n]) == (1, 2, 3, 4, 5, 6, 7, 8, 9, 0)
+    assert tuple(moved[n:]) == tuple(_distinct_state()[n:]) and not any(fresh[n:])
+
+
+def test_counted_refuses_a_name_that_is_no_counter():
+    @njit
+    def set_moves(st):
+        return engine.counted(st, "moves", 1)  # a field of the rules, not a counter of the record
+
+    with pytest.raises(TypingError, match="counters"):
+        set_moves(_distinct_state())
+
+
+# The recipe of CONTRIBUTING.md, "Add a per-game column to sweep files", done on a scratch copy of the
+# package: a column the rules do not keep (turns: moves in another direction than the one before) is
+# its declaration in record.py and one kernel line in engine.py's rules loop, nothing else.
+TURNS_DECLARATION = (
+    '    Column("length", "int32", 3, "mean", doc="final length (start length + apples)"),\n',
+    '    Column("length", "int32", 3, "mean", doc="final length (start length + apples)"),\n'
+    '    Column("turns", "int32", 4, "mean", optional=True, title="turns", doc="moves that change direction"),\n',
+)
+TURNS_KERNEL_LINE = (
+    "        moves = st.moves + 1\n        target = nbr[ix(st.head * 4 + move)]\n",
+    "        neck = body[ix(st.head_i - 1 if st.head_i > 0 else n - 1)]\n"
+    "        st = counted(st, \"turns\", st.turns + (st.length > 1 and nbr[ix(neck * 4 + move)] != st.head))\n"
+    "        moves = st.moves + 1\n        target = nbr[ix(st.head * 4 + move)]\n",
+)
+
+TURNS_SCRIPT = """
+import json, sys
+import numpy as np
+import pyarrow.parquet as pq
+import fastsnake
+from fastsnake.snake import present
+
+def turns(game):  # the naive count, from the recorded moves and the start body's direction
+    step = {-game.cols: 0, 1: 1, game.cols: 2, -1: 3}
+    before, count = step[int(game.body[-1]) - int(game.body[-2])], 0
+    for move in game.moves.tolist():
+        count += move != before
+        before = move
+    return count
+
+def python_greedy(state, ws):  # a plain-Python policy: its rows come from _sweep_python
+    for move in range(4):
+        cell = state.neighbours[state.head, move]
+        if cell >= 0 and not state.occupied[cell]:
+            return move
+    return 0
+
+out = sys.argv[1]
+result = fastsnake.sweep("greedy", 6, 12, seed=3, out=out + "/s.parquet")
+rows = pq.read_table(out + "/s.parquet").to_pydict()
+want = [turns(fastsnake.play("greedy", 6, seed=3, game=k)) for k in range(12)]
+mine = fastsnake.sweep(python_greedy, 6, 4, seed=3)
+table = fastsnake.compare(["greedy", "cycle"], 6, 6, seed=3)
+header, _ = present.compare_rows([result.summary])
+print(json.dumps({"package": fastsnake.__file__, "file": rows["turns"], "want": want, "mean": result.summary["turns_mean"],
+                  "python": mine.table.column("turns").to_pylist(),
+                  "python_want": [turns(fastsnake.play(python_greedy, 6, seed=3, game=k)) for k in range(4)],
+                  "compare": table.column("turns_mean").to_pylist(), "header": header}))
+"""
+
+
+@pytest.mark.slow  # compiles greedy's and cycle's kernels cold in a subprocess (about a minute)
+def test_a_counted_column_is_its_declaration_and_one_kernel_line(tmp_path):
+    """A new per-game column the rules do not keep: the declaration (record.py) and the kernel line
+    that fills it (engine.py) reach a sweep file, its summary, `compare` and the plain-Python
+    policies' rows, with values the naive count of each replayed game confirms."""
+    package = Path(fastsnake.__file__).resolve().parent
+    root = tmp_path / "src"
+    shutil.copytree(package, root / "fastsnake", ignore=shutil.ignore_patterns("__pycache__"))
+    for name, (old, new) in (("snake/record.py", TURNS_DECLARATION), ("snake/engine.py", TURNS_KERNEL_LINE)):
+        path = root / "fastsnake" / name
+        text = path.read_text()
+        assert text.count(old) == 1, name
+        path.write_text(text.replace(old, new))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_DISABLE_JIT")}
+    env.update(PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(TURNS_SCRIPT), str(tmp_path)], env=env, cwd=root,
+                          capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert Path(got["package"]).is_relative_to(root)  # the scratch copy, not this checkout
+    assert got["file"] == got["want"] and sum(got["want"]) > 0
+    assert got["mean"] == pytest.approx(np.mean(got["want"]))
+    assert got["python"] == got["python_want"] and sum(got["python"]) > 0
+    assert len(got["compare"]) == 2 and all(m > 0 for m in got["compare"])
+    assert "turns" in got["header"]

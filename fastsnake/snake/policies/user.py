@@ -48,10 +48,6 @@ from fastsnake.snake.engine import (
     MOVE_BOOL,
     MOVE_FLOAT,
     MOVE_UINT,
-    ROW_APPLES,
-    ROW_LENGTH,
-    ROW_MOVES,
-    ROW_OUTCOME,
     RUNNING,
     U_ERROR,
     U_ERROR_REAL,
@@ -68,6 +64,7 @@ from fastsnake.snake.engine import (
     start_policy_state,
     start_state,
     user_context,
+    write_row,
 )
 from fastsnake.snake.policies.protocol import EnginePolicy, PolicyError, check_name, no_params
 from fastsnake.snake.rng import RNG_SEED, game_seed
@@ -226,10 +223,7 @@ def sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
         st = run(g, ctx, _unused_decide, st, cfg[CFG_MAX_MOVES], None, None, decide)
         if st.outcome == BAD_MOVE or st.outcome == CANCELLED:
             return k, (ctx[U_ERROR], ctx[U_ERROR_REAL])
-        out[k, ROW_OUTCOME] = st.outcome
-        out[k, ROW_MOVES] = st.moves
-        out[k, ROW_APPLES] = st.apples
-        out[k, ROW_LENGTH] = st.length
+        write_row(out, k, st)
     return out.shape[0], (ctx[U_ERROR], ctx[U_ERROR_REAL])
 
 
@@ -512,11 +506,7 @@ class UserRunner:
                 st = game.play(st, first + k)
                 if st.outcome == CANCELLED:
                     return  # `cancel.call_kernel` drops the chunk
-                # One line per kernel slot, as in `sweep_games` (a new record column adds its line here too).
-                out[k, ROW_OUTCOME] = st.outcome
-                out[k, ROW_MOVES] = st.moves
-                out[k, ROW_APPLES] = st.apples
-                out[k, ROW_LENGTH] = st.length
+                write_row.py_func(out, k, st)  # the row `sweep_games` writes, in Python
         finally:
             self._give_ws(rows, cols, ws)
 
