@@ -267,130 +267,6 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
     return status
 
 
-@njit(cache=True, nogil=True)
-def _ida_run_pdb(board, nbr, hc, st, path, nxt, hst, ix, vv, hs, sv, ch, cidx, cval, chs, budget):
-    """`_ida_run` for pattern databases whose groups are all sparse (index = sum of
-    cell * N**slot): the fast path of the 24-puzzle.
-
-    A node's children are all evaluated when it is first entered, before any of them is
-    searched: their table reads do not depend on each other, so the processor overlaps
-    their cache misses (up to 3 children x lookups in flight) instead of waiting for each
-    in turn. The current node's table indices ix[l*G + g], each group's value vv[l*G + g]
-    and each lookup's sum hs[l] are updated in place; a step down saves what it overwrites
-    in sv[(d*L + l)*3 ...], a step back restores it. Only the moved tile's group is read
-    again per lookup, and the parent's value of that group is carried, not re-read.
-    ch[d*4 + m] is child m's h (-1: no such child), cidx/cval/chs[(d*4 + m)*L + l] its
-    new index, value and sum per lookup."""
-    pdb = hc[HC_PDB]
-    p_off = hc[HC_PDB_OFF]
-    lk_grp = hc[HC_LK_GRP]
-    lk_mult = hc[HC_LK_MULT]
-    nlk = hc[HC_NLK]
-    ngroups = hc[HC_NGROUPS]
-    dcell = hc[HC_DCELL]
-    goalpos = hc[HC_GOALPOS]
-    n = hc[HC_ROWS] * hc[HC_COLS]
-    d = st[S_DEPTH]
-    blank = st[S_BLANK]
-    bound = st[S_BOUND]
-    next_bound = st[S_NEXT_BOUND]
-    generated = st[S_GENERATED]
-    expanded = st[S_EXPANDED]
-    stop = generated + budget
-    status = IDA_BUDGET
-    while True:
-        m = nxt[d]
-        if m == 0:
-            if generated >= stop:
-                break
-            back = (path[d - 1] ^ 1) if d > 0 else -1
-            limit = bound - d - 1
-            for mm in range(4):
-                a = nbr[blank * 4 + mm]
-                if a < 0 or mm == back:
-                    ch[d * 4 + mm] = -1
-                    continue
-                generated += 1
-                t = board[a]
-                best = 0
-                for l in range(nlk):
-                    g = lk_grp[l * n + t]
-                    j = l * ngroups + g
-                    nw = ix[j] + dcell[l * 4 + mm] * lk_mult[l * n + t]
-                    v = np.int64(pdb[p_off[g] + nw])
-                    s = hs[l] - vv[j] + v
-                    o = (d * 4 + mm) * nlk + l
-                    cidx[o] = nw
-                    cval[o] = v
-                    chs[o] = s
-                    if s > best:
-                        best = s
-                        if best > limit:
-                            break
-                ch[d * 4 + mm] = best
-        if m >= 4:
-            if d == 0:
-                status = IDA_ITERATION_DONE
-                break
-            prev = nbr[blank * 4 + (path[d - 1] ^ 1)]
-            t = board[prev]
-            d -= 1
-            for l in range(nlk):
-                j = l * ngroups + lk_grp[l * n + t]
-                o = (d * nlk + l) * 3
-                ix[j] = sv[o]
-                vv[j] = sv[o + 1]
-                hs[l] = sv[o + 2]
-            board[blank] = t
-            board[prev] = 0
-            blank = prev
-            continue
-        nxt[d] = m + 1
-        nh = ch[d * 4 + m]
-        if nh < 0:
-            continue
-        f = d + 1 + nh
-        if f > bound:
-            if f < next_bound:
-                next_bound = f
-            continue
-        a = nbr[blank * 4 + m]
-        t = board[a]
-        for l in range(nlk):
-            j = l * ngroups + lk_grp[l * n + t]
-            o = (d * nlk + l) * 3
-            sv[o] = ix[j]
-            sv[o + 1] = vv[j]
-            sv[o + 2] = hs[l]
-            c = (d * 4 + m) * nlk + l
-            ix[j] = cidx[c]
-            vv[j] = cval[c]
-            hs[l] = chs[c]
-        board[blank] = t
-        board[a] = 0
-        blank = a
-        path[d] = m
-        d += 1
-        hst[d] = nh
-        nxt[d] = 0
-        if nh == 0:
-            at_goal = True
-            for tt in range(1, n):
-                if board[goalpos[tt]] != tt:
-                    at_goal = False
-                    break
-            if at_goal:
-                status = IDA_FOUND
-                break
-        expanded += 1
-    st[S_DEPTH] = d
-    st[S_BLANK] = blank
-    st[S_NEXT_BOUND] = next_bound
-    st[S_GENERATED] = generated
-    st[S_EXPANDED] = expanded
-    return status
-
-
 class IdaSearch:
     """Python driver state of one IDA* search (see `fastsnake.puzzle.solver.solve`)."""
 
@@ -408,12 +284,6 @@ class IdaSearch:
         nlk, ngroups = int(hc[HC_NLK]), int(hc[HC_NGROUPS])
         self.idx0, self.hl0 = pdb_state if pdb_state is not None else (
             np.zeros(max(nlk * ngroups, 1), np.int64), np.zeros(max(nlk, 1), np.int64))
-        # All groups sparse: the PDB kernel that evaluates a node's children together.
-        self.fast_pdb = (int(hc[HC_KIND]) in (H_PDB, H_PDB_MAX) and nlk > 0 and not np.any(hc[HC_GCOMPACT]))
-        if self.fast_pdb:
-            pdb, p_off = hc[HC_PDB], hc[HC_PDB_OFF]
-            gi = np.tile(np.arange(ngroups), nlk)
-            self.vv0 = pdb[p_off[gi] + self.idx0[:nlk * ngroups]].astype(np.int64)
         self.iterations = 0
         self._start_iteration()
 
@@ -432,16 +302,6 @@ class IdaSearch:
         nlk = max(int(self.hc[HC_NLK]), 1)
         self.sv_idx = np.zeros(depth * nlk, np.int64)
         self.sv_hl = np.zeros(depth * nlk, np.int64)
-        if self.fast_pdb:
-            kk = nlk * int(self.hc[HC_NGROUPS])
-            self.ix = self.idx0[:kk].copy()
-            self.vv = self.vv0.copy()
-            self.hs = self.hl0[:nlk].copy()
-            self.sv = np.zeros(depth * nlk * 3, np.int64)
-            self.ch = np.zeros(depth * 4, np.int64)
-            self.cidx = np.zeros(depth * 4 * nlk, np.int64)
-            self.cval = np.zeros(depth * 4 * nlk, np.int64)
-            self.chs = np.zeros(depth * 4 * nlk, np.int64)
         self.st[S_DEPTH] = 0
         self.st[S_NEXT_BOUND] = _INF
         self.iterations += 1
@@ -451,13 +311,8 @@ class IdaSearch:
         IDA_ITERATION_DONE after moving on to the next bound (never returns it when
         the next bound would exceed every reachable f: then IDA_ITERATION_DONE with
         bound = _INF means the goal is unreachable)."""
-        if self.fast_pdb:
-            status = _ida_run_pdb(self.board, self.nbr, self.hc, self.st, self.path, self.nxt, self.hst,
-                                  self.ix, self.vv, self.hs, self.sv, self.ch, self.cidx, self.cval, self.chs,
-                                  budget)
-        else:
-            status = _ida_run(self.board, self.nbr, self.hc, self.st, self.path, self.nxt, self.hst,
-                              self.wdv, self.wdh, self.idx, self.hl, self.sv_idx, self.sv_hl, budget)
+        status = _ida_run(self.board, self.nbr, self.hc, self.st, self.path, self.nxt, self.hst,
+                          self.wdv, self.wdh, self.idx, self.hl, self.sv_idx, self.sv_hl, budget)
         if status == IDA_ITERATION_DONE:
             nb = int(self.st[S_NEXT_BOUND])
             if nb >= _INF:

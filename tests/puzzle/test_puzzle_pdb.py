@@ -148,9 +148,7 @@ def test_compact_layout_matches_sparse(monkeypatch, tmp_path):
             r = solve(b, goal, rows=3, cols=3, algorithm=alg, heuristic="pdb", context=compact_ctx)
             r0 = solve(b, goal, rows=3, cols=3, algorithm=alg, heuristic="pdb", context=sparse_ctx)
             assert r.length == dist[states[i]]
-            assert r.nodes_expanded == r0.nodes_expanded
-            if alg == "astar":  # IDA* on sparse tables evaluates a node's children together:
-                assert r.nodes_generated == r0.nodes_generated  # the goal's siblings count
+            assert r.nodes_generated == r0.nodes_generated
 
 
 def test_a_failed_cache_write_says_not_saved_and_leaves_nothing(tmp_path, monkeypatch):

@@ -1,12 +1,9 @@
-"""pdb-max (several PDB partitions maxed) and the IDA* kernel that evaluates a node's
-children together: against the single-partition heuristic, BFS and the generic kernel."""
+"""pdb-max (several PDB partitions maxed): against the single-partition heuristic and BFS."""
 
 import numpy as np
 import pytest
 from puzzle_naive import bfs_distances, play
 
-from fastsnake.puzzle import board as B
-from fastsnake.puzzle import idastar as I
 from fastsnake.puzzle import pdb as P
 from fastsnake.puzzle import solve
 from fastsnake.puzzle.heuristics import REGISTRY, heuristic_value
@@ -71,33 +68,3 @@ def test_pdb_max_partitions_by_name_and_errors():
     groups = five[0] + five[1]
     pset = P.PdbSet(5, 5, 0, groups, [], [], parts=[[0, 1, 2, 3], [4, 5, 6, 7]])
     assert pset.lookup_arrays_count() == 4
-
-
-def _run(start, goal, rows, cols, heuristic, ctx, fast, monkeypatch):
-    orig = I.IdaSearch.__init__
-
-    def init(self, *a, **k):
-        orig(self, *a, **k)
-        self.fast_pdb = self.fast_pdb and fast
-
-    monkeypatch.setattr(I.IdaSearch, "__init__", init)
-    return solve(start, goal, rows=rows, cols=cols, algorithm="idastar", heuristic=heuristic, context=ctx)
-
-
-@pytest.mark.parametrize("heuristic", ["pdb", "pdb-max"])
-def test_children_together_kernel_matches_the_generic_one_on_4x4(heuristic, monkeypatch):
-    # The PDB kernel that evaluates all children of a node at once must find the same
-    # optimal length and expand the same nodes as the generic kernel (it generates a few
-    # more in the last iteration: the goal's siblings).
-    goal = np.arange(16, dtype=np.int8)
-    ctx = heuristic_context(heuristic, 4, 4, goal)
-    rng = np.random.default_rng(11)
-    for _ in range(4):
-        start = B.random_solvable(4, 4, goal, rng)
-        with monkeypatch.context() as mp:
-            fast = _run(start, goal, 4, 4, heuristic, ctx, True, mp)
-        with monkeypatch.context() as mp:
-            slow = _run(start, goal, 4, 4, heuristic, ctx, False, mp)
-        assert fast.length == slow.length and fast.nodes_expanded == slow.nodes_expanded
-        assert slow.nodes_generated <= fast.nodes_generated <= slow.nodes_generated + 3 * fast.length
-        assert B.apply_moves(start, fast.moves, 4, 4).tolist() == goal.tolist()
