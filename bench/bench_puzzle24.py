@@ -51,6 +51,8 @@ def main(argv=None) -> int:
     ap.add_argument("--heuristic", default="pdb")
     ap.add_argument("--partition", default=None)
     ap.add_argument("--max-nodes", type=int, default=10**12)
+    ap.add_argument("--memory-budget", default=None,
+                    help="bytes for the tables (pdb-max's eight sparse tables need about 2.1 GB: 3G)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
@@ -66,13 +68,14 @@ def main(argv=None) -> int:
         chosen = sorted(rows, key=lambda r: r[2])[:args.count]
     c0, w0 = time.process_time(), time.perf_counter()
     ctx = heuristic_context(args.heuristic, 5, 5, goal, args.partition,
-                            progress=lambda s: print(s, file=sys.stderr, flush=True))
+                            progress=lambda s: print(s, file=sys.stderr, flush=True),
+                            memory_budget=args.memory_budget)
     setup = {"cpu_s": time.process_time() - c0, "wall_s": time.perf_counter() - w0,
              "info": ctx[1], "rss_mb_after_setup": _rss_mb()}
     if not args.json:
         print(f"tables ready: {setup['cpu_s']:.1f} CPU-s, {setup['wall_s']:.1f} s wall, "
               f"RSS {setup['rss_mb_after_setup']:.0f} MB", flush=True)
-        print(f"{'#':>3} {'len':>4} {'opt':>4} {'ok':>3} {'nodes':>16} {'published':>16} "
+        print(f"{'#':>3} {'len':>4} {'opt':>4} {'ok':>3} {'nodes':>16} {'expanded':>16} {'published':>16} "
               f"{'CPU-s':>9} {'M nodes/CPU-s':>14}", flush=True)
     results = []
     for i, length, published, tiles in chosen:
@@ -82,12 +85,14 @@ def main(argv=None) -> int:
         cpu = time.process_time() - c
         ok = r.length == length and apply_moves(tiles, r.moves, 5, 5).tolist() == goal.tolist()
         row = {"id": i, "length": r.length, "optimal_length": length, "ok": bool(ok),
-               "nodes_generated": r.nodes_generated, "published_nodes": published,
+               "nodes_generated": r.nodes_generated, "nodes_expanded": r.nodes_expanded,
+               "published_nodes": published,
                "cpu_s": round(cpu, 3), "nodes_per_cpu_s": round(r.nodes_generated / max(cpu, 1e-9)),
                "h_start": r.h_start, "rss_mb": round(_rss_mb())}
         results.append(row)
         if not args.json:
             print(f"{i:>3} {r.length:>4} {length:>4} {'yes' if ok else 'NO':>3} {r.nodes_generated:>16,} "
+                  f"{r.nodes_expanded:>16,} "
                   f"{published:>16,} {cpu:>9.1f} {row['nodes_per_cpu_s'] / 1e6:>14.2f}", flush=True)
     total_nodes = sum(x["nodes_generated"] for x in results)
     total_cpu = sum(x["cpu_s"] for x in results)

@@ -41,7 +41,7 @@ def _worker_init(spec: dict) -> None:
         from fastsnake.puzzle import pdb as P
 
         data = np.asarray(np.memmap(spec["pdb_file"], dtype=np.uint8, mode="r"))
-        pset = P.attach(rows, cols, spec["blank_cell"], spec["groups"], spec["sizes"], data)
+        pset = P.attach(rows, cols, spec["blank_cell"], spec["groups"], spec["sizes"], data, spec.get("parts"))
         hc = build_context(heuristic_code(spec["heuristic"]), rows, cols, goal, pdb=pset)
         _WORKER["context"] = (hc, {"pdb": pset.describe()})
     else:
@@ -125,18 +125,20 @@ def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: st
     tables: dict = {}
     tmp = None
     try:
-        if REGISTRY[heuristic].tables == "pdb":
+        if REGISTRY[heuristic].tables in ("pdb", "pdb-max"):
             from fastsnake.puzzle import pdb as P
 
-            pset = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget)
+            pset = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget,
+                                       several=REGISTRY[heuristic].tables == "pdb-max")
             fd, tmp = tempfile.mkstemp(prefix="fastsnake-pdb-", suffix=".bin",
                                        dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(memoryview(pset.data))
             tables = pset.describe()
             blank_cell, groups, sizes = pset.blank_cell, pset.groups, [len(t) for t in pset.tables]
+            parts = pset.parts
             del pset
-            spec.update(pdb_file=tmp, blank_cell=blank_cell, groups=groups, sizes=sizes)
+            spec.update(pdb_file=tmp, blank_cell=blank_cell, groups=groups, sizes=sizes, parts=parts)
         setup = time.perf_counter() - t0
         return _run_pool(spec, starts, workers, on_result, setup, tables)
     finally:

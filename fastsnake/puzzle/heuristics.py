@@ -53,7 +53,7 @@ class HeuristicSpec(NamedTuple):
     # Its pure-Python twin in tests/puzzle/: "module:function"; a twin in puzzle_naive takes
     # (state, goal, rows, cols) and must return the kernel's value on every state.
     naive: str
-    tables: str = ""  # the tables `solver.heuristic_context` builds for it: "", "pdb", "walking"
+    tables: str = ""  # the tables `solver.heuristic_context` builds: "", "pdb", "pdb-max", "walking"
 
 
 REGISTRY: dict[str, HeuristicSpec] = {}
@@ -63,7 +63,7 @@ def register_heuristic(name: str, code: int, doc: str, naive: str = "", tables: 
     """Add a heuristic to REGISTRY; returns its code (the kernels' kind)."""
     if name in REGISTRY or any(s.code == code for s in REGISTRY.values()):
         raise ValueError(f"heuristic {name!r} (code {code}) is registered twice")
-    if tables not in ("", "pdb", "walking"):
+    if tables not in ("", "pdb", "pdb-max", "walking"):
         raise ValueError(f"heuristic {name!r}: unknown tables {tables!r}")
     REGISTRY[name] = HeuristicSpec(name, code, doc, naive, tables)
     return code
@@ -78,6 +78,9 @@ H_WALKING = register_heuristic("walking-distance", 4, "walking distance: BFS ove
                                "tile counts (Takahashi)", "puzzle_naive:walking_distance", tables="walking")
 H_PDB = register_heuristic("pdb", 5, "additive disjoint pattern databases, max with the board's "
                            "symmetric lookups (Korf & Felner 2002)", "puzzle_naive_pdb:pattern_distances", tables="pdb")
+H_PDB_MAX = register_heuristic("pdb-max", 6, "the max of several additive PDB partitions, each with "
+                               "its symmetric lookups (5x5: two 6-6-6-6; Holte et al. 2006)",
+                               "puzzle_naive_pdb:pattern_distances", tables="pdb-max")
 # name -> code (kept for callers of the old dict)
 HEURISTICS = {name: spec.code for name, spec in REGISTRY.items()}
 
@@ -266,10 +269,15 @@ def _pdb_h(board, n, pdb, p_off, lk_grp, lk_mult, lk_cell, nlk, ngroups, idx, hl
     scratch of nlk*G*MAX_GROUP cells (left holding the mirrored cells)."""
     pdb_cells(board, n, lk_grp, lk_slot, lk_cell, nlk, ngroups, pc)
     best = 0
+    used = np.zeros(max(ngroups, 1), np.bool_)
     for l in range(nlk):
+        # The groups of this lookup's partition (pdb-max: a lookup uses some groups only).
+        used[:] = False
+        for t in range(1, n):
+            used[lk_grp[l * n + t]] = True
         for g in range(ngroups):
             idx[l * ngroups + g] = 0
-            if gcompact[g]:
+            if gcompact[g] and used[g]:
                 idx[l * ngroups + g] = group_rank(pc, (l * ngroups + g) * MAX_GROUP, gsize[g], n, pop)
         for cell in range(n):
             t = board[cell]
@@ -280,7 +288,8 @@ def _pdb_h(board, n, pdb, p_off, lk_grp, lk_mult, lk_cell, nlk, ngroups, idx, hl
                 idx[l * ngroups + g] += lk_cell[l * n + cell] * lk_mult[l * n + t]
         s = 0
         for g in range(ngroups):
-            s += pdb[p_off[g] + idx[l * ngroups + g]]
+            if used[g]:
+                s += pdb[p_off[g] + idx[l * ngroups + g]]
         hl[l] = s
         if s > best:
             best = s
@@ -331,7 +340,7 @@ def scratch_heuristic(board, hc, idx, hl, buf):
         iv = walking_index(hc[HC_WDV_CODES], walking_code(board, goalpos, rows, cols, True))
         ih = walking_index(hc[HC_WDH_CODES], walking_code(board, goalpos, rows, cols, False))
         return np.int64(hc[HC_WDV_DIST][iv]) + np.int64(hc[HC_WDH_DIST][ih])
-    if kind != H_PDB:
+    if kind != H_PDB and kind != H_PDB_MAX:
         return -1  # not evaluated here: `check_evaluable` refuses it before any search
     # The cells scratch reuses `buf` when it is big enough (A* calls this per node).
     need = max(hc[HC_NLK] * hc[HC_NGROUPS] * MAX_GROUP, 1)

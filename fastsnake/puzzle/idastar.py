@@ -18,6 +18,7 @@ from fastsnake.puzzle.heuristics import (
     H_MANHATTAN,
     H_MISPLACED,
     H_PDB,
+    H_PDB_MAX,
     H_WALKING,
     HC_COLS,
     HC_DCELL,
@@ -97,6 +98,8 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
     step down saves the entries it overwrites in sv_idx/sv_hl[depth*nlk + l], so
     stepping back restores them without any table access."""
     kind = hc[HC_KIND]
+    if kind == H_PDB_MAX:
+        kind = H_PDB  # evaluated alike: more lookups
     rows = hc[HC_ROWS]
     cols = hc[HC_COLS]
     goalpos = hc[HC_GOALPOS]

@@ -88,7 +88,15 @@ _PRESETS_5X5 = {
     "6-6-6-6": [[1, 2, 5, 6, 7, 12], [3, 4, 8, 9, 13, 14], [10, 11, 15, 16, 20, 21],
                 [17, 18, 19, 22, 23, 24]],
 }
+# A second 6-6-6-6 of the same goal for `pdb-max`: its groups cut across the first's and
+# across the first's reflection (the top 2x3 block without the corner, the right and left
+# columns each with two inner cells, the centre with the bottom row); it is not its own
+# reflection either, so with both partitions h is the max of four additive sums.
+_PRESETS_5X5["6-6-6-6b"] = [[1, 2, 3, 6, 7, 8], [4, 9, 13, 14, 18, 19], [5, 10, 11, 15, 16, 20],
+                            [12, 17, 21, 22, 23, 24]]
 _PRESETS = {4: _PRESETS_4X4, 5: _PRESETS_5X5}
+# `pdb-max`: the partitions maxed together by default ("+" joins partitions in a name).
+MAX_PRESETS = {(4, 4): "6-6-3+5-5-5", (5, 5): "6-6-6-6+6-6-6-6b"}
 
 
 # ---------------------------------------------------------------- partitions
@@ -105,6 +113,13 @@ def default_partition(rows: int, cols: int, blank_cell: int, name: str | None = 
         for sym in symmetries(rows, cols):
             if sym[_PRESET_BLANK_CELL] == blank_cell:
                 return [sorted(int(sym[c]) for c in g) for g in presets[name]]
+    if name == "runs-b":
+        # pdb-max's second default partition off the presets: row-major runs that start
+        # with a half group, so its boundaries differ from the default runs'.
+        cells = [c for c in range(n) if c != blank_cell]
+        first = max(1, min(3, len(cells) - 1))
+        rest = cells[first:]
+        return [cells[:first]] + [rest[i:i + 6] for i in range(0, len(rest), 6)]
     sizes = [int(x) for x in name.split("-")] if name and all(p.isdigit() for p in name.split("-")) else None
     cells = [c for c in range(n) if c != blank_cell]
     if explicit and (sizes is None or sum(sizes) != len(cells) or min(sizes) < 1):
@@ -127,7 +142,9 @@ def parse_partition(text, rows: int, cols: int, goal) -> list[list[int]]:
     blank_cell = int(np.flatnonzero(goal == 0)[0])
     n = rows * cols
     if text is None or (isinstance(text, str) and "/" not in text and "," not in text):
-        if text is not None and not all(p.isdigit() for p in str(text).split("-")):
+        presets = _PRESETS.get(rows, {}) if rows == cols else {}
+        if (text is not None and text not in presets and text != "runs-b"
+                and not all(p.isdigit() for p in str(text).split("-"))):
             raise PuzzleInputError(f"partition {text!r} is not a preset (6-6-3, 5-5-5, 7-8; 6-6-6-6 on 5x5) "
                                    "or tile groups")
         groups = default_partition(rows, cols, blank_cell, text)
@@ -147,6 +164,17 @@ def parse_partition(text, rows: int, cols: int, goal) -> list[list[int]]:
         raise PuzzleInputError(f"partition {text!r}: groups of {big} tiles are too large "
                                f"(at most {MAX_GROUP})")
     return groups
+
+
+def parse_partitions(text, rows: int, cols: int, goal) -> list[list[list[int]]]:
+    """`pdb-max`'s partitions: None (the board's default pair, MAX_PRESETS, else the
+    default runs and runs starting with a half group) or partitions joined by '+', each
+    as `parse_partition` takes it (e.g. '6-6-6-6+6-6-6-6b', '6-6-3+5-5-5')."""
+    if text is None:
+        text = MAX_PRESETS.get((rows, cols))
+        if text is None:
+            return [parse_partition(None, rows, cols, goal), parse_partition("runs-b", rows, cols, goal)]
+    return [parse_partition(part.strip(), rows, cols, goal) for part in str(text).split("+")]
 
 
 def _warn(message: str, progress=None) -> None:
@@ -260,26 +288,38 @@ class PdbSet:
     tables: list  # per group: views into `data` (sparse or compact, see is_sparse)
     infos: list = field(default_factory=list)
     data: np.ndarray | None = None  # all tables, one after the other
+    # Partitions maxed together (pdb-max): lists of indices into `groups`; None = one
+    # partition of every group.
+    parts: list | None = None
+
+    def partitions(self) -> list:
+        return self.parts if self.parts is not None else [list(range(len(self.groups)))]
 
     def describe(self) -> dict:
-        return {"groups": self.groups, "sizes": "-".join(str(len(g)) for g in self.groups),
-                "tables": self.infos, "lookups": int(self.lookup_arrays_count())}
+        out = {"groups": self.groups, "sizes": "-".join(str(len(g)) for g in self.groups),
+               "tables": self.infos, "lookups": int(self.lookup_arrays_count())}
+        if self.parts is not None:
+            out["partitions"] = ["-".join(str(len(self.groups[g])) for g in part) for part in self.parts]
+            out["sizes"] = "+".join(out["partitions"])
+        return out
 
-    def _sym_maps(self):
-        """Symmetries fixing the goal blank cell that give a different partition."""
+    def _sym_maps(self, part=None):
+        """Symmetries fixing the goal blank cell that give a different partition (of the
+        groups `part`, default all)."""
+        groups = [self.groups[g] for g in (part if part is not None else range(len(self.groups)))]
         maps = []
-        shapes = {tuple(sorted(g)) for g in self.groups}
+        shapes = {tuple(sorted(g)) for g in groups}
         for sym in symmetries(self.rows, self.cols):
             if sym[self.blank_cell] != self.blank_cell:
                 continue
-            image = {tuple(sorted(int(sym[c]) for c in g)) for g in self.groups}
+            image = {tuple(sorted(int(sym[c]) for c in g)) for g in groups}
             if maps and image == shapes:
                 continue  # identical partition: the lookup would repeat the first
             maps.append(sym)
         return maps
 
     def lookup_arrays_count(self) -> int:
-        return len(self._sym_maps())
+        return sum(len(self._sym_maps(part)) for part in self.partitions())
 
     def lookup_arrays(self, goal):
         n = self.rows * self.cols
@@ -292,24 +332,28 @@ class PdbSet:
         for g in range(1, len(self.tables)):
             offsets[g] = offsets[g - 1] + len(self.tables[g - 1])
         tables = self.data if self.data is not None else np.concatenate(self.tables)
-        slot_group = np.full(n, -1, np.int64)
-        slot_index = np.zeros(n, np.int64)
-        for gi, cells in enumerate(self.groups):
-            for i, c in enumerate(cells):
-                t = int(goal[c])
-                slot_group[t] = gi
-                slot_index[t] = i
         gsize = np.array([len(g) for g in self.groups], np.int64)
         # A table is compact when it does not have the sparse n**k entries (see is_sparse).
         gcompact = np.array([len(t) != n ** len(g) for t, g in zip(self.tables, self.groups, strict=True)],
                             np.bool_)
-        maps = self._sym_maps()
-        nlk = len(maps)
+        # One lookup per (partition, symmetry giving a different partition); a lookup's
+        # tiles map to groups of its partition only.
+        lookups = []
+        for part in self.partitions():
+            slot_group = np.full(n, -1, np.int64)
+            slot_index = np.zeros(n, np.int64)
+            for gi in part:
+                for i, c in enumerate(self.groups[gi]):
+                    t = int(goal[c])
+                    slot_group[t] = gi
+                    slot_index[t] = i
+            lookups += [(sym, slot_group, slot_index) for sym in self._sym_maps(part)]
+        nlk = len(lookups)
         lk_grp = np.full(nlk * n, -1, np.int8)
         lk_mult = np.zeros(nlk * n, np.int64)
         lk_slot = np.zeros(nlk * n, np.int64)
         lk_cell = np.zeros(nlk * n, np.int16)
-        for l, sym in enumerate(maps):
+        for l, (sym, slot_group, slot_index) in enumerate(lookups):
             for t in range(1, n):
                 tau = int(goal[sym[goalpos[t]]])  # the tile that t becomes in the mirrored state
                 lk_grp[l * n + t] = slot_group[tau]
@@ -320,11 +364,14 @@ class PdbSet:
                 gcompact)
 
 
-def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None, budget=None) -> PdbSet:
+def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None, budget=None,
+                      several: bool = False) -> PdbSet:
     """The additive PDB set for this board/goal/partition (loaded, or built and cached).
 
-    Refused up front (PdbMemoryError) when the tables plus the largest BFS still to run
-    would pass the memory budget (`budget` bytes, else FASTSNAKE_MEMORY_BUDGET, else 2 GiB)."""
+    `several` (the heuristic pdb-max): `partition` names several partitions joined by '+'
+    (default `parse_partitions`'), whose sums are maxed; a group two partitions share has
+    one table. Refused up front (PdbMemoryError) when the tables plus the largest BFS still
+    to run would pass the memory budget (`budget` bytes, else FASTSNAKE_MEMORY_BUDGET, else 2 GiB)."""
     n = rows * cols
     if n > MAX_CELLS or min(rows, cols) < 2:
         raise PuzzleInputError(
@@ -332,8 +379,20 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None,
             f"not {rows}x{cols}")
     goal = np.asarray(goal)
     blank_cell = int(np.flatnonzero(goal == 0)[0])
-    groups = parse_partition(partition, rows, cols, goal)
-    names = "-".join(str(len(g)) for g in groups)
+    parts = None
+    if several:
+        groups, parts = [], []
+        for partition_groups in parse_partitions(partition, rows, cols, goal):
+            part = []
+            for g in partition_groups:
+                if g not in groups:
+                    groups.append(g)
+                part.append(groups.index(g))
+            parts.append(part)
+        names = "+".join("-".join(str(len(groups[g])) for g in part) for part in parts)
+    else:
+        groups = parse_partition(partition, rows, cols, goal)
+        names = "-".join(str(len(g)) for g in groups)
     cached = {i for i, g in enumerate(groups) if table_path(table_key(rows, cols, blank_cell, g)).exists()}
     check_budget(rows, cols, groups, names, budget, cached)
     big = (n > 16 and len(cached) == len(groups)
@@ -349,10 +408,10 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None,
         at += size
         tables.append(table)
         infos.append(info)
-    return PdbSet(rows, cols, blank_cell, groups, tables, infos, data)
+    return PdbSet(rows, cols, blank_cell, groups, tables, infos, data, parts)
 
 
-def attach(rows: int, cols: int, blank_cell: int, groups, sizes, data: np.ndarray) -> PdbSet:
+def attach(rows: int, cols: int, blank_cell: int, groups, sizes, data: np.ndarray, parts=None) -> PdbSet:
     """A PdbSet over tables already in `data` (`sizes` entries each, one after the other,
     as a `PdbSet.data` holds them; e.g. memory-mapped from a file another process wrote):
     nothing is loaded or built."""
@@ -364,4 +423,4 @@ def attach(rows: int, cols: int, blank_cell: int, groups, sizes, data: np.ndarra
     infos = [{"cells": [int(c) for c in g], "source": "shared",
               "layout": "sparse" if size == n ** len(g) else "compact"}
              for g, size in zip(groups, sizes, strict=True)]
-    return PdbSet(rows, cols, blank_cell, [list(g) for g in groups], tables, infos, data)
+    return PdbSet(rows, cols, blank_cell, [list(g) for g in groups], tables, infos, data, parts)

@@ -104,10 +104,11 @@ def heuristic_context(name: str, rows: int, cols: int, goal, partition=None, pro
     info = {}
     pdb = wd = None
     t0 = time.perf_counter()
-    if tables == "pdb":
+    if tables in ("pdb", "pdb-max"):
         from fastsnake.puzzle import pdb as P
 
-        pdb = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget)
+        pdb = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget,
+                                  several=tables == "pdb-max")
         info["pdb"] = pdb.describe()
     elif tables == "walking":
         from fastsnake.puzzle import walking as W
