@@ -40,6 +40,7 @@ import ast
 import hashlib
 import os
 import re
+import sys
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -255,7 +256,7 @@ def _function_modules(value, depth: int = 0) -> set[str]:
 def kernel_modules(py_func, py_file) -> frozenset[str]:
     """The modules a kernel's cache key covers: the import reach of its defining module, of the
     modules of the package's functions its code names among its globals and closure cells, and of
-    `EXTRA_DEPENDS` (see the module's docstring)."""
+    `EXTRA_DEPENDS` (see the comment above)."""
     home = module_of(Path(py_file))
     roots = {home} if home else set()
     code = py_func.__code__
@@ -354,9 +355,47 @@ def configure_numba_cache() -> None:
     locators = caching.CacheImpl._locator_classes
     if not any(k.__name__ == FastsnakeCacheLocator.__name__ for k in locators):
         locators.insert(0, FastsnakeCacheLocator)
-    from fastsnake._numba_startup import defer_blas_probe
-
     defer_blas_probe()
+
+
+# --- start-up work numba does that our processes need not pay for ---------------------------------
+# numba's ``numba.np.arraymath`` asks, as it is imported, whether BLAS is there, by importing
+# ``scipy.linalg.cython_blas`` (`numba.np.linalg.ensure_blas`); numba imports ``arraymath`` the first
+# time any process of ours loads or compiles a kernel. That import is about 0.3 CPU-s of a warm
+# 1,000-game sweep's whole-process 1.1 (``python bench/bench_startup.py``, ``-X importtime``:
+# ``scipy.linalg`` under ``numba.np.arraymath``), paid by every command that runs a kernel, though no
+# kernel of ours does linear algebra.
+#
+# The answer is known before asking: scipy is one of our dependencies (pyproject.toml), so the probe
+# would say yes. `defer_blas_probe` imports ``arraymath`` with the probe answered yes and then puts
+# numba's real ``ensure_blas`` back, so a kernel that does use BLAS (a user's ``np.dot``) imports and
+# checks scipy when it is compiled, exactly as before. Without scipy installed, nothing is changed.
+
+
+def defer_blas_probe() -> bool:
+    """Import numba's ``arraymath`` without its eager scipy import (see the comment above);
+    True when the probe was deferred, False when ``arraymath`` was already imported or scipy is absent."""
+    if "numba.np.arraymath" in sys.modules:
+        return False
+    from importlib.util import find_spec
+
+    if find_spec("scipy") is None:
+        return False
+    import numba  # noqa: F401  (numba's own import order first)
+    from numba.np import linalg
+
+    real = linalg.ensure_blas
+    linalg.ensure_blas = _blas_is_there
+    try:
+        from numba.np import arraymath
+    finally:
+        linalg.ensure_blas = real
+    arraymath.ensure_blas = real  # arraymath bound the name as it was imported
+    return True
+
+
+def _blas_is_there() -> None:
+    """numba's ``ensure_blas`` for the one probe at ``arraymath``'s import: scipy is installed."""
 
 
 # Modules that define no kernel and never import numba: importing them leaves numba unloaded, so

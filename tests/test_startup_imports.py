@@ -95,7 +95,8 @@ print(json.dumps({"after_a_kernel": after_a_kernel, "got": got, "after_blas": "s
 
 def test_a_kernel_does_not_import_scipy_linalg_until_one_uses_blas(tmp_path):
     """numba's arraymath imports scipy.linalg (about 0.3 CPU-s) to probe for BLAS as any first kernel
-    loads; `fastsnake._numba_startup` defers that to the first kernel that uses BLAS, which still gets it."""
+    loads; `fastsnake._numba_cache.defer_blas_probe` defers that to the first kernel that uses BLAS,
+    which still gets it."""
     proc = subprocess.run([sys.executable, "-c", BLAS_CHILD], capture_output=True, text=True, cwd=REPO, timeout=600,
                           env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path)))
     assert proc.returncode == 0, proc.stderr
