@@ -38,12 +38,13 @@ Each round picks a fault at random and a target (a single sweep file or a sweep 
 * mixed_version (issue 46): a folder started by the previous release (878e551's chunk and manifest
   formats, made as `tests/snake/test_snake_mixed_folder.py` makes them) and interrupted after some of
   its chunks, resumed by this version (at times stopped by SIGINT, SIGTERM or SIGKILL at a random
-  moment and resumed again), read at each step through `read_sweep`, `verify`, `replay --from` and,
-  once finished, DuckDB's and polars' plain globs and pandas: every read equals a clean run's rows (the old run
-  id kept, no NULL identity), every replay the clean run's game.
+  moment once the CLI's handlers are in place, and resumed again), read at each step through
+  `read_sweep`, `verify`, `replay --from` and, once finished, DuckDB's and polars' plain globs and
+  pandas: every read equals a clean run's rows (the old run id kept, no NULL identity), every
+  replay the clean run's game.
 
-The store classes test the sweep store of issue 37 (chunk identity, one checked reader, `verify
---repair`); on a branch without it they fail, as they should.
+foreign_chunk, damaged_folder and manifest_loss test the sweep store of issue 37 (chunk identity,
+one checked reader, `verify --repair`); on a branch without it they fail, as they should.
 
 A round counts as **lost** when games an earlier run had finished are gone or changed (a complete
 file replaced by a part, a folder that cannot be resumed to the uninterrupted rows) or when a
