@@ -20,6 +20,7 @@ import numpy as np
 
 from fastsnake.puzzle import board as B
 from fastsnake.puzzle.heuristics import REGISTRY, build_context, heuristic_code
+from fastsnake.signals import forget_received
 
 _WORKER: dict = {}
 
@@ -166,6 +167,7 @@ def _run_pool(spec, starts, workers, on_result, setup, tables) -> BatchOutcome:
     except KeyboardInterrupt:
         out.interrupted = True
         pool.terminate()
+        forget_received()  # answered here: the caller keeps the finished ones and says so (exit 130)
     except BaseException:
         pool.terminate()
         raise

@@ -67,3 +67,24 @@ def test_bad_batches_are_refused_before_any_worker(tmp_path, capsys):
     path.write_text("1 2 3\n")
     assert main(["puzzle", "batch", str(path)]) == 2
     assert "fastsnake: error:" in capsys.readouterr().err
+
+
+def test_an_interrupt_the_batch_answers_is_not_raised_again_by_the_cli(tmp_path, monkeypatch, dist):
+    """The CLI raises again, at the end of a verb, a signal whose exception the code it interrupted
+    swallowed (`signals.raise_if_received`, issue 46); the batch answers its Ctrl-C itself (the
+    finished instances printed, exit 130), so it marks the signal answered."""
+    import signal
+
+    from fastsnake import cli, signals
+
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    cli._install_signal_handlers()
+    try:
+        out = solve_processes(_starts(6, 2), rows=3, cols=3, heuristic="manhattan", workers=1,
+                              on_result=lambda res: signal.raise_signal(signal.SIGINT))
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    assert out.interrupted and len(out.results) == 1
+    assert signals.signal_received() is None
