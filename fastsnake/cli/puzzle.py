@@ -63,8 +63,9 @@ def register(subparsers) -> None:
     p.add_argument("--threads", type=common.positive_int, default=1,
                    help="--batch: instances solved in parallel (results in input order)")
     p.add_argument("--algorithm", default="auto", choices=("astar", "idastar", "bfs", "reduce", "auto"),
-                   help="auto: optimal up to 16 cells (A* below 12, IDA* from 12), reduce above "
-                        "or when the optimal search stops at a limit; reduce: a short, not "
+                   help="auto: optimal up to 16 cells (A* below 12, IDA* from 12) and on 5x5 "
+                        "(IDA* with the 6-6-6-6 pattern databases, built once if missing), reduce "
+                        "above or when the optimal search stops at a limit; reduce: a short, not "
                         "optimal solution on any board up to 100x100")
     # metavar: argparse formats an argument's choices when it is added; the registered names
     # are read only when this help is printed or a value is checked (no numba at start-up)
@@ -74,7 +75,8 @@ def register(subparsers) -> None:
     p.add_argument("--partition", "--pdb", dest="partition", default=None,
                    help="pdb tile groups, e.g. 6-6-3 (default on 4x4), 5-5-5, 7-8 (built on first "
                         "use: minutes, 2.1 GB while building, 577 MB of files) or "
-                        "'1,2,3/4,5,6,7/…' (goal tiles)")
+                        "'1,2,3/4,5,6,7/…' (goal tiles); pdb-max: partitions joined by '+' "
+                        "(default 6-6-6-6+6-6-6-6b on 5x5, 6-6-3+5-5-5 on 4x4)")
     p.add_argument("--save", metavar="FILE", default=None, help="write the solution for the viewer")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")

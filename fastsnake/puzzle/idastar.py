@@ -58,7 +58,7 @@ _INF = 1 << 30
 
 @njit(cache=True, inline="always")
 def _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, hl, limit,
-               new_idx, new_hl, ranked, lk_slot, gsize, gcompact, pop, pc):
+               new_idx, new_hl, ranked, lk_slot, gsize, gcompact, pop, pc, new_val):
     """h of the child in which tile t moves (blank move m): the max over lookups of the
     additive sums. (Rounding h up to the parity of the blank's distance would gain
     nothing: a group's value already has the parity of its tiles' Manhattan sum.)
@@ -80,9 +80,13 @@ def _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, h
             pc[at] = was
         else:
             nw = old + dcell[l * 4 + m] * lk_mult[l * n + t]
-        s = hl[l] - np.int64(pdb[p_off[g] + old]) + np.int64(pdb[p_off[g] + nw])
+        # The parent's value of the group is carried in idx[K + slot] (K = nlk * ngroups),
+        # not read again: after the searches below the parent it may have left the cache.
+        v = np.int64(pdb[p_off[g] + nw])
+        s = hl[l] - idx[nlk * ngroups + l * ngroups + g] + v
         new_idx[l] = nw
         new_hl[l] = s
+        new_val[l] = v
         if s > best:
             best = s
             if best > limit:
@@ -94,8 +98,9 @@ def _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, h
 def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_hl, budget):
     """Continue the current iteration for at most `budget` generated nodes.
 
-    PDB state: idx[l*G + g] / hl[l] hold the current node's table indices and sums; a
-    step down saves the entries it overwrites in sv_idx/sv_hl[depth*nlk + l], so
+    PDB state: idx[l*G + g] / hl[l] hold the current node's table indices and sums, and
+    idx[L*G + l*G + g] each group's table value (L lookups, G groups); a step down saves
+    the entries it overwrites in sv_idx[(depth*L + l)*2 ...]/sv_hl[depth*L + l], so
     stepping back restores them without any table access."""
     kind = hc[HC_KIND]
     if kind == H_PDB_MAX:
@@ -122,6 +127,8 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
     n = rows * cols
     new_idx = np.empty(max(nlk, 1), np.int64)
     new_hl = np.empty(max(nlk, 1), np.int64)
+    new_val = np.empty(max(nlk, 1), np.int64)
+    kk = nlk * ngroups
     buf = np.empty(LINE_CONFLICT_BUF, np.int64)
     sc_idx = np.empty(max(nlk * ngroups, 1), np.int64)
     sc_hl = np.empty(max(nlk, 1), np.int64)
@@ -154,7 +161,8 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
                 back = path[d - 1]
                 for l in range(nlk):
                     g = lk_grp[l * n + t]
-                    idx[l * ngroups + g] = sv_idx[(d - 1) * nlk + l]
+                    idx[l * ngroups + g] = sv_idx[((d - 1) * nlk + l) * 2]
+                    idx[kk + l * ngroups + g] = sv_idx[((d - 1) * nlk + l) * 2 + 1]
                     hl[l] = sv_hl[(d - 1) * nlk + l]
                     if ranked:
                         pc[(l * ngroups + g) * MAX_GROUP + lk_slot[l * n + t]] -= dcell[l * 4 + back]
@@ -183,7 +191,7 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
         elif kind == H_PDB:
             nh = _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, hl,
                             bound - d - 1, new_idx, new_hl, ranked, lk_slot, gsize, gcompact, pop,
-                            pc)
+                            pc, new_val)
         elif kind == H_LINEAR:
             nh = h + md[t * n + blank] - md[t * n + a]
             # Only the tile's own goal line can change its conflicts, and only when
@@ -233,7 +241,9 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
             for l in range(nlk):
                 g = lk_grp[l * n + t]
                 slot = l * ngroups + g
-                sv_idx[d * nlk + l] = idx[slot]
+                sv_idx[(d * nlk + l) * 2] = idx[slot]
+                sv_idx[(d * nlk + l) * 2 + 1] = idx[kk + slot]
+                idx[kk + slot] = new_val[l]
                 sv_hl[d * nlk + l] = hl[l]
                 idx[slot] = new_idx[l]
                 hl[l] = new_hl[l]
@@ -267,6 +277,10 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
     return status
 
 
+def kind_is_pdb(hc) -> bool:
+    return int(hc[HC_KIND]) in (H_PDB, H_PDB_MAX)
+
+
 class IdaSearch:
     """Python driver state of one IDA* search (see `fastsnake.puzzle.solver.solve`)."""
 
@@ -282,8 +296,16 @@ class IdaSearch:
         self.st[S_BOUND] = self.h0
         self.wd_ids = wd_ids
         nlk, ngroups = int(hc[HC_NLK]), int(hc[HC_NGROUPS])
-        self.idx0, self.hl0 = pdb_state if pdb_state is not None else (
+        idx0, self.hl0 = pdb_state if pdb_state is not None else (
             np.zeros(max(nlk * ngroups, 1), np.int64), np.zeros(max(nlk, 1), np.int64))
+        # The kernel carries each group's table value after the indices (see _ida_run).
+        kk = nlk * ngroups
+        values = np.zeros(max(kk, 1), np.int64)
+        if kind_is_pdb(hc) and kk:
+            pdb, p_off = hc[HC_PDB], hc[HC_PDB_OFF]
+            gi = np.tile(np.arange(ngroups), nlk)
+            values[:kk] = pdb[p_off[gi] + idx0[:kk]]
+        self.idx0 = np.concatenate([np.asarray(idx0[:max(kk, 1)], np.int64), values])
         self.iterations = 0
         self._start_iteration()
 
@@ -300,7 +322,7 @@ class IdaSearch:
         self.idx = self.idx0.copy()
         self.hl = self.hl0.copy()
         nlk = max(int(self.hc[HC_NLK]), 1)
-        self.sv_idx = np.zeros(depth * nlk, np.int64)
+        self.sv_idx = np.zeros(depth * nlk * 2, np.int64)
         self.sv_hl = np.zeros(depth * nlk, np.int64)
         self.st[S_DEPTH] = 0
         self.st[S_NEXT_BOUND] = _INF

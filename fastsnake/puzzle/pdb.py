@@ -187,6 +187,9 @@ def _warn(message: str, progress=None) -> None:
         warnings.warn(message, RuntimeWarning, stacklevel=3)
 
 
+announce = _warn  # public: solver's `auto` announces a table build through it
+
+
 def is_sparse(n: int, k: int, big: bool = False) -> bool:
     return n ** k <= (SPARSE_MAX_BIG if big and n > 16 else SPARSE_MAX)
 

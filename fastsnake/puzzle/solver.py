@@ -77,6 +77,34 @@ def auto_algorithm(rows: int, cols: int, heuristic: str = "auto") -> str:
     return "reduce" if rows * cols > limit else choose_algorithm(rows, cols)
 
 
+def pdb_auto(rows: int, cols: int, goal, memory_budget=None, progress=None) -> bool:
+    """`auto` on 5x5: True when the default pattern databases (6-6-6-6 and its reflection)
+    are cached or can be built within the memory budget, so auto searches optimally with
+    IDA* instead of reducing; a build to come is announced (on `progress`, else as a
+    RuntimeWarning): which tables, where, how long and how big."""
+    if not rows == cols == 5:
+        return False
+    from fastsnake.puzzle import pdb as P
+
+    goal = np.asarray(goal)
+    blank_cell = int(np.flatnonzero(goal == 0)[0])
+    groups = P.parse_partition(None, rows, cols, goal)
+    missing = [g for g in groups if not P.table_path(P.table_key(rows, cols, blank_cell, g)).exists()]
+    cached = {i for i, g in enumerate(groups) if g not in missing}
+    try:
+        P.check_budget(rows, cols, groups, "-".join(str(len(g)) for g in groups), memory_budget, cached)
+    except P.PdbMemoryError:
+        return False
+    if missing:
+        n = rows * cols
+        each = math.perm(n, len(missing[0]))
+        P.announce(f"auto on {rows}x{cols}: IDA* with pattern databases "
+                f"{'-'.join(str(len(g)) for g in groups)}; building the {len(missing)} missing "
+                f"table(s) once into {P.cache_dir()} (about 100 CPU-s, {P.build_bytes(n, len(missing[0])):,} "
+                f"bytes of memory and a {each:,}-byte file each)", progress)
+    return True
+
+
 def choose_heuristic(rows: int, cols: int) -> str:
     """pdb on 12-16 cells (6-6-3 on 4x4) and on 5x5 (6-6-6-6, built once: minutes of CPU),
     linear-conflict otherwise."""
@@ -363,6 +391,11 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
     auto = algorithm == "auto"
     if auto:
         algorithm = auto_algorithm(rows, cols, heuristic)
+        if (algorithm == "reduce" and heuristic == "auto" and context is None
+                and B.is_solvable(start, goal, rows, cols) and pdb_auto(rows, cols, goal, memory_budget, progress)):
+            algorithm = "idastar"  # 5x5: optimal with the 6-6-6-6 tables, reduce if a limit stops it
+        elif algorithm == "reduce" and heuristic == "auto" and context is not None and rows == cols == 5:
+            algorithm = "idastar"  # the caller's tables (solve_many) were chosen by pdb_auto
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0
                                        and math.isfinite(time_limit)):
         raise B.PuzzleInputError(f"time_limit {time_limit!r} must be a positive number of seconds")
@@ -559,6 +592,8 @@ def solve_many(instances, goal=None, *, rows: int | None = None, cols: int | Non
     alg = algorithm
     if alg == "auto":
         alg = auto_algorithm(rows, cols, heuristic)
+        if alg == "reduce" and heuristic == "auto" and pdb_auto(rows, cols, default_goal, memory_budget, progress):
+            alg = "idastar"
     hname = None
     if alg in ("astar", "idastar"):
         hname = choose_heuristic(rows, cols) if heuristic == "auto" else heuristic

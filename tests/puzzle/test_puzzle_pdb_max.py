@@ -68,3 +68,34 @@ def test_pdb_max_partitions_by_name_and_errors():
     groups = five[0] + five[1]
     pset = P.PdbSet(5, 5, 0, groups, [], [], parts=[[0, 1, 2, 3], [4, 5, 6, 7]])
     assert pset.lookup_arrays_count() == 4
+
+
+def test_auto_on_5x5_picks_idastar_with_the_6666_tables_and_announces_a_build(tmp_path, monkeypatch):
+    from fastsnake.puzzle import solver as S
+
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
+    goal = np.arange(25, dtype=np.int8)
+    said = []
+    assert S.pdb_auto(5, 5, goal, None, said.append)  # buildable within 2 GiB: announced
+    assert len(said) == 1 and "building the 4 missing table(s)" in said[0] and str(tmp_path) in said[0]
+    assert not S.pdb_auto(5, 5, goal, "1G", said.append)  # a build would not fit: reduce
+    assert not S.pdb_auto(4, 4, np.arange(16), None, said.append)
+    # Cached tables (files present) are used without an announcement.
+    for g in P.parse_partition(None, 5, 5, goal):
+        path = P.table_path(P.table_key(5, 5, 0, g))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"")
+    said.clear()
+    assert S.pdb_auto(5, 5, goal, None, said.append) and said == []
+    # solve(auto) takes that choice: with tables it runs IDA* + pdb (here a stub search).
+    calls = []
+
+    def fake_search(start, goal, rows, cols, algorithm, heuristic, *a, **k):
+        calls.append((algorithm, heuristic))
+        return "solved", np.zeros(0, np.int8), 0, 0, 0, 1, 0, 0.0, {}, 0.0
+
+    monkeypatch.setattr(S, "_search", fake_search)
+    monkeypatch.setattr(S, "load_kernels", lambda *a: 0.0)
+    start = np.array([1, 0] + list(range(2, 25)), np.int8)
+    r = S.solve(start, goal, rows=5, cols=5)
+    assert calls == [("idastar", "pdb")] and r.algorithm == "idastar"
