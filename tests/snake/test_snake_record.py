@@ -221,7 +221,8 @@ want = [turns(fastsnake.play("greedy", 6, seed=3, game=k)) for k in range(12)]
 mine = fastsnake.sweep(python_greedy, 6, 4, seed=3)
 table = fastsnake.compare(["greedy", "cycle"], 6, 6, seed=3)
 header, _ = present.compare_rows([result.summary])
-print(json.dumps({"package": fastsnake.__file__, "file": rows["turns"], "want": want, "mean": result.summary["turns_mean"],
+print(json.dumps({"package": fastsnake.__file__, "file": rows["turns"], "want": want,
+                  "mean": result.summary["turns_mean"],
                   "python": mine.table.column("turns").to_pylist(),
                   "python_want": [turns(fastsnake.play(python_greedy, 6, seed=3, game=k)) for k in range(4)],
                   "compare": table.column("turns_mean").to_pylist(), "header": header}))
