@@ -330,7 +330,9 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
     after `time_limit` seconds, and then raise `PuzzleLimitError` (a `SearchLimitError`)
     naming the limit; its `result` holds the node counts so far.
     `auto` searches optimally on boards of at most 16 cells (A* below 12 cells, IDA*
-    from 12; up to 36 cells when `heuristic` is named) and reduces above, or when the optimal
+    from 12; up to 36 cells when `heuristic` is named), on 5x5 with IDA* and the 6-6-6-6
+    pattern databases when they are cached or fit the memory budget to build (`pdb_auto`,
+    which announces a build), and reduces above, or when the optimal
     search stops at one of its limits (then `optimal` is False and `extra["fallback"]` names the limit).
     Unsolvable pairs are answered by the parity rule without searching.
     `context` reuses a `heuristic_context(...)` result (it must match the goal).
