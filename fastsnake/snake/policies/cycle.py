@@ -100,7 +100,8 @@ def cycle_kernels(alloc, decide, cycle_of=cycle_order, reset_on=None) -> Kernels
         resets = (reset_cycle, reset_zigzag)
     else:
         name = unique_name([alloc, decide, reset_on])
-        resets = tuple(specialise(template, f"{name}{template.__name__}", {"reset_on": reset_on})
+        resets = tuple(specialise(template, f"{name}{template.__name__}", {"reset_on": reset_on},
+                                  no_cpython_wrapper=True, no_cfunc_wrapper=True)  # only kernels call them
                        for template in (_reset_random, _reset_zigzag))
     return by_params(random_cycle, {True: engine_kernels(alloc, resets[0], decide, cycle_of),
                                     False: engine_kernels(alloc, resets[1], decide, cycle_of)})
