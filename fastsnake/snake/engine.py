@@ -42,6 +42,11 @@ CANCELLED = -3  # the run was cancelled (`CFG_CANCEL`) before the game ended: ne
 CANCEL_POLL_MOVES = 256
 OUTCOME_NAMES = ("running", "won", "died", "stuck")
 
+# Helpers only compiled code calls are built by `compiled_only`: numba makes no CPython wrapper for
+# them, which every kernel that links them would otherwise optimise again (issue 44). Called from
+# Python, such a function crashes the process: anything Python code or a test calls stays `njit`.
+compiled_only = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
 # Slots of the game tuple (arrays only; scalars travel in a `State` value).
 G_CFG, G_NBR, G_BODY, G_OCC, G_FREE, G_FREEPOS, G_RNG = range(7)
 # Slots of a game record (`new_record`): per move t, the move, the head after it, the length, the apple.
@@ -336,7 +341,7 @@ def start_path(rows, cols):
     return path
 
 
-@njit(cache=True)
+@compiled_only
 def lay_body(g, path, head_pos, closed):
     """Lay the start body on `path` so the head is path[head_pos], tail behind it."""
     length = g[G_CFG][CFG_START_LENGTH]
@@ -361,7 +366,7 @@ def lay_body_random(g, path, closed):
     lay_body(g, path, head_pos, closed)
 
 
-@njit(cache=True)
+@compiled_only
 def place_body(g, cells):
     """Lay an explicit start body (tail first, head last), e.g. from a replay."""
     for k in range(cells.shape[0]):
@@ -369,7 +374,7 @@ def place_body(g, cells):
         g[G_OCC][cells[k]] = 1
 
 
-@njit(cache=True)
+@compiled_only
 def fill_free(g):
     """Rebuild the free-cell list from the occupancy (once per game); returns its size."""
     occ, free, freepos = g[G_OCC], g[G_FREE], g[G_FREEPOS]
@@ -647,7 +652,7 @@ def sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, n
             write_row(out, k, st)
 
 
-@njit(cache=True)
+@compiled_only
 def new_record(capacity):
     """A game record, by move number (slots R_MOVE, R_HEAD, R_LENGTH, R_APPLE)."""
     return (
@@ -658,7 +663,7 @@ def new_record(capacity):
     )
 
 
-@njit(cache=True)
+@compiled_only
 def _grown(rec, used):
     """A record of twice the capacity holding the first `used` moves of `rec`."""
     # An element loop, not slice assignment: numba's slice assignment compiles its broadcast
@@ -691,12 +696,24 @@ def play_recorded(alloc, reset, decide, cycle_of, cfg, nbr, params, seed):
 
     Returns (outcome, start body tail-first, moves uint8, apples int32, cycle order).
     """
+    # `record_game` written out here: every level of numba's inline="always" inlining processes all
+    # the code inlined below it again (the game loop, `run` and `play_bound`), so each level it saves
+    # is compile time saved in every policy's play kernel.
     g = new_game(cfg, nbr)
     ws = alloc(cfg, nbr, params)
     st = start_game(g, ws, reset, seed)
     cycle = cycle_of(ws).copy()
-    st, body0, moves, apples = record_game(g, ws, decide, st, None)
-    return st.outcome, body0, moves, apples, cycle
+    body0 = g[G_BODY][: st.length].copy()
+    length0 = st.length
+    first_apple = st.apple
+    rec = new_record(4 * n_cells(g))
+    while st.outcome == RUNNING:
+        room = rec[R_MOVE].shape[0] - st.moves
+        if room == 0:
+            rec = _grown(rec, st.moves)
+            room = rec[R_MOVE].shape[0] - st.moves
+        st = run(g, ws, decide, st, room, rec, None)
+    return st.outcome, body0, rec[R_MOVE][: st.moves].copy(), eaten_apples(first_apple, length0, rec, st.moves), cycle
 
 
 @njit(cache=True, inline="always")
@@ -710,7 +727,7 @@ def record_game(g, ws, decide, st, user):
     return st, body0, rec[R_MOVE][: st.moves].copy(), eaten_apples(first_apple, length0, rec, st.moves)
 
 
-@njit(cache=True)
+@compiled_only
 def eaten_apples(first_apple, length0, rec, count):
     """The replay's apple list: the first apple, then the apple dropped after each meal."""
     apples = np.empty(count + 1, np.int32)
@@ -727,7 +744,7 @@ def eaten_apples(first_apple, length0, rec, count):
     return apples[:m].copy()
 
 
-@njit(cache=True)
+@compiled_only
 def _forced_move(moves, g, st):
     """The `decide` of `trace_moves`: the recorded move of this move number."""
     return moves[st.moves]

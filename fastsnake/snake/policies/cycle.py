@@ -14,7 +14,7 @@ from numba import njit
 
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS
 from fastsnake.snake.cycles import CYCLE_KINDS, RANDOM, check_cycle_board, cycle_tables, random_cells, zigzag_cells
-from fastsnake.snake.engine import G_CFG, G_NBR, G_RNG, ix, lay_body_random
+from fastsnake.snake.engine import G_CFG, G_NBR, G_RNG, compiled_only, ix, lay_body_random
 from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.policies.kernels import Kernels, by_params, engine_kernels, specialise, unique_name
 from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
@@ -39,7 +39,7 @@ def cycle_workspace(cfg, nbr, params):
     return cells, order, move, np.zeros(1, np.uint64), params
 
 
-@njit(cache=True)
+@compiled_only
 def reset_cycle(ws, g):
     """New random cycle if asked (policy stream of this game), then lay the body on it."""
     if ws[W_PARAMS][PARAM_CYCLE] == RANDOM:
@@ -51,7 +51,7 @@ def reset_cycle(ws, g):
     lay_body_random(g, ws[W_CELLS], True)
 
 
-@njit(cache=True)
+@compiled_only
 def reset_zigzag(ws, g):
     """`reset_cycle` for the zig-zag cycle alone: kernels built on it never compile the random
     cycle's builder (a few seconds of every cold start of the default option)."""
@@ -64,7 +64,7 @@ def _decide(ws, g, st):
     return ws[W_MOVE][ix(st.head)]
 
 
-@njit(cache=True)
+@compiled_only
 def cycle_order(ws):
     """The cycle a replay shows: its cells in order."""
     return ws[W_ORDER]
@@ -100,7 +100,8 @@ def cycle_kernels(alloc, decide, cycle_of=cycle_order, reset_on=None) -> Kernels
         resets = (reset_cycle, reset_zigzag)
     else:
         name = unique_name([alloc, decide, reset_on])
-        resets = tuple(specialise(template, f"{name}{template.__name__}", {"reset_on": reset_on})
+        resets = tuple(specialise(template, f"{name}{template.__name__}", {"reset_on": reset_on},
+                                  no_cpython_wrapper=True, no_cfunc_wrapper=True)  # only kernels call them
                        for template in (_reset_random, _reset_zigzag))
     return by_params(random_cycle, {True: engine_kernels(alloc, resets[0], decide, cycle_of),
                                     False: engine_kernels(alloc, resets[1], decide, cycle_of)})

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from fastsnake.snake.board import CFG_COLS
-from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC
+from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC, compiled_only
 from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import (
     CYCLE_OPTION,
@@ -227,7 +227,7 @@ def _decide(ws, g, st):
     return pick
 
 
-@njit(cache=True)
+@compiled_only
 def _cycle_cells(ws):
     """The start cycle a replay shows."""
     return ws[D_CYCLE][W_CELLS]

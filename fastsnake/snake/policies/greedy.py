@@ -20,6 +20,7 @@ from fastsnake.snake.engine import (
     G_CFG,
     G_NBR,
     G_OCC,
+    compiled_only,
     lay_body_random,
     start_path,
 )
@@ -36,7 +37,7 @@ def _alloc(cfg, nbr, params):
     return astar_buffers(n), bfs_buffers(n), start_path(cfg[CFG_ROWS], cfg[CFG_COLS]), np.empty(0, np.int32)
 
 
-@njit(cache=True)
+@compiled_only
 def _reset(ws, g):
     """Lay the start body on a random stretch of the row-by-row path."""
     lay_body_random(g, ws[W_PATH0], False)
@@ -77,7 +78,7 @@ def _decide(ws, g, st):
     return roomiest_move(ws[W_BFS], g, st)
 
 
-@njit(cache=True)
+@compiled_only
 def _no_cycle(ws):
     """No cycle to show in a replay (an empty array)."""
     return ws[W_NONE]
