@@ -32,6 +32,13 @@ without importing anything. `part_fingerprint` (a hash of a whole sub-package, c
 cache key: it stamps sweep folders with the Snake code that wrote them and keys `fastsnake warm`'s marks.
 
 The root is NUMBA_CACHE_DIR when set, else ``~/.cache/fastsnake/numba``.
+
+**The optimisation level.** numba's own index keys a kernel by its signature, bytecode and target
+CPU, not by LLVM's optimisation level (``NUMBA_OPT``), so a kernel compiled at a lower level (the
+test suite compiles at 1: tests/conftest.py) would load into a run at the default level. Kernels
+compiled at a level other than numba's default (3) are filed one folder further down,
+``.../<file stem>/opt<level>/`` (`opt_level_folder`), by every locator built on `locator_base`: the
+default level's paths are unchanged, and pruning a folder prunes every level's kernels in it.
 """
 
 from __future__ import annotations
@@ -301,13 +308,25 @@ def folder_is_current(folder: Path) -> bool:
     return bool(match and modules) and folder.name.endswith("-" + sources_hash(modules))
 
 
+def opt_level_folder() -> str | None:
+    """The sub-folder for kernels compiled at numba's optimisation level now (``NUMBA_OPT``, read by
+    numba's config), or None at numba's default level 3 (see the module's docstring)."""
+    from numba.core import config
+
+    opt = config.OPT
+    if getattr(opt, "is_opt_max", False):
+        return "optmax"
+    return None if int(opt) == 3 else f"opt{int(opt)}"
+
+
 @lru_cache(maxsize=None)
 def locator_base():
     """The one class built on numba's private cache-locator API (`caching._CacheLocator` and
     `_SourceFileBackedLocatorMixin`; pyproject.toml caps numba at the versions tested with it):
     a locator for kernels defined in a source file, filed under the folder `cache_path(py_file)`
-    of a subclass, for the files its `serves(py_file)` accepts. Ours (below) and the user-policy
-    kernels' (`fastsnake.snake.policies.user_cache`) subclass it."""
+    of a subclass (its sub-folder `opt_level_folder()` at a non-default optimisation level), for the
+    files its `serves(py_file)` accepts. Ours (below) and the user-policy kernels'
+    (`fastsnake.snake.policies.user_cache`) subclass it."""
     from numba.core import caching
 
     class CacheLocatorBase(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
@@ -315,7 +334,8 @@ def locator_base():
             self._py_file = py_file
             self._py_func = py_func
             self._lineno = py_func.__code__.co_firstlineno
-            self._cache_path = str(self.cache_path(Path(py_file)))
+            path, opt = self.cache_path(Path(py_file)), opt_level_folder()
+            self._cache_path = str(path / opt if opt else path)
 
         @classmethod
         def serves(cls, py_file: Path) -> bool:
@@ -346,11 +366,12 @@ def configure_numba_cache() -> None:
 
         def cache_path(self, py_file: Path) -> Path:
             self._modules = kernel_modules(self._py_func, py_file)
-            return cache_root() / fingerprint_folder(module_of(py_file), self._modules) / py_file.stem
+            self._folder = cache_root() / fingerprint_folder(module_of(py_file), self._modules)
+            return self._folder / py_file.stem
 
         def ensure_cache_path(self):
             super().ensure_cache_path()
-            write_manifest(Path(self.get_cache_path()).parent, self._modules)
+            write_manifest(self._folder, self._modules)
 
     locators = caching.CacheImpl._locator_classes
     if not any(k.__name__ == FastsnakeCacheLocator.__name__ for k in locators):

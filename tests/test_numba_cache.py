@@ -28,9 +28,9 @@ def _scratch(tmp_path, probes=None) -> Path:
     return root
 
 
-def _run(root: Path, script: str) -> dict:
+def _run(root: Path, script: str, **env_vars) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_DISABLE_JIT")}
-    env.update(PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(root.parent / "cache"))
+    env.update(PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(root.parent / "cache"), **env_vars)
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent(script)], env=env, cwd=root, capture_output=True,
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
@@ -142,6 +142,20 @@ def test_an_edit_recompiles_exactly_the_kernels_that_reach_it(tmp_path):
     manifest = set((cache / made / nc.MANIFEST).read_text().split())
     assert {"fastsnake._probe_parts", "fastsnake._probe_template"} <= manifest
     assert "fastsnake._probe_other" not in manifest and "fastsnake._probe_dep" not in manifest
+
+
+def test_a_kernel_compiled_at_another_optimisation_level_never_loads_at_the_default(tmp_path):
+    """numba's index does not key on NUMBA_OPT (the tests compile at 1: tests/conftest.py): a kernel
+    compiled at level 1 must not load into a run at the default level 3, nor the other way round."""
+    root = _scratch(tmp_path, PROBES)
+    cold, hit = {"kernel": [11, 0, 1], "made": [102, 0, 1]}, {"kernel": [11, 1, 0], "made": [102, 1, 0]}
+    assert _run(root, PROBE_RUN, NUMBA_OPT="1") == cold
+    assert _run(root, PROBE_RUN, NUMBA_OPT="3") == cold  # the old layout loaded level 1's kernels here
+    assert _run(root, PROBE_RUN, NUMBA_OPT="1") == hit
+    assert _run(root, PROBE_RUN, NUMBA_OPT="3") == hit
+    # Level 1's files are one folder below the default's, in the same fingerprint folder.
+    folder = next(p for p in (root.parent / "cache").iterdir() if p.name.startswith("_probe_kernel-"))
+    assert any((folder / "_probe_kernel").glob("*.nbi")) and any((folder / "_probe_kernel" / "opt1").glob("*.nbi"))
 
 
 POLICY_FOLDERS = """
