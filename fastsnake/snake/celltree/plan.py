@@ -35,6 +35,7 @@ from fastsnake.snake.celltree.layout import (
     copy_into,
     segment,
 )
+from fastsnake.snake.celltree.link import symbol_call
 from fastsnake.snake.celltree.params import (
     P_BACKOFF,
     P_BOWHICH,
@@ -197,6 +198,15 @@ def small_cell_replan(I, L, X, order, body, st):
     return replan_with(small_chain_search, cell_walk, I, L, X, order, body, st)
 
 
+# The kernels call the re-search and commit through these (`link`): compiled once, not in every kernel.
+REPLAN_SYMBOL, CELL_REPLAN_SYMBOL = "fastsnake_celltree_replan_v1", "fastsnake_celltree_cell_replan_v1"
+call_replan = symbol_call(REPLAN_SYMBOL, replan)
+call_cell_replan = symbol_call(CELL_REPLAN_SYMBOL, cell_replan)
+# What a policy's kernels made of `decide` or `cell_decide` call (`link.link_kernels`).
+GROVE_SEARCH = ((REPLAN_SYMBOL, replan),)
+CELL_SEARCH = ((CELL_REPLAN_SYMBOL, cell_replan),)
+
+
 @njit(cache=True, inline="always")
 def next_move(ws, g, st, replanner):
     """The committed plan's next move, or `replanner`'s (`replan`, `cell_replan`) when a (re-)search is due."""
@@ -221,13 +231,13 @@ def next_move(ws, g, st, replanner):
 @njit(cache=True, inline="always")
 def decide(ws, g, st):
     """grove's per-move hook (the engine's `decide`)."""
-    return next_move(ws, g, st, replan)
+    return next_move(ws, g, st, call_replan)
 
 
 @njit(cache=True, inline="always")
 def cell_decide(ws, g, st):
     """cell's per-move hook: no branch and bound, the one outline tree."""
-    return next_move(ws, g, st, cell_replan)
+    return next_move(ws, g, st, call_cell_replan)
 
 
 @njit(cache=True, inline="always")
