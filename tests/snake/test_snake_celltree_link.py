@@ -36,7 +36,7 @@ def _args():
 
 def test_a_linked_kernel_calls_the_target_bound_before_its_first_compile():
     kernel = njit(toy_kernel.py_func)
-    link.link_kernels([kernel], [("fastsnake_test_toy_search", toy_search)])
+    link.link_kernels([kernel], [("fastsnake_test_toy_search", toy_search, link.SEARCH_SIG)])
     assert kernel(*_args(), 600000) == 654321
     assert link.is_linked("fastsnake_test_toy_search")
     # The same answer as calling the search itself.

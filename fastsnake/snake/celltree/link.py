@@ -31,6 +31,13 @@ STATE = types.NamedUniTuple(types.int64, len(State._fields), State)
 # The searches' signature: (I, L, X, order, body, st) -> the next move.
 SEARCH_ARGS = (_I32, _I64, _I64, _I16, _I32, STATE)
 SEARCH_SIG = types.int32(*SEARCH_ARGS)
+_U8, _U64 = types.Array(types.uint8, 1, "C"), types.Array(types.uint64, 1, "C")
+WORKSPACE_TYPE = types.Tuple((_I32, _I64, _I64, _I16))
+# The game tuple (`engine.new_game`: cfg, nbr, body, occupancy, free, free positions, rng).
+GAME_TYPE = types.Tuple((_I64, _I32, _I32, _U8, _I32, _I32, _U64))
+# The workspace's set-up: build(cfg, nbr, params) -> (I, L, X, order); new_start(ws, g).
+BUILD_SIG = WORKSPACE_TYPE(_I64, _I32, _I64)
+NEW_START_SIG = types.none(WORKSPACE_TYPE, GAME_TYPE)
 
 _lock = threading.Lock()
 _linked: dict[str, int] = {}  # symbol -> the address registered in this process
@@ -59,11 +66,9 @@ def symbol_call(symbol: str, target, sig=SEARCH_SIG):
     if config.DISABLE_JIT:
         return target
 
-    @intrinsic
-    def call(typingctx, I, L, X, order, body, st):
-        args = (I, L, X, order, body, st)
-        if args != tuple(sig.args):
-            raise TypingError(f"{symbol} takes {sig.args}, got {args}")
+    def typer(args):
+        if tuple(args) != tuple(sig.args):
+            raise TypingError(f"{symbol} takes {sig.args}, got {tuple(args)}")
 
         def codegen(context, builder, signature, llargs):
             fnty = context.call_conv.get_function_type(sig.return_type, sig.args)
@@ -73,23 +78,30 @@ def symbol_call(symbol: str, target, sig=SEARCH_SIG):
                 context.call_conv.return_status_propagate(builder, status)
             return res
 
-        return sig.return_type(*args), codegen
+        return sig, codegen
 
-    call.__name__ = f"call_{symbol}"
-    return call
+    # numba's intrinsics take no *args: a typing function of the signature's arity.
+    arity = {
+        2: lambda typingctx, a, b: typer((a, b)),
+        3: lambda typingctx, a, b, c: typer((a, b, c)),
+        6: lambda typingctx, a, b, c, d, e, f: typer((a, b, c, d, e, f)),
+    }
+    typing = arity[len(sig.args)]
+    typing.__name__ = typing.__qualname__ = f"call_{symbol}"
+    return intrinsic(typing)
 
 
 def link_kernels(kernels, needs):
     """`kernels` (`policies.kernels.Kernels` of numba dispatchers) with every compile or cache load
-    first calling ``ensure(symbol, dispatcher)`` for each (symbol, dispatcher) of `needs`."""
+    first calling ``ensure(symbol, dispatcher, sig)`` for each (symbol, dispatcher, sig) of `needs`."""
     if config.DISABLE_JIT:
         return kernels
     for kernel in kernels:
         compile_kernel = kernel.compile
 
         def compile_linked(sig, compile_kernel=compile_kernel):
-            for symbol, dispatcher in needs:
-                ensure(symbol, dispatcher)
+            for symbol, dispatcher, sig_needed in needs:
+                ensure(symbol, dispatcher, sig_needed)
             return compile_kernel(sig)
 
         kernel.compile = compile_linked
