@@ -4,9 +4,10 @@ Each case runs in a fresh subprocess with its own empty temporary NUMBA_CACHE_DI
 everything it needs (the engine, the celltree helpers and the kernel) as the quick test suite does
 on a clean CI clone. Cases are the calls the slow quick tests make:
 
-    play-cell         cell's play kernel, 10x10 (the single-word-mask kernel, `small_cell_decide`)
-    play-cell-big     cell's play kernel with the big-board fallbacks (params 2, 3 = 0: `cell_decide`),
-                      as test_snake_agent_cell_dhcr.py's big-board test calls it
+    play-cell         cell's play kernel, 10x10 (one kernel pair for every board size since issue 44;
+                      its search, `plan.cell_replan`, compiles once outside the kernels, `celltree.link`)
+    play-cell-big     cell's play kernel with the big-board fallbacks' params (2, 3 = 0), as
+                      test_snake_agent_cell_dhcr.py's big-board test calls it
     sequence          the five calls above in one process, each step's CPU after the ones before it
                       (what one pytest-xdist worker pays: helpers compiled once are shared)
     play-grove        grove's play kernel, 10x10

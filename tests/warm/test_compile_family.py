@@ -97,27 +97,33 @@ def test_describe_never_names_the_kernel_template_module():
     assert notice.describe("someones_module", verb="sweep") == "the kernels fastsnake sweep needs"
 
 
-def test_a_policy_compiling_for_another_board_class_says_why(monkeypatch):
+def test_a_policy_compiling_for_another_variant_says_why(monkeypatch):
+    # cycle's kernels differ by the cycle kind (`kernels.by_params`; cell's board classes share one
+    # pair since its search is compiled outside the kernels, `celltree.link`).
     from fastsnake.snake.policies import get_policy
 
-    cell = get_policy("cell")
-    big = cell.sweep_kernel.kernels[False]
+    cycle = get_policy("cycle")
+    zigzag = cycle.sweep_kernel.kernels[False]
     monkeypatch.setattr(F, "_index_exists", lambda dispatcher: False)
-    assert F.variant_words(cell, True) is None  # a first compile is just that
-    monkeypatch.setattr(F, "_index_exists", lambda dispatcher: dispatcher is big)
-    words = F.variant_words(cell, True)
-    from fastsnake.snake.celltree.params import BITS_BLOCKS
-
-    assert words.startswith(f"for boards of at most {BITS_BLOCKS} 2x2 blocks: cell compiles its kernels once per "
-                            "board class (")
-    assert words.endswith("; those for larger boards are cached already")
+    assert F.variant_words(cycle, True) is None  # a first compile is just that
+    monkeypatch.setattr(F, "_index_exists", lambda dispatcher: dispatcher is zigzag)
+    words = F.variant_words(cycle, True)
+    assert words.startswith("for a random Hamiltonian cycle: cycle compiles its kernels once per cycle kind (")
+    assert words.endswith("; those for the zig-zag cycle are cached already")
     stream = io.StringIO()
     F._known.clear()
     watch = notice.CompileWatch(stream=stream, tick=False)
-    watch.on_start(_start(cell.sweep_kernel.kernels[True]))
+    watch.on_start(_start(cycle.sweep_kernel.kernels[True]))
     watch.on_end(_end())
     F._known.clear()
-    assert stream.getvalue().startswith(f"fastsnake: compiling policy cell's kernels {words} once, about ")
+    assert stream.getvalue().startswith(f"fastsnake: compiling policy cycle's kernels {words} once, about ")
+
+
+def test_cell_has_one_kernel_pair_for_every_board_size():
+    from fastsnake.snake.policies import get_policy
+
+    cell = get_policy("cell")
+    assert F.variant_words(cell, True) is None and F.variant_words(cell, False) is None
 
 
 TINY = "from numba import njit\n\n\n@njit(cache=True)\ndef add_one(x):\n    return x + 1\n"

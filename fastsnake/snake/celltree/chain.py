@@ -30,7 +30,7 @@ from fastsnake.snake.celltree.layout import (
     segment,
 )
 from fastsnake.snake.celltree.legs import distance, leg, snug_astar, to_moves
-from fastsnake.snake.celltree.outline import apple_test, plan_test, small_apple_test
+from fastsnake.snake.celltree.outline import apple_test, plan_test
 from fastsnake.snake.celltree.params import (
     P_ROWS,
     P_SELFK,
@@ -126,13 +126,13 @@ def no_snug_apple_leg(I, L, X, body, st, vpath, total, path, steps, win, head):
 @njit(cache=True, inline="always")
 def chain_with(outline_test, snug_leg, apple_leg, I, L, X, order, body, st, bound, rounds):
     """The detour chain's plan into I's trial plan; its length (0: none). Plans pass `outline_test`
-    (`outline.apple_test`, or `small_apple_test` on single-word masks only). Legs are `leg`'s; where
+    (`outline.apple_test`). Legs are `leg`'s; where
     `P_SNUGCHAIN` asks for snug ones, detour legs are `snug_leg`'s (`snug_astar`) and the last leg
     `apple_leg`'s (`snug_apple_leg`). cell's chain passes functions that find none, so its kernels
     do not compile the snug A*.
 
     Moves are made only for the plan returned (`chain_moves`, from the cells in vpath and path).
-    Inlined into `detour_chain`, `plain_chain` and `small_plain_chain` only (see `plan.replan_with`).
+    Inlined into `detour_chain` and `plain_chain` only (see `plan.replan_with`).
     """
     n = body.shape[0]
     cols = L[L_COLS]
@@ -194,19 +194,13 @@ def chain_with(outline_test, snug_leg, apple_leg, I, L, X, order, body, st, boun
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def detour_chain(I, L, X, order, body, st, bound, rounds):
     """grove's detour chain (`chain_with`), with snug legs where `P_SNUGCHAIN` asks for them."""
     return chain_with(apple_test, snug_astar, snug_apple_leg, I, L, X, order, body, st, bound, rounds)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def plain_chain(I, L, X, order, body, st, bound, rounds):
     """cell's detour chain (`chain_with`): no snug legs, so `snug_astar` is not compiled for it."""
     return chain_with(apple_test, no_snug_leg, no_snug_apple_leg, I, L, X, order, body, st, bound, rounds)
-
-
-@njit(cache=True)
-def small_plain_chain(I, L, X, order, body, st, bound, rounds):
-    """`plain_chain` with the single-word-mask outline test only (`small_apple_test`; `params.single_word_masks`)."""
-    return chain_with(small_apple_test, no_snug_leg, no_snug_apple_leg, I, L, X, order, body, st, bound, rounds)

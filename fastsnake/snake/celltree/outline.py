@@ -5,8 +5,7 @@ passes along inside a block is still connected (then the crossings extend to a s
 avoiding those edges, whose outline -- a Hamiltonian cycle -- contains the walk). Three forms
 of the connectivity part: a queue BFS over block links, single 64-bit masks (at most 63
 blocks), one mask per row of blocks; and on big boards the body part of the test from
-per-search suffix tables (`suffix_test`). `apple_test` picks the form for a plan; `small_apple_test`
-has the single-word masks only (kernels for boards of at most BITS_BLOCKS blocks).
+per-search suffix tables (`suffix_test`). `apple_test` picks the form for a plan.
 """
 
 import numpy as np
@@ -416,7 +415,7 @@ def suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, step
 def apple_test_with(big_board_test, I, L, X, body, st, vpath, total, path, steps, win):
     """The outline test of the body at the apple (body ++ vpath[:total] ++ path[:steps]): on single-word
     masks by walking the window (cell's way, boards of at most BITS_BLOCKS blocks), else
-    `big_board_test` (`big_board_test`; kernels for small boards only pass `no_big_board_test`).
+    `big_board_test`.
     Returns (passes, the reached blocks of the single-word masks, the stamp generation).
 
     Inlined where it runs per search node or leg (`snug.enumerate_routes`, the detour chain); the snug
@@ -451,23 +450,10 @@ def big_board_test(I, X, blk, side, stamp, gen, nb, body, st, vpath, total, path
     return on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m)
 
 
-@njit(cache=True)
-def no_big_board_test(I, X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win):
-    """`big_board_test` of kernels that always get single-word masks (chosen by `params.single_word_masks`): they
-    leave the suffix tables, row fills and queue BFS uncompiled. Nothing passes it."""
-    return False
-
-
 @njit(cache=True, inline="always")
 def apple_test(I, L, X, body, st, vpath, total, path, steps, win):
-    """`apple_test_with` every form of the test (grove's kernels, cell's on big boards)."""
+    """`apple_test_with` every form of the test."""
     return apple_test_with(big_board_test, I, L, X, body, st, vpath, total, path, steps, win)
-
-
-@njit(cache=True, inline="always")
-def small_apple_test(I, L, X, body, st, vpath, total, path, steps, win):
-    """`apple_test_with` on single-word masks only (cell's kernels for boards of at most BITS_BLOCKS blocks)."""
-    return apple_test_with(no_big_board_test, I, L, X, body, st, vpath, total, path, steps, win)
 
 
 @njit(cache=True)

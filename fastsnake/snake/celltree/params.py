@@ -56,8 +56,8 @@ def is_big(config) -> bool:
 
 def single_word_masks(params) -> bool:
     """Do games with `params` test outlines on single-word masks only (`P_BITS` without
-    `ROWS_SUFFIX`: boards of at most BITS_BLOCKS 2x2 blocks)? `cell` plays those with kernels that
-    never compile the suffix tables, row fills and queue BFS (`policies.cell`)."""
+    `ROWS_SUFFIX`: boards of at most BITS_BLOCKS 2x2 blocks)? (`cell` once chose a kernel pair by it;
+    its one pair now serves every board size, its search compiled once outside the kernels.)"""
     return bool(params[P_BITS] != 0 and params[P_ROWS] != ROWS_SUFFIX)
 
 

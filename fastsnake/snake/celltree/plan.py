@@ -4,15 +4,16 @@
 `replan` decides when to re-search a committed plan (every few moves, with backoff) and commits;
 `decide` is grove's per-move hook (the engine's `decide`) with the fast path for a standing plan,
 `cell_decide` the same code over `chain_search` and the one outline tree: `cell`'s settings never
-reach the branch and bound or the other trees, and leaving them out of its kernels halves their
-compile time. `small_cell_decide` is `cell_decide` with the single-word-mask outline test only, for
-boards of at most BITS_BLOCKS blocks. The policies' kernels are made of these in
-``policies/grove.py`` and ``policies/cell.py`` (`policies.kernels.engine_kernels`).
+reach the branch and bound or the other trees, and leaving them out halves their compile time.
+The kernels hold the fast path only: they call `replan` and `cell_replan` through named symbols
+(`link`), so each search is compiled once a process, not again in every kernel. The policies'
+kernels are made of these in ``policies/grove.py`` and ``policies/cell.py``
+(`policies.kernels.engine_kernels`, `link.link_kernels`).
 """
 
 from numba import njit
 
-from fastsnake.snake.celltree.chain import detour_chain, plain_chain, small_plain_chain
+from fastsnake.snake.celltree.chain import detour_chain, plain_chain
 from fastsnake.snake.celltree.layout import (
     I_PLAN,
     I_TRIAL_PLAN,
@@ -35,6 +36,7 @@ from fastsnake.snake.celltree.layout import (
     copy_into,
     segment,
 )
+from fastsnake.snake.celltree.link import SEARCH_SIG, symbol_call
 from fastsnake.snake.celltree.params import (
     P_BACKOFF,
     P_BOWHICH,
@@ -66,19 +68,13 @@ def chain_search_with(chain, I, L, X, order, body, st, bound, rounds):
     return steps
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def chain_search(I, L, X, order, body, st, bound, rounds):
     """cell's plan: the shortest path, else the detour chain without snug legs (`plain_chain`)."""
     return chain_search_with(plain_chain, I, L, X, order, body, st, bound, rounds)
 
 
-@njit(cache=True)
-def small_chain_search(I, L, X, order, body, st, bound, rounds):
-    """`chain_search` with the single-word-mask outline test only (`small_plain_chain`)."""
-    return chain_search_with(small_plain_chain, I, L, X, order, body, st, bound, rounds)
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def search(I, L, X, order, body, st, bound, rounds):
     """cell's plan with grove's snug chain legs (`detour_chain`), then the branch and bound (`enumerate_routes`): when
     the chain detoured, a shorter plan that also ends on an outline (not with TIES_ONLY); when the shortest
@@ -102,13 +98,13 @@ def search(I, L, X, order, body, st, bound, rounds):
     return steps
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def cell_walk(I, L, X, body, st):
     """cell's outline walk: the one tree of `outline_plan`; the plan's length."""
     return outline_plan(I, L, body, st)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def walk(I, L, X, body, st):
     """The outline walk `P_OUTLINE` asks for: cell's one tree, or the best of several (`outline_best`)."""
     return outline_plan(I, L, body, st) if X[X_PARAMS + P_OUTLINE] == 0 else outline_best(I, L, X, body, st)
@@ -191,10 +187,13 @@ def cell_replan(I, L, X, order, body, st):
     return replan_with(chain_search, cell_walk, I, L, X, order, body, st)
 
 
-@njit(cache=True)
-def small_cell_replan(I, L, X, order, body, st):
-    """`cell_replan` with the single-word-mask outline test only."""
-    return replan_with(small_chain_search, cell_walk, I, L, X, order, body, st)
+# The kernels call the re-search and commit through these (`link`): compiled once, not in every kernel.
+REPLAN_SYMBOL, CELL_REPLAN_SYMBOL = "fastsnake_celltree_replan_v1", "fastsnake_celltree_cell_replan_v1"
+call_replan = symbol_call(REPLAN_SYMBOL, replan)
+call_cell_replan = symbol_call(CELL_REPLAN_SYMBOL, cell_replan)
+# What a policy's kernels made of `decide` or `cell_decide` call (`link.link_kernels`).
+GROVE_SEARCH = ((REPLAN_SYMBOL, replan, SEARCH_SIG),)
+CELL_SEARCH = ((CELL_REPLAN_SYMBOL, cell_replan, SEARCH_SIG),)
 
 
 @njit(cache=True, inline="always")
@@ -221,16 +220,10 @@ def next_move(ws, g, st, replanner):
 @njit(cache=True, inline="always")
 def decide(ws, g, st):
     """grove's per-move hook (the engine's `decide`)."""
-    return next_move(ws, g, st, replan)
+    return next_move(ws, g, st, call_replan)
 
 
 @njit(cache=True, inline="always")
 def cell_decide(ws, g, st):
     """cell's per-move hook: no branch and bound, the one outline tree."""
-    return next_move(ws, g, st, cell_replan)
-
-
-@njit(cache=True, inline="always")
-def small_cell_decide(ws, g, st):
-    """`cell_decide` with the single-word-mask outline test only."""
-    return next_move(ws, g, st, small_cell_replan)
+    return next_move(ws, g, st, call_cell_replan)

@@ -57,6 +57,7 @@ from fastsnake.snake.celltree.layout import (
     segment,
     segment_starts,
 )
+from fastsnake.snake.celltree.link import BUILD_SIG, NEW_START_SIG, link_kernels, symbol_call
 from fastsnake.snake.celltree.params import P_BITS, P_ROWS, P_TABLE
 from fastsnake.snake.cycles import random_cells
 from fastsnake.snake.engine import G_CFG, G_RNG, lay_body_random
@@ -64,8 +65,9 @@ from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
 
 
 @njit(cache=True)
-def alloc(cfg, nbr, params):
-    """The workspace (I, L, X, order) of one thread's games; the arrays as `layout` declares them.
+def build(cfg, nbr, params):
+    """The workspace (I, L, X, order) of one thread's games; the arrays as `layout` declares them
+    (the kernels' `alloc` calls it through `link`).
 
     Parameters
     ----------
@@ -131,8 +133,9 @@ def alloc(cfg, nbr, params):
 
 
 @njit(cache=True)
-def reset(ws, g):
-    """Start body on the outline of a random block tree (policy stream of the game)."""
+def new_start(ws, g):
+    """Start body on the outline of a random block tree (policy stream of the game); the kernels'
+    `reset` calls it through `link`."""
     I, L = ws[W_I], ws[W_L]
     cfg = g[G_CFG]
     rows, cols = cfg[CFG_ROWS], cfg[CFG_COLS]
@@ -145,6 +148,29 @@ def reset(ws, g):
     L[L_PLAN_POS] = 0
     L[L_PLAN_MOVE] = -1
     L[L_STAMPED_MOVE] = -2
+
+
+# The kernels call the workspace's set-up through these (`link`): compiled once, not in every kernel.
+BUILD_SYMBOL, NEW_START_SYMBOL = "fastsnake_celltree_build_v1", "fastsnake_celltree_new_start_v1"
+call_build = symbol_call(BUILD_SYMBOL, build, BUILD_SIG)
+call_new_start = symbol_call(NEW_START_SYMBOL, new_start, NEW_START_SIG)
+WORKSPACE = ((BUILD_SYMBOL, build, BUILD_SIG), (NEW_START_SYMBOL, new_start, NEW_START_SIG))
+
+
+@njit(cache=True, inline="always")
+def alloc(cfg, nbr, params):
+    """The workspace of one thread's games (`build`)."""
+    return call_build(cfg, nbr, params)
+
+
+@njit(cache=True, inline="always")
+def reset(ws, g):
+    """Lay the start body of game `g` (`new_start`)."""
+    call_new_start(ws, g)
+
+
+# Python may call `alloc` and `reset` too (tests): their own compiles bind the symbols first.
+link_kernels((alloc, reset), WORKSPACE)
 
 
 @njit(cache=True)

@@ -36,16 +36,17 @@ boards are refused. Options: ``detours`` (rounds per search, default 8) and
 and a few moves longer.
 
 The kernels are `grove`'s code (`fastsnake.snake.celltree`) built without its choices among
-passing plans (`plan.cell_decide`; on boards of at most 63 blocks also without the row-mask outline
-test, `params.single_word_masks`); how they compare with `cell`'s earlier kernels: docs/agents.md.
+passing plans (`plan.cell_decide`), one pair for every board size; how they compare with `cell`'s
+earlier kernels: docs/agents.md.
 """
 
-from fastsnake.snake.celltree.params import check_board, pack, single_word_masks
-from fastsnake.snake.celltree.plan import cell_decide, small_cell_decide
-from fastsnake.snake.celltree.workspace import alloc, reset, start_cells
+from fastsnake.snake.celltree.link import link_kernels
+from fastsnake.snake.celltree.params import check_board, pack
+from fastsnake.snake.celltree.plan import CELL_SEARCH, cell_decide
+from fastsnake.snake.celltree.workspace import WORKSPACE, alloc, reset, start_cells
 from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.policies.grove import COUNT_LIMIT
-from fastsnake.snake.policies.kernels import by_params, engine_kernels
+from fastsnake.snake.policies.kernels import engine_kernels
 
 # The tuned defaults (every board size); what they were measured against: docs/agents.md.
 OPTIONS = (
@@ -65,10 +66,9 @@ def cell_params(config, values):
     return pack(config, dict(GROVE_OFF, research_detours=values["research_every"], **values))
 
 
-# grove's code without its choices among passing plans; on boards of at most BITS_BLOCKS blocks
-# without the row-mask outline test too (`single_word_masks`).
-KERNELS = by_params(single_word_masks, {True: engine_kernels(alloc, reset, small_cell_decide, start_cells),
-                                        False: engine_kernels(alloc, reset, cell_decide, start_cells)})
+# grove's code without its choices among passing plans. One pair for every board size: its search is
+# compiled once, outside the kernels (`link`), with every form of the outline test.
+KERNELS = link_kernels(engine_kernels(alloc, reset, cell_decide, start_cells), CELL_SEARCH + WORKSPACE)
 
 
 POLICY = EnginePolicy(

@@ -31,9 +31,10 @@ policies --json`` lists it); the measurements behind them: docs/agents.md.
 
 import dataclasses
 
+from fastsnake.snake.celltree.link import link_kernels
 from fastsnake.snake.celltree.params import BITS_BLOCKS, SNUG_ASTAR, TIES_ONLY, check_board, is_big, pack
-from fastsnake.snake.celltree.plan import decide
-from fastsnake.snake.celltree.workspace import alloc, reset, start_cells
+from fastsnake.snake.celltree.plan import GROVE_SEARCH, decide
+from fastsnake.snake.celltree.workspace import WORKSPACE, alloc, reset, start_cells
 from fastsnake.snake.policies import BySize, EnginePolicy, Option
 from fastsnake.snake.policies.kernels import engine_kernels
 
@@ -91,7 +92,7 @@ def grove_params(config, values):
     return pack(config, values)
 
 
-KERNELS = engine_kernels(alloc, reset, decide, start_cells)
+KERNELS = link_kernels(engine_kernels(alloc, reset, decide, start_cells), GROVE_SEARCH + WORKSPACE)
 
 
 POLICY = EnginePolicy(
