@@ -45,8 +45,6 @@ RECORD_AT_LEAST = 2.0
 # What the variants of a policy whose kernels differ by a parameter are (`kernels.by_params`), by
 # the rule that picks them: the notice says which one compiles, and why there are several.
 VARIANT_WORDS = {
-    "single_word_masks": ("board class", "boards of at most {BITS_BLOCKS} 2x2 blocks", "larger boards",
-                          "the outline test of larger boards needs row masks the small kernels never compile"),
     "random_cycle": ("cycle kind", "a random Hamiltonian cycle", "the zig-zag cycle",
                      "the zig-zag cycle never compiles the random cycle's builder"),
 }

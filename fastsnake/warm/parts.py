@@ -119,8 +119,8 @@ def _policy(name: str) -> None:
 
     fastsnake.play(name, 10)
     fastsnake.sweep(name, 10, 4, threads=1)
-    # A board of more than 63 2x2 blocks too: `cell` plays those with other kernels (the row-mask
-    # outline test; `celltree.params.single_word_masks`), and a warmed policy compiles nothing at any size.
+    # A board of more than 63 2x2 blocks too (the cell-tree searches take the row-mask outline test
+    # there, compiled in the same kernels): a warmed policy compiles nothing at any size.
     big = big_board()
     fastsnake.play(name, big)
     fastsnake.sweep(name, big, 1, threads=1)

@@ -149,7 +149,7 @@ def _sweep_cases(slow_settings=()):
         yield pytest.param(case, marks=marks, id="-".join(map(str, case)))
 
 
-# cell's sweep kernels (one per board class, each about 30 CPU-s to compile cold) are compiled by no
+# cell's sweep kernel (tens of CPU-s to compile cold) is compiled by no
 # other quick test: its sweep digests are slow tests, and the quick suite checks the same digests
 # through its play kernels (`test_same_games_through_the_play_kernel`, compiled for cell's other tests).
 @pytest.mark.parametrize("case", list(_sweep_cases(slow_settings=("cell",))))

@@ -6,7 +6,7 @@ and ``cycle_of(ws)`` the cycle a replay shows (an empty array for none). `engine
 them into the two kernels the sweep, play and dask code call (`EnginePolicy.sweep_kernel`,
 `EnginePolicy.play_kernel`): the engine's `sweep_chunk` and `play_recorded` with the parts inlined.
 `by_params` is the one dispatcher for a policy with several kernel pairs (the random or the
-zig-zag cycle, `cycle.cycle_kernels`; small or big boards, `cell.py`): it picks a pair by the
+zig-zag cycle, `cycle.cycle_kernels`): it picks a pair by the
 game's parameter vector, so a run compiles only the pair it uses.
 
 Why not one generic cached kernel taking the parts as arguments: numba's cache index would record
@@ -135,7 +135,7 @@ class ChosenKernel:
 def by_params(rule: Callable, variants: dict) -> Kernels:
     """One sweep and one play entry over several `Kernels` (`variants`, keyed by what
     ``rule(params)`` returns for the games each is built for): the one dispatcher of every policy
-    whose kernels differ by a parameter (cycle kind, board class)."""
+    whose kernels differ by a parameter (the cycle kind)."""
     return Kernels(ChosenKernel(rule, {key: k.sweep for key, k in variants.items()}),
                    ChosenKernel(rule, {key: k.play for key, k in variants.items()}))
 
