@@ -75,6 +75,8 @@ ALLOWED = {
     "NUMBA_OPT": "numba's optimisation-level variable, in the compile-cost measurements (performance.md)",
     "QUALIFY": "DuckDB's SQL clause, in the pooling recipe (data-tools.md)",
     "drop_duplicates": "pandas' DataFrame.drop_duplicates, in the pooling recipe (data-tools.md)",
+    "inline_inlinables": "numba's compiler pass that does inline='always', in the compile profiles (performance.md)",
+    "CPUCodeLibrary": "numba's code library class (CPUCodeLibrary.finalize links callees), performance.md",
 }
 
 
