@@ -15,16 +15,35 @@ import fastsnake
 from fastsnake.cli import main
 from fastsnake.snake.policies import PolicyError, unregister_policy
 
-# -- a policy that reads every field of the state: head for the apple, else any safe move ----------------
+# -- one numba policy for most tests: its workspace says what to play -----------------------------
+# The engine is compiled once per numba policy, and those compiles are most of this file's cold cost:
+# one policy, scripted by script = ws[0] (script[0] the behaviour), stands in for six near-copies.
+WALL, SEVEN, RAISES, NOTES, SEEK = 0, 1, 2, 3, 4
 
 
 @njit(cache=True)
-def _seeker(state, ws):
+def _scripted(state, ws):
+    """What script[0] asks: WALL walks up into the wall; SEVEN returns 7 at move 3, else right or down;
+    RAISES raises at move 2, else goes down; NOTES writes the rules into script[1:4] and walks up;
+    SEEK reads every field of the state: heads for the apple, else takes any safe move."""
+    script = ws[0]
+    if script[0] == SEVEN:
+        return 7 if state.moves == 3 else 1 if state.neighbours[state.head, 1] >= 0 else 2
+    if script[0] == RAISES:
+        if state.moves == 2:
+            raise ValueError("no idea")
+        return 2
+    if script[0] == NOTES:
+        script[1] = state.tail_follows
+        script[2] = state.max_moves
+        script[3] = state.start_length
+    if script[0] != SEEK:
+        return 0
     cols = state.cols
     hr, hc = state.head // cols, state.head % cols
     ar, ac = state.apple // cols, state.apple % cols
     # Rank the moves towards the apple first, then the rest, rotated by the game's seed.
-    order = ws[0]
+    order = script[4:8]
     rot = state.seed % np.uint64(4)
     for k in range(4):
         order[k] = (k + rot) % 4
@@ -43,13 +62,24 @@ def _seeker(state, ws):
     return best if best >= 0 else order[0]
 
 
+def _scripted_policy(what, compiled, name=None, script=None):
+    """A Policy playing `what` (WALL, SEVEN, RAISES, NOTES, SEEK); `script`, if given, is its workspace array."""
+    if script is None:
+        script = np.zeros(8, np.int64)
+    script[0] = what
+    decide = _scripted if compiled else _scripted.py_func
+    return fastsnake.Policy(decide, alloc=lambda rows, cols: (script,), name=name)
+
+
 @njit(cache=True)
 def _seeker_alloc(rows, cols):
-    return (np.zeros(4, np.int64),)
+    script = np.zeros(8, np.int64)
+    script[0] = SEEK
+    return (script,)
 
 
-SEEKER = fastsnake.Policy(_seeker, alloc=_seeker_alloc, summary="test: apple seeker")
-SEEKER_PY = fastsnake.Policy(_seeker.py_func, alloc=_seeker_alloc.py_func, summary="test: apple seeker, Python")
+SEEKER = fastsnake.Policy(_scripted, alloc=_seeker_alloc, summary="test: apple seeker")
+SEEKER_PY = fastsnake.Policy(_scripted.py_func, alloc=_seeker_alloc.py_func, summary="test: apple seeker, Python")
 
 
 def _rows(table):
@@ -110,38 +140,6 @@ def test_a_cycle_policy_replay_carries_its_cycle(zigzag_installed, tmp_path):
 
 
 # -- misbehaving policies: one line, naming the policy and what it did ---------------------------------
-
-
-# One numba policy plays every misbehaviour a test below asks of it through its workspace, so the
-# engine is compiled for it once (a compile per policy is most of this file's cold cost).
-WALL, SEVEN, RAISES, NOTES = 0, 1, 2, 3
-
-
-@njit(cache=True)
-def _scripted(state, ws):
-    """What script[0] asks: WALL walks up into the wall; SEVEN returns 7 at move 3, else right or down;
-    RAISES raises at move 2, else goes down; NOTES writes the rules into script[1:4] and walks up."""
-    script = ws[0]
-    if script[0] == SEVEN:
-        return 7 if state.moves == 3 else 1 if state.neighbours[state.head, 1] >= 0 else 2
-    if script[0] == RAISES:
-        if state.moves == 2:
-            raise ValueError("no idea")
-        return 2
-    if script[0] == NOTES:
-        script[1] = state.tail_follows
-        script[2] = state.max_moves
-        script[3] = state.start_length
-    return 0
-
-
-def _scripted_policy(what, compiled, name=None, script=None):
-    """A Policy playing `what` (WALL, SEVEN, RAISES, NOTES); `script`, if given, is its workspace array."""
-    if script is None:
-        script = np.zeros(4, np.int64)
-    script[0] = what
-    decide = _scripted if compiled else _scripted.py_func
-    return fastsnake.Policy(decide, alloc=lambda rows, cols: (script,), name=name)
 
 
 @njit(cache=True)
@@ -213,7 +211,8 @@ def test_register_policy_names_and_listing():
     try:
         assert fastsnake.policies()["test-seeker"] == "test: apple seeker"
         info = fastsnake.policies(details=True)["test-seeker"]
-        assert info["kind"] == "numba" and info["origin"] == _seeker.__module__.split(".")[0] and info["options"] == {}
+        assert info["kind"] == "numba" and info["options"] == {}
+        assert info["origin"] == _scripted.__module__.split(".")[0]
         assert fastsnake.policies(details=True)["greedy"]["origin"] == "fastsnake"
         with pytest.raises(PolicyError, match="'test-seeker' is taken"):
             fastsnake.register_policy("test-seeker", SEEKER_PY)
@@ -300,10 +299,10 @@ def test_an_importable_numba_policy_is_compiled_once_and_cached(zigzag_installed
 @pytest.mark.parametrize("compiled", [True, False], ids=["numba", "python"])
 @pytest.mark.parametrize("tail", ["follow", "blocked"])
 def test_a_policy_sees_the_rules_it_plays_under(compiled, tail):
-    noted = np.full(4, -1, np.int64)
+    noted = np.full(8, -1, np.int64)
     policy = _scripted_policy(NOTES, compiled, name=f"notes-{compiled}-{tail}", script=noted)
     fastsnake.sweep(policy, 5, 2, tail=tail, start_length=2, max_moves=77)
-    assert noted[1:].tolist() == [tail == "follow", 77, 2]
+    assert noted[1:4].tolist() == [tail == "follow", 77, 2]
 
 
 @njit(cache=True)
