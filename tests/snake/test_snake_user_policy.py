@@ -15,16 +15,35 @@ import fastsnake
 from fastsnake.cli import main
 from fastsnake.snake.policies import PolicyError, unregister_policy
 
-# -- a policy that reads every field of the state: head for the apple, else any safe move ----------------
+# -- one numba policy for most tests: its workspace says what to play -----------------------------
+# The engine is compiled once per numba policy, and those compiles are most of this file's cold cost:
+# one policy, scripted by script = ws[0] (script[0] the behaviour), stands in for six near-copies.
+WALL, SEVEN, RAISES, NOTES, SEEK = 0, 1, 2, 3, 4
 
 
 @njit(cache=True)
-def _seeker(state, ws):
+def _scripted(state, ws):
+    """What script[0] asks: WALL walks up into the wall; SEVEN returns 7 at move 3, else right or down;
+    RAISES raises at move 2, else goes down; NOTES writes the rules into script[1:4] and walks up;
+    SEEK reads every field of the state: heads for the apple, else takes any safe move."""
+    script = ws[0]
+    if script[0] == SEVEN:
+        return 7 if state.moves == 3 else 1 if state.neighbours[state.head, 1] >= 0 else 2
+    if script[0] == RAISES:
+        if state.moves == 2:
+            raise ValueError("no idea")
+        return 2
+    if script[0] == NOTES:
+        script[1] = state.tail_follows
+        script[2] = state.max_moves
+        script[3] = state.start_length
+    if script[0] != SEEK:
+        return 0
     cols = state.cols
     hr, hc = state.head // cols, state.head % cols
     ar, ac = state.apple // cols, state.apple % cols
     # Rank the moves towards the apple first, then the rest, rotated by the game's seed.
-    order = ws[0]
+    order = script[4:8]
     rot = state.seed % np.uint64(4)
     for k in range(4):
         order[k] = (k + rot) % 4
@@ -43,13 +62,24 @@ def _seeker(state, ws):
     return best if best >= 0 else order[0]
 
 
+def _scripted_policy(what, compiled, name=None, script=None):
+    """A Policy playing `what` (WALL, SEVEN, RAISES, NOTES, SEEK); `script`, if given, is its workspace array."""
+    if script is None:
+        script = np.zeros(8, np.int64)
+    script[0] = what
+    decide = _scripted if compiled else _scripted.py_func
+    return fastsnake.Policy(decide, alloc=lambda rows, cols: (script,), name=name)
+
+
 @njit(cache=True)
 def _seeker_alloc(rows, cols):
-    return (np.zeros(4, np.int64),)
+    script = np.zeros(8, np.int64)
+    script[0] = SEEK
+    return (script,)
 
 
-SEEKER = fastsnake.Policy(_seeker, alloc=_seeker_alloc, summary="test: apple seeker")
-SEEKER_PY = fastsnake.Policy(_seeker.py_func, alloc=_seeker_alloc.py_func, summary="test: apple seeker, Python")
+SEEKER = fastsnake.Policy(_scripted, alloc=_seeker_alloc, summary="test: apple seeker")
+SEEKER_PY = fastsnake.Policy(_scripted.py_func, alloc=_seeker_alloc.py_func, summary="test: apple seeker, Python")
 
 
 def _rows(table):
@@ -113,18 +143,6 @@ def test_a_cycle_policy_replay_carries_its_cycle(zigzag_installed, tmp_path):
 
 
 @njit(cache=True)
-def _returns_seven(state, ws):
-    return 7 if state.moves == 3 else 1 if state.neighbours[state.head, 1] >= 0 else 2
-
-
-@njit(cache=True)
-def _raises(state, ws):
-    if state.moves == 2:
-        raise ValueError("no idea")
-    return 2
-
-
-@njit(cache=True)
 def _walks_into_the_wall(state, ws):
     return 0
 
@@ -136,18 +154,16 @@ def _not_a_cycle(state, ws):
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["numba", "python"])
 def test_a_move_outside_0_to_3_stops_the_run_naming_it(compiled):
-    decide = _returns_seven if compiled else _returns_seven.py_func
     with pytest.raises(PolicyError, match=r"returned 7 in game 0 at move 4; a move must be 0 \(up\)"):
-        fastsnake.sweep(fastsnake.Policy(decide), 6, 5)
+        fastsnake.sweep(_scripted_policy(SEVEN, compiled), 6, 5)
     with pytest.raises(PolicyError, match="returned 7"):
-        fastsnake.play(fastsnake.Policy(decide), 6)
+        fastsnake.play(_scripted_policy(SEVEN, compiled), 6)
 
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["numba", "python"])
 def test_a_policy_that_raises_stops_the_run_naming_it(compiled):
-    decide = _raises if compiled else _raises.py_func
     with pytest.raises(PolicyError, match="raised ValueError: no idea"):
-        fastsnake.sweep(fastsnake.Policy(decide), 6, 5)
+        fastsnake.sweep(_scripted_policy(RAISES, compiled), 6, 5)
 
 
 def test_python_policies_returning_non_moves_are_named():
@@ -159,8 +175,7 @@ def test_python_policies_returning_non_moves_are_named():
 
 @pytest.mark.parametrize("compiled", [True, False], ids=["numba", "python"])
 def test_a_move_into_the_wall_is_an_ordinary_loss(compiled):
-    decide = _walks_into_the_wall if compiled else _walks_into_the_wall.py_func
-    result = fastsnake.sweep(fastsnake.Policy(decide), 6, 20)
+    result = fastsnake.sweep(_scripted_policy(WALL, compiled), 6, 20)
     assert result.summary["deaths"] == 20 and result.summary["moves_max"] <= 6
 
 
@@ -196,7 +211,8 @@ def test_register_policy_names_and_listing():
     try:
         assert fastsnake.policies()["test-seeker"] == "test: apple seeker"
         info = fastsnake.policies(details=True)["test-seeker"]
-        assert info["kind"] == "numba" and info["origin"] == _seeker.__module__.split(".")[0] and info["options"] == {}
+        assert info["kind"] == "numba" and info["options"] == {}
+        assert info["origin"] == _scripted.__module__.split(".")[0]
         assert fastsnake.policies(details=True)["greedy"]["origin"] == "fastsnake"
         with pytest.raises(PolicyError, match="'test-seeker' is taken"):
             fastsnake.register_policy("test-seeker", SEEKER_PY)
@@ -280,22 +296,13 @@ def test_an_importable_numba_policy_is_compiled_once_and_cached(zigzag_installed
 # -- the rules in the state, one move type, compile errors that say why --------------------------------
 
 
-@njit(cache=True)
-def _notes_the_rules(state, ws):
-    ws[0][0] = state.tail_follows
-    ws[0][1] = state.max_moves
-    ws[0][2] = state.start_length
-    return 0
-
-
 @pytest.mark.parametrize("compiled", [True, False], ids=["numba", "python"])
 @pytest.mark.parametrize("tail", ["follow", "blocked"])
 def test_a_policy_sees_the_rules_it_plays_under(compiled, tail):
-    noted = np.full(3, -1, np.int64)
-    decide = _notes_the_rules if compiled else _notes_the_rules.py_func
-    policy = fastsnake.Policy(decide, alloc=lambda rows, cols: (noted,), name=f"notes-{compiled}-{tail}")
+    noted = np.full(8, -1, np.int64)
+    policy = _scripted_policy(NOTES, compiled, name=f"notes-{compiled}-{tail}", script=noted)
     fastsnake.sweep(policy, 5, 2, tail=tail, start_length=2, max_moves=77)
-    assert noted.tolist() == [tail == "follow", 77, 2]
+    assert noted[1:4].tolist() == [tail == "follow", 77, 2]
 
 
 @njit(cache=True)
@@ -372,7 +379,7 @@ def test_a_compile_error_names_the_reason_and_the_users_line():
 
 
 def test_policy_objects_carry_their_name():
-    fastsnake.sweep(fastsnake.Policy(_walks_into_the_wall, name="up-up-up"), 5, 2)
+    fastsnake.sweep(_scripted_policy(WALL, True, name="up-up-up"), 5, 2)
     assert "up-up-up" in fastsnake.policies()
     with pytest.raises(PolicyError, match="'cycle' is taken"):
         fastsnake.sweep(fastsnake.Policy(_walks_into_the_wall, name="cycle"), 5, 2)
