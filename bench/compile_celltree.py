@@ -104,6 +104,7 @@ calls = {
     "play-grove": lambda: play("grove"),
     "sweep-cell": lambda: run_sweep("cell", GameConfig(10, 10, 1, "blocked"), 2),
     "sweep-grove": lambda: run_sweep("grove", GameConfig(10, 10, 1, "blocked"), 2),
+    "sweep-cycle": lambda: run_sweep("cycle", GameConfig(10, 10, 1, "blocked"), 2),
 }
 c0, w0 = time.process_time(), time.perf_counter()
 out = {"case": case}
@@ -155,7 +156,7 @@ if events:
 print(json.dumps(out))
 """
 
-CASES = ("play-cell", "play-cell-big", "play-grove", "sweep-cell", "sweep-grove", "sequence")
+CASES = ("play-cell", "play-cell-big", "play-grove", "sweep-cell", "sweep-grove", "sweep-cycle", "sequence")
 
 
 def run_case(case: str, events: bool) -> dict:
