@@ -10,6 +10,8 @@ import time
 import numpy as np
 from numba import njit
 
+from fastsnake import grid
+
 MAX_GROUP = 8
 UNSEEN = 255
 
@@ -262,23 +264,10 @@ def compact_to_sparse(compact, sparse, n, k):
 
 
 def symmetries(rows: int, cols: int) -> list[np.ndarray]:
-    """Cell maps of the board's symmetries (identity first)."""
-    maps = []
-    for transpose in ((False, True) if rows == cols else (False,)):
-        for flip_r in (False, True):
-            for flip_c in (False, True):
-                m = np.empty(rows * cols, np.int64)
-                for cell in range(rows * cols):
-                    r, c = divmod(cell, cols)
-                    if transpose:
-                        r, c = c, r
-                    if flip_r:
-                        r = rows - 1 - r
-                    if flip_c:
-                        c = cols - 1 - c
-                    m[cell] = r * cols + c
-                maps.append(m)
-    return maps
+    """Cell maps of the board's symmetries (identity first; `fastsnake.grid`)."""
+    n = rows * cols
+    return [np.array([grid.image(cell, rows, cols, sym) for cell in range(n)], np.int64)
+            for sym in grid.symmetries(rows, cols)]
 
 
 def state_dtype(n: int, k: int):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from fastsnake import grid
 from fastsnake.tour import checks
 from fastsnake.tour.pieces import Piece
 from fastsnake.tour.search import EXHAUSTED, SearchState
@@ -55,33 +56,20 @@ class CountResult:
         }
 
 
-def symmetries(piece: Piece, rows: int, cols: int) -> list[tuple[bool, bool, bool]]:
+def symmetries(piece: Piece, rows: int, cols: int) -> list[grid.Symmetry]:
     """Board symmetries (transpose?, flip rows?, flip cols?) that keep the jump set."""
     jumps = set(piece.jump_list)
     out = []
-    for swap in (False, True) if rows == cols else (False,):
-        for fr in (False, True):
-            for fc in (False, True):
-                moved = set()
-                for dr, dc in jumps:
-                    if swap:
-                        dr, dc = dc, dr
-                    moved.add((-dr if fr else dr, -dc if fc else dc))
-                if moved == jumps:
-                    out.append((swap, fr, fc))
+    for sym in grid.symmetries(rows, cols):
+        swap, fr, fc = sym
+        moved = set()
+        for dr, dc in jumps:
+            if swap:
+                dr, dc = dc, dr
+            moved.add((-dr if fr else dr, -dc if fc else dc))
+        if moved == jumps:
+            out.append(sym)
     return out
-
-
-def image(cell: int, rows: int, cols: int, m: tuple[bool, bool, bool]) -> int:
-    r, c = divmod(cell, cols)
-    swap, fr, fc = m
-    if swap:
-        r, c = c, r
-    if fr:
-        r = rows - 1 - r
-    if fc:
-        c = cols - 1 - c
-    return r * cols + c
 
 
 def count_tours(piece, rows, cols=None, start=None, *, closed: bool = False,
@@ -157,7 +145,7 @@ def count_tours(piece, rows, cols=None, start=None, *, closed: bool = False,
             break
         if start is None and not closed:
             for m in maps:
-                per_start.setdefault(image(s, rows, cols, m), state.count)
+                per_start.setdefault(grid.image(s, rows, cols, m), state.count)
     total = int(sum(per_start.values()))
     directed_total = total
     if closed and not piece.directed:
