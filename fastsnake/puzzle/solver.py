@@ -124,9 +124,10 @@ def prepare(start, goal, rows: int, cols: int, max_cells: int = B.MAX_CELLS):
 
 
 def heuristic_context(name: str, rows: int, cols: int, goal, partition=None, progress=None,
-                      memory_budget=None):
+                      memory_budget=None, mapped: bool | None = None):
     """(context tuple, setup info dict) for a heuristic name (not 'auto'); pattern databases
-    that would not fit `memory_budget` (see `fastsnake.sizes.memory_budget`) are refused."""
+    that would not fit `memory_budget` (see `fastsnake.sizes.memory_budget`) are refused.
+    `mapped` as `pdb.pattern_databases` takes it (None: big sparse sets are memory-mapped)."""
     kind = heuristic_code(name)
     tables = REGISTRY[name].tables
     info = {}
@@ -136,7 +137,7 @@ def heuristic_context(name: str, rows: int, cols: int, goal, partition=None, pro
         from fastsnake.puzzle import pdb as P
 
         pdb = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget,
-                                  several=tables == "pdb-max")
+                                  several=tables == "pdb-max", mapped=mapped)
         info["pdb"] = pdb.describe()
     elif tables == "walking":
         from fastsnake.puzzle import walking as W
