@@ -159,6 +159,17 @@ def _write_stamp(path: Path, digest: str) -> None:
         pass
 
 
+def _huge_pages(mm: mmap.mmap) -> None:
+    """Ask for 2 MB pages where the kernel can map the file with them (Linux THP for files:
+    pages read into the page cache through this mapping come in 2 MB folios, mapped by one
+    entry each). The search reads the tables at random: with 4 KB pages most lookups also
+    miss the TLB. Nothing happens where the kernel cannot."""
+    advice = getattr(mmap, "MADV_HUGEPAGE", None)
+    if advice is not None:
+        with contextlib.suppress(OSError):
+            mm.madvise(advice)
+
+
 @dataclass
 class MappedSet:
     path: str
@@ -209,6 +220,7 @@ def open_sparse_set(path: Path, keys, sizes, compact_digests, *, recheck: bool =
         if not isinstance(digest, str):
             raise DamagedSetFile("has no checksum")
         mm = mmap.mmap(fd, SET_HEADER_BYTES + total, flags=mmap.MAP_SHARED, prot=mmap.PROT_READ)
+        _huge_pages(mm)
     finally:
         os.close(fd)  # the mapping stays valid without the descriptor
     checked = "stamp"
@@ -245,6 +257,7 @@ def write_sparse_set(path: Path, keys, sizes, fill, seconds_before: float = 0.0)
                 os.ftruncate(fd, SET_HEADER_BYTES + total)
                 mm = mmap.mmap(fd, SET_HEADER_BYTES + total, flags=mmap.MAP_SHARED,
                                prot=mmap.PROT_READ | mmap.PROT_WRITE)
+                _huge_pages(mm)
                 try:
                     digests = fill(np.frombuffer(mm, np.uint8, total, SET_HEADER_BYTES))
                     if digests is None:
