@@ -43,10 +43,7 @@ def _worker_init(spec: dict) -> None:
     if spec["pdb_file"] is not None:
         from fastsnake.puzzle import pdb as P
 
-        if spec.get("pdb_set") is not None:  # the cached sparse file the parent checked
-            data = P.map_set(spec["pdb_file"], *spec["pdb_set"])
-        else:
-            data = np.asarray(np.memmap(spec["pdb_file"], dtype=np.uint8, mode="r"))
+        data = _worker_tables(spec)
         pset = P.attach(rows, cols, spec["blank_cell"], spec["groups"], spec["sizes"], data, spec.get("parts"))
         hc = build_context(heuristic_code(spec["heuristic"]), rows, cols, goal, pdb=pset)
         _WORKER["context"] = (hc, {"pdb": pset.describe()})
@@ -61,6 +58,27 @@ def _worker_init(spec: dict) -> None:
     # instance, so no instance's CPU-seconds include them.
     load_kernels(spec["algorithm"], rows * cols)
     _worker_solve((-1, spec["goal"]))
+
+
+def _worker_tables(spec: dict) -> np.ndarray:
+    """The tables a worker searches with: the set's cached sparse file mapped (checked again,
+    cheaply: the parent stamped it), or the parent's temporary copy mapped. Should the cached
+    file have changed since the parent checked it (a damaged file, or another process's
+    rebuild), this worker loads the compact tables and expands them itself rather than fail
+    (a pool whose initializer fails restarts it forever)."""
+    from fastsnake.puzzle import pdb as P
+
+    if spec.get("pdb_set") is None:
+        return np.asarray(np.memmap(spec["pdb_file"], dtype=np.uint8, mode="r"))
+    try:
+        return P.map_set(spec["pdb_file"], *spec["pdb_set"])
+    except (P.DamagedSetFile, OSError):
+        data = np.zeros(sum(spec["sizes"]), np.uint8)
+        at = 0
+        for cells, size in zip(spec["groups"], spec["sizes"], strict=True):
+            P.group_table(spec["rows"], spec["cols"], spec["blank_cell"], cells, into=data[at:at + size], big=True)
+            at += size
+        return data
 
 
 def _worker_solve(job):

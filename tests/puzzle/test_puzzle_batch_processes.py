@@ -107,3 +107,27 @@ def test_workers_map_the_cached_sparse_set_file(tmp_path, monkeypatch, dist):
         s = starts[r["index"]]
         assert r["length"] == dist[tuple(s.tolist())]
         assert play(s, r["moves"], 3, 3) == tuple(GOAL.tolist())
+
+
+def test_a_worker_whose_set_file_changed_expands_the_compact_tables(tmp_path, monkeypatch):
+    """The parent checked the set file; if it is damaged before a worker maps it, the worker
+    loads the compact tables itself (same layout) instead of failing its start."""
+    from fastsnake.puzzle import batch
+    from fastsnake.puzzle import pdb as P
+    from fastsnake.puzzle import pdb_store as S
+
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
+    P.pattern_databases(3, 3, GOAL, "1,2,3,4/5,6,7,8")
+    pset = P.pattern_databases(3, 3, GOAL, "1,2,3,4/5,6,7,8", mapped=True)
+    keys = [P.table_key(3, 3, 0, g) for g in pset.groups]
+    sizes = [len(t) for t in pset.tables]
+    spec = {"rows": 3, "cols": 3, "blank_cell": 0, "groups": pset.groups, "sizes": sizes,
+            "pdb_file": pset.mapped["file"],
+            "pdb_set": (keys, sizes, [P.recorded_digest(P.table_path(k), k, 3024) for k in keys])}
+    good = np.array(pset.data)
+    mapped = batch._worker_tables(spec)
+    assert not mapped.flags.writeable and np.array_equal(mapped, good)
+    with open(pset.mapped["file"], "r+b") as fh:
+        fh.truncate(S.SET_HEADER_BYTES + 100)
+    expanded = batch._worker_tables(spec)
+    assert expanded.flags.writeable and np.array_equal(expanded, good)
