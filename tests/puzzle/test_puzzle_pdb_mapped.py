@@ -140,6 +140,10 @@ def test_the_stamp_vouches_only_for_the_file_it_saw(cache):
     # No stamp: hashed.
     os.unlink(str(path) + S.STAMP_SUFFIX)
     assert _mapped().mapped["checked"] == "blake2b"
+    # Asked to: hashed whatever the stamp says.
+    header = json.loads(path.read_bytes()[len(S.SET_MAGIC):].split(b"\n", 1)[0])
+    again = S.open_sparse_set(path, header["keys"], header["sizes"], header["compact_blake2b"], recheck=True)
+    assert again.checked == "blake2b" and again.header == header
 
 
 def test_a_set_expanded_from_other_compact_tables_is_rebuilt(cache):
