@@ -206,3 +206,17 @@ def test_the_default_maps_only_big_sets(cache):
     pset = P.pattern_databases(3, 3, GOAL, PART)
     assert pset.mapped is None and [i["source"] for i in pset.infos] == ["cache", "cache"]
     assert 2 * 9 ** 4 < P.MAPPED_MIN_BYTES <= 4 * 25 ** 6
+
+
+def test_every_context_gives_the_search_kernel_one_type(cache):
+    # Mapped tables are read-only; so are the others (build_context), so IDA* compiles once
+    # whichever heuristic or table source a process uses (and the warm-up covers them all).
+    from fastsnake.puzzle.idastar import _ida_run
+
+    _mapped()
+    start = np.array([1, 2, 5, 3, 0, 4, 6, 7, 8], np.int8)
+    for name, mapped in (("manhattan", None), ("pdb", False), ("pdb", True)):
+        ctx = heuristic_context(name, 3, 3, GOAL, PART if name == "pdb" else None, mapped=mapped)
+        assert not ctx[0][5].flags.writeable
+        solve(start, GOAL, rows=3, cols=3, algorithm="idastar", heuristic=name, context=ctx)
+    assert len(_ida_run.signatures) == 1
