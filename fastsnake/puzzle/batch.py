@@ -2,9 +2,11 @@
 
 `solve_processes` solves instances of one board and goal with an optimal search in
 `workers` processes started by *spawn* (never fork: numba's threading layers do not
-survive a fork). Pattern databases are loaded (or built) once by the calling process and
-written to one temporary file that every worker memory-maps read-only, so the operating
-system keeps one copy of the tables whatever the number of workers. Each result carries
+survive a fork). Pattern databases are loaded (or built) once by the calling process; every
+worker memory-maps them read-only, so the operating system keeps one copy of the tables
+whatever the number of workers: the set's sparse file in the PDB cache when the parent
+mapped one (6-6-6-6 on 5x5; see `pdb.pattern_databases`), else a temporary copy of the
+parent's tables (in /dev/shm where there is one). Each result carries
 the instance's length, nodes generated and the worker's CPU-seconds for it. A
 KeyboardInterrupt (Ctrl-C) stops the workers and returns the instances already finished.
 """
@@ -41,7 +43,7 @@ def _worker_init(spec: dict) -> None:
     if spec["pdb_file"] is not None:
         from fastsnake.puzzle import pdb as P
 
-        data = np.asarray(np.memmap(spec["pdb_file"], dtype=np.uint8, mode="r"))
+        data = _worker_tables(spec)
         pset = P.attach(rows, cols, spec["blank_cell"], spec["groups"], spec["sizes"], data, spec.get("parts"))
         hc = build_context(heuristic_code(spec["heuristic"]), rows, cols, goal, pdb=pset)
         _WORKER["context"] = (hc, {"pdb": pset.describe()})
@@ -56,6 +58,27 @@ def _worker_init(spec: dict) -> None:
     # instance, so no instance's CPU-seconds include them.
     load_kernels(spec["algorithm"], rows * cols)
     _worker_solve((-1, spec["goal"]))
+
+
+def _worker_tables(spec: dict) -> np.ndarray:
+    """The tables a worker searches with: the set's cached sparse file mapped (checked again,
+    cheaply: the parent stamped it), or the parent's temporary copy mapped. Should the cached
+    file have changed since the parent checked it (a damaged file, or another process's
+    rebuild), this worker loads the compact tables and expands them itself rather than fail
+    (a pool whose initializer fails restarts it forever)."""
+    from fastsnake.puzzle import pdb as P
+
+    if spec.get("pdb_set") is None:
+        return np.asarray(np.memmap(spec["pdb_file"], dtype=np.uint8, mode="r"))
+    try:
+        return P.map_set(spec["pdb_file"], *spec["pdb_set"])
+    except (P.DamagedSetFile, OSError):
+        data = np.zeros(sum(spec["sizes"]), np.uint8)
+        at = 0
+        for cells, size in zip(spec["groups"], spec["sizes"], strict=True):
+            P.group_table(spec["rows"], spec["cols"], spec["blank_cell"], cells, into=data[at:at + size], big=True)
+            at += size
+        return data
 
 
 def _worker_solve(job):
@@ -82,7 +105,7 @@ def _worker_solve(job):
 def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: str = "auto",
                     algorithm: str = "auto", workers: int = 2, partition=None,
                     max_nodes: int | None = None, time_limit: float | None = None, memory_budget=None,
-                    progress=None, on_result=None) -> BatchOutcome:
+                    progress=None, on_result=None, mapped: bool | None = None) -> BatchOutcome:
     """Solve `instances` (tile sequences or strings, all of this board and goal) optimally,
     one per worker process at a time; `on_result(dict)` is called as each finishes.
 
@@ -90,7 +113,8 @@ def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: st
     chooses it (pattern databases on 4x4 and 5x5). Results: `index` (0-based input
     position), `length`, `moves`, `nodes_generated`, `cpu_seconds` (the worker's CPU
     time for that instance) and `nodes_per_cpu_second`, or `error` when a limit stopped
-    the search. Unsolvable instances are refused up front (PuzzleInputError)."""
+    the search. Unsolvable instances are refused up front (PuzzleInputError). `mapped` as
+    `pdb.pattern_databases` takes it (whether the workers map the set's cached sparse file)."""
     from fastsnake.puzzle.solver import (
         DEFAULT_MAX_NODES,
         choose_algorithm,
@@ -130,16 +154,24 @@ def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: st
             from fastsnake.puzzle import pdb as P
 
             pset = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget,
-                                       several=REGISTRY[heuristic].tables == "pdb-max")
-            fd, tmp = tempfile.mkstemp(prefix="fastsnake-pdb-", suffix=".bin",
-                                       dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(memoryview(pset.data))
+                                       several=REGISTRY[heuristic].tables == "pdb-max", mapped=mapped)
+            if pset.mapped is not None:
+                header_keys = [P.table_key(rows, cols, pset.blank_cell, g) for g in pset.groups]
+                digests = [P.recorded_digest(P.table_path(k), k, int(i["bytes"]))
+                           for k, i in zip(header_keys, pset.infos, strict=True)]
+                spec.update(pdb_file=pset.mapped["file"],
+                            pdb_set=(header_keys, [len(t) for t in pset.tables], digests))
+            else:
+                fd, tmp = tempfile.mkstemp(prefix="fastsnake-pdb-", suffix=".bin",
+                                           dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(memoryview(pset.data))
+                spec.update(pdb_file=tmp)
             tables = pset.describe()
             blank_cell, groups, sizes = pset.blank_cell, pset.groups, [len(t) for t in pset.tables]
             parts = pset.parts
             del pset
-            spec.update(pdb_file=tmp, blank_cell=blank_cell, groups=groups, sizes=sizes, parts=parts)
+            spec.update(blank_cell=blank_cell, groups=groups, sizes=sizes, parts=parts)
         setup = time.perf_counter() - t0
         return _run_pool(spec, starts, workers, on_result, setup, tables)
     finally:

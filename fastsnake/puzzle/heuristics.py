@@ -159,6 +159,10 @@ def build_context(kind: int, rows: int, cols: int, goal, pdb=None, wd=None):
         gsize = np.zeros(1, np.int64)
         gcompact = np.zeros(1, np.bool_)
         nlk, ngroups = 0, 0
+    # Read-only always: tables memory-mapped from the PDB cache (and the batch workers' maps)
+    # are, and one array type for every context keeps each search kernel compiled once.
+    tables = tables.view()
+    tables.flags.writeable = False
     wdv, wdh = wd if wd is not None else (_empty_wd(), _empty_wd())
     dcell = np.zeros(max(4 * nlk, 4), np.int64)
     for l in range(nlk):

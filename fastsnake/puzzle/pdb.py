@@ -15,7 +15,11 @@ ranks the group's cells per lookup. On disk tables are compact with a blake2b
 checksum, per (board, goal blank cell, group cells): any goal with the same blank
 cell reuses them, since tiles are only labels. The folder is
 $FASTSNAKE_CACHE_DIR/pdb, else $XDG_CACHE_HOME/fastsnake/pdb, else
-~/.cache/fastsnake/pdb; a missing, truncated or corrupt file is rebuilt.
+~/.cache/fastsnake/pdb; a missing, truncated or corrupt file is rebuilt. A big sparse
+set (6-6-6-6 on 5x5: 977 MB) is also kept there expanded, one file per set, and
+memory-mapped read-only on load (`pdb_store.open_sparse_set`): a process starts its
+search without reading or expanding the tables, and processes share one copy in the
+page cache; a damaged, truncated or stale set file is rebuilt from the compact files.
 
 Board symmetries that fix the goal blank cell give extra lookups (the diagonal
 reflection of Korf & Felner on the standard 15-puzzle goal): the reflected state has
@@ -48,11 +52,16 @@ from fastsnake.puzzle.pdb_build import (  # noqa: F401  (public names kept here)
 )
 from fastsnake.puzzle.pdb_store import (  # noqa: F401  (public names kept here)
     MAGIC,
+    DamagedSetFile,
     cache_dir,
     load_table,
+    open_sparse_set,
+    recorded_digest,
     save_table,
+    set_path,
     table_key,
     table_path,
+    write_sparse_set,
 )
 from fastsnake.sizes import MEMORY_BUDGET_ENV, memory_budget
 
@@ -68,6 +77,11 @@ SPARSE_MAX = 1 << 24
 # the sparse set fits the memory budget: IDA* then never ranks (10 -> 15 M nodes/CPU-s on
 # Korf & Felner's 24-puzzles); else they stay compact, as while they are built.
 SPARSE_MAX_BIG = 1 << 28
+# Sets whose tables are all sparse and together at least this big (6-6-6-6 on 5x5: 977 MB)
+# are memory-mapped from one expanded file in the cache (`pattern_databases(mapped=...)`
+# forces it either way): loading them costs a header check instead of 6-11 CPU-s of reading,
+# hashing and expanding, and processes share the pages.
+MAPPED_MIN_BYTES = 1 << 27
 
 # Partitions of the 4x4 goal with the blank in cell 0, as cells. 6-6-3 is the shape
 # used with Korf & Felner's results (two staircase sixes and the bottom-left three):
@@ -294,6 +308,8 @@ class PdbSet:
     # Partitions maxed together (pdb-max): lists of indices into `groups`; None = one
     # partition of every group.
     parts: list | None = None
+    # The sparse set file `data` is mapped from (`pdb_store.MappedSet.describe()`), or None.
+    mapped: dict | None = None
 
     def partitions(self) -> list:
         return self.parts if self.parts is not None else [list(range(len(self.groups)))]
@@ -304,6 +320,8 @@ class PdbSet:
         if self.parts is not None:
             out["partitions"] = ["-".join(str(len(self.groups[g])) for g in part) for part in self.parts]
             out["sizes"] = "+".join(out["partitions"])
+        if self.mapped is not None:
+            out["mapped"] = self.mapped
         return out
 
     def _sym_maps(self, part=None):
@@ -368,13 +386,19 @@ class PdbSet:
 
 
 def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None, budget=None,
-                      several: bool = False) -> PdbSet:
+                      several: bool = False, mapped: bool | None = None) -> PdbSet:
     """The additive PDB set for this board/goal/partition (loaded, or built and cached).
 
     `several` (the heuristic pdb-max): `partition` names several partitions joined by '+'
     (default `parse_partitions`'), whose sums are maxed; a group two partitions share has
     one table. Refused up front (PdbMemoryError) when the tables plus the largest BFS still
-    to run would pass the memory budget (`budget` bytes, else FASTSNAKE_MEMORY_BUDGET, else 2 GiB)."""
+    to run would pass the memory budget (`budget` bytes, else FASTSNAKE_MEMORY_BUDGET, else 2 GiB).
+
+    `mapped`: when every table is cached and kept sparse, map them read-only from the set's
+    expanded file in the cache (written from the checked compact files if it is missing,
+    damaged or stale) instead of expanding them in memory; None (default) does so for sets
+    of at least MAPPED_MIN_BYTES, True for any, False never. The tables' info then says
+    source "mapped", and `describe()["mapped"]` names the file."""
     n = rows * cols
     if n > MAX_CELLS or min(rows, cols) < 2:
         raise PuzzleInputError(
@@ -402,6 +426,11 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None,
            and sum(table_size(n, len(g), True) for g in groups) + max(math.perm(n, len(g)) for g in groups)
            <= memory_budget(budget))
     sizes = [table_size(n, len(g), big) for g in groups]
+    if (len(cached) == len(groups) and all(s == n ** len(g) for s, g in zip(sizes, groups, strict=True))
+            and (mapped if mapped is not None else sum(sizes) >= MAPPED_MIN_BYTES)):
+        pset = _mapped_set(rows, cols, blank_cell, groups, sizes, parts, progress)
+        if pset is not None:
+            return pset
     data = np.zeros(sum(sizes), np.uint8)
     tables, infos = [], []
     at = 0
@@ -412,6 +441,78 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None,
         tables.append(table)
         infos.append(info)
     return PdbSet(rows, cols, blank_cell, groups, tables, infos, data, parts)
+
+
+def _mapped_set(rows, cols, blank_cell, groups, sizes, parts, progress) -> PdbSet | None:
+    """The set mapped from its sparse file (written first when missing or unusable), or None
+    when a compact file fails its checks or the file cannot be written: the caller then
+    loads (or rebuilds) the compact tables and expands them in memory."""
+    n = rows * cols
+    keys = [table_key(rows, cols, blank_cell, g) for g in groups]
+    compact_sizes = [math.perm(n, len(g)) for g in groups]
+    digests = [recorded_digest(table_path(k), k, c) for k, c in zip(keys, compact_sizes, strict=True)]
+    if None in digests:
+        return None
+    path = set_path(keys)
+    written = False
+    try:
+        found = open_sparse_set(path, keys, sizes, digests)
+    except FileNotFoundError:
+        found = None
+    except (DamagedSetFile, OSError) as exc:
+        _warn(f"pdb: sparse tables {str(path)!r} {exc}; rebuilding the file from the compact tables", progress)
+        found = None
+    if found is None:
+        t0 = time.perf_counter()
+
+        def fill(data):
+            compact = np.empty(max(compact_sizes), np.uint8)
+            checked = []
+            at = 0
+            for key, csize, size in zip(keys, compact_sizes, sizes, strict=True):
+                header = {}
+                if not load_table(table_path(key), key, compact[:csize], header):
+                    return None  # a compact file is damaged: the in-memory path rebuilds it
+                compact_to_sparse(compact[:csize], data[at:at + size], n, len(key["cells"]))
+                checked.append(header["blake2b"])
+                at += size
+            return checked
+
+        if progress is not None:
+            progress(f"pdb: expanding {len(keys)} cached table(s) into {sum(sizes):,} bytes of sparse "
+                     f"tables at {path} (once: later loads map that file)")
+        try:
+            digest = write_sparse_set(path, keys, sizes, fill)
+        except OSError as exc:
+            _warn(f"pdb: cannot write sparse tables {str(path)!r} ({exc.strerror or exc}); "
+                  "expanding them in memory", progress)
+            return None
+        if digest is None:
+            return None
+        written = True
+        if progress is not None:
+            progress(f"pdb: wrote {path} in {time.perf_counter() - t0:.1f} s")
+        digests = [recorded_digest(table_path(k), k, c) for k, c in zip(keys, compact_sizes, strict=True)]
+        try:
+            found = open_sparse_set(path, keys, sizes, digests)
+        except (DamagedSetFile, OSError) as exc:  # replaced meanwhile by another process's
+            _warn(f"pdb: sparse tables {str(path)!r} {exc}; expanding them in memory", progress)
+            return None
+    tables, infos, at = [], [], 0
+    for g, key, size, csize in zip(groups, keys, sizes, compact_sizes, strict=True):
+        tables.append(found.data[at:at + size])
+        infos.append({"cells": [int(c) for c in g], "file": str(table_path(key)), "bytes": csize,
+                      "layout": "sparse", "source": "mapped", "seconds": found.seconds})
+        at += size
+    desc = found.describe()
+    desc["written"] = written
+    return PdbSet(rows, cols, blank_cell, groups, tables, infos, found.data, parts, desc)
+
+
+def map_set(path, keys, sizes, compact_digests) -> np.ndarray:
+    """The data of a sparse set file another process checked or wrote (the batch's workers),
+    checked again as `pdb_store.open_sparse_set` does (cheap within one boot)."""
+    return open_sparse_set(path, keys, sizes, compact_digests).data
 
 
 def attach(rows: int, cols: int, blank_cell: int, groups, sizes, data: np.ndarray, parts=None) -> PdbSet:

@@ -101,7 +101,8 @@ def pdb_auto(rows: int, cols: int, goal, memory_budget=None, progress=None) -> b
         P.announce(f"auto on {rows}x{cols}: IDA* with pattern databases "
                 f"{'-'.join(str(len(g)) for g in groups)}; building the {len(missing)} missing "
                 f"table(s) once into {P.cache_dir()} (about 100 CPU-s, {P.build_bytes(n, len(missing[0])):,} "
-                f"bytes of memory and a {each:,}-byte file each)", progress)
+                f"bytes of memory and a {each:,}-byte file each; the next load (budget allowing) expands them once "
+                f"into a {sum(n ** len(g) for g in groups):,}-byte file that later loads map)", progress)
     return True
 
 
@@ -124,9 +125,10 @@ def prepare(start, goal, rows: int, cols: int, max_cells: int = B.MAX_CELLS):
 
 
 def heuristic_context(name: str, rows: int, cols: int, goal, partition=None, progress=None,
-                      memory_budget=None):
+                      memory_budget=None, mapped: bool | None = None):
     """(context tuple, setup info dict) for a heuristic name (not 'auto'); pattern databases
-    that would not fit `memory_budget` (see `fastsnake.sizes.memory_budget`) are refused."""
+    that would not fit `memory_budget` (see `fastsnake.sizes.memory_budget`) are refused.
+    `mapped` as `pdb.pattern_databases` takes it (None: big sparse sets are memory-mapped)."""
     kind = heuristic_code(name)
     tables = REGISTRY[name].tables
     info = {}
@@ -136,7 +138,7 @@ def heuristic_context(name: str, rows: int, cols: int, goal, partition=None, pro
         from fastsnake.puzzle import pdb as P
 
         pdb = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget,
-                                  several=tables == "pdb-max")
+                                  several=tables == "pdb-max", mapped=mapped)
         info["pdb"] = pdb.describe()
     elif tables == "walking":
         from fastsnake.puzzle import walking as W

@@ -88,3 +88,46 @@ def test_an_interrupt_the_batch_answers_is_not_raised_again_by_the_cli(tmp_path,
             signal.signal(sig, handler)
     assert out.interrupted and len(out.results) == 1
     assert signals.signal_received() is None
+
+
+def test_workers_map_the_cached_sparse_set_file(tmp_path, monkeypatch, dist):
+    """A set kept as a sparse file in the cache (6-6-6-6 on 5x5 by size; here `mapped=True`) is
+    mapped by the workers from that file, checked as the parent checked it (its stamp)."""
+    from fastsnake.puzzle import pdb as P
+
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
+    P.pattern_databases(3, 3, GOAL, "1,2,3,4/5,6,7,8")  # the compact files
+    starts = _starts(4, 3)
+    out = solve_processes(starts, rows=3, cols=3, heuristic="pdb", algorithm="idastar", workers=2,
+                          partition="1,2,3,4/5,6,7,8", mapped=True)
+    assert out.tables["mapped"]["file"].startswith(str(tmp_path / "pdb"))
+    assert [t["source"] for t in out.tables["tables"]] == ["mapped", "mapped"]
+    assert len(out.results) == 4
+    for r in out.results:
+        s = starts[r["index"]]
+        assert r["length"] == dist[tuple(s.tolist())]
+        assert play(s, r["moves"], 3, 3) == tuple(GOAL.tolist())
+
+
+def test_a_worker_whose_set_file_changed_expands_the_compact_tables(tmp_path, monkeypatch):
+    """The parent checked the set file; if it is damaged before a worker maps it, the worker
+    loads the compact tables itself (same layout) instead of failing its start."""
+    from fastsnake.puzzle import batch
+    from fastsnake.puzzle import pdb as P
+    from fastsnake.puzzle import pdb_store as S
+
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
+    P.pattern_databases(3, 3, GOAL, "1,2,3,4/5,6,7,8")
+    pset = P.pattern_databases(3, 3, GOAL, "1,2,3,4/5,6,7,8", mapped=True)
+    keys = [P.table_key(3, 3, 0, g) for g in pset.groups]
+    sizes = [len(t) for t in pset.tables]
+    spec = {"rows": 3, "cols": 3, "blank_cell": 0, "groups": pset.groups, "sizes": sizes,
+            "pdb_file": pset.mapped["file"],
+            "pdb_set": (keys, sizes, [P.recorded_digest(P.table_path(k), k, 3024) for k in keys])}
+    good = np.array(pset.data)
+    mapped = batch._worker_tables(spec)
+    assert not mapped.flags.writeable and np.array_equal(mapped, good)
+    with open(pset.mapped["file"], "r+b") as fh:
+        fh.truncate(S.SET_HEADER_BYTES + 100)
+    expanded = batch._worker_tables(spec)
+    assert expanded.flags.writeable and np.array_equal(expanded, good)

@@ -145,3 +145,15 @@ def test_compact_to_sparse_matches_the_decoding_conversion(n, k):
     assert P.compact_to_sparse(compact, fast, n, k) == len(compact)
     P.convert_layout(slow, compact, n, k, False)
     assert np.array_equal(fast, slow)
+
+
+@pytest.mark.slow
+def test_5x5_6666_mapped_set_equals_the_tables_expanded_in_memory():
+    # Builds (or loads from the user's cache) the four tables; the default maps their sparse set.
+    goal = np.arange(25, dtype=np.int8)
+    mapped = P.pattern_databases(5, 5, goal)
+    memory = P.pattern_databases(5, 5, goal, mapped=False)
+    assert mapped.mapped is not None and memory.mapped is None
+    assert [t["source"] for t in mapped.infos] == ["mapped"] * 4
+    assert [t["layout"] for t in memory.infos] == ["sparse"] * 4
+    assert np.array_equal(mapped.data, memory.data)

@@ -78,6 +78,7 @@ def test_auto_on_5x5_picks_idastar_with_the_6666_tables_and_announces_a_build(tm
     said = []
     assert S.pdb_auto(5, 5, goal, None, said.append)  # buildable within 2 GiB: announced
     assert len(said) == 1 and "building the 4 missing table(s)" in said[0] and str(tmp_path) in said[0]
+    assert "into a 976,562,500-byte file that later loads map" in said[0]  # the sparse set, 4 x 25**6
     assert not S.pdb_auto(5, 5, goal, "1G", said.append)  # a build would not fit: reduce
     assert not S.pdb_auto(4, 4, np.arange(16), None, said.append)
     # Cached tables (files present) are used without an announcement.
