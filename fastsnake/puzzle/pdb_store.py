@@ -241,7 +241,7 @@ class _FillRefused(Exception):
 
 def write_sparse_set(path: Path, keys, sizes, fill, seconds_before: float = 0.0) -> str | None:
     """Write the sparse set file of `keys` whole or not at all: a temporary file beside
-    `path` is sized, mapped and zeroed, `fill(data)` writes every table into `data` (the
+    `path` is allocated (zeros), mapped, `fill(data)` writes every table into `data` (the
     zeroed data array, writable) and returns the blake2b digests of the compact tables it
     expanded (each checked against its own file), or None to give up (nothing is left);
     then the data is hashed, the header written, the file synced and renamed to `path`, and
@@ -254,7 +254,12 @@ def write_sparse_set(path: Path, keys, sizes, fill, seconds_before: float = 0.0)
         with written_atomically(path) as tmp:
             fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
             try:
-                os.ftruncate(fd, SET_HEADER_BYTES + total)
+                # Blocks reserved up front: a full disk is an OSError here, not a SIGBUS
+                # when a write through the mapping finds no block.
+                if hasattr(os, "posix_fallocate"):
+                    os.posix_fallocate(fd, 0, SET_HEADER_BYTES + total)
+                else:
+                    os.ftruncate(fd, SET_HEADER_BYTES + total)
                 mm = mmap.mmap(fd, SET_HEADER_BYTES + total, flags=mmap.MAP_SHARED,
                                prot=mmap.PROT_READ | mmap.PROT_WRITE)
                 _huge_pages(mm)
