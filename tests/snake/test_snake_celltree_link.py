@@ -59,3 +59,45 @@ def test_arguments_of_other_types_are_refused_at_compile_time():
 
     with pytest.raises(TypingError, match="fastsnake_test_toy_search takes"):
         wrong(*_args(), 1)
+
+
+@njit
+def toy_leaf(I, start, limit):
+    return np.int64(I[0] * 1000 + start * 10 + limit)
+
+
+LEAF = ("fastsnake_test_toy_leaf", toy_leaf, link.INT(link.I32, link.INT, link.INT))
+call_leaf = link.symbol_call(*LEAF)
+
+
+@njit
+def toy_middle(I, start, limit):
+    # a literal, an int32 and an int64: converted to the leaf's int64, not a new specialisation
+    return call_leaf(I, 0, limit) + call_leaf(I, np.int32(start), limit)
+
+
+MIDDLE = ("fastsnake_test_toy_middle", toy_middle, link.INT(link.I32, link.INT, link.INT), (LEAF,))
+call_middle = link.symbol_call(*MIDDLE)
+
+
+@njit
+def toy_top(I, start):
+    return call_middle(I, start, 7)
+
+
+def test_a_linked_piece_binds_the_names_its_own_code_calls_first():
+    top = njit(toy_top.py_func)
+    link.link_kernels([top], [MIDDLE])
+    assert top(np.array([3], np.int32), 5) == 3007 + 3057
+    assert link.is_linked("fastsnake_test_toy_middle") and link.is_linked("fastsnake_test_toy_leaf")
+    # The leaf compiled once, for its signature: the literal and the int32 were converted.
+    assert toy_leaf.signatures == [LEAF[2].args]
+
+
+def test_narrowing_an_integer_is_refused():
+    @njit
+    def narrowing(I, start):
+        return call_leaf(I, start, np.uint64(1))  # uint64 -> int64 is not a safe conversion
+
+    with pytest.raises(TypingError, match="fastsnake_test_toy_leaf takes"):
+        narrowing(np.array([3], np.int32), 5)

@@ -29,8 +29,9 @@ from fastsnake.snake.celltree.layout import (
     X_REACHED,
     segment,
 )
-from fastsnake.snake.celltree.legs import distance, leg, snug_astar, to_moves
-from fastsnake.snake.celltree.outline import apple_test, plan_test
+from fastsnake.snake.celltree.legs import LEG, SNUG_ASTAR, call_leg, call_snug_astar, distance, to_moves
+from fastsnake.snake.celltree.link import I16, I32, I64, INT, STATE, symbol_call
+from fastsnake.snake.celltree.outline import BIG_BOARD_TEST, PLAN_TEST, apple_test, call_plan_test
 from fastsnake.snake.celltree.params import (
     P_ROWS,
     P_SELFK,
@@ -105,10 +106,16 @@ def chain_moves(nbr2, start, vpath, total, head, path, steps, trial):
 def snug_apple_leg(I, L, X, body, st, vpath, total, path, steps, win, head):
     """The snuggest of the shortest legs from the last detour target `head` to the apple (`snug_astar`),
     if the body it leaves passes the outline test too; its length (0: none)."""
-    s2 = snug_astar(I, L, X, head, st.apple, steps, L[L_TIME_BASE] + steps, X[X_PARAMS + P_SELFK])
-    if s2 > 0 and plan_test(I, L, X, body, st, vpath, total, path, np.int64(s2), win)[0]:
+    s2 = call_snug_astar(I, L, X, head, st.apple, steps, L[L_TIME_BASE] + steps, X[X_PARAMS + P_SELFK])
+    if s2 > 0 and call_plan_test(I, L, X, body, st, vpath, total, path, np.int64(s2), win)[0]:
         return s2
     return 0
+
+
+# grove's detour chain calls it through this (`link`): compiled once a process.
+SNUG_APPLE_LEG = ("fastsnake_celltree_snug_apple_leg_v1", snug_apple_leg,
+                  INT(I32, I64, I64, I32, STATE, I32, INT, I32, INT, I32, INT), (SNUG_ASTAR, PLAN_TEST))
+call_snug_apple_leg = symbol_call(*SNUG_APPLE_LEG)
 
 
 @njit(cache=True)
@@ -152,7 +159,7 @@ def chain_with(outline_test, snug_leg, apple_leg, I, L, X, order, body, st, boun
         # The tail has moved `total` cells along when this leg starts.
         L[L_TIME_BASE] = tail_time + total - slack
         L[L_AVOID] = -1
-        steps = leg(I, L, X, head, st.apple, bound - total)
+        steps = call_leg(I, L, X, head, st.apple, bound - total)
         if r == 0:
             L[L_SHORTEST] = steps
         if steps == 0:
@@ -178,7 +185,7 @@ def chain_with(outline_test, snug_leg, apple_leg, I, L, X, order, body, st, boun
         if best < 0:
             return 0
         L[L_AVOID] = st.apple
-        steps1 = leg(I, L, X, head, best, bound - total - distance(I, n, cols, best, st.apple))
+        steps1 = call_leg(I, L, X, head, best, bound - total - distance(I, n, cols, best, st.apple))
         if steps1 == 0:
             return 0
         if X[X_PARAMS + P_SNUGCHAIN] & SNUG_CHAIN_DETOUR:
@@ -194,13 +201,23 @@ def chain_with(outline_test, snug_leg, apple_leg, I, L, X, order, body, st, boun
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def detour_chain(I, L, X, order, body, st, bound, rounds):
     """grove's detour chain (`chain_with`), with snug legs where `P_SNUGCHAIN` asks for them."""
-    return chain_with(apple_test, snug_astar, snug_apple_leg, I, L, X, order, body, st, bound, rounds)
+    return chain_with(apple_test, call_snug_astar, call_snug_apple_leg, I, L, X, order, body, st, bound, rounds)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def plain_chain(I, L, X, order, body, st, bound, rounds):
     """cell's detour chain (`chain_with`): no snug legs, so `snug_astar` is not compiled for it."""
     return chain_with(apple_test, no_snug_leg, no_snug_apple_leg, I, L, X, order, body, st, bound, rounds)
+
+
+# The searches call the chains through these (`link`): each compiled once a process by itself, so the
+# searches' inlining does not process the chain's inlined layers again at every level above it.
+CHAIN_SIG = INT(I32, I64, I64, I16, I32, STATE, INT, INT)
+DETOUR_CHAIN = ("fastsnake_celltree_detour_chain_v1", detour_chain, CHAIN_SIG,
+                (LEG, SNUG_ASTAR, SNUG_APPLE_LEG, BIG_BOARD_TEST))
+PLAIN_CHAIN = ("fastsnake_celltree_plain_chain_v1", plain_chain, CHAIN_SIG, (LEG, BIG_BOARD_TEST))
+call_detour_chain = symbol_call(*DETOUR_CHAIN)
+call_plain_chain = symbol_call(*PLAIN_CHAIN)

@@ -41,6 +41,7 @@ from fastsnake.snake.celltree.layout import (
     X_SNUG_MOVES,
     segment,
 )
+from fastsnake.snake.celltree.link import I32, I64, INT, symbol_call
 from fastsnake.snake.celltree.times import passable
 
 # Heap keys: the legs' (f, h, cell) packed as `search.astar` packs them; the snug A*'s (cost + h, cell).
@@ -260,3 +261,11 @@ def snug_astar(I, L, X, start, goal, limit, until, selfk):
         path[k] = v
         v = parent[v]
     return steps
+
+
+# The searches call the legs through these (`link`): each compiled once a process, not again in every
+# function that calls it.
+LEG = ("fastsnake_celltree_leg_v1", leg, INT(I32, I64, I64, INT, INT, INT))
+SNUG_ASTAR = ("fastsnake_celltree_snug_astar_v1", snug_astar, INT(I32, I64, I64, INT, INT, INT, INT, INT))
+call_leg = symbol_call(*LEG)
+call_snug_astar = symbol_call(*SNUG_ASTAR)

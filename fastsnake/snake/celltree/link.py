@@ -13,6 +13,13 @@ of a standing plan stays inlined in the kernel).
 A kernel compiled with calls to a name that is not registered would fail to load, so every way to
 a kernel goes through its dispatcher's ``compile``, which `link_kernels` wraps. With numba's JIT
 off (the interpreted tier) the call is a plain Python call.
+
+The searches are made of such pieces in turn (the detour chains, the legs, the big-board outline
+test, the branch and bound, the outline walks: ``symbol_call(..., needs)``), so numba compiles and
+LLVM optimises each piece once a process instead of once more in every compiled function above it
+(a linked callee's code is optimised again at each level), and numba's inlining of a search does
+not process the pieces' inlined layers again. Each is a call per search or per plan test, none per
+move.
 """
 
 from __future__ import annotations
@@ -22,11 +29,13 @@ import threading
 from numba import config, types
 from numba.core import cgutils
 from numba.core.errors import TypingError
+from numba.core.typeconv import Conversion
 from numba.extending import intrinsic
 
 from fastsnake.snake.engine import State
 
 _I32, _I64, _I16 = (types.Array(t, 1, "C") for t in (types.int32, types.int64, types.int16))
+I16, I32, I64, INT, INT32, BOOL = _I16, _I32, _I64, types.int64, types.int32, types.boolean  # pieces' signatures
 STATE = types.NamedUniTuple(types.int64, len(State._fields), State)
 # The searches' signature: (I, L, X, order, body, st) -> the next move.
 SEARCH_ARGS = (_I32, _I64, _I64, _I16, _I32, STATE)
@@ -39,7 +48,7 @@ GAME_TYPE = types.Tuple((_I64, _I32, _I32, _U8, _I32, _I32, _U64))
 BUILD_SIG = WORKSPACE_TYPE(_I64, _I32, _I64)
 NEW_START_SIG = types.none(WORKSPACE_TYPE, GAME_TYPE)
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # `ensure` of a target binds the names its own code calls first
 _linked: dict[str, int] = {}  # symbol -> the address registered in this process
 
 
@@ -59,15 +68,35 @@ def ensure(symbol: str, dispatcher, sig=SEARCH_SIG) -> None:
         _linked[symbol] = address
 
 
-def symbol_call(symbol: str, target, sig=SEARCH_SIG):
+def _converts(typingctx, given, wanted) -> bool:
+    """May an argument of type `given` be passed where the symbol's signature has `wanted`? The same
+    type, or an integer (a literal, a narrower int) numba converts safely to the integer `wanted`."""
+    if given == wanted:
+        return True
+    if not isinstance(wanted, types.Integer) or not isinstance(given, (types.Integer, types.IntegerLiteral,
+                                                                       types.BooleanLiteral, types.Boolean)):
+        return False
+    conversion = typingctx.can_convert(given, wanted)
+    return conversion is not None and conversion <= Conversion.safe
+
+
+def symbol_call(symbol: str, target, sig=SEARCH_SIG, needs=()):
     """A function compiled code calls as ``f(*args)``: a call to the external `symbol`, which `ensure`
-    binds to `target` compiled for `sig` (the argument types must be `sig`'s exactly). With the JIT
-    off, `target` itself."""
+    binds to `target` compiled for `sig` (array and tuple arguments must be `sig`'s types exactly;
+    integers are converted, so literal and narrower ints give no second specialisation). With the
+    JIT off, `target` itself.
+
+    `needs`: the (symbol, dispatcher, sig) that `target`'s own code calls through names: bound before
+    `target` compiles or loads (`link_kernels` on `target`), so a search made of linked pieces
+    compiles each piece once a process and links none of them into another."""
     if config.DISABLE_JIT:
         return target
+    if needs:
+        link_kernels((target,), needs)
 
-    def typer(args):
-        if tuple(args) != tuple(sig.args):
+    def typer(typingctx, args):
+        pairs = zip(args, sig.args, strict=True)  # the typing function has the signature's arity
+        if not all(_converts(typingctx, given, wanted) for given, wanted in pairs):
             raise TypingError(f"{symbol} takes {sig.args}, got {tuple(args)}")
 
         def codegen(context, builder, signature, llargs):
@@ -78,17 +107,14 @@ def symbol_call(symbol: str, target, sig=SEARCH_SIG):
                 context.call_conv.return_status_propagate(builder, status)
             return res
 
+        # The call's signature is `sig`: numba converts the arguments to its types before `codegen`.
         return sig, codegen
 
     # numba's intrinsics take no *args: a typing function of the signature's arity.
-    arity = {
-        2: lambda typingctx, a, b: typer((a, b)),
-        3: lambda typingctx, a, b, c: typer((a, b, c)),
-        6: lambda typingctx, a, b, c, d, e, f: typer((a, b, c, d, e, f)),
-    }
-    typing = arity[len(sig.args)]
-    typing.__name__ = typing.__qualname__ = f"call_{symbol}"
-    return intrinsic(typing)
+    names = ", ".join(f"a{i}" for i in range(len(sig.args)))
+    namespace = {"typer": typer}
+    exec(f"def call_{symbol}(typingctx, {names}):\n    return typer(typingctx, ({names},))", namespace)
+    return intrinsic(namespace[f"call_{symbol}"])
 
 
 def link_kernels(kernels, needs):
@@ -100,8 +126,8 @@ def link_kernels(kernels, needs):
         compile_kernel = kernel.compile
 
         def compile_linked(sig, compile_kernel=compile_kernel):
-            for symbol, dispatcher, sig_needed in needs:
-                ensure(symbol, dispatcher, sig_needed)
+            for need in needs:  # (symbol, dispatcher, sig), or `symbol_call`'s arguments with its needs
+                ensure(*need[:3])
             return compile_kernel(sig)
 
         kernel.compile = compile_linked
@@ -111,4 +137,3 @@ def link_kernels(kernels, needs):
 def is_linked(symbol: str) -> bool:
     """Is `symbol` registered in this process (tests)?"""
     return symbol in _linked
-

@@ -9,7 +9,7 @@ per-search suffix tables (`suffix_test`). `apple_test` picks the form for a plan
 """
 
 import numpy as np
-from numba import config, njit
+from numba import config, njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 if config.DISABLE_JIT:  # the interpreted tier (NUMBA_DISABLE_JIT=1): numba's intrinsic has no Python body
@@ -63,6 +63,7 @@ from fastsnake.snake.celltree.layout import (
     X_SUFFIX_ROWS,
     segment,
 )
+from fastsnake.snake.celltree.link import BOOL, I32, I64, INT, INT32, STATE, symbol_call
 from fastsnake.snake.celltree.params import P_ROWS, ROWS_SUFFIX
 
 
@@ -450,10 +451,17 @@ def big_board_test(I, X, blk, side, stamp, gen, nb, body, st, vpath, total, path
     return on_some_outline(blk, side, links, stamp, queue, gen, nb, win, m)
 
 
+# The searches call the big-board test through this (`link`): compiled once a process, not linked into
+# (and optimised again in) every function that tests a plan.
+BIG_BOARD_TEST = ("fastsnake_celltree_big_board_test_v1", big_board_test,
+                  BOOL(I32, I64, I32, I32, I32, INT32, INT, I32, STATE, I32, INT, I32, INT, I32))
+call_big_board_test = symbol_call(*BIG_BOARD_TEST)
+
+
 @njit(cache=True, inline="always")
 def apple_test(I, L, X, body, st, vpath, total, path, steps, win):
     """`apple_test_with` every form of the test."""
-    return apple_test_with(big_board_test, I, L, X, body, st, vpath, total, path, steps, win)
+    return apple_test_with(call_big_board_test, I, L, X, body, st, vpath, total, path, steps, win)
 
 
 @njit(cache=True)
@@ -462,6 +470,11 @@ def plan_test(I, L, X, body, st, vpath, total, path, steps, win):
     outline tests are typed again at each call site (seconds of every cold compile). Callers pass
     the counts as int64 (a literal 0 would make another specialisation)."""
     return apple_test(I, L, X, body, st, vpath, total, path, steps, win)
+
+
+PLAN_TEST = ("fastsnake_celltree_plan_test_v1", plan_test,
+             types.Tuple((BOOL, INT, INT32))(I32, I64, I64, I32, STATE, I32, INT, I32, INT, I32), (BIG_BOARD_TEST,))
+call_plan_test = symbol_call(*PLAN_TEST)
 
 
 @njit(cache=True, inline="always")

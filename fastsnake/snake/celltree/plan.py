@@ -6,14 +6,15 @@
 `cell_decide` the same code over `chain_search` and the one outline tree: `cell`'s settings never
 reach the branch and bound or the other trees, and leaving them out halves their compile time.
 The kernels hold the fast path only: they call `replan` and `cell_replan` through named symbols
-(`link`), so each search is compiled once a process, not again in every kernel. The policies'
+(`link`), so each search is compiled once a process, not again in every kernel; the searches call
+their pieces (the chains, the branch and bound, the outline walks) the same way. The policies'
 kernels are made of these in ``policies/grove.py`` and ``policies/cell.py``
 (`policies.kernels.engine_kernels`, `link.link_kernels`).
 """
 
 from numba import njit
 
-from fastsnake.snake.celltree.chain import detour_chain, plain_chain
+from fastsnake.snake.celltree.chain import DETOUR_CHAIN, PLAIN_CHAIN, call_detour_chain, call_plain_chain
 from fastsnake.snake.celltree.layout import (
     I_PLAN,
     I_TRIAL_PLAN,
@@ -53,9 +54,9 @@ from fastsnake.snake.celltree.params import (
     TIES_OFF,
     TIES_ONLY,
 )
-from fastsnake.snake.celltree.snug import enumerate_routes, snug_route
+from fastsnake.snake.celltree.snug import ENUMERATE_ROUTES, SNUG_ROUTE, call_enumerate_routes, call_snug_route
 from fastsnake.snake.celltree.times import stamp_head, undo_virtual
-from fastsnake.snake.celltree.trees import outline_best, outline_plan
+from fastsnake.snake.celltree.trees import OUTLINE_BEST, OUTLINE_PLAN, call_outline_best, call_outline_plan
 from fastsnake.snake.engine import G_BODY
 
 
@@ -71,7 +72,7 @@ def chain_search_with(chain, I, L, X, order, body, st, bound, rounds):
 @njit(cache=True, inline="always")
 def chain_search(I, L, X, order, body, st, bound, rounds):
     """cell's plan: the shortest path, else the detour chain without snug legs (`plain_chain`)."""
-    return chain_search_with(plain_chain, I, L, X, order, body, st, bound, rounds)
+    return chain_search_with(call_plain_chain, I, L, X, order, body, st, bound, rounds)
 
 
 @njit(cache=True, inline="always")
@@ -80,19 +81,19 @@ def search(I, L, X, order, body, st, bound, rounds):
     the chain detoured, a shorter plan that also ends on an outline (not with TIES_ONLY); when the shortest
     path passed, the snuggest shortest path that passes (TIES_BOTH, TIES_ONLY). A plan replaces the
     chain's only if it passes the same outline test, so the guarantee is cell's."""
-    steps = chain_search_with(detour_chain, I, L, X, order, body, st, bound, rounds)
+    steps = chain_search_with(call_detour_chain, I, L, X, order, body, st, bound, rounds)
     if X[X_PARAMS + P_BUDGET] > 0 and L[L_SHORTEST] > 0 and st.length + 1 < body.shape[0]:
         if (steps == 0 or L[L_DETOUR_ROUNDS] > 0) and X[X_PARAMS + P_TIES] != TIES_ONLY:
             limit = steps - 1 if steps > 0 else bound
-            found = enumerate_routes(I, L, X, body, st, limit)
+            found = call_enumerate_routes(I, L, X, body, st, limit)
             if found > 0:
                 steps = found
                 L[L_DETOUR_ROUNDS] = 1  # may still be beaten once the tail has moved on
         elif X[X_PARAMS + P_TIES] != TIES_OFF and L[L_DETOUR_ROUNDS] == 0:
             if X[X_PARAMS + P_SNUG] == SNUG_ASTAR:
-                found = snug_route(I, L, X, body, st, steps)
+                found = call_snug_route(I, L, X, body, st, steps)
             else:
-                found = enumerate_routes(I, L, X, body, st, steps)
+                found = call_enumerate_routes(I, L, X, body, st, steps)
             if found > 0:
                 steps = found
     return steps
@@ -101,13 +102,13 @@ def search(I, L, X, order, body, st, bound, rounds):
 @njit(cache=True, inline="always")
 def cell_walk(I, L, X, body, st):
     """cell's outline walk: the one tree of `outline_plan`; the plan's length."""
-    return outline_plan(I, L, body, st)
+    return call_outline_plan(I, L, body, st)
 
 
 @njit(cache=True, inline="always")
 def walk(I, L, X, body, st):
     """The outline walk `P_OUTLINE` asks for: cell's one tree, or the best of several (`outline_best`)."""
-    return outline_plan(I, L, body, st) if X[X_PARAMS + P_OUTLINE] == 0 else outline_best(I, L, X, body, st)
+    return call_outline_plan(I, L, body, st) if X[X_PARAMS + P_OUTLINE] == 0 else call_outline_best(I, L, X, body, st)
 
 
 @njit(cache=True, inline="always")
@@ -189,8 +190,11 @@ def cell_replan(I, L, X, order, body, st):
 
 # The kernels call the re-search and commit through these (`link`): compiled once, not in every kernel.
 REPLAN_SYMBOL, CELL_REPLAN_SYMBOL = "fastsnake_celltree_replan_v1", "fastsnake_celltree_cell_replan_v1"
-call_replan = symbol_call(REPLAN_SYMBOL, replan)
-call_cell_replan = symbol_call(CELL_REPLAN_SYMBOL, cell_replan)
+# The pieces each search calls through names in turn (bound before it compiles or loads).
+REPLAN_NEEDS = (DETOUR_CHAIN, ENUMERATE_ROUTES, SNUG_ROUTE, OUTLINE_PLAN, OUTLINE_BEST)
+CELL_REPLAN_NEEDS = (PLAIN_CHAIN, OUTLINE_PLAN)
+call_replan = symbol_call(REPLAN_SYMBOL, replan, SEARCH_SIG, REPLAN_NEEDS)
+call_cell_replan = symbol_call(CELL_REPLAN_SYMBOL, cell_replan, SEARCH_SIG, CELL_REPLAN_NEEDS)
 # What a policy's kernels made of `decide` or `cell_decide` call (`link.link_kernels`).
 GROVE_SEARCH = ((REPLAN_SYMBOL, replan, SEARCH_SIG),)
 CELL_SEARCH = ((CELL_REPLAN_SYMBOL, cell_replan, SEARCH_SIG),)

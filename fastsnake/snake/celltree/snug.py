@@ -27,8 +27,9 @@ from fastsnake.snake.celltree.layout import (
     X_ROUTE_CHILDREN,
     segment,
 )
-from fastsnake.snake.celltree.legs import distance, snug_astar, to_moves
-from fastsnake.snake.celltree.outline import apple_test, plan_test
+from fastsnake.snake.celltree.legs import SNUG_ASTAR, call_snug_astar, distance, to_moves
+from fastsnake.snake.celltree.link import I32, I64, INT, STATE, symbol_call
+from fastsnake.snake.celltree.outline import BIG_BOARD_TEST, PLAN_TEST, apple_test, call_plan_test
 from fastsnake.snake.celltree.params import P_BUDGET, P_SELFK, P_TIES, TIES_OFF
 from fastsnake.snake.celltree.times import passable
 
@@ -46,6 +47,7 @@ def enumerate_routes(I, L, X, body, st, limit):
     win = segment(I, I_WINDOW, 2 * n + 2)
     trial = segment(I, I_TRIAL_PLAN, 2 * n + 2)
     vpath = segment(I, I_DETOUR_CELLS, 2 * n + 2)
+    cells = segment(I, I_LEG_PATH, n)  # a route's cells as int32 for the outline test (below)
     onpath = X[X[X_ON_ROUTE]:X[X_ON_ROUTE] + n]
     dcell = X[X[X_ROUTE_CELLS]:X[X_ROUTE_CELLS] + n + 2]
     dch = X[X[X_ROUTE_CHILDREN]:X[X_ROUTE_CHILDREN] + 2 * n + 4]
@@ -82,7 +84,11 @@ def enumerate_routes(I, L, X, body, st, limit):
         if v == apple:
             dcell[gm] = v
             path = dcell[1:gm + 1]
-            ok = apple_test(I, L, X, body, st, vpath, np.int64(0), path, np.int64(gm), win)[0]
+            # The test on int32 cells, as every other caller passes them: an int64 path would make numba
+            # compile the outline tests (`big_board_test`, `suffix_test`) a second time.
+            for j in range(gm):
+                cells[j] = path[j]
+            ok = apple_test(I, L, X, body, st, vpath, np.int64(0), cells, np.int64(gm), win)[0]
             if ok:
                 score = hug(L, n, cols, onpath, path, gm) if ties else 0
                 if best == 0 or gm < best or score > best_score:
@@ -120,13 +126,22 @@ def snug_route(I, L, X, body, st, limit):
     L[L_TIME_BASE] = st.moves - st.length + 1 - slack
     L[L_AVOID] = -1
     head = st.head
-    steps = snug_astar(I, L, X, head, st.apple, limit, L[L_TIME_BASE] + limit, X[X_PARAMS + P_SELFK])
+    steps = call_snug_astar(I, L, X, head, st.apple, limit, L[L_TIME_BASE] + limit, X[X_PARAMS + P_SELFK])
     if steps == 0:
         return 0
-    if not plan_test(I, L, X, body, st, vpath, np.int64(0), path, np.int64(steps), win)[0]:
+    if not call_plan_test(I, L, X, body, st, vpath, np.int64(0), path, np.int64(steps), win)[0]:
         return 0
     to_moves(nbr2, head, path, steps, trial, 0)
     return steps
+
+
+# The re-search calls these through names (`link`): compiled once a process, not again in every caller.
+ENUMERATE_ROUTES = ("fastsnake_celltree_enumerate_routes_v1", enumerate_routes, INT(I32, I64, I64, I32, STATE, INT),
+                    (BIG_BOARD_TEST,))
+SNUG_ROUTE = ("fastsnake_celltree_snug_route_v1", snug_route, INT(I32, I64, I64, I32, STATE, INT),
+              (SNUG_ASTAR, PLAN_TEST))
+call_enumerate_routes = symbol_call(*ENUMERATE_ROUTES)
+call_snug_route = symbol_call(*SNUG_ROUTE)
 
 
 @njit(cache=True, inline="always")

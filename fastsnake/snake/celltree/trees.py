@@ -26,6 +26,7 @@ from fastsnake.snake.celltree.layout import (
     X_TREE_QUEUE,
     segment,
 )
+from fastsnake.snake.celltree.link import I32, I64, INT, STATE, symbol_call
 from fastsnake.snake.celltree.outline import next_generation
 from fastsnake.snake.celltree.params import P_OUTLINE
 
@@ -330,3 +331,11 @@ def outline_best(I, L, X, body, st):
     else:
         bfs_tree(I, L, X, body, st, np.int64(best))
     return walk_plan(I, n, cols, bits, st)
+
+
+# The re-search calls the outline walks through these (`link`): compiled once a process, not again in
+# every function that calls them.
+OUTLINE_PLAN = ("fastsnake_celltree_outline_plan_v1", outline_plan, INT(I32, I64, I32, STATE))
+OUTLINE_BEST = ("fastsnake_celltree_outline_best_v1", outline_best, INT(I32, I64, I64, I32, STATE))
+call_outline_plan = symbol_call(*OUTLINE_PLAN)
+call_outline_best = symbol_call(*OUTLINE_BEST)
