@@ -41,6 +41,7 @@ from fastsnake.snake.celltree.params import (
     SNUG_CHAIN_LEG_END,
 )
 from fastsnake.snake.celltree.times import stamp_virtual
+from fastsnake.snake.engine import compiled_only
 
 
 @njit(cache=True, inline="always")
@@ -102,7 +103,7 @@ def chain_moves(nbr2, start, vpath, total, head, path, steps, trial):
     to_moves(nbr2, head, path, steps, trial, total)
 
 
-@njit(cache=True)
+@compiled_only
 def snug_apple_leg(I, L, X, body, st, vpath, total, path, steps, win, head):
     """The snuggest of the shortest legs from the last detour target `head` to the apple (`snug_astar`),
     if the body it leaves passes the outline test too; its length (0: none)."""
@@ -118,13 +119,13 @@ SNUG_APPLE_LEG = ("fastsnake_celltree_snug_apple_leg_v1", snug_apple_leg,
 call_snug_apple_leg = symbol_call(*SNUG_APPLE_LEG)
 
 
-@njit(cache=True)
+@compiled_only
 def no_snug_leg(I, L, X, start, goal, limit, until, selfk):
     """The snug detour leg of a chain that never takes one (`P_SNUGCHAIN` 0, cell's): none found."""
     return 0
 
 
-@njit(cache=True)
+@compiled_only
 def no_snug_apple_leg(I, L, X, body, st, vpath, total, path, steps, win, head):
     """The snug last leg of a chain that never takes one: none found."""
     return 0
@@ -201,13 +202,13 @@ def chain_with(outline_test, snug_leg, apple_leg, I, L, X, order, body, st, boun
     return 0
 
 
-@njit(cache=True)
+@compiled_only
 def detour_chain(I, L, X, order, body, st, bound, rounds):
     """grove's detour chain (`chain_with`), with snug legs where `P_SNUGCHAIN` asks for them."""
     return chain_with(apple_test, call_snug_astar, call_snug_apple_leg, I, L, X, order, body, st, bound, rounds)
 
 
-@njit(cache=True)
+@compiled_only
 def plain_chain(I, L, X, order, body, st, bound, rounds):
     """cell's detour chain (`chain_with`): no snug legs, so `snug_astar` is not compiled for it."""
     return chain_with(apple_test, no_snug_leg, no_snug_apple_leg, I, L, X, order, body, st, bound, rounds)

@@ -157,6 +157,7 @@ I_LAYOUT = Layout("I", "int32", slots=(), segments=rows("""
     leg_moves     | LEG_ROW*n | leg table (a row a cell): moves within, across its block; block, edge crossed
     leg_stamps    | n      | A* legs: g of a queued cell relative to the leg's base, base once closed
     leg_parents   | n      | A* legs: parent of each cell
+    route_cells   | n + 2  | branch and bound: the route's cells by depth
     distances     | n²     | right-hand distance from every cell (row) to every cell (last segment)
 """))
 
@@ -217,7 +218,6 @@ X_LAYOUT = Layout("X", "int64", slots=rows("""
     suffix_crossed | n      | suffix tables: distinct crossed edges of body[p:]
     suffix_rows    | OPEN_ROWS*hr | open right, then down rows of the current suffix cut
     on_route       | n      | branch and bound: cells on the current route
-    route_cells    | n + 2  | branch and bound: the route's cells by depth
     route_children | 2n + 4 | branch and bound: children still to try per depth
     snug_moves     | n      | snug A*: moves to each cell
     tree_parent    | nb     | tree growth: parent edge (or block distance) of each block
@@ -232,7 +232,7 @@ X_LAYOUT = Layout("X", "int64", slots=rows("""
 # tests/snake/test_snake_celltree_layout.py checks that each NAME is the index of row `name`.
 (I_RIGHT_HAND, I_BLOCK_OF, I_SIDE_EDGE, I_WINDOW, I_STAMPS, I_BLOCK_QUEUE, I_TREE_BITS, I_PLAN,
  I_START_CELLS, I_DETOUR_CELLS, I_TRIAL_PLAN, I_ASTAR_COST, I_ASTAR_PARENT, I_ASTAR_OPENED, I_ASTAR_CLOSED,
- I_LEG_PATH, I_MANHATTAN_ROW, I_BLOCK_LINKS, I_LEG_MOVES, I_LEG_STAMPS, I_LEG_PARENTS, I_DISTANCES,
+ I_LEG_PATH, I_MANHATTAN_ROW, I_BLOCK_LINKS, I_LEG_MOVES, I_LEG_STAMPS, I_LEG_PARENTS, I_ROUTE_CELLS, I_DISTANCES,
  I_END) = I_LAYOUT.indices()
 (L_PLAN_LENGTH, L_PLAN_POS, L_PLAN_APPLE, L_PLAN_MOVE, L_STAMP_GEN, L_RESEARCH, L_SHORTEST, L_DETOUR_ROUNDS, L_ROWS,
  L_COLS, L_TAIL_RULE, L_TIME_BASE, L_AVOID, L_STAMPED_MOVE, L_UNDO_LENGTH, L_OPEN_RIGHT_MASK, L_OPEN_DOWN_MASK,
@@ -241,7 +241,7 @@ X_LAYOUT = Layout("X", "int64", slots=rows("""
 (X_PARAMS, X_BLOCK_ROWS, X_BLOCK_COLS, X_NEXT_RESEARCH, X_RESEARCH_GAP, X_SEARCH_ID, X_SUFFIX_CLOSED, X_PASSED_COUNT,
  X_LEG_BASE, X_SUFFIX_MADE, X_RIGHT_EDGES, X_DOWN_EDGES, X_OPEN_ROWS, X_REACHED, X_SIDE_WORD,
  X_SIDE_BIT, X_LAST_BLOCK_POS, X_LAST_CROSS_POS, X_LAST_PASS_POS, X_PASSED_CELLS, X_PASSED_POS, X_SUFFIX_BLOCKS,
- X_SUFFIX_CROSSED, X_SUFFIX_ROWS, X_ON_ROUTE, X_ROUTE_CELLS, X_ROUTE_CHILDREN, X_SNUG_MOVES, X_TREE_PARENT,
+ X_SUFFIX_CROSSED, X_SUFFIX_ROWS, X_ON_ROUTE, X_ROUTE_CHILDREN, X_SNUG_MOVES, X_TREE_PARENT,
  X_TREE_QUEUE, X_LEG_HEAP, X_CELL_ROW, X_CELL_BIT, X_END) = X_LAYOUT.indices()
 I_COEFFICIENTS, L_COEFFICIENTS, X_COEFFICIENTS = (lay.coefficients() for lay in (I_LAYOUT, L_LAYOUT, X_LAYOUT))
 

@@ -43,6 +43,7 @@ from fastsnake.snake.celltree.layout import (
 )
 from fastsnake.snake.celltree.link import I32, I64, INT, symbol_call
 from fastsnake.snake.celltree.times import passable
+from fastsnake.snake.engine import compiled_only
 
 # Heap keys: the legs' (f, h, cell) packed as `search.astar` packs them; the snug A*'s (cost + h, cell).
 KEY_CELL_BITS = 21
@@ -79,7 +80,7 @@ def distance(I, n, cols, a, b):
     return abs(a // cols - b // cols) + abs(a % cols - b % cols)
 
 
-@njit(cache=True)
+@compiled_only
 def to_moves(nbr2, start, path, steps, plan, at):
     """plan[at:at + steps] = the moves (0..3) of the walk start -> path[:steps] on the right-hand table nbr2."""
     cell = start
@@ -91,7 +92,7 @@ def to_moves(nbr2, start, path, steps, plan, at):
         cell = to
 
 
-@njit(cache=True)
+@compiled_only
 def leg(I, L, X, start, goal, limit):
     """cell's `_leg` (the same length, 0: none, and the same path in segment I_LEG_PATH), specialised.
 
@@ -184,7 +185,7 @@ def leg(I, L, X, start, goal, limit):
         gu = g + 1
 
 
-@njit(cache=True)
+@compiled_only
 def snug_astar(I, L, X, start, goal, limit, until, selfk):
     """The snuggest time-aware right-hand path start -> goal of at most `limit` moves, with the times set in
     L (L_TIME_BASE, L_AVOID, virtual stamps): A* on the cost 5 - sides per cell entered, sides against the border

@@ -65,6 +65,7 @@ from fastsnake.snake.celltree.layout import (
 )
 from fastsnake.snake.celltree.link import BOOL, I32, I64, INT, INT32, STATE, symbol_call
 from fastsnake.snake.celltree.params import P_ROWS, ROWS_SUFFIX
+from fastsnake.snake.engine import compiled_only
 
 
 @njit(cache=True, inline="always")
@@ -253,7 +254,7 @@ def on_some_outline_rows(blk, side, stamp, gen, nb, X, win, m):
     return crossed == seen_blocks - 1 and everything
 
 
-@njit(cache=True)
+@compiled_only
 def walk_at_apple(body, st, vpath, total, path, steps, win):
     """win = the body when the apple is eaten: the last length+1 cells of body, vpath[:total], path[:steps]."""
     n = body.shape[0]
@@ -279,7 +280,7 @@ def walk_at_apple(body, st, vpath, total, path, steps, win):
     return m
 
 
-@njit(cache=True)
+@compiled_only
 def suffix_tables(X, blk, side, body, st):
     """Once per search, at its first test: what every tail-end cut of the body holds, for `suffix_test`.
 
@@ -348,7 +349,7 @@ def close_edge(X, rows, c, closing):
         X[w] |= X[X[X_SIDE_BIT] + c]
 
 
-@njit(cache=True)
+@compiled_only
 def suffix_test(X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps):
     """`on_some_outline_rows` of the body at the apple, from `suffix_tables` (same answer, same REACH).
 
@@ -434,7 +435,7 @@ def apple_test_with(big_board_test, I, L, X, body, st, vpath, total, path, steps
     return big_board_test(I, X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win), reached, gen
 
 
-@njit(cache=True)
+@compiled_only
 def big_board_test(I, X, blk, side, stamp, gen, nb, body, st, vpath, total, path, steps, win):
     """The forms of the test without single-word masks: from the suffix tables (`suffix_test`), else
     walking the window on row masks (`on_some_outline_rows`) or by the queue BFS (`on_some_outline`).
@@ -464,7 +465,7 @@ def apple_test(I, L, X, body, st, vpath, total, path, steps, win):
     return apple_test_with(call_big_board_test, I, L, X, body, st, vpath, total, path, steps, win)
 
 
-@njit(cache=True)
+@compiled_only
 def plan_test(I, L, X, body, st, vpath, total, path, steps, win):
     """`apple_test` as a compiled call, for the callers that run it once a plan: inlined, its three
     outline tests are typed again at each call site (seconds of every cold compile). Callers pass

@@ -57,7 +57,7 @@ from fastsnake.snake.celltree.params import (
 from fastsnake.snake.celltree.snug import ENUMERATE_ROUTES, SNUG_ROUTE, call_enumerate_routes, call_snug_route
 from fastsnake.snake.celltree.times import stamp_head, undo_virtual
 from fastsnake.snake.celltree.trees import OUTLINE_BEST, OUTLINE_PLAN, call_outline_best, call_outline_plan
-from fastsnake.snake.engine import G_BODY
+from fastsnake.snake.engine import G_BODY, compiled_only
 
 
 @njit(cache=True, inline="always")
@@ -176,13 +176,13 @@ def replan_with(searcher, walker, I, L, X, order, body, st):
     return move
 
 
-@njit(cache=True)
+@compiled_only
 def replan(I, L, X, order, body, st):
     """grove's re-search and commit (`replan_with` over `search` and `walk`)."""
     return replan_with(search, walk, I, L, X, order, body, st)
 
 
-@njit(cache=True)
+@compiled_only
 def cell_replan(I, L, X, order, body, st):
     """cell's: over `chain_search` and the one outline tree."""
     return replan_with(chain_search, cell_walk, I, L, X, order, body, st)

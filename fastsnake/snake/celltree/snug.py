@@ -13,6 +13,7 @@ from fastsnake.snake.celltree.layout import (
     I_DETOUR_CELLS,
     I_LEG_PATH,
     I_RIGHT_HAND,
+    I_ROUTE_CELLS,
     I_TRIAL_PLAN,
     I_WINDOW,
     L_AVOID,
@@ -23,7 +24,6 @@ from fastsnake.snake.celltree.layout import (
     MOVES_ROW,
     X_ON_ROUTE,
     X_PARAMS,
-    X_ROUTE_CELLS,
     X_ROUTE_CHILDREN,
     segment,
 )
@@ -32,9 +32,10 @@ from fastsnake.snake.celltree.link import I32, I64, INT, STATE, symbol_call
 from fastsnake.snake.celltree.outline import BIG_BOARD_TEST, PLAN_TEST, apple_test, call_plan_test
 from fastsnake.snake.celltree.params import P_BUDGET, P_SELFK, P_TIES, TIES_OFF
 from fastsnake.snake.celltree.times import passable
+from fastsnake.snake.engine import compiled_only
 
 
-@njit(cache=True)
+@compiled_only
 def enumerate_routes(I, L, X, body, st, limit):
     """Shortest simple right-hand path head -> apple of at most `limit` moves, legal against the moving tail
     (`passable`, as the A* legs), whose body at the apple passes the outline test; with ties on, among
@@ -47,9 +48,10 @@ def enumerate_routes(I, L, X, body, st, limit):
     win = segment(I, I_WINDOW, 2 * n + 2)
     trial = segment(I, I_TRIAL_PLAN, 2 * n + 2)
     vpath = segment(I, I_DETOUR_CELLS, 2 * n + 2)
-    cells = segment(I, I_LEG_PATH, n)  # a route's cells as int32 for the outline test (below)
     onpath = X[X[X_ON_ROUTE]:X[X_ON_ROUTE] + n]
-    dcell = X[X[X_ROUTE_CELLS]:X[X_ROUTE_CELLS] + n + 2]
+    # int32 cells, as every other caller passes its path to the outline test: an int64 route would make
+    # numba compile the big-board tests (`big_board_test`, `suffix_test`) a second time.
+    dcell = segment(I, I_ROUTE_CELLS, n + 2)
     dch = X[X[X_ROUTE_CHILDREN]:X[X_ROUTE_CHILDREN] + 2 * n + 4]
     slack = 1 if L[L_TAIL_RULE] == TAIL_FOLLOW else 2
     L[L_TIME_BASE] = st.moves - st.length + 1 - slack
@@ -84,11 +86,7 @@ def enumerate_routes(I, L, X, body, st, limit):
         if v == apple:
             dcell[gm] = v
             path = dcell[1:gm + 1]
-            # The test on int32 cells, as every other caller passes them: an int64 path would make numba
-            # compile the outline tests (`big_board_test`, `suffix_test`) a second time.
-            for j in range(gm):
-                cells[j] = path[j]
-            ok = apple_test(I, L, X, body, st, vpath, np.int64(0), cells, np.int64(gm), win)[0]
+            ok = apple_test(I, L, X, body, st, vpath, np.int64(0), path, np.int64(gm), win)[0]
             if ok:
                 score = hug(L, n, cols, onpath, path, gm) if ties else 0
                 if best == 0 or gm < best or score > best_score:
@@ -108,7 +106,7 @@ def enumerate_routes(I, L, X, body, st, limit):
     return best
 
 
-@njit(cache=True)
+@compiled_only
 def snug_route(I, L, X, body, st, limit):
     """The snuggest right-hand path head -> apple of at most `limit` moves (`limit`: the shortest path's
     length), legal against the moving tail (`passable`, as the A* legs), whose body at the apple passes

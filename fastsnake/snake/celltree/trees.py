@@ -29,6 +29,7 @@ from fastsnake.snake.celltree.layout import (
 from fastsnake.snake.celltree.link import I32, I64, INT, STATE, symbol_call
 from fastsnake.snake.celltree.outline import next_generation
 from fastsnake.snake.celltree.params import P_OUTLINE
+from fastsnake.snake.engine import compiled_only
 
 
 @njit(cache=True, inline="always")
@@ -123,7 +124,7 @@ def grow_tree(stamp, queue, bits, tail, gen, nb, hc, rot, closed):
     return tail
 
 
-@njit(cache=True)
+@compiled_only
 def outline_plan(I, L, body, st):
     """Commit to the outline of a spanning tree through the body's crossings, up to the apple.
 
@@ -191,7 +192,7 @@ def outline_step(cols, hc, bits, cell):
     return cell - cols if b & 1 else cell - 1
 
 
-@njit(cache=True)
+@compiled_only
 def bfs_tree(I, L, X, body, st, variant):
     """A spanning tree of blocks through the body's crossings into I_TREE_BITS (as cell's `outline_plan`).
 
@@ -245,7 +246,7 @@ def bfs_tree(I, L, X, body, st, variant):
     grow_tree(stamp, queue, bits, tail, gen, nb, hc, rot, False)
 
 
-@njit(cache=True)
+@compiled_only
 def greedy_tree(I, L, X, body, st):
     """A spanning tree through the body's crossings built while walking its outline from the head: a free
     block is joined across the side the walk passes when it is nearer the apple's block (block distance over
@@ -303,7 +304,7 @@ def greedy_tree(I, L, X, body, st):
             break
 
 
-@njit(cache=True)
+@compiled_only
 def outline_best(I, L, X, body, st):
     """The outline walk over the best of a few spanning trees (`bfs_tree` variants): the shortest walk to the apple."""
     cols = L[L_COLS]

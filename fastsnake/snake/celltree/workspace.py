@@ -60,11 +60,11 @@ from fastsnake.snake.celltree.layout import (
 from fastsnake.snake.celltree.link import BUILD_SIG, NEW_START_SIG, link_kernels, symbol_call
 from fastsnake.snake.celltree.params import P_BITS, P_ROWS, P_TABLE
 from fastsnake.snake.cycles import random_cells
-from fastsnake.snake.engine import G_CFG, G_RNG, lay_body_random
+from fastsnake.snake.engine import G_CFG, G_RNG, compiled_only, lay_body_random
 from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
 
 
-@njit(cache=True)
+@compiled_only
 def build(cfg, nbr, params):
     """The workspace (I, L, X, order) of one thread's games; the arrays as `layout` declares them
     (the kernels' `alloc` calls it through `link`).
@@ -132,7 +132,7 @@ def build(cfg, nbr, params):
     return (I, L, X, order)
 
 
-@njit(cache=True)
+@compiled_only
 def new_start(ws, g):
     """Start body on the outline of a random block tree (policy stream of the game); the kernels'
     `reset` calls it through `link`."""
