@@ -29,7 +29,7 @@ from fastsnake.snake.celltree.layout import (
     X_REACHED,
     segment,
 )
-from fastsnake.snake.celltree.legs import LEG, SNUG_ASTAR, call_leg, call_snug_astar, distance, to_moves
+from fastsnake.snake.celltree.legs import SNUG_ASTAR, call_snug_astar, distance, leg, to_moves
 from fastsnake.snake.celltree.link import I16, I32, I64, INT, STATE, symbol_call
 from fastsnake.snake.celltree.outline import BIG_BOARD_TEST, PLAN_TEST, apple_test, call_plan_test
 from fastsnake.snake.celltree.params import (
@@ -160,7 +160,7 @@ def chain_with(outline_test, snug_leg, apple_leg, I, L, X, order, body, st, boun
         # The tail has moved `total` cells along when this leg starts.
         L[L_TIME_BASE] = tail_time + total - slack
         L[L_AVOID] = -1
-        steps = call_leg(I, L, X, head, st.apple, bound - total)
+        steps = leg(I, L, X, head, st.apple, bound - total)
         if r == 0:
             L[L_SHORTEST] = steps
         if steps == 0:
@@ -186,7 +186,7 @@ def chain_with(outline_test, snug_leg, apple_leg, I, L, X, order, body, st, boun
         if best < 0:
             return 0
         L[L_AVOID] = st.apple
-        steps1 = call_leg(I, L, X, head, best, bound - total - distance(I, n, cols, best, st.apple))
+        steps1 = leg(I, L, X, head, best, bound - total - distance(I, n, cols, best, st.apple))
         if steps1 == 0:
             return 0
         if X[X_PARAMS + P_SNUGCHAIN] & SNUG_CHAIN_DETOUR:
@@ -218,7 +218,7 @@ def plain_chain(I, L, X, order, body, st, bound, rounds):
 # searches' inlining does not process the chain's inlined layers again at every level above it.
 CHAIN_SIG = INT(I32, I64, I64, I16, I32, STATE, INT, INT)
 DETOUR_CHAIN = ("fastsnake_celltree_detour_chain_v1", detour_chain, CHAIN_SIG,
-                (LEG, SNUG_ASTAR, SNUG_APPLE_LEG, BIG_BOARD_TEST))
-PLAIN_CHAIN = ("fastsnake_celltree_plain_chain_v1", plain_chain, CHAIN_SIG, (LEG, BIG_BOARD_TEST))
+                (SNUG_ASTAR, SNUG_APPLE_LEG, BIG_BOARD_TEST))
+PLAIN_CHAIN = ("fastsnake_celltree_plain_chain_v1", plain_chain, CHAIN_SIG, (BIG_BOARD_TEST,))
 call_detour_chain = symbol_call(*DETOUR_CHAIN)
 call_plain_chain = symbol_call(*PLAIN_CHAIN)

@@ -264,9 +264,7 @@ def snug_astar(I, L, X, start, goal, limit, until, selfk):
     return steps
 
 
-# The searches call the legs through these (`link`): each compiled once a process, not again in every
-# function that calls it.
-LEG = ("fastsnake_celltree_leg_v1", leg, INT(I32, I64, I64, INT, INT, INT))
+# The searches call the snug A* through this (`link`): compiled once a process, not again in every
+# function that calls it. `leg`, called a few times a search, stays a direct call (docs/performance.md).
 SNUG_ASTAR = ("fastsnake_celltree_snug_astar_v1", snug_astar, INT(I32, I64, I64, INT, INT, INT, INT, INT))
-call_leg = symbol_call(*LEG)
 call_snug_astar = symbol_call(*SNUG_ASTAR)
