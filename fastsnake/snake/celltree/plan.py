@@ -14,7 +14,7 @@ kernels are made of these in ``policies/grove.py`` and ``policies/cell.py``
 
 from numba import njit
 
-from fastsnake.snake.celltree.chain import DETOUR_CHAIN, PLAIN_CHAIN, call_detour_chain, call_plain_chain
+from fastsnake.snake.celltree.chain import DETOUR_CHAIN, call_detour_chain, plain_chain
 from fastsnake.snake.celltree.layout import (
     I_PLAN,
     I_TRIAL_PLAN,
@@ -38,6 +38,7 @@ from fastsnake.snake.celltree.layout import (
     segment,
 )
 from fastsnake.snake.celltree.link import SEARCH_SIG, symbol_call
+from fastsnake.snake.celltree.outline import BIG_BOARD_TEST
 from fastsnake.snake.celltree.params import (
     P_BACKOFF,
     P_BOWHICH,
@@ -72,7 +73,7 @@ def chain_search_with(chain, I, L, X, order, body, st, bound, rounds):
 @njit(cache=True, inline="always")
 def chain_search(I, L, X, order, body, st, bound, rounds):
     """cell's plan: the shortest path, else the detour chain without snug legs (`plain_chain`)."""
-    return chain_search_with(call_plain_chain, I, L, X, order, body, st, bound, rounds)
+    return chain_search_with(plain_chain, I, L, X, order, body, st, bound, rounds)
 
 
 @njit(cache=True, inline="always")
@@ -192,7 +193,7 @@ def cell_replan(I, L, X, order, body, st):
 REPLAN_SYMBOL, CELL_REPLAN_SYMBOL = "fastsnake_celltree_replan_v1", "fastsnake_celltree_cell_replan_v1"
 # The pieces each search calls through names in turn (bound before it compiles or loads).
 REPLAN_NEEDS = (DETOUR_CHAIN, ENUMERATE_ROUTES, SNUG_ROUTE, OUTLINE_PLAN, OUTLINE_BEST)
-CELL_REPLAN_NEEDS = (PLAIN_CHAIN, OUTLINE_PLAN)
+CELL_REPLAN_NEEDS = (BIG_BOARD_TEST, OUTLINE_PLAN)
 call_replan = symbol_call(REPLAN_SYMBOL, replan, SEARCH_SIG, REPLAN_NEEDS)
 call_cell_replan = symbol_call(CELL_REPLAN_SYMBOL, cell_replan, SEARCH_SIG, CELL_REPLAN_NEEDS)
 # What a policy's kernels made of `decide` or `cell_decide` call (`link.link_kernels`).
