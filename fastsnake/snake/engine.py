@@ -113,11 +113,11 @@ E_REAL = 0
 MOVE_INT, MOVE_UINT, MOVE_BOOL, MOVE_FLOAT = range(4)
 
 
-@njit(cache=True, inline="always")
-def ix(i):
-    """`i` (known >= 0) as an unsigned index: numba then emits no negative-index fix-up
-    (a shift, an and and an add per access, two of them on the move-to-move dependency chain)."""
-    return np.uint64(i)
+# ``ix(i)``: `i` (known >= 0) as an unsigned index: numba then emits no negative-index fix-up (a shift,
+# an and and an add per access, two of them on the move-to-move dependency chain). The cast itself, not
+# an inline="always" function returning it: numba inlines such a function once per call site, each time
+# through its untyped pipeline again, and the game loop has a dozen of them (issue 44).
+ix = np.uint64
 
 
 def load_relaxed(array, index):
@@ -322,7 +322,9 @@ def body_cell(g, st, k):
 @njit(cache=True)
 def begin_game(g, seed):
     """Clear the board and seed the game's stream; the policy lays the body next."""
-    g[G_OCC][:] = 0
+    occ = g[G_OCC]
+    for cell in range(occ.shape[0]):  # a loop: a slice assignment compiles numba's broadcasting
+        occ[cell] = 0
     g[G_RNG][RNG_STATE] = seed
     g[G_RNG][RNG_SEED] = seed
 
@@ -359,10 +361,10 @@ def lay_body_random(g, path, closed):
     """Lay the start body on a uniformly random stretch of `path` (a cycle when closed)."""
     n = path.shape[0]
     length = g[G_CFG][CFG_START_LENGTH]
-    if closed:
-        head_pos = below(g[G_RNG], n)
-    else:
-        head_pos = length - 1 + below(g[G_RNG], n - length + 1)
+    # One draw, one inlined `below` (numba inlines it, and all it inlines, once per call site).
+    head_pos = below(g[G_RNG], n if closed else n - length + 1)
+    if not closed:
+        head_pos += length - 1
     lay_body(g, path, head_pos, closed)
 
 
