@@ -632,18 +632,9 @@ def start_game(g, ws, reset, seed):
     return start_state(g, g[G_CFG][CFG_START_LENGTH], True)
 
 
-# The free names of the kernel templates `sweep_chunk` and `play_recorded`: each policy's copies of
-# them (`policies.kernels.engine_kernels`) bind these to its parts.
-alloc = reset = decide = cycle_of = None
-
-
-def sweep_chunk(cfg, nbr, params, base_seed, first, out, nblocks):
+@njit(cache=True, inline="always")
+def sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, nblocks):
     """Play games first .. first+len(out)-1 of a sweep; one row of `out` per game.
-
-    A kernel template: not compiled itself; each policy's sweep kernel is a copy of it whose globals
-    `alloc`, `reset` and `decide` are the policy's parts (`policies.kernels.specialise`), so the loop is
-    the kernel's own code, one inline level fewer than a call of an inlined engine function (each
-    level of numba's inlining processes again everything inlined below it).
 
     out columns: the record's kernel columns (`write_row`). Games are split into
     `nblocks` contiguous blocks run in parallel; each block owns its game state
@@ -701,11 +692,10 @@ def run_recorded(g, ws, decide, st, listed_apples, capacity, user=None):
     return st, rec
 
 
-def play_recorded(cfg, nbr, params, seed):
+@njit(cache=True, inline="always")
+def play_recorded(alloc, reset, decide, cycle_of, cfg, nbr, params, seed):
     """Play one game from `seed`, recording what a replay needs.
 
-    A kernel template like `sweep_chunk`: each policy's play kernel is a copy of it over the policy's
-    `alloc`, `reset`, `decide` and `cycle_of`.
     Returns (outcome, start body tail-first, moves uint8, apples int32, cycle order).
     """
     # `record_game` written out here: every level of numba's inline="always" inlining processes all

@@ -4,8 +4,7 @@ A built-in policy is four ``@njit`` functions, its *parts* (`Parts`): ``alloc(cf
 makes the workspace, ``reset(ws, g)`` lays the start body, ``decide(ws, g, st)`` returns each move
 and ``cycle_of(ws)`` the cycle a replay shows (an empty array for none). `engine_kernels` turns
 them into the two kernels the sweep, play and dask code call (`EnginePolicy.sweep_kernel`,
-`EnginePolicy.play_kernel`): copies of the engine's kernel templates `sweep_chunk` and
-`play_recorded` with the parts as their globals, inlined.
+`EnginePolicy.play_kernel`): the engine's `sweep_chunk` and `play_recorded` with the parts inlined.
 `by_params` is the one dispatcher for a policy with several kernel pairs (the random or the
 zig-zag cycle, `cycle.cycle_kernels`): it picks a pair by the
 game's parameter vector, so a run compiles only the pair it uses.
@@ -14,10 +13,9 @@ Why not one generic cached kernel taking the parts as arguments: numba's cache i
 every function it was ever called with, and loading it would import all of them. Why not a
 closure per policy: numba keys a closure's cache entry by its captured values, and a captured
 dispatcher pickles with a fresh id in every process, so the entry would never be found again.
-So each policy's kernels are copies of the two template functions (`_sweep`, `_play`: the engine's,
-written as the kernels' own bodies, one inline level fewer than a call) whose *globals* are that
-policy's parts, under a name of their own (`kernel_name`): numba compiles a global as a direct
-call, inlines it, and caches each copy in a file named after it,
+So each policy's kernels are copies of the two template functions below (`_sweep`, `_play`, same
+code) whose *globals* are that policy's parts, under a name of their own (`kernel_name`): numba
+compiles a global as a direct call, inlines it, and caches each copy in a file named after it,
 invalidated with the modules the parts reach (`fastsnake._numba_cache`). Users' numba policies
 get their kernels the same way from a generated module (`user_cache`), since numba would not see
 edits to their sources.
@@ -34,11 +32,22 @@ from numba.core.dispatcher import Dispatcher
 
 from fastsnake.snake.engine import play_recorded, sweep_chunk
 
-# The kernel templates (`engine.sweep_chunk`, `engine.play_recorded`): each policy's copies of them
-# bind their free names, `PART_NAMES`, to its parts.
-_sweep, _play = sweep_chunk, play_recorded
+# The template's free names: each policy's copy of `_sweep` and `_play` binds them to its parts.
+alloc = reset = decide = cycle_of = None
 PART_NAMES = ("alloc", "reset", "decide", "cycle_of")
 OWN_PACKAGE = "fastsnake."
+
+
+def _sweep(cfg, nbr, params, base_seed, first, out, nblocks):
+    """Games first .. first+len(out)-1 of a sweep, one row of `out` each (`engine.sweep_chunk`)
+    over this kernel's `alloc`, `reset` and `decide`."""
+    sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, nblocks)
+
+
+def _play(cfg, nbr, params, seed):
+    """One game from `seed`, recorded for its replay (`engine.play_recorded`): (outcome, start body
+    tail first, moves, apples, the cycle `cycle_of` shows)."""
+    return play_recorded(alloc, reset, decide, cycle_of, cfg, nbr, params, seed)
 
 
 class Parts(NamedTuple):
