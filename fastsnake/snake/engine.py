@@ -322,9 +322,7 @@ def body_cell(g, st, k):
 @njit(cache=True)
 def begin_game(g, seed):
     """Clear the board and seed the game's stream; the policy lays the body next."""
-    occ = g[G_OCC]
-    for cell in range(occ.shape[0]):  # a loop: a slice assignment compiles numba's broadcasting
-        occ[cell] = 0
+    g[G_OCC][:] = 0
     g[G_RNG][RNG_STATE] = seed
     g[G_RNG][RNG_SEED] = seed
 
@@ -361,10 +359,10 @@ def lay_body_random(g, path, closed):
     """Lay the start body on a uniformly random stretch of `path` (a cycle when closed)."""
     n = path.shape[0]
     length = g[G_CFG][CFG_START_LENGTH]
-    # One draw, one inlined `below` (numba inlines it, and all it inlines, once per call site).
-    head_pos = below(g[G_RNG], n if closed else n - length + 1)
-    if not closed:
-        head_pos += length - 1
+    if closed:
+        head_pos = below(g[G_RNG], n)
+    else:
+        head_pos = length - 1 + below(g[G_RNG], n - length + 1)
     lay_body(g, path, head_pos, closed)
 
 
