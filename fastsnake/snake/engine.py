@@ -10,15 +10,17 @@ each policy's own two small kernels, so every policy gets a specialised, cached
 game loop without the engine knowing any policy.
 """
 
+from types import FunctionType
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 from numba.core import cgutils, types
 from numba.core.errors import TypingError
+from numba.core.typing.npydecl import parse_dtype
 from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import intrinsic, overload
-from numba.np.arrayobj import populate_array
+from numba.np.arrayobj import _empty_nd_impl, _parse_shape, populate_array
 
 from fastsnake.snake.board import (
     CFG_CANCEL,
@@ -46,6 +48,20 @@ OUTCOME_NAMES = ("running", "won", "died", "stuck")
 # them, which every kernel that links them would otherwise optimise again (issue 44). Called from
 # Python, such a function crashes the process: anything Python code or a test calls stays `njit`.
 compiled_only = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+
+def kernel_copy(fn):
+    """The njit function `fn` built again by `compiled_only`, under the name ``<name>_k`` (numba files
+    each copy's cache by its name): for a helper that Python code or a test calls too. Python calls
+    `fn`, compiled code the copy, so a cold kernel compiles no CPython wrapper for it (issue 44). With
+    numba's JIT off, `fn` itself."""
+    py = getattr(fn, "py_func", None)
+    if py is None:
+        return fn
+    copy = FunctionType(py.__code__, py.__globals__, f"{py.__name__}_k", py.__defaults__)
+    copy.__qualname__ = f"{py.__qualname__}_k"
+    copy.__doc__ = py.__doc__
+    return compiled_only(copy)
 
 # Slots of the game tuple (arrays only; scalars travel in a `State` value).
 G_CFG, G_NBR, G_BODY, G_OCC, G_FREE, G_FREEPOS, G_RNG = range(7)
@@ -184,6 +200,34 @@ def _borrowed_row(typingctx, array, index):
     return row_type(array, index), codegen
 
 
+def zeros(n, dtype):
+    """``np.zeros(n, dtype)``, 1-D. Compiled, the allocation and the clearing are the caller's own code:
+    numba compiles ``np.zeros`` (and the ``np.empty`` under it) as a function of its own for each dtype,
+    a tenth of a CPU-second each in every cold start (issue 44). In plain Python, ``np.zeros``."""
+    return np.zeros(n, dtype)
+
+
+@overload(zeros, inline="always")
+def _zeros_typed(n, dtype):
+    return lambda n, dtype: _zeros(n, dtype)
+
+
+@intrinsic
+def _zeros(typingctx, n, dtype):
+    item = parse_dtype(dtype)
+    if not isinstance(n, types.Integer) or item is None:
+        return None
+    array_type = types.Array(item, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        shape = _parse_shape(context, builder, signature.args[0], args[0])
+        ary = _empty_nd_impl(context, builder, array_type, shape)
+        cgutils.memset(builder, ary.data, builder.mul(ary.itemsize, ary.nitems), 0)
+        return ary._getvalue()
+
+    return array_type(n, dtype), codegen
+
+
 def copy_rows(dst, src, lo, hi):
     """dst[lo:hi] = src[lo:hi] for two C-contiguous 2-D arrays of one dtype and row length
     (0 <= lo <= hi <= both lengths, else IndexError). Compiled, one memcpy: a loop over
@@ -295,11 +339,11 @@ def new_game(cfg, nbr):
     return (
         cfg,
         nbr,
-        np.zeros(n, np.int32),  # body ring
-        np.zeros(n, np.uint8),  # occupancy
-        np.zeros(n, np.int32),  # free cells
-        np.zeros(n, np.int32),  # position of each cell in `free`
-        np.zeros(2, np.uint64),  # RNG_STATE, RNG_SEED (`rng.py`)
+        zeros(n, np.int32),  # body ring
+        zeros(n, np.uint8),  # occupancy
+        zeros(n, np.int32),  # free cells
+        zeros(n, np.int32),  # position of each cell in `free`
+        zeros(2, np.uint64),  # RNG_STATE, RNG_SEED (`rng.py`)
     )
 
 
@@ -406,6 +450,11 @@ def start_state(g, length, apple_from_stream):
     if nfree > 0 and apple_from_stream:
         apple = random_free_cell(g, nfree)
     return make_state(body[length - 1], body[0], length - 1, 0, length, apple, nfree, 0, 0, outcome)
+
+
+# The once-a-game helpers as the kernels call them (`kernel_copy`): Python and tests call the originals.
+new_game_k, begin_game_k, lay_body_random_k, start_state_k = (
+    kernel_copy(fn) for fn in (new_game, begin_game, lay_body_random, start_state))
 
 
 @njit(cache=True, inline="always")
@@ -625,9 +674,9 @@ def start_default(g, seed, path):
 @njit(cache=True, inline="always")
 def start_game(g, ws, reset, seed):
     """Set up game `seed`: its stream, the policy's `reset` (start body), then the first apple."""
-    begin_game(g, seed)
+    begin_game_k(g, seed)
     reset(ws, g)
-    return start_state(g, g[G_CFG][CFG_START_LENGTH], True)
+    return start_state_k(g, g[G_CFG][CFG_START_LENGTH], True)
 
 
 @njit(cache=True, inline="always")
@@ -640,7 +689,7 @@ def sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, n
     """
     count = out.shape[0]
     for b in prange(nblocks):
-        g = new_game(cfg, nbr)
+        g = new_game_k(cfg, nbr)
         ws = alloc(cfg, nbr, params)
         lo = count * b // nblocks
         hi = count * (b + 1) // nblocks
@@ -699,7 +748,7 @@ def play_recorded(alloc, reset, decide, cycle_of, cfg, nbr, params, seed):
     # `record_game` written out here: every level of numba's inline="always" inlining processes all
     # the code inlined below it again (the game loop, `run` and `play_bound`), so each level it saves
     # is compile time saved in every policy's play kernel.
-    g = new_game(cfg, nbr)
+    g = new_game_k(cfg, nbr)
     ws = alloc(cfg, nbr, params)
     st = start_game(g, ws, reset, seed)
     cycle = cycle_of(ws).copy()
