@@ -666,9 +666,9 @@ def apply_move(g, st, box):
 def start_default(g, seed, path):
     """Start a game the way every policy without its own cycle does: the body on a uniformly
     random stretch of the open path `path` (`start_path`), then the first apple."""
-    begin_game(g, seed)
-    lay_body_random(g, path, False)
-    return start_state(g, g[G_CFG][CFG_START_LENGTH], True)
+    begin_game_k(g, seed)
+    lay_body_random_k(g, path, False)
+    return start_state_k(g, g[G_CFG][CFG_START_LENGTH], True)
 
 
 @njit(cache=True, inline="always")
@@ -809,19 +809,19 @@ def trace_moves(cfg, nbr, body0, moves, apples, seed):
     (-1 if none): slots R_MOVE, R_HEAD, R_LENGTH, R_APPLE. Outcome BROKEN: the apple list puts an apple on the snake or
     runs out. Stops after the move that ends the game.
     """
-    g = new_game(cfg, nbr)
-    begin_game(g, seed)
+    g = new_game_k(cfg, nbr)
+    begin_game_k(g, seed)
     place_body(g, body0)
     rec = new_record(max(moves.shape[0], 1))
     if apples.shape[0] > 0:
-        st = start_state(g, body0.shape[0], False)
+        st = start_state_k(g, body0.shape[0], False)
         if st.outcome == RUNNING:
             if g[G_OCC][apples[0]] != 0:
                 return BROKEN, 0, rec
             st = with_apple(st, apples[0])
         st = run(g, moves, _forced_move, st, moves.shape[0], rec, apples)
     else:
-        st = start_state(g, body0.shape[0], True)
+        st = start_state_k(g, body0.shape[0], True)
         st = run(g, moves, _forced_move, st, moves.shape[0], rec, None)
     return st.outcome, st.moves, rec
 
@@ -829,8 +829,8 @@ def trace_moves(cfg, nbr, body0, moves, apples, seed):
 @njit(cache=True)
 def set_position(cfg, nbr, body, apple):
     """A game in a given position (body tail first, apple cell): for hand-made test positions."""
-    g = new_game(cfg, nbr)
-    begin_game(g, np.uint64(0))
+    g = new_game_k(cfg, nbr)
+    begin_game_k(g, np.uint64(0))
     place_body(g, body)
-    st = start_state(g, body.shape[0], False)
+    st = start_state_k(g, body.shape[0], False)
     return g, with_apple(st, apple)
