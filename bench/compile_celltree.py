@@ -14,12 +14,18 @@ on a clean CI clone. Cases are the calls the slow quick tests make:
     sweep-cell        run_sweep("cell", 10x10, 2 games)
     sweep-grove       run_sweep("grove", 10x10, 2 games)
 
+With --llvm it times numba's LLVM work per code library (`CPUCodeLibrary`: function passes, module
+passes over the library's final module with every callee linked in, machine code), CPU-s: a parfor
+kernel's loop is in four libraries (its gufunc, the gufunc's wrapper, the parallel wrapper, the kernel),
+each optimising and emitting all the code linked into it again.
+
 With --events the child also records numba's compile events (`numba.core.event`): the total of
 "numba:compile" (each function's numba compile, nested) and "numba:llvm_lock" / LLVM
 optimisation where numba reports them, to split front end (typing, lowering) from LLVM.
 
     python bench/compile_celltree.py                        # every case, one at a time
     python bench/compile_celltree.py --only play-grove --events
+    python bench/compile_celltree.py --only sweep-cycle --events --llvm --json
     PYTHONPATH=/other/checkout python bench/compile_celltree.py --only play-cell   # other code
 
 Experiments (environment variables of the child, old code through PYTHONPATH): NUMBA_OPT=0 (how much
@@ -61,7 +67,25 @@ import tempfile
 CHILD = r"""
 import json, os, resource, sys, time
 import numpy as np
-case, events = sys.argv[1], sys.argv[2] == "1"
+case, events, llvm_split = sys.argv[1], sys.argv[2] == "1", sys.argv[3] == "1"
+if llvm_split:  # CPU-s of numba's LLVM work per code library (each compiled function, each parfor level)
+    from numba.core import codegen as _cg
+    _llvm = {}
+    def _timed(cls, name, key):
+        orig = getattr(cls, name)
+        def timed(self, *a, **k):
+            t = time.process_time()
+            try:
+                return orig(self, *a, **k)
+            finally:
+                lib = str(self.name).split(" object at")[0].lstrip("<").split(".")[-1]
+                lib = lib.split("_0x")[0]  # the parfor's gufunc: one name in every process
+                slot = _llvm.setdefault(lib, {})
+                slot[key] = slot.get(key, 0.0) + time.process_time() - t
+        setattr(cls, name, timed)
+    _timed(_cg.CPUCodeLibrary, "_optimize_functions", "function passes")
+    _timed(_cg.CPUCodeLibrary, "_optimize_final_module", "module passes")
+    _timed(_cg.JITCodeLibrary, "_finalize_specific", "machine code")
 if os.environ.get("COMPILE_BENCH_NO_WRAPPERS"):  # experiment: helpers without CPython/cfunc wrappers
     import numba
     _njit = numba.njit
@@ -153,18 +177,27 @@ if events:
     out["llvm lock s"] = round(llvm, 2)
     out["top functions (self s)"] = sorted(((round(v, 2), k) for k, v in by_fn.items()), reverse=True)[:12]
     out["top passes (self s)"] = sorted(((round(v, 2), k) for k, v in by_pass.items()), reverse=True)[:10]
+if llvm_split:
+    total = {}
+    for parts in _llvm.values():
+        for key, v in parts.items():
+            total[key] = total.get(key, 0.0) + v
+    out["llvm cpu s"] = {k: round(v, 2) for k, v in total.items()}
+    out["llvm cpu s by library"] = sorted(((round(sum(p.values()), 2), lib) for lib, p in _llvm.items()),
+                                          reverse=True)[:10]
 print(json.dumps(out))
 """
 
 CASES = ("play-cell", "play-cell-big", "play-grove", "sweep-cell", "sweep-grove", "sweep-cycle", "sequence")
 
 
-def run_case(case: str, events: bool) -> dict:
+def run_case(case: str, events: bool, llvm: bool = False) -> dict:
     cache = tempfile.mkdtemp(prefix="fastsnake-compile-")
     try:
         # cwd: not the checkout (``python -c`` puts the current directory before PYTHONPATH)
         env = dict(os.environ, NUMBA_CACHE_DIR=cache, FASTSNAKE_TIER="compiled")
-        proc = subprocess.run([sys.executable, "-c", CHILD, case, "1" if events else "0"], env=env, cwd=cache,
+        flags = ["1" if events else "0", "1" if llvm else "0"]
+        proc = subprocess.run([sys.executable, "-c", CHILD, case, *flags], env=env, cwd=cache,
                               capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise SystemExit(f"case {case} failed:\n{proc.stderr[-3000:]}")
@@ -177,12 +210,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", help="comma-separated cases (default: all): " + ", ".join(CASES))
     parser.add_argument("--events", action="store_true", help="also record numba's compile events")
+    parser.add_argument("--llvm", action="store_true",
+                        help="also split numba's LLVM work (function and module passes, machine code) by code library")
     parser.add_argument("--json", action="store_true", help="one JSON list on stdout")
     args = parser.parse_args()
     cases = args.only.split(",") if args.only else list(CASES)
     results = []
     for case in cases:
-        r = run_case(case, args.events)
+        r = run_case(case, args.events, args.llvm)
         results.append(r)
         if not args.json:
             extra = "".join(f"\n    {k}: {v}" for k, v in r.items() if k not in ("case", "cpu", "wall"))

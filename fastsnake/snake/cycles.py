@@ -43,25 +43,26 @@ def check_cycle_board(rows: int, cols: int) -> None:
 
 @njit(cache=True)
 def zigzag_cells(rows, cols, out):
-    """Boustrophedon cycle into `out` (needs an even side; transposes when rows are odd)."""
+    """Boustrophedon cycle into `out` (needs an even side): rows swept in turn, up the first column;
+    when rows are odd, the same on the transposed board (columns swept in turn)."""
+    # Written without recursion or a transposed copy: each costs compile time in every cold start.
     if rows % 2 == 0:
-        k = 0
-        for r in range(rows):
-            if r % 2 == 0:
-                for c in range(1, cols):
-                    out[k] = r * cols + c
-                    k += 1
-            else:
-                for c in range(cols - 1, 0, -1):
-                    out[k] = r * cols + c
-                    k += 1
-        for r in range(rows - 1, -1, -1):
-            out[k] = r * cols
-            k += 1
-    else:
-        tmp = np.empty(rows * cols, np.int32)
-        zigzag_cells(cols, rows, tmp)
-        _transpose_cells(tmp, cols, rows, out)
+        lines, length, line_step, step = rows, cols, cols, 1
+    else:  # the cycle of the cols x rows board, cell (r, c) there being (c, r) here
+        lines, length, line_step, step = cols, rows, 1, cols
+    k = 0
+    for r in range(lines):
+        if r % 2 == 0:
+            for c in range(1, length):
+                out[k] = r * line_step + c * step
+                k += 1
+        else:
+            for c in range(length - 1, 0, -1):
+                out[k] = r * line_step + c * step
+                k += 1
+    for r in range(lines - 1, -1, -1):
+        out[k] = r * line_step
+        k += 1
 
 
 @njit(cache=True)

@@ -10,15 +10,17 @@ each policy's own two small kernels, so every policy gets a specialised, cached
 game loop without the engine knowing any policy.
 """
 
+from types import FunctionType
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 from numba.core import cgutils, types
 from numba.core.errors import TypingError
+from numba.core.typing.npydecl import parse_dtype
 from numba.cpython.unsafe.tuple import tuple_setitem
 from numba.extending import intrinsic, overload
-from numba.np.arrayobj import populate_array
+from numba.np.arrayobj import _empty_nd_impl, _parse_shape, populate_array
 
 from fastsnake.snake.board import (
     CFG_CANCEL,
@@ -46,6 +48,20 @@ OUTCOME_NAMES = ("running", "won", "died", "stuck")
 # them, which every kernel that links them would otherwise optimise again (issue 44). Called from
 # Python, such a function crashes the process: anything Python code or a test calls stays `njit`.
 compiled_only = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+
+def kernel_copy(fn):
+    """The njit function `fn` built again by `compiled_only`, under the name ``<name>_k`` (numba files
+    each copy's cache by its name): for a helper that Python code or a test calls too. Python calls
+    `fn`, compiled code the copy, so a cold kernel compiles no CPython wrapper for it (issue 44). With
+    numba's JIT off, `fn` itself."""
+    py = getattr(fn, "py_func", None)
+    if py is None:
+        return fn
+    copy = FunctionType(py.__code__, py.__globals__, f"{py.__name__}_k", py.__defaults__)
+    copy.__qualname__ = f"{py.__qualname__}_k"
+    copy.__doc__ = py.__doc__
+    return compiled_only(copy)
 
 # Slots of the game tuple (arrays only; scalars travel in a `State` value).
 G_CFG, G_NBR, G_BODY, G_OCC, G_FREE, G_FREEPOS, G_RNG = range(7)
@@ -113,11 +129,11 @@ E_REAL = 0
 MOVE_INT, MOVE_UINT, MOVE_BOOL, MOVE_FLOAT = range(4)
 
 
-@njit(cache=True, inline="always")
-def ix(i):
-    """`i` (known >= 0) as an unsigned index: numba then emits no negative-index fix-up
-    (a shift, an and and an add per access, two of them on the move-to-move dependency chain)."""
-    return np.uint64(i)
+# ``ix(i)``: `i` (known >= 0) as an unsigned index: numba then emits no negative-index fix-up (a shift,
+# an and and an add per access, two of them on the move-to-move dependency chain). The cast itself, not
+# an inline="always" function returning it: numba inlines such a function once per call site, each time
+# through its untyped pipeline again, and the game loop has a dozen of them (issue 44).
+ix = np.uint64
 
 
 def load_relaxed(array, index):
@@ -182,6 +198,34 @@ def _borrowed_row(typingctx, array, index):
         return row._getvalue()
 
     return row_type(array, index), codegen
+
+
+def zeros(n, dtype):
+    """``np.zeros(n, dtype)``, 1-D. Compiled, the allocation and the clearing are the caller's own code:
+    numba compiles ``np.zeros`` (and the ``np.empty`` under it) as a function of its own for each dtype,
+    a tenth of a CPU-second each in every cold start (issue 44). In plain Python, ``np.zeros``."""
+    return np.zeros(n, dtype)
+
+
+@overload(zeros, inline="always")
+def _zeros_typed(n, dtype):
+    return lambda n, dtype: _zeros(n, dtype)
+
+
+@intrinsic
+def _zeros(typingctx, n, dtype):
+    item = parse_dtype(dtype)
+    if not isinstance(n, types.Integer) or item is None:
+        return None
+    array_type = types.Array(item, 1, "C")
+
+    def codegen(context, builder, signature, args):
+        shape = _parse_shape(context, builder, signature.args[0], args[0])
+        ary = _empty_nd_impl(context, builder, array_type, shape)
+        cgutils.memset(builder, ary.data, builder.mul(ary.itemsize, ary.nitems), 0)
+        return ary._getvalue()
+
+    return array_type(n, dtype), codegen
 
 
 def copy_rows(dst, src, lo, hi):
@@ -295,11 +339,11 @@ def new_game(cfg, nbr):
     return (
         cfg,
         nbr,
-        np.zeros(n, np.int32),  # body ring
-        np.zeros(n, np.uint8),  # occupancy
-        np.zeros(n, np.int32),  # free cells
-        np.zeros(n, np.int32),  # position of each cell in `free`
-        np.zeros(2, np.uint64),  # RNG_STATE, RNG_SEED (`rng.py`)
+        zeros(n, np.int32),  # body ring
+        zeros(n, np.uint8),  # occupancy
+        zeros(n, np.int32),  # free cells
+        zeros(n, np.int32),  # position of each cell in `free`
+        zeros(2, np.uint64),  # RNG_STATE, RNG_SEED (`rng.py`)
     )
 
 
@@ -406,6 +450,11 @@ def start_state(g, length, apple_from_stream):
     if nfree > 0 and apple_from_stream:
         apple = random_free_cell(g, nfree)
     return make_state(body[length - 1], body[0], length - 1, 0, length, apple, nfree, 0, 0, outcome)
+
+
+# The once-a-game helpers as the kernels call them (`kernel_copy`): Python and tests call the originals.
+new_game_k, begin_game_k, lay_body_random_k, start_state_k = (
+    kernel_copy(fn) for fn in (new_game, begin_game, lay_body_random, start_state))
 
 
 @njit(cache=True, inline="always")
@@ -617,17 +666,17 @@ def apply_move(g, st, box):
 def start_default(g, seed, path):
     """Start a game the way every policy without its own cycle does: the body on a uniformly
     random stretch of the open path `path` (`start_path`), then the first apple."""
-    begin_game(g, seed)
-    lay_body_random(g, path, False)
-    return start_state(g, g[G_CFG][CFG_START_LENGTH], True)
+    begin_game_k(g, seed)
+    lay_body_random_k(g, path, False)
+    return start_state_k(g, g[G_CFG][CFG_START_LENGTH], True)
 
 
 @njit(cache=True, inline="always")
 def start_game(g, ws, reset, seed):
     """Set up game `seed`: its stream, the policy's `reset` (start body), then the first apple."""
-    begin_game(g, seed)
+    begin_game_k(g, seed)
     reset(ws, g)
-    return start_state(g, g[G_CFG][CFG_START_LENGTH], True)
+    return start_state_k(g, g[G_CFG][CFG_START_LENGTH], True)
 
 
 @njit(cache=True, inline="always")
@@ -640,7 +689,7 @@ def sweep_chunk(alloc, reset, decide, cfg, nbr, params, base_seed, first, out, n
     """
     count = out.shape[0]
     for b in prange(nblocks):
-        g = new_game(cfg, nbr)
+        g = new_game_k(cfg, nbr)
         ws = alloc(cfg, nbr, params)
         lo = count * b // nblocks
         hi = count * (b + 1) // nblocks
@@ -699,7 +748,7 @@ def play_recorded(alloc, reset, decide, cycle_of, cfg, nbr, params, seed):
     # `record_game` written out here: every level of numba's inline="always" inlining processes all
     # the code inlined below it again (the game loop, `run` and `play_bound`), so each level it saves
     # is compile time saved in every policy's play kernel.
-    g = new_game(cfg, nbr)
+    g = new_game_k(cfg, nbr)
     ws = alloc(cfg, nbr, params)
     st = start_game(g, ws, reset, seed)
     cycle = cycle_of(ws).copy()
@@ -760,19 +809,19 @@ def trace_moves(cfg, nbr, body0, moves, apples, seed):
     (-1 if none): slots R_MOVE, R_HEAD, R_LENGTH, R_APPLE. Outcome BROKEN: the apple list puts an apple on the snake or
     runs out. Stops after the move that ends the game.
     """
-    g = new_game(cfg, nbr)
-    begin_game(g, seed)
+    g = new_game_k(cfg, nbr)
+    begin_game_k(g, seed)
     place_body(g, body0)
     rec = new_record(max(moves.shape[0], 1))
     if apples.shape[0] > 0:
-        st = start_state(g, body0.shape[0], False)
+        st = start_state_k(g, body0.shape[0], False)
         if st.outcome == RUNNING:
             if g[G_OCC][apples[0]] != 0:
                 return BROKEN, 0, rec
             st = with_apple(st, apples[0])
         st = run(g, moves, _forced_move, st, moves.shape[0], rec, apples)
     else:
-        st = start_state(g, body0.shape[0], True)
+        st = start_state_k(g, body0.shape[0], True)
         st = run(g, moves, _forced_move, st, moves.shape[0], rec, None)
     return st.outcome, st.moves, rec
 
@@ -780,8 +829,8 @@ def trace_moves(cfg, nbr, body0, moves, apples, seed):
 @njit(cache=True)
 def set_position(cfg, nbr, body, apple):
     """A game in a given position (body tail first, apple cell): for hand-made test positions."""
-    g = new_game(cfg, nbr)
-    begin_game(g, np.uint64(0))
+    g = new_game_k(cfg, nbr)
+    begin_game_k(g, np.uint64(0))
     place_body(g, body)
-    st = start_state(g, body.shape[0], False)
+    st = start_state_k(g, body.shape[0], False)
     return g, with_apple(st, apple)

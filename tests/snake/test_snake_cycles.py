@@ -28,6 +28,27 @@ def test_cycles_are_hamiltonian(board, kind, seed):
     assert cycle_problem(cells, rows, cols) is None
 
 
+def zigzag_reference(rows, cols):
+    """The zig-zag cycle as first written: rows swept in turn and up the first column, or, when rows
+    are odd, the same cycle of the transposed board with each cell transposed back."""
+    if rows % 2:
+        return [(cell % rows) * cols + cell // rows for cell in zigzag_reference(cols, rows)]
+    cells = []
+    for r in range(rows):
+        sweep = range(1, cols) if r % 2 == 0 else range(cols - 1, 0, -1)
+        cells += [r * cols + c for c in sweep]
+    return cells + [r * cols for r in range(rows - 1, -1, -1)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.tuples(st.integers(1, 40), st.integers(1, 40)).filter(lambda rc: rc[0] * rc[1] % 2 == 0))
+def test_zigzag_cycle_is_the_reference_one(board):
+    # The compiled builder has no recursion or transposed copy any more (compile time, issue 44):
+    # the same cells in the same order as the recursive original, on tall, wide and odd-sided boards.
+    rows, cols = board
+    assert make_cycle(rows, cols, "zigzag").tolist() == zigzag_reference(rows, cols)
+
+
 @pytest.mark.parametrize("rows,cols", [(256, 256), (255, 256), (256, 255), (2, 256), (3, 2)])
 def test_cycles_on_extreme_boards(rows, cols):
     for kind in ("zigzag", "random"):

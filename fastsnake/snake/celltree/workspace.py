@@ -60,7 +60,7 @@ from fastsnake.snake.celltree.layout import (
 from fastsnake.snake.celltree.link import BUILD_SIG, NEW_START_SIG, link_kernels, symbol_call
 from fastsnake.snake.celltree.params import P_BITS, P_ROWS, P_TABLE
 from fastsnake.snake.cycles import random_cells
-from fastsnake.snake.engine import G_CFG, G_RNG, compiled_only, lay_body_random
+from fastsnake.snake.engine import G_CFG, G_RNG, compiled_only, lay_body_random_k
 from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
 
 
@@ -143,7 +143,7 @@ def new_start(ws, g):
     rng[RNG_STATE] = mix64(g[G_RNG][RNG_SEED] ^ POLICY_STREAM)
     cells = segment(I, I_START_CELLS, rows * cols)
     random_cells(rows, cols, rng, cells)
-    lay_body_random(g, cells, True)
+    lay_body_random_k(g, cells, True)
     L[L_PLAN_LENGTH] = 0
     L[L_PLAN_POS] = 0
     L[L_PLAN_MOVE] = -1

@@ -14,7 +14,7 @@ from numba import njit
 
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS
 from fastsnake.snake.cycles import CYCLE_KINDS, RANDOM, check_cycle_board, cycle_tables, random_cells, zigzag_cells
-from fastsnake.snake.engine import G_CFG, G_NBR, G_RNG, compiled_only, ix, lay_body_random
+from fastsnake.snake.engine import G_CFG, G_NBR, G_RNG, compiled_only, ix, kernel_copy, lay_body_random_k, zeros
 from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.policies.kernels import Kernels, by_params, engine_kernels, specialise, unique_name
 from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
@@ -30,13 +30,13 @@ def cycle_workspace(cfg, nbr, params):
     """Cells/order/next-move tables of the cycle; zig-zag built once here."""
     rows, cols = cfg[CFG_ROWS], cfg[CFG_COLS]
     n = rows * cols
-    cells = np.empty(n, np.int32)
-    order = np.empty(n, np.int32)
-    move = np.empty(n, np.uint8)
+    cells = zeros(n, np.int32)
+    order = zeros(n, np.int32)
+    move = zeros(n, np.uint8)
     if params[PARAM_CYCLE] != RANDOM:
         zigzag_cells(rows, cols, cells)
         cycle_tables(cells, order, move, nbr)
-    return cells, order, move, np.zeros(1, np.uint64), params
+    return cells, order, move, zeros(1, np.uint64), params
 
 
 @compiled_only
@@ -48,14 +48,14 @@ def reset_cycle(ws, g):
         cfg = g[G_CFG]
         random_cells(cfg[CFG_ROWS], cfg[CFG_COLS], rng, ws[W_CELLS])
         cycle_tables(ws[W_CELLS], ws[W_ORDER], ws[W_MOVE], g[G_NBR])
-    lay_body_random(g, ws[W_CELLS], True)
+    lay_body_random_k(g, ws[W_CELLS], True)
 
 
 @compiled_only
 def reset_zigzag(ws, g):
     """`reset_cycle` for the zig-zag cycle alone: kernels built on it never compile the random
     cycle's builder (a few seconds of every cold start of the default option)."""
-    lay_body_random(g, ws[W_CELLS], True)
+    lay_body_random_k(g, ws[W_CELLS], True)
 
 
 @njit(cache=True, inline="always")
@@ -107,7 +107,9 @@ def cycle_kernels(alloc, decide, cycle_of=cycle_order, reset_on=None) -> Kernels
                                     False: engine_kernels(alloc, resets[1], decide, cycle_of)})
 
 
-KERNELS = cycle_kernels(cycle_workspace, _decide)
+# The kernels' copy of the workspace (bench scripts call `cycle_workspace` from Python).
+cycle_workspace_k = kernel_copy(cycle_workspace)
+KERNELS = cycle_kernels(cycle_workspace_k, _decide)
 
 
 # The option of every policy that follows a Hamiltonian cycle.

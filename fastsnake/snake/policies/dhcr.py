@@ -39,7 +39,7 @@ from fastsnake.snake.policies.cycle import (
     W_CELLS,
     cycle_kernels,
     cycle_params,
-    cycle_workspace,
+    cycle_workspace_k,
 )
 
 # Workspace slots: the cycle policy's workspace (start cycle), successor, position, scratch.
@@ -52,7 +52,7 @@ PICK_SOURCE, PICK_TARGET, PICK_REVERSED, PICK_LOOP_EDGE = range(4, 8)
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
     """dhcr's workspace: the cycle policy's (start cycle), successor and position tables, scratch, the repairs."""
-    cws = cycle_workspace(cfg, nbr, params)
+    cws = cycle_workspace_k(cfg, nbr, params)
     n = cws[W_CELLS].shape[0]
     return cws, np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32), np.empty(8, np.int32)
 

@@ -21,7 +21,7 @@ from fastsnake.snake.engine import (
     G_NBR,
     G_OCC,
     compiled_only,
-    lay_body_random,
+    lay_body_random_k,
     start_path,
 )
 from fastsnake.snake.policies import EnginePolicy, no_params
@@ -40,7 +40,7 @@ def _alloc(cfg, nbr, params):
 @compiled_only
 def _reset(ws, g):
     """Lay the start body on a random stretch of the row-by-row path."""
-    lay_body_random(g, ws[W_PATH0], False)
+    lay_body_random_k(g, ws[W_PATH0], False)
 
 
 @njit(cache=True, inline="always")

@@ -21,7 +21,7 @@ from fastsnake.search.astar import move_between
 from fastsnake.search.bfs import bfs_buffers
 from fastsnake.search.timed_astar import MAX_BUDGET, T_PATH, timed_astar, timed_buffers
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW
-from fastsnake.snake.engine import G_CFG, G_NBR, body_cell, compiled_only, lay_body_random, start_path
+from fastsnake.snake.engine import G_CFG, G_NBR, body_cell, compiled_only, lay_body_random_k, start_path
 from fastsnake.snake.policies import BySize, EnginePolicy, Option
 from fastsnake.snake.policies.greedy import roomiest_move
 from fastsnake.snake.policies.kernels import engine_kernels
@@ -53,7 +53,7 @@ def _alloc(cfg, nbr, params):
 def _reset(ws, g):
     """Forget the plan and lay the start body on a random stretch of the row-by-row path."""
     ws[W_PLAN][:] = -1
-    lay_body_random(g, ws[W_PATH0], False)
+    lay_body_random_k(g, ws[W_PATH0], False)
 
 
 @njit(cache=True)

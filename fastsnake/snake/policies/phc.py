@@ -39,7 +39,7 @@ from fastsnake.snake.policies.cycle import (
     W_ORDER,
     W_PARAMS,
     cycle_kernels,
-    cycle_workspace,
+    cycle_workspace_k,
 )
 
 # params: [cycle kind, mode]; the mode folds in the tail rule so a move reads one number.
@@ -126,7 +126,7 @@ def _decide(ws, g, st):
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
     """The cycle policy's workspace (`cycle.cycle_workspace`): phc keeps nothing else."""
-    return cycle_workspace(cfg, nbr, params)
+    return cycle_workspace_k(cfg, nbr, params)
 
 
 KERNELS = cycle_kernels(_alloc, _decide)

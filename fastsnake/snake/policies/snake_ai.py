@@ -34,7 +34,7 @@ from fastsnake.snake.policies.cycle import (
     W_PARAMS,
     W_RNG,
     cycle_kernels,
-    cycle_workspace,
+    cycle_workspace_k,
 )
 from fastsnake.snake.policies.phc import FAITHFUL, FOLLOW_SAFE, PARAM_MODE, ahead, safety_params, tail_distance
 
@@ -47,7 +47,7 @@ SCAN = (0, 2, 3, 1)
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
     """The cycle policy's workspace plus the faithful variant's disorder flag."""
-    ws = cycle_workspace(cfg, nbr, params)
+    ws = cycle_workspace_k(cfg, nbr, params)
     return ws[W_CELLS], ws[W_ORDER], ws[W_MOVE], ws[W_RNG], ws[W_PARAMS], np.zeros(1, np.int64)
 
 

@@ -45,7 +45,7 @@ from fastsnake.snake.policies.cycle import (
     W_PARAMS,
     W_RNG,
     cycle_kernels,
-    cycle_workspace,
+    cycle_workspace_k,
 )
 from fastsnake.snake.policies.phc import ahead, tail_distance
 
@@ -63,7 +63,7 @@ ROOM_OPTION = Option("room", int, 8, "cells after the apple on the cycle that mu
 @njit(cache=True)
 def _alloc(cfg, nbr, params):
     """The cycle policy's workspace plus A* buffers, the plan and the body's index table."""
-    ws = cycle_workspace(cfg, nbr, params)
+    ws = cycle_workspace_k(cfg, nbr, params)
     n = ws[W_ORDER].shape[0]
     return (ws[W_CELLS], ws[W_ORDER], ws[W_MOVE], ws[W_RNG], ws[W_PARAMS],
             astar_buffers(n), np.zeros(3, np.int64), np.zeros(n, np.int32))

@@ -56,13 +56,17 @@ from fastsnake.snake.engine import (
     PolicyState,
     apply_move,
     begin_game,
+    begin_game_k,
     lay_body_random,
+    lay_body_random_k,
     new_game,
+    new_game_k,
     record_game,
     run,
     start_path,
     start_policy_state,
     start_state,
+    start_state_k,
     user_context,
     write_row,
 )
@@ -180,20 +184,20 @@ def _unused_decide(ws, g, st):
 def _start(g, ctx, start_cycle, path, seed, order):
     """Lay the start body (on the policy's cycle when it has one) and drop the first apple.
     With a cycle, `order[cell]` is filled with its position along it."""
-    begin_game(g, seed)
+    begin_game_k(g, seed)
     cfg = g[G_CFG]
     if start_cycle is None:
-        lay_body_random(g, path, False)
+        lay_body_random_k(g, path, False)
     else:
         state = start_policy_state(g, ctx[U_NEIGHBOURS])
         cells = np.asarray(start_cycle(state, ctx[U_WS])).astype(np.int32)
         if not is_cycle_of_board(cells, g[G_NBR]):
             ctx[U_ERROR][E_KIND] = ERR_CYCLE
-            return start_state(g, 1, False)
+            return start_state_k(g, 1, False)
         for k in range(cells.shape[0]):
             order[cells[k]] = k
-        lay_body_random(g, cells, True)
-    return start_state(g, cfg[CFG_START_LENGTH], True)
+        lay_body_random_k(g, cells, True)
+    return start_state_k(g, cfg[CFG_START_LENGTH], True)
 
 
 # Never cache=True: a cached kernel taking `decide` as an argument keeps every policy it saw in
@@ -212,7 +216,7 @@ def sweep_games(decide, start_cycle, ws, cfg, nbr, base_seed, first, out):
     policy misbehaved (the record says how; that game's row is not written), or that was cancelled
     (the record says nothing).
     """
-    g = new_game(cfg, nbr)
+    g = new_game_k(cfg, nbr)
     ctx = user_context(ws, nbr)
     path = start_path(cfg[CFG_ROWS], cfg[CFG_COLS])
     order = np.empty(nbr.shape[0] // 4, np.int32)
@@ -236,7 +240,7 @@ def user_play_game(decide, start_cycle, ws, cfg, nbr, seed):
 @njit(cache=True, inline="always")
 def play_recorded_game(decide, start_cycle, ws, cfg, nbr, seed):
     """One recorded game: (outcome, body0, moves, apples, cycle order or empty, (error record, real value))."""
-    g = new_game(cfg, nbr)
+    g = new_game_k(cfg, nbr)
     ctx = user_context(ws, nbr)
     order = np.empty(nbr.shape[0] // 4, np.int32)
     st = _start(g, ctx, start_cycle, start_path(cfg[CFG_ROWS], cfg[CFG_COLS]), seed, order)
