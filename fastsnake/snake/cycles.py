@@ -23,6 +23,7 @@ from numba import njit
 
 from fastsnake.errors import InputError
 from fastsnake.search.heap import heap_pop, heap_push
+from fastsnake.snake.engine import compiled_only, kernel_copy, zeros
 from fastsnake.snake.rng import below, next_u64
 
 CYCLE_KINDS = ("zigzag", "random")
@@ -72,9 +73,9 @@ def random_tree(hr, hc, rng):
     Returns per node a bit set of tree edges: 1 up, 2 right, 4 down, 8 left.
     """
     m = hr * hc
-    bits = np.zeros(m, np.uint8)
-    in_tree = np.zeros(m, np.uint8)
-    heap = np.empty(4 * m + 4, np.int64)
+    bits = zeros(m, np.uint8)
+    in_tree = zeros(m, np.uint8)
+    heap = zeros(4 * m + 4, np.int64)
     size = 0
     root = below(rng, m)
     in_tree[root] = 1
@@ -106,7 +107,10 @@ def random_tree(hr, hc, rng):
     return bits
 
 
-@njit(cache=True)
+random_tree_k = kernel_copy(random_tree)
+
+
+@compiled_only
 def tree_outline_next(rows, cols, bits, nxt, width):
     """Successor of each cell when walking around the tree of 2×2 blocks.
 
@@ -131,11 +135,11 @@ def tree_outline_next(rows, cols, bits, nxt, width):
                 nxt[cell] = cell - width if b & 1 else cell - 1
 
 
-@njit(cache=True)
+@compiled_only
 def _flip_squares(rows, cols, nxt, rng, attempts):
     """Random 2×2 flips that keep `nxt` a single Hamiltonian cycle."""
     n = rows * cols
-    seg = np.empty(n, np.int32)
+    seg = zeros(n, np.int32)
     for _ in range(attempts):
         r = below(rng, rows - 1)
         c = below(rng, cols - 1)
@@ -196,13 +200,13 @@ def random_cells(rows, cols, rng, out):
     else:
         vrows, vcols, line_step, step = cols, rows, 1, cols
     n = rows * cols
-    nxt = np.empty(n, np.int32)
+    nxt = zeros(n, np.int32)
     if vcols % 2 == 0:
-        tree_outline_next(vrows, vcols, random_tree(vrows // 2, vcols // 2, rng), nxt, vcols)
+        tree_outline_next(vrows, vcols, random_tree_k(vrows // 2, vcols // 2, rng), nxt, vcols)
     else:
         # Tree cycle on the first vcols-1 columns, the last column spliced in.
         e = vcols - 2
-        tree_outline_next(vrows, e + 1, random_tree(vrows // 2, (e + 1) // 2, rng), nxt, vcols)
+        tree_outline_next(vrows, e + 1, random_tree_k(vrows // 2, (e + 1) // 2, rng), nxt, vcols)
         for r in range(0, vrows, 2):
             # In the rightmost block column the outline runs up: (r+1, e) -> (r, e).
             lower, upper = (r + 1) * vcols + e, r * vcols + e
@@ -215,6 +219,9 @@ def random_cells(rows, cols, rng, out):
         r = cell // vcols
         out[k] = r * line_step + (cell - r * vcols) * step
         cell = nxt[cell]
+
+
+random_cells_k = kernel_copy(random_cells)
 
 
 @njit(cache=True)
