@@ -13,6 +13,8 @@ on a clean CI clone. Cases are the calls the slow quick tests make:
     play-grove        grove's play kernel, 10x10
     sweep-cell        run_sweep("cell", 10x10, 2 games)
     sweep-grove       run_sweep("grove", 10x10, 2 games)
+    sweep-cycle       run_sweep("cycle", 10x10, 2 games); sweep-cycle-random the same with the
+                      random cycle (`--cycle random`: its builder, `cycles.random_cells`, compiles too)
 
 With --llvm it times numba's LLVM work per code library (`CPUCodeLibrary`: function passes, module
 passes over the library's final module with every callee linked in, machine code), CPU-s: a parfor
@@ -129,6 +131,8 @@ calls = {
     "sweep-cell": lambda: run_sweep("cell", GameConfig(10, 10, 1, "blocked"), 2),
     "sweep-grove": lambda: run_sweep("grove", GameConfig(10, 10, 1, "blocked"), 2),
     "sweep-cycle": lambda: run_sweep("cycle", GameConfig(10, 10, 1, "blocked"), 2),
+    "sweep-cycle-random": lambda: run_sweep("cycle", GameConfig(10, 10, 1, "blocked"), 2,
+                                            options={"cycle": "random"}),
 }
 c0, w0 = time.process_time(), time.perf_counter()
 out = {"case": case}
@@ -188,7 +192,8 @@ if llvm_split:
 print(json.dumps(out))
 """
 
-CASES = ("play-cell", "play-cell-big", "play-grove", "sweep-cell", "sweep-grove", "sweep-cycle", "sequence")
+CASES = ("play-cell", "play-cell-big", "play-grove", "sweep-cell", "sweep-grove", "sweep-cycle", "sweep-cycle-random",
+         "sequence")
 
 
 def run_case(case: str, events: bool, llvm: bool = False) -> dict:

@@ -23,6 +23,7 @@ from numba import njit
 
 from fastsnake.errors import InputError
 from fastsnake.search.heap import heap_pop, heap_push
+from fastsnake.snake.engine import compiled_only, kernel_copy, zeros
 from fastsnake.snake.rng import below, next_u64
 
 CYCLE_KINDS = ("zigzag", "random")
@@ -66,24 +67,15 @@ def zigzag_cells(rows, cols, out):
 
 
 @njit(cache=True)
-def _transpose_cells(cells, rows, cols, out):
-    """Map cells of a rows×cols board onto the cols×rows board (cell (r,c) -> (c,r))."""
-    for k in range(cells.shape[0]):
-        r = cells[k] // cols
-        c = cells[k] - r * cols
-        out[k] = c * rows + r
-
-
-@njit(cache=True)
 def random_tree(hr, hc, rng):
     """Random spanning tree of the hr×hc grid by Prim with random edge weights.
 
     Returns per node a bit set of tree edges: 1 up, 2 right, 4 down, 8 left.
     """
     m = hr * hc
-    bits = np.zeros(m, np.uint8)
-    in_tree = np.zeros(m, np.uint8)
-    heap = np.empty(4 * m + 4, np.int64)
+    bits = zeros(m, np.uint8)
+    in_tree = zeros(m, np.uint8)
+    heap = zeros(4 * m + 4, np.int64)
     size = 0
     root = below(rng, m)
     in_tree[root] = 1
@@ -115,43 +107,39 @@ def random_tree(hr, hc, rng):
     return bits
 
 
-@njit(cache=True)
-def tree_outline_next(rows, cols, bits, nxt):
+random_tree_k = kernel_copy(random_tree)
+
+
+@compiled_only
+def tree_outline_next(rows, cols, bits, nxt, width):
     """Successor of each cell when walking around the tree of 2×2 blocks.
 
     Without tree edges each block is a counter-clockwise 4-cycle; a tree edge
     between two blocks merges their loops by re-routing the two parallel sides.
+    Cell (r, c) is `r * width + c` (`width` ≥ `cols`: the outline of the first
+    `cols` columns of a wider board).
     """
     hc = cols // 2
     for r in range(rows):
         for c in range(cols):
-            cell = r * cols + c
+            cell = r * width + c
             b = bits[(r // 2) * hc + c // 2]
             pr, pc = r % 2, c % 2
             if pr == 0 and pc == 0:
-                nxt[cell] = cell - 1 if b & 8 else cell + cols
+                nxt[cell] = cell - 1 if b & 8 else cell + width
             elif pr == 1 and pc == 0:
-                nxt[cell] = cell + cols if b & 4 else cell + 1
+                nxt[cell] = cell + width if b & 4 else cell + 1
             elif pr == 1 and pc == 1:
-                nxt[cell] = cell + 1 if b & 2 else cell - cols
+                nxt[cell] = cell + 1 if b & 2 else cell - width
             else:
-                nxt[cell] = cell - cols if b & 1 else cell - 1
+                nxt[cell] = cell - width if b & 1 else cell - 1
 
 
-@njit(cache=True)
-def _cells_from_next(nxt, out):
-    """The cycle's cells in order from cell 0, following the successor table `nxt`, into `out`."""
-    cell = 0
-    for k in range(nxt.shape[0]):
-        out[k] = cell
-        cell = nxt[cell]
-
-
-@njit(cache=True)
+@compiled_only
 def _flip_squares(rows, cols, nxt, rng, attempts):
     """Random 2×2 flips that keep `nxt` a single Hamiltonian cycle."""
     n = rows * cols
-    seg = np.empty(n, np.int32)
+    seg = zeros(n, np.int32)
     for _ in range(attempts):
         r = below(rng, rows - 1)
         c = below(rng, cols - 1)
@@ -197,43 +185,43 @@ def _flip_squares(rows, cols, nxt, rng, attempts):
 
 
 @njit(cache=True)
-def _random_even_next(rows, cols, rng, nxt):
-    """Successor table of a random cycle on an even-sided board: the outline of a random block tree."""
-    bits = random_tree(rows // 2, cols // 2, rng)
-    tree_outline_next(rows, cols, bits, nxt)
-
-
-@njit(cache=True)
 def random_cells(rows, cols, rng, out):
-    """A random Hamiltonian cycle into `out`; rows*cols must be even."""
+    """A random Hamiltonian cycle into `out`; rows*cols must be even.
+
+    Built on a board with even rows: this one, or, when rows are odd, the transposed board (cell
+    (r, c) there being (c, r) here). Even×even: the outline of a random block tree. Odd columns:
+    the tree's outline on the first cols-1 columns, the last column spliced in as two-cell
+    detours, then random 2×2 flips. The cells are read off from cell 0, mapped back as they go."""
+    # One pass, without recursion or a transposed copy (as `zigzag_cells`): each cost compile time
+    # in every cold start of a random-cycle kernel (issue 44). Same cycles for the same stream as
+    # the recursive original (tests/snake/cycles_naive.py).
+    if rows % 2 == 0:
+        vrows, vcols, line_step, step = rows, cols, cols, 1
+    else:
+        vrows, vcols, line_step, step = cols, rows, 1, cols
     n = rows * cols
-    nxt = np.empty(n, np.int32)
-    if rows % 2 == 0 and cols % 2 == 0:
-        _random_even_next(rows, cols, rng, nxt)
-        _cells_from_next(nxt, out)
-        return
-    if rows % 2 == 1:
-        tmp = np.empty(n, np.int32)
-        random_cells(cols, rows, rng, tmp)
-        _transpose_cells(tmp, cols, rows, out)
-        return
-    # rows even, cols odd: tree cycle on the first cols-1 columns, last column spliced in.
-    base_cols = cols - 1
-    small = np.empty(rows * base_cols, np.int32)
-    _random_even_next(rows, base_cols, rng, small)
-    for cell in range(rows * base_cols):
-        r, c = cell // base_cols, cell % base_cols
-        nr, nc = small[cell] // base_cols, small[cell] % base_cols
-        nxt[r * cols + c] = nr * cols + nc
-    for r in range(0, rows, 2):
-        # In the rightmost block column the outline runs up: (r+1, e) -> (r, e).
-        e = base_cols - 1
-        lower, upper = (r + 1) * cols + e, r * cols + e
-        nxt[lower] = lower + 1
-        nxt[lower + 1] = upper + 1
-        nxt[upper + 1] = upper
-    _flip_squares(rows, cols, nxt, rng, n)
-    _cells_from_next(nxt, out)
+    nxt = zeros(n, np.int32)
+    if vcols % 2 == 0:
+        tree_outline_next(vrows, vcols, random_tree_k(vrows // 2, vcols // 2, rng), nxt, vcols)
+    else:
+        # Tree cycle on the first vcols-1 columns, the last column spliced in.
+        e = vcols - 2
+        tree_outline_next(vrows, e + 1, random_tree_k(vrows // 2, (e + 1) // 2, rng), nxt, vcols)
+        for r in range(0, vrows, 2):
+            # In the rightmost block column the outline runs up: (r+1, e) -> (r, e).
+            lower, upper = (r + 1) * vcols + e, r * vcols + e
+            nxt[lower] = lower + 1
+            nxt[lower + 1] = upper + 1
+            nxt[upper + 1] = upper
+        _flip_squares(vrows, vcols, nxt, rng, n)
+    cell = 0
+    for k in range(n):
+        r = cell // vcols
+        out[k] = r * line_step + (cell - r * vcols) * step
+        cell = nxt[cell]
+
+
+random_cells_k = kernel_copy(random_cells)
 
 
 @njit(cache=True)

@@ -1,5 +1,6 @@
 """Hamiltonian cycles: valid on every board with an even cell count, refused on odd×odd."""
 
+import cycles_naive
 import numpy as np
 import pytest
 import snake_naive as naive
@@ -12,6 +13,7 @@ from fastsnake.snake.cycles import (
     cycle_problem,
     cycle_tables,
     make_cycle,
+    random_cells,
     random_tree,
     validate_cycle,
 )
@@ -47,6 +49,28 @@ def test_zigzag_cycle_is_the_reference_one(board):
     # the same cells in the same order as the recursive original, on tall, wide and odd-sided boards.
     rows, cols = board
     assert make_cycle(rows, cols, "zigzag").tolist() == zigzag_reference(rows, cols)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.tuples(st.integers(2, 26), st.integers(2, 26)).filter(lambda rc: rc[0] * rc[1] % 2 == 0),
+       st.integers(0, 2**64 - 1))
+def test_random_cycle_is_the_reference_one(board, seed):
+    # The compiled builder has no recursion or transposed copy any more (compile time, issue 44):
+    # the same cells for the same stream as the recursive original, and the stream left where the
+    # original left it, on even×even, odd-row and odd-column boards.
+    rows, cols = board
+    rng, ref_rng = cycles_naive.stream(seed), cycles_naive.stream(seed)
+    out = np.empty(rows * cols, np.int32)
+    random_cells(rows, cols, rng, out)
+    assert out.tolist() == cycles_naive.random_cells(rows, cols, ref_rng)
+    assert rng.tolist() == ref_rng.tolist()
+
+
+@pytest.mark.parametrize("rows,cols", [(2, 2), (2, 3), (3, 2), (7, 2), (2, 9), (9, 10), (10, 9), (31, 64), (64, 31)])
+def test_random_cycle_is_the_reference_one_on_thin_and_tall_boards(rows, cols):
+    for seed in (0, 7, 2**64 - 1):
+        assert make_cycle(rows, cols, "random", seed).tolist() == cycles_naive.random_cells(
+            rows, cols, cycles_naive.stream(seed))
 
 
 @pytest.mark.parametrize("rows,cols", [(256, 256), (255, 256), (256, 255), (2, 256), (3, 2)])

@@ -104,8 +104,9 @@ def test_an_expectation_names_what_is_compiled_and_is_forgotten_after():
 def test_the_default_zigzag_cycle_never_compiles_the_random_cycle_builder(tmp_path):
     code = ("import fastsnake; fastsnake.sweep('phc', 6, 4, threads=1)\n"
             "for name in ('cycle', 'dhcr', 'snake-ai', 'thesis-shortcut'): fastsnake.play(name, 6)\n"
-            "from fastsnake.snake.cycles import random_cells; print(len(random_cells.signatures))")
+            "from fastsnake.snake.cycles import random_cells, random_cells_k\n"
+            "print(len(random_cells.signatures), len(random_cells_k.signatures))")
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["0"]
+    assert proc.stdout.split() == ["0", "0"]  # the kernels' copy (`random_cells_k`) neither

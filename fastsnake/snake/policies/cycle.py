@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS
-from fastsnake.snake.cycles import CYCLE_KINDS, RANDOM, check_cycle_board, cycle_tables, random_cells, zigzag_cells
+from fastsnake.snake.cycles import CYCLE_KINDS, RANDOM, check_cycle_board, cycle_tables, random_cells_k, zigzag_cells
 from fastsnake.snake.engine import G_CFG, G_NBR, G_RNG, compiled_only, ix, kernel_copy, lay_body_random_k, zeros
 from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.policies.kernels import Kernels, by_params, engine_kernels, specialise, unique_name
@@ -46,7 +46,7 @@ def reset_cycle(ws, g):
         rng = ws[W_RNG]
         rng[RNG_STATE] = mix64(g[G_RNG][RNG_SEED] ^ POLICY_STREAM)
         cfg = g[G_CFG]
-        random_cells(cfg[CFG_ROWS], cfg[CFG_COLS], rng, ws[W_CELLS])
+        random_cells_k(cfg[CFG_ROWS], cfg[CFG_COLS], rng, ws[W_CELLS])
         cycle_tables(ws[W_CELLS], ws[W_ORDER], ws[W_MOVE], g[G_NBR])
     lay_body_random_k(g, ws[W_CELLS], True)
 
