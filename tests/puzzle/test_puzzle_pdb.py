@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+from pdb_checks import assert_contexts_agree
 from puzzle_naive import bfs_distances
 from puzzle_naive_pdb import pattern_distances
 
@@ -137,18 +138,8 @@ def test_compact_layout_matches_sparse(monkeypatch, tmp_path):
     assert [t["layout"] for t in compact_ctx[1]["pdb"]["tables"]] == ["compact", "compact"]
     assert [t["layout"] for t in sparse_ctx[1]["pdb"]["tables"]] == ["sparse", "sparse"]
     assert compact_ctx[1]["pdb"]["lookups"] > 2
-    rng = np.random.default_rng(5)
-    states = list(dist)
-    for i in rng.choice(len(states), 300, replace=False):
-        b = np.array(states[i], np.int8)
-        assert heuristic_value(b, compact_ctx[0]) == heuristic_value(b, sparse_ctx[0]) <= dist[states[i]]
-    for i in rng.choice(len(states), 20, replace=False):
-        b = np.array(states[i], np.int8)
-        for alg in ("idastar", "astar"):
-            r = solve(b, goal, rows=3, cols=3, algorithm=alg, heuristic="pdb", context=compact_ctx)
-            r0 = solve(b, goal, rows=3, cols=3, algorithm=alg, heuristic="pdb", context=sparse_ctx)
-            assert r.length == dist[states[i]]
-            assert r.nodes_generated == r0.nodes_generated
+    assert_contexts_agree(compact_ctx, sparse_ctx, dist, goal, seed=5, values=300, searches=20,
+                          algorithms=("idastar", "astar"))
 
 
 def test_a_failed_cache_write_says_not_saved_and_leaves_nothing(tmp_path, monkeypatch):

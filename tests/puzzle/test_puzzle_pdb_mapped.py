@@ -9,12 +9,12 @@ import time
 
 import numpy as np
 import pytest
+from pdb_checks import assert_contexts_agree
 from puzzle_naive import bfs_distances
 
 from fastsnake.puzzle import pdb as P
 from fastsnake.puzzle import pdb_store as S
 from fastsnake.puzzle import solve
-from fastsnake.puzzle.heuristics import heuristic_value
 from fastsnake.puzzle.solver import heuristic_context
 
 GOAL = np.arange(9, dtype=np.int8)
@@ -77,16 +77,7 @@ def test_searches_on_mapped_tables_match_in_memory_ones(cache):
     assert mapped_ctx[1]["pdb"]["mapped"]["file"].endswith(".sparse")
     assert [t["source"] for t in mapped_ctx[1]["pdb"]["tables"]] == ["mapped", "mapped"]
     assert "mapped" not in memory_ctx[1]["pdb"]
-    rng = np.random.default_rng(7)
-    states = list(dist)
-    for i in rng.choice(len(states), 200, replace=False):
-        b = np.array(states[i], np.int8)
-        assert heuristic_value(b, mapped_ctx[0]) == heuristic_value(b, memory_ctx[0]) <= dist[states[i]]
-    for i in rng.choice(len(states), 10, replace=False):
-        b = np.array(states[i], np.int8)
-        r = solve(b, GOAL, rows=3, cols=3, algorithm="idastar", heuristic="pdb", context=mapped_ctx)
-        r0 = solve(b, GOAL, rows=3, cols=3, algorithm="idastar", heuristic="pdb", context=memory_ctx)
-        assert r.length == dist[states[i]] and r.nodes_generated == r0.nodes_generated
+    assert_contexts_agree(mapped_ctx, memory_ctx, dist, GOAL, seed=7, values=200, searches=10)
 
 
 def _flip_data_byte(path):
