@@ -1,8 +1,10 @@
 """IDA*: iterative deepening on f = g + h, with an explicit stack and incremental heuristics.
 
 No transposition or visited set is kept (a visited set shared across branches cuts
-off paths that reach a state again with a smaller g and breaks optimality); the
-only pruning is never undoing the previous move. The kernel is resumable: it runs
+off paths that reach a state again with a smaller g and breaks optimality); paths
+are pruned by moves only: never undoing the previous move, and the duplicate-path
+automaton of `fastsnake.puzzle.prune` (strings of moves that reach a position some
+earlier string reaches too; every optimal length is kept). The kernel is resumable: it runs
 until a node budget is spent, the iteration's bound is exhausted or the goal is
 reached, with all of its state in arrays, so the Python driver can enforce a time
 limit between calls.
@@ -48,6 +50,7 @@ from fastsnake.puzzle.heuristics import (
     scratch_heuristic,
 )
 from fastsnake.puzzle.pdb_build import MAX_GROUP, group_rank
+from fastsnake.puzzle.prune import NO_PRUNING
 
 # Kernel results.
 IDA_BUDGET, IDA_FOUND, IDA_ITERATION_DONE = 0, 1, 2
@@ -95,8 +98,11 @@ def _pdb_child(t, m, n, pdb, p_off, lk_grp, lk_mult, dcell, nlk, ngroups, idx, h
 
 
 @njit(cache=True, nogil=True)
-def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_hl, budget):
+def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_hl, prune, fsm, budget):
     """Continue the current iteration for at most `budget` generated nodes.
+
+    prune is the duplicate-path automaton (`fastsnake.puzzle.prune`): a child whose move makes
+    prune[fsm[d] * 4 + m] negative is never generated; fsm[d] is the automaton's state at depth d.
 
     PDB state: idx[l*G + g] / hl[l] hold the current node's table indices and sums, and
     idx[L*G + l*G + g] each group's table value (L lookups, G groups); a step down saves
@@ -176,6 +182,9 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
             continue
         a = nbr[blank * 4 + m]
         if a < 0:
+            continue
+        q = prune[fsm[d] * 4 + m]
+        if q < 0:
             continue
         if generated >= stop:
             nxt[d] = m
@@ -257,6 +266,7 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
         blank = a
         path[d] = m
         d += 1
+        fsm[d] = q
         hst[d] = nh
         nxt[d] = 0
         if nh == 0:
@@ -284,8 +294,9 @@ def kind_is_pdb(hc) -> bool:
 class IdaSearch:
     """Python driver state of one IDA* search (see `fastsnake.puzzle.solver.solve`)."""
 
-    def __init__(self, start, nbr, hc, h0, wd_ids=(0, 0), pdb_state=None):
+    def __init__(self, start, nbr, hc, h0, wd_ids=(0, 0), pdb_state=None, prune=NO_PRUNING):
         check_evaluable(hc, "IDA*")
+        self.prune = prune
         self.root = np.array(start, dtype=np.int8)
         self.board = self.root.copy()
         self.nbr = nbr
@@ -317,6 +328,7 @@ class IdaSearch:
         self.hst = np.zeros(depth, np.int64)
         self.wdv = np.zeros(depth, np.int64)
         self.wdh = np.zeros(depth, np.int64)
+        self.fsm = np.zeros(depth, np.int32)
         self.wdv[0], self.wdh[0] = self.wd_ids
         self.hst[0] = self.h0
         self.idx = self.idx0.copy()
@@ -334,7 +346,8 @@ class IdaSearch:
         the next bound would exceed every reachable f: then IDA_ITERATION_DONE with
         bound = _INF means the goal is unreachable)."""
         status = _ida_run(self.board, self.nbr, self.hc, self.st, self.path, self.nxt, self.hst,
-                          self.wdv, self.wdh, self.idx, self.hl, self.sv_idx, self.sv_hl, budget)
+                          self.wdv, self.wdh, self.idx, self.hl, self.sv_idx, self.sv_hl, self.prune,
+                          self.fsm, budget)
         if status == IDA_ITERATION_DONE:
             nb = int(self.st[S_NEXT_BOUND])
             if nb >= _INF:

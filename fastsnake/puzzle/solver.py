@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from fastsnake.puzzle import board as B
+from fastsnake.puzzle import prune as PR
 from fastsnake.puzzle.astar import A_BUDGET, A_EXHAUSTED, A_FOUND, A_GROW, AStarSearch
 from fastsnake.puzzle.heuristics import (
     H_WALKING,
@@ -224,7 +225,7 @@ _NAMES = {"astar": "A*", "idastar": "IDA*"}
 
 
 def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes, deadline, progress,
-            context, time_limit=None, partition=None):
+            context, time_limit=None, partition=None, prune_depth=None):
     """Run an optimal search on validated, solvable boards. Returns (status, moves or None,
     generated, expanded, memory bytes, iterations, h0, setup seconds, extra info, search seconds);
     status is "solved" or the limit reached ("nodes", "memory", "time")."""
@@ -252,7 +253,10 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
             from fastsnake.puzzle.walking import state_ids
 
             wd_ids = state_ids(start, hc)
-        search = IdaSearch(start, nbr, hc, h0, wd_ids=wd_ids, pdb_state=(idx, hl))
+        depth = PR.prune_depth(rows, cols) if prune_depth is None else prune_depth
+        extra["prune_depth"] = depth
+        search = IdaSearch(start, nbr, hc, h0, wd_ids=wd_ids, pdb_state=(idx, hl),
+                           prune=PR.move_pruning(rows, cols, depth))
         status = None
         shown = search.bound
         chunk = 1 << 20
@@ -317,7 +321,7 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
 def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None, size=None,
           algorithm: str = "auto", heuristic: str = "auto", max_nodes: int = DEFAULT_MAX_NODES,
           time_limit: float | None = None, memory_budget=None, partition=None, progress=None,
-          context=None) -> SolveResult:
+          context=None, prune_depth: int | None = None) -> SolveResult:
     """Find a shortest sequence of blank moves from `start` to `goal` (or, with
     algorithm="reduce", a short one on boards up to 100x100).
 
@@ -338,6 +342,9 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
     search stops at one of its limits (then `optimal` is False and `extra["fallback"]` names the limit).
     Unsolvable pairs are answered by the parity rule without searching.
     `context` reuses a `heuristic_context(...)` result (it must match the goal).
+    IDA* skips move strings that reach a position an earlier string reaches
+    (`fastsnake.puzzle.prune`: every optimal length is kept); `prune_depth` is the longest
+    such string (default by board size, `extra["prune_depth"]`; 0: only never undoing a move).
     `seconds` is the search alone: loading the compiled kernels (first call in a process)
     is `compile_seconds`, loading or building heuristic tables `setup_seconds`.
 
@@ -389,6 +396,9 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
     """
     if algorithm not in ALGORITHMS and algorithm != "auto":
         raise B.PuzzleInputError(f"algorithm {algorithm!r} is not one of {', '.join(ALGORITHMS)}, auto")
+    if prune_depth is not None and (isinstance(prune_depth, bool) or not isinstance(prune_depth, (int, np.integer))
+                                    or not 0 <= prune_depth <= PR.MAX_PRUNE_DEPTH):
+        raise B.PuzzleInputError(f"prune depth {prune_depth!r} is not a whole number from 0 to {PR.MAX_PRUNE_DEPTH}")
     rows, cols = board_size(start, rows, cols, size)
     big = algorithm in ("reduce", "auto")
     start, goal = prepare(start, goal, rows, cols, B.MAX_CELLS_ANY if big else B.MAX_CELLS)
@@ -427,7 +437,7 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
     compile_seconds = load_kernels(algorithm, rows * cols)
     status, moves, gen, exp, mem, iters, h0, setup, extra, seconds = _search(
         start, goal, rows, cols, algorithm, heuristic, int(max_nodes), max_bytes, None, progress,
-        context, time_limit=time_limit, partition=partition)
+        context, time_limit=time_limit, partition=partition, prune_depth=prune_depth)
     text = "".join(B.MOVES[m] for m in moves) if moves is not None else None
     result = SolveResult(**base, solvable=True, length=(len(text) if text is not None else None),
                          moves=text, nodes_generated=gen, nodes_expanded=exp, seconds=seconds,

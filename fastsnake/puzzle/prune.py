@@ -1,0 +1,221 @@
+"""Duplicate-path pruning for IDA* on sliding puzzles: a finite-state machine over blank moves.
+
+IDA* keeps no visited set, so it walks every path to a state, not only the shortest. Taylor and
+Korf (1993) cut most of that with an automaton over the moves made so far: a move string that
+reaches the same position as a shorter string, or as an equally long one that comes first in a
+fixed order of strings, is never extended. This module finds those strings for one board shape
+and builds the automaton IDA*'s kernel steps through (`fastsnake.puzzle.idastar`).
+
+Why it keeps every optimal solution. Order move strings by length, then lexicographically (move
+0 < 1 < 2 < 3). A string B is *dominated from cell c* when, with the blank at c, some string A that
+comes before B reaches the same position (the same tiles on the same cells). B is *pruned* when
+it is dominated from every cell where the blank can make its moves at all. Take the solution that
+comes first in that order among the optimal ones; if it contained a pruned B, starting from some
+cell c, then putting A in B's place would give a solution that is shorter (impossible) or as
+long and earlier in the order (impossible too). So the first optimal solution has no pruned
+string in it, and IDA* with the automaton still reaches it in the iteration whose bound is the
+optimal length (and no earlier bound is skipped: that path's nodes are never pruned).
+
+The automaton is cached in the PDB cache (`prune-RxC-dD.bin`, checked on every load) since
+finding the strings takes seconds on 5x5. The strings are found by brute force on the real board:
+from each blank cell, every move string up to `depth` moves (no move undoing the one before,
+which the kernel already skips), in order, remembering the first string that reached each
+position; a string is dominated from that cell when its position was reached before. The
+automaton is Aho-Corasick's over the minimal pruned strings (none containing another):
+``table[state * 4 + move]`` is the next state, or -1 when the move completes a pruned string.
+State 0 is the start. Tested against the definition on small
+boards (`tests/puzzle/test_puzzle_prune.py`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import deque
+from functools import lru_cache
+
+import numpy as np
+
+from fastsnake.puzzle.board import neighbours
+
+# Longest pruned string looked for, by the number of cells. Longer strings prune more nodes
+# (docs/puzzle.md, "Duplicate-path pruning", with the measurements) but take longer to find:
+# the search costs about 3^depth moves per blank cell.
+PRUNE_DEPTH_BY_CELLS = ((9, 14), (16, 12), (25, 12), (36, 10))
+# Boards past the last entry: the shallowest depth that still prunes something (the 2x2 loops).
+PRUNE_DEPTH_LARGE = 6
+# The deepest a caller may ask for: finding the strings grows about 3x a move (16 takes minutes).
+MAX_PRUNE_DEPTH = 16
+
+
+def prune_depth(rows: int, cols: int) -> int:
+    """The default longest pruned string for a rows x cols board (`PRUNE_DEPTH_BY_CELLS`)."""
+    n = rows * cols
+    for cells, depth in PRUNE_DEPTH_BY_CELLS:
+        if n <= cells:
+            return depth
+    return PRUNE_DEPTH_LARGE
+
+
+def pruned_strings(rows: int, cols: int, depth: int) -> list[tuple[int, ...]]:
+    """Every move string of at most `depth` moves that is dominated from each cell where it can be
+    made (see the module's docstring), shortest first, then in order."""
+    n = rows * cols
+    nbr = neighbours(rows, cols).tolist()
+    made = {}  # string -> number of start cells where it can be made
+    dominated = {}  # string -> number of start cells from which it is dominated
+    for cell in range(n):
+        start = bytes(range(n))
+        seen = {start}
+        layer = [((), cell, start)]
+        for _ in range(depth):
+            following = []
+            for moves, blank, position in layer:
+                last = moves[-1] if moves else -1
+                for m in range(4):
+                    if m == last ^ 1 and last >= 0:
+                        continue
+                    to = nbr[blank * 4 + m]
+                    if to < 0:
+                        continue
+                    after = bytearray(position)
+                    after[blank], after[to] = after[to], after[blank]
+                    after = bytes(after)
+                    longer = moves + (m,)
+                    made[longer] = made.get(longer, 0) + 1
+                    if after in seen:
+                        dominated[longer] = dominated.get(longer, 0) + 1
+                    else:
+                        seen.add(after)
+                    following.append((longer, to, after))
+            layer = following
+    return sorted((s for s, count in made.items() if dominated.get(s, 0) == count), key=lambda s: (len(s), s))
+
+
+def minimal_strings(strings: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """The strings that contain no other string of the list (the automaton needs only these)."""
+    known = set(strings)
+    out = []
+    for s in strings:
+        k = len(s)
+        if not any(s[i:j] in known for i in range(k) for j in range(i + 1, k + 1) if j - i < k):
+            out.append(s)
+    return out
+
+
+def automaton(strings: list[tuple[int, ...]]) -> np.ndarray:
+    """Aho-Corasick's automaton over moves 0..3 for `strings`: int32 ``table[state * 4 + move]``,
+    -1 where the move ends one of the strings. State 0 is the start."""
+    goto = [[-1] * 4]
+    final = [False]
+    for s in strings:
+        q = 0
+        for m in s:
+            if goto[q][m] < 0:
+                goto.append([-1] * 4)
+                final.append(False)
+                goto[q][m] = len(goto) - 1
+            q = goto[q][m]
+        final[q] = True
+    fail = [0] * len(goto)
+    queue = deque()
+    for m in range(4):
+        if goto[0][m] < 0:
+            goto[0][m] = 0
+        else:
+            queue.append(goto[0][m])
+    while queue:
+        q = queue.popleft()
+        final[q] = final[q] or final[fail[q]]
+        for m in range(4):
+            r = goto[q][m]
+            if r < 0:
+                goto[q][m] = goto[fail[q]][m]
+            else:
+                fail[r] = goto[fail[q]][m]
+                queue.append(r)
+    table = np.array(goto, dtype=np.int32).reshape(-1)
+    table[np.array(final)[table]] = -1
+    return table
+
+
+# The automaton that prunes nothing: one state, every move stays in it.
+NO_PRUNING = np.zeros(4, dtype=np.int32)
+
+
+# Bump when the strings or the automaton's layout change: a file of another version is not read.
+FORMAT = "fastsnake-prune-1"
+MAGIC = b"FSPRUNE1\n"
+
+
+def automaton_path(rows: int, cols: int, depth: int):
+    from fastsnake.puzzle.pdb_store import cache_dir
+
+    return cache_dir() / f"prune-{rows}x{cols}-d{depth}.bin"
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _load(path, rows: int, cols: int, depth: int) -> np.ndarray | None:
+    """The automaton stored at `path` when it is whole and ours (header, size, digest, every
+    transition a state or -1), else None: a damaged automaton could prune an optimal path."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    if not raw.startswith(MAGIC):
+        return None
+    head, sep, data = raw[len(MAGIC):].partition(b"\n")
+    try:
+        header = json.loads(head)
+    except ValueError:
+        return None
+    want = {"format": FORMAT, "rows": rows, "cols": cols, "depth": depth}
+    if not sep or not isinstance(header, dict) or any(header.get(k) != v for k, v in want.items()):
+        return None
+    states = header.get("states")
+    if not isinstance(states, int) or states < 1 or len(data) != states * 16 or header.get("digest") != _digest(data):
+        return None
+    table = np.frombuffer(data, dtype="<i4").astype(np.int32)
+    if table.min() < -1 or table.max() >= states:
+        return None
+    return table
+
+
+def _save(path, table: np.ndarray, rows: int, cols: int, depth: int) -> None:
+    from fastsnake.files import written_atomically
+
+    data = table.astype("<i4").tobytes()
+    header = {"format": FORMAT, "rows": rows, "cols": cols, "depth": depth, "states": len(table) // 4,
+              "digest": _digest(data)}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with written_atomically(path) as tmp, open(tmp, "wb") as f:
+            f.write(MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + data)
+    except OSError:
+        pass  # a read-only or full cache: the automaton is rebuilt next time, the search is the same
+
+
+@lru_cache(maxsize=16)
+def _pruning(rows: int, cols: int, depth: int) -> np.ndarray:
+    if depth < 6:  # no string shorter than 6 moves is ever dominated (the 2x2 loops are 12 long)
+        return NO_PRUNING
+    path = automaton_path(rows, cols, depth)
+    table = _load(path, rows, cols, depth)
+    if table is None:
+        table = automaton(minimal_strings(pruned_strings(rows, cols, depth)))
+        _save(path, table, rows, cols, depth)
+    table.setflags(write=False)
+    return table
+
+
+def move_pruning(rows: int, cols: int, depth: int | None = None) -> np.ndarray:
+    """The pruning automaton for a rows x cols board (see the module's docstring); `depth`, the
+    longest pruned string, defaults to `prune_depth(rows, cols)`; 0 prunes nothing."""
+    if depth is None:
+        depth = prune_depth(rows, cols)
+    if not 0 <= depth <= MAX_PRUNE_DEPTH:
+        raise ValueError(f"the depth of the pruning must be 0 to {MAX_PRUNE_DEPTH}, not {depth}")
+    return _pruning(int(rows), int(cols), int(depth))
