@@ -62,34 +62,46 @@ def pruned_strings(rows: int, cols: int, depth: int) -> list[tuple[int, ...]]:
     made (see the module's docstring), shortest first, then in order."""
     n = rows * cols
     nbr = neighbours(rows, cols).tolist()
-    made = {}  # string -> number of start cells where it can be made
-    dominated = {}  # string -> number of start cells from which it is dominated
+    # A position is one integer: the label of the tile on cell k in bits [k*w, k*w+w); the blank's
+    # label is 0, the others 1..n-1, so the blank's move from b to a adds t<<(b*w) and takes t<<(a*w).
+    w = max(n - 1, 1).bit_length()
+    mask = (1 << w) - 1
+    # A string is one integer too: 1 followed by two bits a move (so strings of any length differ).
+    made = set()  # strings that can be made from some cell
+    kept = set()  # strings not dominated from some cell where they can be made
     for cell in range(n):
-        start = bytes(range(n))
+        start = sum((k + 1 if k < cell else k) << (k * w) for k in range(n) if k != cell)  # labels 1..n-1
         seen = {start}
-        layer = [((), cell, start)]
+        layer = [(1, cell, start)]
         for _ in range(depth):
             following = []
-            for moves, blank, position in layer:
-                last = moves[-1] if moves else -1
+            for code, blank, position in layer:
+                undo = (code & 3) ^ 1 if code > 1 else -1
                 for m in range(4):
-                    if m == last ^ 1 and last >= 0:
+                    if m == undo:
                         continue
                     to = nbr[blank * 4 + m]
                     if to < 0:
                         continue
-                    after = bytearray(position)
-                    after[blank], after[to] = after[to], after[blank]
-                    after = bytes(after)
-                    longer = moves + (m,)
-                    made[longer] = made.get(longer, 0) + 1
-                    if after in seen:
-                        dominated[longer] = dominated.get(longer, 0) + 1
-                    else:
+                    tile = (position >> (to * w)) & mask
+                    after = position + (tile << (blank * w)) - (tile << (to * w))
+                    longer = code * 4 + m
+                    made.add(longer)
+                    if after not in seen:
                         seen.add(after)
+                        kept.add(longer)
                     following.append((longer, to, after))
             layer = following
-    return sorted((s for s, count in made.items() if dominated.get(s, 0) == count), key=lambda s: (len(s), s))
+    return sorted((_moves(code) for code in made - kept), key=lambda s: (len(s), s))
+
+
+def _moves(code: int) -> tuple[int, ...]:
+    """The move string an integer of `pruned_strings` stands for."""
+    out = []
+    while code > 1:
+        out.append(code & 3)
+        code >>= 2
+    return tuple(reversed(out))
 
 
 def minimal_strings(strings: list[tuple[int, ...]]) -> list[tuple[int, ...]]:

@@ -157,8 +157,8 @@ def test_idastar_with_pruning_is_optimal_on_a_3x3_sample():
             assert r.length == dist[pos]
 
 
-@settings(max_examples=12, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from([(4, 4), (3, 4), (3, 5)]))
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([(4, 4), (3, 4)]))
 def test_pruning_keeps_the_length_and_generates_fewer_nodes(seed, shape):
     rows, cols = shape
     rng = np.random.default_rng(seed)
