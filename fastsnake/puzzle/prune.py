@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections import deque
 from functools import lru_cache
 
@@ -210,15 +211,19 @@ def _save(path, table: np.ndarray, rows: int, cols: int, depth: int) -> None:
         pass  # a read-only or full cache: the automaton is rebuilt next time, the search is the same
 
 
+_BUILDING = threading.Lock()  # one thread finds and writes an automaton at a time (`solve_many`'s threads)
+
+
 @lru_cache(maxsize=16)
 def _pruning(rows: int, cols: int, depth: int) -> np.ndarray:
     if depth < 6:  # no string shorter than 6 moves is ever dominated (the 2x2 loops are 12 long)
         return NO_PRUNING
     path = automaton_path(rows, cols, depth)
-    table = _load(path, rows, cols, depth)
-    if table is None:
-        table = automaton(minimal_strings(pruned_strings(rows, cols, depth)))
-        _save(path, table, rows, cols, depth)
+    with _BUILDING:
+        table = _load(path, rows, cols, depth)
+        if table is None:
+            table = automaton(minimal_strings(pruned_strings(rows, cols, depth)))
+            _save(path, table, rows, cols, depth)
     table.setflags(write=False)
     return table
 

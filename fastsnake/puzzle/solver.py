@@ -524,7 +524,7 @@ def parse_instance(item, rows: int, cols: int, max_cells: int = B.MAX_CELLS_ANY)
 def solve_many(instances, goal=None, *, rows: int | None = None, cols: int | None = None, size=None,
                algorithm: str = "auto", heuristic: str = "auto", threads: int = 1, errors: str = "raise",
                max_nodes: int = DEFAULT_MAX_NODES, time_limit: float | None = None,
-               memory_budget=None, partition=None, progress=None) -> list:
+               memory_budget=None, partition=None, progress=None, prune_depth: int | None = None) -> list:
     """Solve many instances on one board size in one process; results in input order.
 
     `instances`: strings ("tiles" or "tiles ; goal"), (start, goal) pairs or tile
@@ -550,7 +550,7 @@ def solve_many(instances, goal=None, *, rows: int | None = None, cols: int | Non
         Instances solved in parallel.
     errors : {"raise", "keep"}, optional
         Raise on the first bad instance, or keep its exception in its slot.
-    algorithm, heuristic, max_nodes, time_limit, memory_budget, partition, progress
+    algorithm, heuristic, max_nodes, time_limit, memory_budget, partition, progress, prune_depth
         As in `solve`.
 
     Returns
@@ -632,7 +632,7 @@ def solve_many(instances, goal=None, *, rows: int | None = None, cols: int | Non
         try:
             return solve(start, g, rows=rows, cols=cols, algorithm=algorithm, heuristic=heuristic,
                          max_nodes=max_nodes, time_limit=time_limit, memory_budget=memory_budget,
-                         partition=partition, context=context_for(g))
+                         partition=partition, context=context_for(g), prune_depth=prune_depth)
         except B.PuzzleLimitError as exc:
             err = B.PuzzleLimitError(f"instance {i + 1}: {exc}", limit=exc.limit, value=exc.value,
                                      result=exc.result)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 from collections import deque
 
 import numpy as np
@@ -204,3 +205,23 @@ def test_a_damaged_cached_automaton_is_never_used(tmp_path, monkeypatch):
 def test_a_bad_prune_depth_is_refused_naming_it(bad):
     with pytest.raises(PuzzleInputError, match="prune depth"):
         solve("1 2 3 4 5 6 7 8 0", rows=3, cols=3, algorithm="idastar", prune_depth=bad)
+
+
+def test_the_cli_takes_a_prune_depth_and_says_which_ran(capsys):
+    from fastsnake.cli import main
+
+    start = "8 6 7 2 5 4 3 0 1"  # 27 moves from the identity
+    runs = {}
+    for depth in ("0", None):
+        argv = ["puzzle", "solve", "--size", "3", "--start", start, "--algorithm", "idastar",
+                "--heuristic", "manhattan", "--json", "--quiet"] + (["--prune-depth", depth] if depth else [])
+        assert main(argv) == 0
+        runs[depth] = json.loads(capsys.readouterr().out)
+    assert runs["0"]["length"] == runs[None]["length"] == 27
+    assert runs["0"]["extra"]["prune_depth"] == 0 and runs[None]["extra"]["prune_depth"] == PR.prune_depth(3, 3)
+    assert runs[None]["nodes_generated"] < runs["0"]["nodes_generated"]
+    for bad in ("-1", "99", "x"):
+        with pytest.raises(SystemExit) as exc:
+            main(["puzzle", "solve", "--size", "3", "--start", start, "--prune-depth", bad])
+        assert exc.value.code == 2
+        assert "--prune-depth" in capsys.readouterr().err
