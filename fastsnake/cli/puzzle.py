@@ -173,7 +173,7 @@ def _cli_limit_error(exc) -> InputError:
 
 
 def _prune_depth(text: str) -> int:
-    from fastsnake.puzzle.prune import MAX_PRUNE_DEPTH
+    from fastsnake.puzzle import MAX_PRUNE_DEPTH
 
     try:
         value = int(text)

@@ -24,6 +24,7 @@ from fastsnake.puzzle.board import (
 )
 from fastsnake.puzzle.heuristics import REGISTRY as HEURISTIC_REGISTRY
 from fastsnake.puzzle.heuristics import heuristic_names
+from fastsnake.puzzle.prune import MAX_PRUNE_DEPTH
 from fastsnake.puzzle.solver import (
     DEFAULT_MAX_NODES,
     SolveResult,
@@ -34,7 +35,8 @@ from fastsnake.puzzle.solver import (
 )
 
 __all__ = [
-    "DEFAULT_MAX_NODES", "HEURISTIC_REGISTRY", "MAX_CELLS_ANY", "MOVES", "SEED_NAMES", "TILE_MOVE_NAMES",
+    "DEFAULT_MAX_NODES", "HEURISTIC_REGISTRY", "MAX_CELLS_ANY", "MAX_PRUNE_DEPTH", "MOVES", "SEED_NAMES",
+    "TILE_MOVE_NAMES",
     "PuzzleInputError", "PuzzleLimitError", "SolveResult", "apply_moves", "format_board", "goal_default",
     "heuristic_context", "heuristic_names", "is_solvable", "limit_message", "load_solution", "parse_tiles",
     "random_solvable", "save_solution", "solve", "solve_many", "solve_processes",
