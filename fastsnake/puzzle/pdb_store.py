@@ -69,6 +69,21 @@ def load_table(path: Path, key, into: np.ndarray, header_out: dict | None = None
     return good
 
 
+def read_checked(path: Path, key) -> np.ndarray | None:
+    """The data (uint8) of a file `save_table` wrote for `key`, of whatever size its header
+    records, when it is whole and matches its checksum (`load_table`); else None."""
+    try:
+        with open(path, "rb") as fh:
+            header = json.loads(fh.readline(1 << 16)) if fh.read(len(MAGIC)) == MAGIC else None
+    except (OSError, ValueError):
+        return None
+    size = header.get("size") if isinstance(header, dict) else None
+    if not isinstance(size, int) or size < 0:
+        return None
+    data = np.empty(size, np.uint8)
+    return data if load_table(path, key, data) else None
+
+
 def recorded_digest(path: Path, key, size: int) -> str | None:
     """The blake2b a compact table file's header records for its data (only the header is
     read: the data is not checked here), or None if the file is missing, not a table file of

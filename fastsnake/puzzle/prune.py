@@ -16,7 +16,7 @@ long and earlier in the order (impossible too). So the first optimal solution ha
 string in it, and IDA* with the automaton still reaches it in the iteration whose bound is the
 optimal length (and no earlier bound is skipped: that path's nodes are never pruned).
 
-The automaton is cached in the PDB cache (`prune-RxC-dD.bin`, checked on every load) since
+The automaton is cached in the PDB cache (`prune-RxC-dD.bin`, a PDB table file: checked on every load) since
 finding the strings takes seconds on 5x5. The strings are found by brute force on the real board:
 from each blank cell, every move string up to `depth` moves (no move undoing the one before,
 which the kernel already skips), in order, remembering the first string that reached each
@@ -29,24 +29,30 @@ boards (`tests/puzzle/test_puzzle_prune.py`).
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
+import time
 from collections import deque
 from functools import lru_cache
 
 import numpy as np
 
-from fastsnake.puzzle.board import neighbours
+from fastsnake.puzzle.board import PuzzleInputError, neighbours
 
 # Longest pruned string looked for, by the number of cells. Longer strings prune more nodes
 # (docs/puzzle.md, "Duplicate-path pruning", with the measurements) but take longer to find:
 # the search costs about 3^depth moves per blank cell.
-PRUNE_DEPTH_BY_CELLS = ((9, 14), (16, 12), (25, 12), (36, 10))
+PRUNE_DEPTH_BY_CELLS = ((9, 14), (25, 12), (36, 10))
 # Boards past the last entry: the shallowest depth that still prunes something (the 2x2 loops).
 PRUNE_DEPTH_LARGE = 6
 # The deepest a caller may ask for: finding the strings grows about 3x a move (16 takes minutes).
 MAX_PRUNE_DEPTH = 16
+
+
+def check_depth(depth) -> int:
+    """`depth` when it is a whole number from 0 to `MAX_PRUNE_DEPTH`, else PuzzleInputError."""
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 0 <= depth <= MAX_PRUNE_DEPTH:
+        raise PuzzleInputError(f"prune depth {depth!r} is not a whole number from 0 to {MAX_PRUNE_DEPTH}")
+    return int(depth)
 
 
 def prune_depth(rows: int, cols: int) -> int:
@@ -158,7 +164,6 @@ NO_PRUNING = np.zeros(4, dtype=np.int32)
 
 # Bump when the strings or the automaton's layout change: a file of another version is not read.
 FORMAT = "fastsnake-prune-1"
-MAGIC = b"FSPRUNE1\n"
 
 
 def automaton_path(rows: int, cols: int, depth: int):
@@ -167,46 +172,30 @@ def automaton_path(rows: int, cols: int, depth: int):
     return cache_dir() / f"prune-{rows}x{cols}-d{depth}.bin"
 
 
-def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+def _key(rows: int, cols: int, depth: int) -> dict:
+    return {"format": FORMAT, "rows": rows, "cols": cols, "depth": depth}
 
 
 def _load(path, rows: int, cols: int, depth: int) -> np.ndarray | None:
-    """The automaton stored at `path` when it is whole and ours (header, size, digest, every
-    transition a state or -1), else None: a damaged automaton could prune an optimal path."""
-    try:
-        raw = path.read_bytes()
-    except OSError:
+    """The automaton stored at `path` when it is whole and ours (the PDB files' header, size and
+    checksum, `pdb_store.read_checked`; every transition a state or -1), else None: a damaged
+    automaton could prune an optimal path."""
+    from fastsnake.puzzle.pdb_store import read_checked
+
+    data = read_checked(path, _key(rows, cols, depth))
+    if data is None or len(data) == 0 or len(data) % 16:
         return None
-    if not raw.startswith(MAGIC):
-        return None
-    head, sep, data = raw[len(MAGIC):].partition(b"\n")
-    try:
-        header = json.loads(head)
-    except ValueError:
-        return None
-    want = {"format": FORMAT, "rows": rows, "cols": cols, "depth": depth}
-    if not sep or not isinstance(header, dict) or any(header.get(k) != v for k, v in want.items()):
-        return None
-    states = header.get("states")
-    if not isinstance(states, int) or states < 1 or len(data) != states * 16 or header.get("digest") != _digest(data):
-        return None
-    table = np.frombuffer(data, dtype="<i4").astype(np.int32)
-    if table.min() < -1 or table.max() >= states:
+    table = data.view("<i4").astype(np.int32)
+    if table.min() < -1 or table.max() >= len(table) // 4:
         return None
     return table
 
 
-def _save(path, table: np.ndarray, rows: int, cols: int, depth: int) -> None:
-    from fastsnake.files import written_atomically
+def _save(path, table: np.ndarray, rows: int, cols: int, depth: int, seconds: float) -> None:
+    from fastsnake.puzzle.pdb_store import save_table
 
-    data = table.astype("<i4").tobytes()
-    header = {"format": FORMAT, "rows": rows, "cols": cols, "depth": depth, "states": len(table) // 4,
-              "digest": _digest(data)}
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with written_atomically(path) as tmp, open(tmp, "wb") as f:
-            f.write(MAGIC + json.dumps(header, sort_keys=True).encode() + b"\n" + data)
+        save_table(path, _key(rows, cols, depth), table.astype("<i4").view(np.uint8), seconds)
     except OSError:
         pass  # a read-only or full cache: the automaton is rebuilt next time, the search is the same
 
@@ -222,8 +211,9 @@ def _pruning(rows: int, cols: int, depth: int) -> np.ndarray:
     with _BUILDING:
         table = _load(path, rows, cols, depth)
         if table is None:
+            t0 = time.process_time()
             table = automaton(minimal_strings(pruned_strings(rows, cols, depth)))
-            _save(path, table, rows, cols, depth)
+            _save(path, table, rows, cols, depth, time.process_time() - t0)
     table.setflags(write=False)
     return table
 
@@ -231,8 +221,5 @@ def _pruning(rows: int, cols: int, depth: int) -> np.ndarray:
 def move_pruning(rows: int, cols: int, depth: int | None = None) -> np.ndarray:
     """The pruning automaton for a rows x cols board (see the module's docstring); `depth`, the
     longest pruned string, defaults to `prune_depth(rows, cols)`; 0 prunes nothing."""
-    if depth is None:
-        depth = prune_depth(rows, cols)
-    if not 0 <= depth <= MAX_PRUNE_DEPTH:
-        raise ValueError(f"the depth of the pruning must be 0 to {MAX_PRUNE_DEPTH}, not {depth}")
+    depth = prune_depth(rows, cols) if depth is None else check_depth(depth)
     return _pruning(int(rows), int(cols), int(depth))

@@ -396,9 +396,8 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
     """
     if algorithm not in ALGORITHMS and algorithm != "auto":
         raise B.PuzzleInputError(f"algorithm {algorithm!r} is not one of {', '.join(ALGORITHMS)}, auto")
-    if prune_depth is not None and (isinstance(prune_depth, bool) or not isinstance(prune_depth, (int, np.integer))
-                                    or not 0 <= prune_depth <= PR.MAX_PRUNE_DEPTH):
-        raise B.PuzzleInputError(f"prune depth {prune_depth!r} is not a whole number from 0 to {PR.MAX_PRUNE_DEPTH}")
+    if prune_depth is not None:
+        PR.check_depth(prune_depth)
     rows, cols = board_size(start, rows, cols, size)
     big = algorithm in ("reduce", "auto")
     start, goal = prepare(start, goal, rows, cols, B.MAX_CELLS_ANY if big else B.MAX_CELLS)
