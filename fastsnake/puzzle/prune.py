@@ -158,8 +158,10 @@ def automaton(strings: list[tuple[int, ...]]) -> np.ndarray:
     return table
 
 
-# The automaton that prunes nothing: one state, every move stays in it.
+# The automaton that prunes nothing: one state, every move stays in it. Read-only, as every
+# automaton `move_pruning` returns: one array type, so the IDA* kernel compiles once.
 NO_PRUNING = np.zeros(4, dtype=np.int32)
+NO_PRUNING.setflags(write=False)
 
 
 # Bump when the strings or the automaton's layout change: a file of another version is not read.

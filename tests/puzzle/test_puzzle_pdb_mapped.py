@@ -209,5 +209,6 @@ def test_every_context_gives_the_search_kernel_one_type(cache):
     for name, mapped in (("manhattan", None), ("pdb", False), ("pdb", True)):
         ctx = heuristic_context(name, 3, 3, GOAL, PART if name == "pdb" else None, mapped=mapped)
         assert not ctx[0][5].flags.writeable
-        solve(start, GOAL, rows=3, cols=3, algorithm="idastar", heuristic=name, context=ctx)
+        for depth in (0, None):  # no pruning and the default automaton: the same array type
+            solve(start, GOAL, rows=3, cols=3, algorithm="idastar", heuristic=name, context=ctx, prune_depth=depth)
     assert len(_ida_run.signatures) == 1
