@@ -32,6 +32,8 @@ _SNAKE = {
     "replay_game": "fastsnake.snake.api",
     "Game": "fastsnake.snake.api",
     "SweepResult": "fastsnake.snake.api",
+    "GameSettings": "fastsnake.snake.api",
+    "read_sweep": "fastsnake.snake.api",
     "register_policy": "fastsnake.snake.policies",
     "unregister_policy": "fastsnake.snake.policies",
     "Policy": "fastsnake.snake.policies.user",

@@ -31,8 +31,8 @@ def test_the_modules_with_examples_are_found():
     assert set(MODULES) >= {
         "fastsnake.puzzle.board", "fastsnake.puzzle.solver", "fastsnake.puzzle.solution", "fastsnake.tour.pieces",
         "fastsnake.tour.tour", "fastsnake.tour.reach", "fastsnake.tour.count", "fastsnake.tour.verify",
-        "fastsnake.tour.io", "fastsnake.snake.policies", "fastsnake.viewer.html_report", "fastsnake.snake.api",
-        "fastsnake.snake.policies.user"}
+        "fastsnake.tour.io", "fastsnake.snake.policies", "fastsnake.viewer.html_report", "fastsnake.snake.api.sweeps",
+        "fastsnake.snake.api.games", "fastsnake.snake.api.inputs", "fastsnake.snake.policies.user"}
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -3,7 +3,8 @@ re-exported at the top level (``fastsnake.sweep`` ...)."""
 
 _API = ("Game", "Policy", "SweepResult", "compare", "load_game", "check_game", "play", "policies", "register_policy",
         "replay_game", "resume_sweep", "sweep", "plot_results", "compare_runs", "compare_table", "write_compare",
-        "scaling", "plot_scaling", "board_sizes", "timing_free", "board", "report_sweeps")
+        "scaling", "plot_scaling", "board_sizes", "timing_free", "board", "report_sweeps", "GameSettings", "read_sweep",
+        "verify_sweep")
 # The words and tables of the CLI and the report: `fastsnake.snake.present`.
 _PRESENT = ("compare_lines", "compare_rows", "summary_rows", "paired_rows", "robust_rows", "render_table",
             "paired_sentences", "describe_sweep", "TABLE_FORMATS", "baseline_rows", "baseline_lines")
