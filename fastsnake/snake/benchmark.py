@@ -285,7 +285,8 @@ def _meta_problem(meta) -> str | None:
             if name not in s:
                 return f"summary {k} lacks {name!r}"
             if not isinstance(value, kind) or isinstance(value, bool):
-                return f"summary {k}: {name!r} is {str(value)[:40]!r}, not a{'n' if kind is int else ''} {kind.__name__}"
+                article = "an" if kind is int else "a"
+                return f"summary {k}: {name!r} is {str(value)[:40]!r}, not {article} {kind.__name__}"
         if not isinstance(s.get("options", {}), dict):
             return f"summary {k}: 'options' is not an object"
     keys = [(s["policy"], s["rows"], s["cols"]) for s in summaries]
@@ -448,8 +449,8 @@ def check_baseline(results, name_or_file: str, *, slower: float = 0.10, allow_pa
     moves, apples = _column(table, "moves"), _column(table, "apples")
     picks = {key: (policy == key[0]) & (rows_col == key[1]) & (cols_col == key[2]) for key in saved}
     run = {(r.summary["policy"], r.summary["rows"], r.summary["cols"]): r for r in results}
-    pairings = pair_runs({k: r.summary for k, r in run.items()}, saved, SAME_GAMES,
-                         {k: r._raw.first_game + np.arange(len(r._raw.outcome), dtype=np.int64) for k, r in run.items()},
+    ids = {k: r._raw.first_game + np.arange(len(r._raw.outcome), dtype=np.int64) for k, r in run.items()}
+    pairings = pair_runs({k: r.summary for k, r in run.items()}, saved, SAME_GAMES, ids,
                          {k: games[m] for k, m in picks.items()}, label=_label, noun="game")
     problem = gate_problem(pairings, allow_partial=allow_partial, words=("policy", "game"))
     name = meta.get("name") if isinstance(meta.get("name"), str) else os.path.basename(path)

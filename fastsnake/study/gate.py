@@ -78,7 +78,8 @@ def coverage(pairings: list[Pairing]) -> dict:
             "instances_total": sum(p.run_count for p in pairings)}
 
 
-def gate_problem(pairings: list[Pairing], *, allow_partial: bool = False, words=("algorithm", "instance")) -> str | None:
+def gate_problem(pairings: list[Pairing], *, allow_partial: bool = False,
+                 words=("algorithm", "instance")) -> str | None:
     """Why the gate must refuse (one line), or None: a key not compared or compared on only some
     of its instances (unless `allow_partial`), or nothing compared at all (even with it: a gate
     that compared nothing has nothing to say). `words` names a key and an instance ("policy",
