@@ -216,38 +216,41 @@ def baseline_checksum(meta: dict, table) -> str:
 
 
 def code_fingerprint(policy_name: str) -> str | None:
-    """A BLAKE2b fingerprint of the code that plays `policy_name`'s games: fastsnake's version,
-    the engine's modules and the source files of the policy (a user policy's own functions'
-    files). Equal fingerprints mean the same seed must give the same game; None when a source
-    cannot be read (the games then cannot be re-played as evidence)."""
+    """A BLAKE2b fingerprint of the code that plays `policy_name`'s games: fastsnake's version, the
+    sources of every fastsnake module the policy's code can reach (its import reach, as the kernel
+    cache keys it: `fastsnake._numba_cache`) and, for a user's policy, the files of its functions.
+    Equal fingerprints mean the same seed must give the same game; None when a source cannot be
+    read (a function typed into a REPL): the games then cannot be re-played as evidence."""
     import hashlib
     import inspect
-    import sys
 
     from fastsnake import __version__
+    from fastsnake._numba_cache import import_reach, module_of, sources_hash
     from fastsnake.snake.policies import get_policy
 
     try:
         policy = get_policy(policy_name)
-    except InputError:
+    except (InputError, KeyError, OSError):
         return None
     functions = [policy.make_params]
-    owner = getattr(policy.make_params, "__self__", None)
-    user = getattr(owner, "policy", None)
+    user = getattr(getattr(policy.make_params, "__self__", None), "policy", None)
     if user is not None:
         functions += [getattr(user, role, None) for role in ("decide", "alloc", "start_cycle")]
-    files = {sys.modules[m].__file__ for m in ("fastsnake.snake.engine", "fastsnake.snake.rng",
-                                               "fastsnake.snake.board", "fastsnake.snake.policies.kernels")
-             if m in sys.modules}
+    ours, theirs = {"fastsnake.snake.engine", "fastsnake.snake.rng"}, set()
     for fn in functions:
         if fn is None:
             continue
         try:
-            files.add(inspect.getsourcefile(inspect.unwrap(getattr(fn, "py_func", fn))))
+            source = inspect.getsourcefile(inspect.unwrap(getattr(fn, "py_func", fn)))
         except TypeError:
             return None
+        if not source:  # defined where no file holds it (a REPL): its changes could not be seen
+            return None
+        name = module_of(source)
+        (ours.add(name) if name else theirs.add(source))
     digest = hashlib.blake2b(f"{__version__} {policy.name} {policy.origin}".encode(), digest_size=16)
-    for name in sorted(f for f in files if f):
+    digest.update(sources_hash(import_reach(frozenset(ours))).encode())
+    for name in sorted(theirs):
         try:
             with open(name, "rb") as fh:
                 digest.update(name.encode() + b"\0" + fh.read())
@@ -477,7 +480,8 @@ def check_baseline(results, name_or_file: str, *, slower: float = 0.10, allow_pa
             found, replayed = _trust_problem(dict(base, _draw=meta["checksum"][-16:]), games[pick], outcome[pick],
                                              moves[pick], apples[pick], today, replay_games)
             if found:
-                raise BaselineError(f"baseline {name!r} contradicts the games its seeds give: {found}")
+                raise BaselineError(f"baseline {name!r} contradicts the games its seeds give: {found} (the file was "
+                                    f"altered, or code its fingerprint does not cover changed: re-save it)")
             out["replayed"][pairing.label] = replayed
         else:
             out["not_replayed"].append(pairing.label)

@@ -217,3 +217,29 @@ def test_every_tampered_baseline_is_refused(saved, tmp_path, kind):
     assert "\n" not in str(err.value) and str(err.value).startswith(("baseline 'v1'", f"baseline {str(forged)!r}"))
     with pytest.raises(benchmark.BaselineError, match="checksum does not match"):
         benchmark.check_baseline(results, str(tamper_baseline(path, tmp_path / "plain.parquet", kind, resign=False)))
+
+
+def test_the_code_fingerprint_follows_the_policys_sources(tmp_path, monkeypatch):
+    import importlib
+    import sys
+
+    from fastsnake.snake.policies import register_policy, unregister_policy
+
+    assert benchmark.code_fingerprint("cycle") != benchmark.code_fingerprint("greedy")
+    assert benchmark.code_fingerprint("no-such-policy") is None
+    mine = tmp_path / "gate_policy_mod.py"
+    mine.write_text("def decide(state, ws):\n    return 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("gate_policy_mod")
+    register_policy("gate-mine", module.decide)
+    try:
+        before = benchmark.code_fingerprint("gate-mine")
+        mine.write_text("def decide(state, ws):\n    return 2\n")
+        assert before is not None and benchmark.code_fingerprint("gate-mine") != before
+        namespace = {}
+        exec("def decide(state, ws):\n    return 1\n", namespace)  # typed into a REPL: no file
+        register_policy("gate-mine", namespace["decide"], replace_existing=True)
+        assert benchmark.code_fingerprint("gate-mine") is None
+    finally:
+        unregister_policy("gate-mine")
+        sys.modules.pop("gate_policy_mod", None)
