@@ -209,7 +209,7 @@ def baseline_checksum(meta: dict, table) -> str:
         column = table.column(name)
         digest.update(f"\0{name}:{len(column)}\0".encode())
         if kind == "string":
-            digest.update("\0".join(column.to_pylist()).encode())
+            digest.update("\0".join("\1" if v is None else v for v in column.to_pylist()).encode())  # null: refused
         else:
             digest.update(np.ascontiguousarray(column.to_numpy(), dtype=np.dtype(kind).newbyteorder("<")).tobytes())
     return "blake2b:" + digest.hexdigest()
@@ -333,6 +333,9 @@ def read_baseline(path: str):
             if str(table.schema.field(name).type) != kind:
                 problem = f"its column {name!r} is {table.schema.field(name).type}, not {kind}"
                 break
+            if table.column(name).null_count:
+                problem = f"its column {name!r} has empty (null) values"
+                break
     if problem is None and baseline_checksum(meta, table) != meta["checksum"]:
         problem = "its checksum does not match its rows and metadata (the file was changed after it was saved)"
     if problem is None:
@@ -342,14 +345,26 @@ def read_baseline(path: str):
     return meta, table
 
 
+def _values_problem(summary: dict, games, outcome, moves, apples) -> str | None:
+    """The first row value no game of `summary`'s conditions can have, worded, or None."""
+    from fastsnake.snake.engine import OUTCOME_NAMES
+
+    cells = summary["rows"] * summary["cols"]
+    for what, values, lo, hi in (("game", games, 0, 2**63 - 1), ("outcome", outcome, 1, len(OUTCOME_NAMES) - 1),
+                                 ("moves", moves, 0, summary["max_moves"]), ("apples", apples, 0, cells)):
+        bad = np.flatnonzero((values < lo) | (values > hi))
+        if bad.size:
+            k = int(bad[0])
+            return f"{what} {int(values[k])} (game {int(games[k])}) is outside {lo}..{hi}"
+    return None
+
+
 def _rows_problem(meta: dict, table) -> str | None:
     """Whether the rows are the games the summaries count: one row per game, no game twice."""
     import pyarrow.compute as pc
 
-    counts = {}
-    for s in meta["summaries"]:
-        key = (s["policy"], s["rows"], s["cols"])
-        counts[key] = s["games"]
+    summaries = {(s["policy"], s["rows"], s["cols"]): s for s in meta["summaries"]}
+    counts = {key: s["games"] for key, s in summaries.items()}
     keys = table.select(["policy", "rows", "cols"]).group_by(["policy", "rows", "cols"]).aggregate([])
     held = {}
     for key in zip(*(keys.column(c).to_pylist() for c in ("policy", "rows", "cols")), strict=True):
@@ -359,6 +374,12 @@ def _rows_problem(meta: dict, table) -> str | None:
         held[key] = len(games)
         if len(np.unique(games)) != len(games):
             return f"{key[0]} {key[1]}x{key[2]} has a game twice"
+        s = summaries.get(key)
+        if s is not None and len(games):
+            problem = _values_problem(s, games, *(table.column(c).filter(mask).to_numpy()
+                                                  for c in ("outcome", "moves", "apples")))
+            if problem:
+                return f"{key[0]} {key[1]}x{key[2]}: {problem}"
     for key, n in counts.items():
         if held.get(key, 0) != n:
             return (f"it holds {held.get(key, 0):,} rows of {key[0]} {key[1]}x{key[2]} where its summary counts "

@@ -143,6 +143,8 @@ BASELINE_TAMPERS = {
     "moves_plus_100": (lambda t: _column_set(t, "moves", t.column("moves").to_numpy() + 100), None),
     "moves_minus_100": (lambda t: _column_set(t, "moves", t.column("moves").to_numpy() - 100), None),
     "outcomes_died": (lambda t: _column_set(t, "outcome", [2] * len(t)), None),
+    "outcome_out_of_range": (lambda t: _column_set(t, "outcome", [9] * len(t)), None),
+    "policy_null": (lambda t: _column_set(t, "policy", [None] * len(t)), None),
     "renumbered": (lambda t: _column_set(t, "game", t.column("game").to_numpy() + 1_000_000), None),
     "cut_rows": (lambda t: t.slice(0, 5), None),
     "cut_rows_and_counts": (lambda t: t.slice(0, 5), _all_summaries(lambda s: s.update(games=5))),
