@@ -216,7 +216,7 @@ def test_every_tampered_baseline_is_refused(saved, tmp_path, kind):
         benchmark.check_baseline(results, str(forged))
     assert "\n" not in str(err.value) and str(err.value).startswith(("baseline 'v1'", f"baseline {str(forged)!r}"))
     # Not re-signed: the checksum refuses it (a column of nulls is refused before it is read).
-    said = "has empty (null) values" if kind == "policy_null" else "checksum does not match"
+    said = r"has empty \(null\) values" if kind == "policy_null" else "checksum does not match"
     with pytest.raises(benchmark.BaselineError, match=said):
         benchmark.check_baseline(results, str(tamper_baseline(path, tmp_path / "plain.parquet", kind, resign=False)))
 
