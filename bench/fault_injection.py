@@ -42,6 +42,11 @@ Each round picks a fault at random and a target (a single sweep file or a sweep 
   `read_sweep`, `verify`, `replay --from` and, once finished, DuckDB's and polars' plain globs and
   pandas: every read equals a clean run's rows (the old run id kept, no NULL identity), every
   replay the clean run's game.
+* tampered_baseline (issue 55): a saved `compare --save-baseline` of cycle and greedy tampered as
+  `faults.BASELINE_TAMPERS` has it (moves +-100, outcomes set to died, games renumbered, rows cut,
+  another seed, move cap, options or tail rule) or with random rows' moves or outcomes changed,
+  re-signed as a forger would or not, given to `compare --baseline-from`: refused in one line
+  (exit 2); a pass (exit 0) or a made-up regression (exit 4) counts as silent.
 
 foreign_chunk, damaged_folder and manifest_loss test the sweep store of issue 37 (chunk identity,
 one checked reader, `verify --repair`); on a branch without it they fail, as they should.
@@ -810,10 +815,49 @@ class Trial:
         problem, _ = self.read_mixed(folder, final=True, run_id=run_id, step="resumed")
         return f"{what}: {problem}" if problem else None
 
+    # -- issue 55: tampered baselines ----------------------------------------------------------------
+    def tampered_baseline(self) -> str | None:
+        """A saved baseline tampered (and re-signed, or not) given to `compare --baseline-from`."""
+        import numpy as np
+        from faults import BASELINE_TAMPERS, _column_set, _edit_baseline, tamper_baseline
+
+        from fastsnake.snake import api, benchmark
+
+        base = self.work / "baseline-v1.parquet"
+        if not base.exists():
+            results = api.compare_runs(["cycle", "greedy"], 6, 120)
+            os.environ[benchmark.BASELINES_ENV] = str(self.work / "baselines")
+            shutil.copyfile(benchmark.save_baseline(results, "v1"), base)
+        out = Path(tempfile.mkdtemp(dir=self.work)) / "tampered.parquet"
+        resign = self.rng.random() < 0.7
+        kind = self.rng.choice([*sorted(BASELINE_TAMPERS), "random_rows"])
+        if kind == "random_rows":
+            pick = self.rng.random()
+            column = self.rng.choice(["moves", "outcome"])
+            delta = self.rng.choice([-100, -7, -1, 1, 7, 100])
+
+            def change(table, column=column, pick=pick, delta=delta):
+                values = table.column(column).to_numpy().copy()
+                mask = np.random.default_rng(self.rng.randrange(2**32)).random(len(values)) < pick
+                mask[self.rng.randrange(len(values))] = True  # at least one row
+                values[mask] = (values[mask] + delta) if column == "moves" else np.where(values[mask] == 1, 2, 1)
+                return _column_set(table, column, values)
+            kind = f"random_rows({column}, {pick:.2f}, {delta})"
+            _edit_baseline(base, out, change_table=change, resign=resign)
+        else:
+            tamper_baseline(base, out, kind, resign=resign)
+        what = f"{kind}{' re-signed' if resign else ''}"
+        code, _, err = cli(["compare", "--size", "6", "--games", "120", "--policies", "cycle,greedy",
+                            "--baseline-from", out])
+        if code in (0, 4):
+            return f"{what}: exit {code}: a tampered baseline read back as good"
+        problem = one_line_refusal(code, err)
+        return f"{what}: {problem}" if problem else None
+
 
 WEIGHTS = {"bitflip": 6, "signal": 2, "fulldisk": 1, "writers": 1, "inflate": 1, "crafted_npz": 3,
            "crafted_sweep": 3, "startup_signal": 1, "foreign_chunk": 3, "damaged_folder": 2, "manifest_loss": 2,
-           "planted_payload": 3, "huge_games": 1, "altered_replay": 3, "mixed_version": 3}
+           "planted_payload": 3, "huge_games": 1, "altered_replay": 3, "mixed_version": 3, "tampered_baseline": 3}
 
 
 def is_silent(problem: str) -> bool:

@@ -182,6 +182,9 @@ def register(sub) -> None:
     p.add_argument("--baseline-from", metavar="NAME|FILE", default=None,
                    help="pair today's games with a saved baseline's on the same seeds; exit 4 when a policy is "
                         "significantly worse")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="with --baseline-from: accept a comparison where some policies or games of the run are not in "
+                        "the baseline (by default that is exit 2); the headline says how many were compared")
     p.add_argument("--slower", type=float, metavar="SHARE", default=0.10,
                    help="with --baseline-from: a median speed more than SHARE below the baseline's counts as worse "
                         "(default 0.10; needs --repeat on both runs)")
@@ -427,6 +430,10 @@ def cmd_compare(args):
     if args.repeat and args.precision is not None:
         raise InputError("--repeat times a fixed number of games: it cannot be combined with --precision")
     baseline_source = api.find_baseline(args.baseline_from) if args.baseline_from else None
+    if baseline_source is not None:
+        api.read_baseline(baseline_source)  # a damaged or malformed baseline fails before the games
+    if args.allow_partial and baseline_source is None:
+        raise InputError("--allow-partial accepts a partial --baseline-from comparison: name a baseline")
     if args.save_baseline:
         api.baseline_path(args.save_baseline)  # a bad name fails before the games
     results = api.compare_runs(args.policies, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
@@ -439,7 +446,8 @@ def cmd_compare(args):
         _warn_if_loaded()
     verdict = None
     if baseline_source is not None and not interrupted:
-        verdict = api.check_baseline(results, baseline_source, slower=args.slower)
+        verdict = api.check_baseline(results, baseline_source, slower=args.slower,
+                                     allow_partial=args.allow_partial)
     if args.out:
         api.write_compare(results, args.out)
     if args.save_baseline and not interrupted:

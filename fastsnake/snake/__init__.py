@@ -10,8 +10,8 @@ _PRESENT = ("compare_lines", "compare_rows", "summary_rows", "paired_rows", "rob
             "paired_sentences", "describe_sweep", "TABLE_FORMATS", "baseline_rows", "baseline_lines")
 
 # Repeated timing, robust aggregates, all pairs and saved baselines: `fastsnake.snake.benchmark`.
-_BENCHMARK = ("save_baseline", "find_baseline", "check_baseline", "baseline_path", "load_warning", "holm",
-              "repeat_summary", "robust_summary")
+_BENCHMARK = ("save_baseline", "find_baseline", "read_baseline", "check_baseline", "baseline_path", "load_warning",
+              "holm", "repeat_summary", "robust_summary")
 
 __all__ = list(_API + _PRESENT + _BENCHMARK)
 

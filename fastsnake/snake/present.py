@@ -351,10 +351,19 @@ def baseline_rows(verdict: dict) -> tuple[list[str], list[list[str]]]:
 def baseline_lines(verdict: dict) -> list[str]:
     """The sentences under the baseline table: what is worse, what could not be paired, and whether
     the speed was judged."""
-    lines = [f"against baseline {verdict['baseline']!r} ({verdict['file']}): "
+    done = verdict.get("coverage")
+    compared = "" if done is None else (
+        f"compared {done['keys']} of {done['keys_total']} policies, {done['instances']:,} of "
+        f"{done['instances_total']:,} games; ")
+    lines = [f"against baseline {verdict['baseline']!r} ({verdict['file']}): {compared}"
              + ("no policy is significantly worse" if not verdict["worse"] else f"{len(verdict['worse'])} finding(s)")]
     lines += [f"  worse: {w}" for w in verdict["worse"]]
     lines += [f"  not compared: {u}" for u in verdict["unmatched"]]
+    for where, games in (verdict.get("replayed") or {}).items():
+        lines.append(f"  re-played from their seeds, as saved: {where} game(s) {', '.join(map(str, games))}")
+    if verdict.get("not_replayed"):
+        lines.append(f"  not re-played (the code changed since the baseline was saved, so its games may differ): "
+                     f"{', '.join(verdict['not_replayed'])}")
     if any(not c["speed_judged"] for c in verdict["policies"]):
         lines.append(f"  speed not judged where either run lacks --repeat (threshold: {verdict['slower']:.0%} slower)")
     return lines

@@ -100,3 +100,62 @@ def edit_manifest(folder, change):
     data.pop("checksum", None)
     data["checksum"] = manifest_checksum(data)
     (folder / MANIFEST).write_text(json.dumps(data))
+
+
+# -- tampered baselines (issue 55): each must be refused (exit 2) or reported, never pass silently --
+
+def _edit_baseline(path, out, change_table=None, change_meta=None, resign: bool = True):
+    """Write to `out` the baseline `path` with its table and/or metadata changed; with `resign`
+    the checksum is recomputed as a forger would (else it is left as saved: an accident)."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from fastsnake.snake.benchmark import BASELINE_META_KEY, baseline_checksum
+
+    table = pq.read_table(path)
+    meta = json.loads(table.schema.metadata[BASELINE_META_KEY])
+    if change_table is not None:
+        table = change_table(table)
+    if change_meta is not None:
+        change_meta(meta)
+    if resign:
+        meta["checksum"] = baseline_checksum(meta, table)
+    pq.write_table(table.replace_schema_metadata({BASELINE_META_KEY: json.dumps(meta).encode()}), out)
+    return out
+
+
+def _column_set(table, name, values):
+    import pyarrow as pa
+
+    return table.set_column(table.column_names.index(name), name, pa.array(values, table.schema.field(name).type))
+
+
+def _all_summaries(change):
+    def apply(meta):
+        for s in meta["summaries"]:
+            change(s)
+    return apply
+
+
+# name -> (table change, metadata change): the forgeries and accidents of issue 55.
+BASELINE_TAMPERS = {
+    "moves_plus_100": (lambda t: _column_set(t, "moves", t.column("moves").to_numpy() + 100), None),
+    "moves_minus_100": (lambda t: _column_set(t, "moves", t.column("moves").to_numpy() - 100), None),
+    "outcomes_died": (lambda t: _column_set(t, "outcome", [2] * len(t)), None),
+    "outcome_out_of_range": (lambda t: _column_set(t, "outcome", [9] * len(t)), None),
+    "policy_null": (lambda t: _column_set(t, "policy", [None] * len(t)), None),
+    "renumbered": (lambda t: _column_set(t, "game", t.column("game").to_numpy() + 1_000_000), None),
+    "cut_rows": (lambda t: t.slice(0, 5), None),
+    "cut_rows_and_counts": (lambda t: t.slice(0, 5), _all_summaries(lambda s: s.update(games=5))),
+    "other_seed": (None, _all_summaries(lambda s: s.update(seed=s["seed"] + 1))),
+    "other_move_cap": (None, _all_summaries(lambda s: s.update(max_moves=s["max_moves"] + 1))),
+    "other_options": (None, _all_summaries(lambda s: s.update(options={"cycle": "random"}))),
+    "other_tail_rule": (None, _all_summaries(lambda s: s.update(tail_rule="blocked"))),
+}
+
+
+def tamper_baseline(path, out, kind: str, resign: bool = True):
+    """Baseline `path` tampered as `kind` (a key of `BASELINE_TAMPERS`), written to `out`."""
+    change_table, change_meta = BASELINE_TAMPERS[kind]
+    return _edit_baseline(path, out, change_table, change_meta, resign=resign)

@@ -189,11 +189,18 @@ def test_a_saved_baseline_pairs_todays_games_and_exit_4_names_what_is_worse(caps
     rows = json.loads(text)
     assert code == 0 and all(r["baseline_check"]["worse"] == [] for r in rows)
     assert rows[1]["baseline_check"]["paired"]["games_total"] == 120
-    # A baseline where greedy won every game in fewer moves: today's greedy is worse.
+    # A baseline saved by other code, where greedy won every game: today's greedy is worse. (Made
+    # by editing the file and re-signing it: the same edit with the code left as it is is a
+    # forgery, refused in test_snake_baseline_gate.py.)
     table = pq.read_table(saved)
     greedy = pc.equal(table.column("policy"), "greedy").to_numpy(zero_copy_only=False)
     outcome = np.where(greedy, 1, table.column("outcome").to_numpy()).astype(np.int8)
     better = table.set_column(table.column_names.index("outcome"), "outcome", pa.array(outcome))
+    meta = json.loads(table.schema.metadata[benchmark.BASELINE_META_KEY])
+    for s in meta["summaries"]:
+        s["code"] = "blake2b:older"
+    meta["checksum"] = benchmark.baseline_checksum(meta, better)
+    better = better.replace_schema_metadata({benchmark.BASELINE_META_KEY: json.dumps(meta).encode()})
     pq.write_table(better, tmp_path / "better.parquet")
     code, text, err = _run(capsys, "compare", "--size", "6", "--games", "120", "--policies", "cycle,greedy",
                            "--baseline-from", str(tmp_path / "better.parquet"))
