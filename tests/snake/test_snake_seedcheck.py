@@ -1,0 +1,109 @@
+"""Rows that contradict their seeds (issue 55): `verify` re-plays a sample of games from their seeds
+and calls a row its game contradicts damaged; `report` says which games it re-played and marks a
+run whose sample fails; a file of a newer fastsnake is a warning naming both versions.
+
+f2b2bd8 verified a row claiming "won" for a game that died, or +7 moves, as intact (0 damaged),
+and the report counted the forged win; a fastsnake_version of 99.0.0 passed without a word.
+"""
+
+import json
+import shutil
+import warnings
+
+import pyarrow.parquet as pq
+import pytest
+from faults import CONTRADICTIONS, contradict_row
+
+import fastsnake
+from fastsnake.cli import main
+
+GAMES = 300
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory):
+    path = tmp_path_factory.mktemp("seedcheck") / "s.parquet"
+    fastsnake.sweep("greedy", 6, GAMES, 5, out=path, threads=1)
+    return path
+
+
+def _copy(clean, tmp_path, name="s.parquet"):
+    path = tmp_path / name
+    shutil.copyfile(clean, path)
+    return path
+
+
+def _outcomes(path):
+    return pq.read_table(path, columns=["outcome"]).column("outcome").cast("string").to_pylist()
+
+
+@pytest.mark.parametrize("kind", CONTRADICTIONS)
+def test_verify_refuses_a_row_its_seed_contradicts(clean, tmp_path, kind):
+    """The fault injector's class: each forged row passes every check but the re-play, which a sample
+    covering every game of the file catches, naming the game."""
+    path = _copy(clean, tmp_path)
+    contradict_row(path, 41, kind)
+    report = fastsnake.verify_sweep(path, replay=GAMES, replay_seed=1)
+    assert not report["ok"] and not report["complete"]
+    assert report["damaged"] == [[41, 41]] and report["damaged_games"] == 1
+    assert report["replay"]["replayed"] == GAMES
+    assert [c["game"] for c in report["replay"]["contradicted"]] == [41]
+    assert any("game 41" in p and "re-played from its seed" in p for p in report["problems"])
+
+
+def test_the_default_sample_catches_a_forged_win_among_games_that_died(clean, tmp_path):
+    """Every game of this run died: the forged "won" is the only one of its outcome, and the default
+    sample re-plays some of each outcome, whatever its seed."""
+    assert set(_outcomes(clean)) == {"died"}
+    path = _copy(clean, tmp_path)
+    contradict_row(path, 217, "won")
+    for seed in (0, 1, 2, None):
+        report = fastsnake.verify_sweep(path, replay_seed=seed)
+        assert not report["ok"], seed
+        assert report["replay"]["sample"] == 16 and report["replay"]["replayed"] == 16
+        assert [c["game"] for c in report["replay"]["contradicted"]] == [217]
+
+
+def test_the_sample_is_chosen_by_its_seed(clean):
+    def games(seed, n=16):
+        return [g["game"] for g in fastsnake.verify_sweep(clean, replay=n, replay_seed=seed)["replay"]["games"]]
+
+    first = games(7)
+    assert len(first) == len(set(first)) == 16 and first == sorted(first)
+    assert games(7) == first and games(8) != first
+    assert games(7, GAMES + 50) == list(range(GAMES))  # more than the file holds: every game
+    report = fastsnake.verify_sweep(clean)  # no seed: a fresh one, reported so the check can be repeated
+    assert report["ok"] and report["replay"]["seed"] >= 0
+    assert games(report["replay"]["seed"]) == [g["game"] for g in report["replay"]["games"]]
+    assert fastsnake.verify_sweep(clean, replay=0)["replay"]["games"] == []
+
+
+@pytest.mark.parametrize("bad", [{"replay": -1}, {"replay": 1.5}, {"replay_seed": -3}, {"replay_seed": 2**64}])
+def test_bad_sample_arguments_are_refused_naming_them(clean, bad):
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        fastsnake.verify_sweep(clean, **bad)
+
+
+def test_cli_verify_exits_2_and_lists_the_contradicted_games(clean, tmp_path, capsys):
+    path = _copy(clean, tmp_path)
+    contradict_row(path, 3, "moves+")
+    assert main(["verify", str(path), "--replay", str(GAMES), "--replay-seed", "4", "--json"]) == 2
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert report["replay"]["contradicted"][0]["game"] == 3 and report["damaged"] == [[3, 3]]
+    assert "game 3: its row says moves" in err and len(err.strip().splitlines()) == 1
+    path = _copy(clean, tmp_path, "won.parquet")
+    contradict_row(path, 217, "won")  # no flag: the default sample re-plays some games of each outcome
+    assert main(["verify", str(path)]) == 2
+    assert "game 217: its row says outcome 'won'" in capsys.readouterr().err
+    assert main(["verify", str(clean), "--replay", "5", "--replay-seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "re-played 5 game(s) from their seeds (--replay-seed 4): 0 contradict their rows" in out
+
+
+def test_verify_re_plays_each_run_of_a_compare_file(tmp_path):
+    path = tmp_path / "c.parquet"
+    fastsnake.compare(["greedy", "cycle"], 6, 40, 5, out=path, threads=1)
+    report = fastsnake.verify_sweep(path, replay=40, replay_seed=0)
+    assert report["ok"] and report["replay"]["replayed"] == 80
+    assert {g["policy"] for g in report["replay"]["games"]} == {"greedy", "cycle"}
