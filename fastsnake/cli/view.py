@@ -147,7 +147,8 @@ def cmd_report(args):
                               random=args.random, picks=args.pick, sample=args.sample, title=args.title,
                               progress=not args.json, models=args.model)
     for note in result["notes"]:
-        common.log(f"note: {note}")
+        if note not in result.get("warnings", ()):  # printed already, as "fastsnake: warning: ..."
+            common.log(f"note: {note}")
     if not args.json:
         what = f"{', '.join(result['policies'])}: {result['games']:,} games, " if result["policies"] else ""
         print(f"wrote {common.shown(args.out)} ({result['bytes'] / 1e6:.2f} MB): "

@@ -22,6 +22,7 @@ from fastsnake.errors import InputError, Terminated, counted
 from fastsnake.files import file_in_the_way, not_utf8
 from fastsnake.renamed import RENAMED_KEYS
 from fastsnake.sizes import MemoryBudgetError, check_memory, parse_size
+from fastsnake.snake import seedcheck
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, BoardError, GameConfig
 from fastsnake.snake.policies import (
     EnginePolicy,
@@ -38,7 +39,6 @@ from fastsnake.snake.policies import (
     warn_once,
 )
 from fastsnake.snake.policies.user import Policy
-from fastsnake.snake import seedcheck
 from fastsnake.snake.replay import (
     Replay,
     ReplayError,
@@ -60,6 +60,7 @@ from fastsnake.snake.store import (
     repair_manifest,
     verify_sweep_path,
 )
+from fastsnake.snake.store.versions import warn_if_newer_files
 from fastsnake.snake.sweep import (
     SweepError,
     check_games,
@@ -592,7 +593,8 @@ def verify_sweep(path, *, repair: bool = False, replay: int | None = None, repla
     seed = seedcheck.sample_seed(replay_seed)
     with named_by_files():  # no model a file names is ever loaded: its games are skipped, and said so
         repaired = repair_manifest(path) if repair else None
-        report = verify_sweep_path(path)
+        newer = warn_if_newer_files(path)  # before the check: a newer format may be why it fails
+        report = dict(verify_sweep_path(path), warnings=newer)
         if report["ok"]:  # a sample re-played from its seeds as `replay --from` plays a game
             seedcheck.apply_to_report(report, seedcheck.replay_sample(path, sample, seed))
     if repair:
@@ -1020,6 +1022,7 @@ def report_sweeps(inputs, out, *, worst=None, best=None, died=None, random=None,
         raise rp.ReportError("a report needs at least one input")
     _check_output(out)
     problems: list[str] = list(extra_problems)
+    newer = [line for item in inputs if isinstance(item, (str, os.PathLike)) for line in warn_if_newer_files(item)]
     sources = rp.load_inputs(inputs, problems)
     for source in sources:  # a model a file names, and no model file named for it: one line, now
         require_named(source.policy, source.params.get("options"))
@@ -1029,13 +1032,13 @@ def report_sweeps(inputs, out, *, worst=None, best=None, died=None, random=None,
     data = rp.build(sources, picks=tuple(picks), title=title, problems=problems, progress=bar, **counts)
     for entry in extra_games:
         data["games"].append(dict(entry, index=len(data["games"])))
-    data["problems"], data["notes"] = counted(data["problems"]), counted(data["notes"])  # each once, counted
+    data["problems"], data["notes"] = counted(data["problems"]), counted(newer + data["notes"])  # each once
     size = rp.write_report(out, data)
     games = data["games"]
     return {"out": str(out), "bytes": size, "policies": [s["policy"] for s in data["sections"]],
             "games": sum(s["summary"]["games"] for s in data["sections"]), "picked": len(games),
             "embedded": sum(1 for g in games if "data" in g), "problems": data["problems"],
-            "notes": data["notes"],
+            "notes": data["notes"], "warnings": newer,
             "seconds": time.perf_counter() - t0}
 
 

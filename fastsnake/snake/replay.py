@@ -41,6 +41,7 @@ from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, RUNNING, trace_moves
 from fastsnake.snake.policies import recorded_options, resolved_name
 from fastsnake.snake.rng import game_seed
 from fastsnake.snake.store.reader import open_sweep
+from fastsnake.snake.store.versions import warn_if_newer_files
 from fastsnake.snake.sweep import check_seed, prepare
 
 REPLAY_FORMAT = "fastsnake-replay/1"
@@ -429,7 +430,8 @@ def row_mismatch(row: dict, replay: Replay, seed: int) -> str | None:
 def replay_from_sweep(path, pick: str, policy: str | None = None, size=None):
     """Re-create a game of a sweep or compare file (of `policy` and `size` there) from its seed (no
     moves are stored in sweeps); a game that does not end as its row says (outcome, moves, apples,
-    length, seed) is refused, naming the field."""
+    length, seed) is refused, naming the field. A file of a newer fastsnake is a `NewerVersionWarning`."""
+    warn_if_newer_files(path)
     params, table, position = _pick(path, pick, policy, size)
     row = {field: table.column(field)[position].as_py() for field in ("game", *ROW_FIELDS)
            if field in table.column_names}

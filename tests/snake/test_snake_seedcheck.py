@@ -107,3 +107,61 @@ def test_verify_re_plays_each_run_of_a_compare_file(tmp_path):
     report = fastsnake.verify_sweep(path, replay=40, replay_seed=0)
     assert report["ok"] and report["replay"]["replayed"] == 80
     assert {g["policy"] for g in report["replay"]["games"]} == {"greedy", "cycle"}
+
+
+# -- a file of a newer fastsnake ------------------------------------------------------------------
+
+def _written_by(src, dst, version):
+    """`src` as fastsnake `version` would have written it: parameters (and their hash) and the
+    fastsnake_version column."""
+    import hashlib
+
+    import pyarrow as pa
+
+    table = pq.read_table(src)
+    meta = dict(table.schema.metadata)
+    params = dict(json.loads(meta[b"fastsnake"]), version=version)
+    meta[b"fastsnake"] = json.dumps(params).encode()
+    meta[b"fastsnake_sha256"] = hashlib.sha256(meta[b"fastsnake"]).hexdigest().encode()
+    column = pa.array([version] * table.num_rows).dictionary_encode()
+    table = table.set_column(table.schema.get_field_index("fastsnake_version"), "fastsnake_version", column)
+    pq.write_table(table.replace_schema_metadata(meta), dst, write_page_checksum=True)
+    return dst
+
+
+def test_a_newer_version_is_a_warning_naming_both_from_verify_report_and_replay(clean, tmp_path, capsys):
+    path = _written_by(clean, tmp_path / "v99.parquet", "99.0.0")
+    both = f"fastsnake 99.0.0, newer than this fastsnake {fastsnake.__version__}"
+    for argv in (["verify", str(path), "--replay", "2", "--replay-seed", "0"],
+                 ["replay", "--from", str(path), "--pick", "3", "--out", str(tmp_path / "g.npz")],
+                 ["report", str(path), "--out", str(tmp_path / "r.html"), "--sample", "0", "--worst", "1",
+                  "--best", "0", "--died", "0", "--random", "0"]):
+        assert main(argv) == 0, argv
+        err = capsys.readouterr().err
+        lines = [line for line in err.splitlines() if "warning" in line]
+        assert len(lines) == 1 and lines[0].startswith("fastsnake: warning: ") and both in lines[0], (argv, err)
+    with pytest.warns(fastsnake.NewerVersionWarning, match="99.0.0"):
+        report = fastsnake.verify_sweep(path, replay=0)
+    assert report["ok"] and len(report["warnings"]) == 1 and both in report["warnings"][0]
+    with pytest.warns(UserWarning, match="99.0.0"):
+        result = fastsnake.report(path, tmp_path / "r2.html", sample=0, worst=0, best=0, died=0, random=0)
+    assert result["warnings"] == report["warnings"] and result["notes"][0] == report["warnings"][0]
+    assert both in (tmp_path / "r2.html").read_text()  # on the page too
+
+
+@pytest.mark.parametrize("version", ["0.2.0", "0.1.0", "0.2", "0.2.0rc1", "unknown", "", "banana"])
+def test_this_or_an_older_version_is_read_without_a_word(clean, tmp_path, version):
+    path = _written_by(clean, tmp_path / "v.parquet", version)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert fastsnake.verify_sweep(path, replay=0)["warnings"] == []
+
+
+def test_version_order():
+    from fastsnake.snake.store.versions import newer_version
+
+    assert newer_version("f", "0.2.1", "0.2.0") and newer_version("f", "0.10.0", "0.9.0")
+    assert newer_version("f", "1", "0.2.0") and newer_version("f", "99.0.0.dev1", "0.2.0")
+    assert not newer_version("f", "0.2.0.0", "0.2.0") and not newer_version("f", "0.9.9", "0.10.0")
+    line = newer_version("f", "9.9\x1b]0;PWNED\x07", "0.2.0")
+    assert line and "\x1b" not in line and "\\x1b" in line
