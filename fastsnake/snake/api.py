@@ -1002,11 +1002,13 @@ def _config_of(summary: dict) -> GameConfig:
 # -- the browser report ------------------------------------------------------------------------
 
 def report_sweeps(inputs, out, *, worst=None, best=None, died=None, random=None, picks=(), sample=None,
-                  title=None, progress=False, extra_games=(), extra_problems=()) -> dict:
+                  title=None, progress=False, extra_games=(), extra_problems=(), replay=None, replay_seed=None) -> dict:
     """Write the browser report of sweeps: one self-contained HTML page (see `fastsnake.report`).
 
     `inputs` are sweep files, sweep folders, compare files or `SweepResult`s. Returns
-    ``{"out", "bytes", "policies", "games", "picked", "embedded", "problems", "notes", "seconds"}``;
+    ``{"out", "bytes", "policies", "games", "picked", "embedded", "problems", "notes", "warnings",
+    "replayed", "seconds"}`` (``replayed``: per section, the games re-played from their seeds and
+    those that contradict their rows; `replay` games of each are a check sample, `seedcheck`);
     ``problems`` lists, one line each, what could not go into the page (the page is written anyway
     when anything could). `extra_games` are more page entries for the player (replays, puzzle
     solutions, tours: `fastsnake.report` makes them) and `extra_problems` lines already found.
@@ -1029,7 +1031,8 @@ def report_sweeps(inputs, out, *, worst=None, best=None, died=None, random=None,
     counts = {k: v for k, v in (("worst", worst), ("best", best), ("died", died), ("random", random),
                                 ("sample", sample)) if v is not None}
     bar = _report_progress() if progress else None
-    data = rp.build(sources, picks=tuple(picks), title=title, problems=problems, progress=bar, **counts)
+    data = rp.build(sources, picks=tuple(picks), title=title, problems=problems, progress=bar, replay=replay,
+                    replay_seed=replay_seed, **counts)
     for entry in extra_games:
         data["games"].append(dict(entry, index=len(data["games"])))
     data["problems"], data["notes"] = counted(data["problems"]), counted(newer + data["notes"])  # each once
@@ -1039,6 +1042,7 @@ def report_sweeps(inputs, out, *, worst=None, best=None, died=None, random=None,
             "games": sum(s["summary"]["games"] for s in data["sections"]), "picked": len(games),
             "embedded": sum(1 for g in games if "data" in g), "problems": data["problems"],
             "notes": data["notes"], "warnings": newer,
+            "replayed": [dict(s["replayed"], name=s["name"], policy=s["policy"]) for s in data["sections"]],
             "seconds": time.perf_counter() - t0}
 
 

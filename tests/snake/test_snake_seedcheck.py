@@ -165,3 +165,42 @@ def test_version_order():
     assert not newer_version("f", "0.2.0.0", "0.2.0") and not newer_version("f", "0.9.9", "0.10.0")
     line = newer_version("f", "9.9\x1b]0;PWNED\x07", "0.2.0")
     assert line and "\x1b" not in line and "\\x1b" in line
+
+
+# -- the report -----------------------------------------------------------------------------------
+
+NO_PICKS = dict(worst=0, best=0, died=0, random=0, sample=0)
+
+
+def test_report_marks_a_run_whose_re_played_games_contradict_their_rows(clean, tmp_path, capsys):
+    """f2b2bd8 counted the forged win (win rate 1/300) and said nothing: the default check sample
+    re-plays some games of each outcome, so the lone "won" is among them."""
+    path = _copy(clean, tmp_path)
+    contradict_row(path, 217, "won")
+    out = tmp_path / "r.html"
+    result = fastsnake.report(path, out)
+    (replayed,) = result["replayed"]
+    assert replayed["contradicted"] == [217] and 217 in replayed["games"] and replayed["sample"] == 16
+    assert any("contradict their rows (games 217)" in p and "cannot be trusted" in p for p in result["problems"])
+    page = out.read_text()
+    assert page.count("greedy (DAMAGED: rows contradict their seeds)") >= 1
+    assert main(["report", str(path), "--out", str(out), "--json", *(f"--{k}=0" for k in NO_PICKS)]) == 2
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["replayed"][0]["contradicted"] == [217] and doc["replayed"][0]["name"].endswith("(DAMAGED: rows "
+                                                                                                "contradict their seeds)")
+
+
+def test_report_says_which_games_it_re_played(clean, tmp_path, capsys):
+    result = fastsnake.report(clean, tmp_path / "r.html", replay=5, replay_seed=3, **NO_PICKS)
+    (replayed,) = result["replayed"]
+    checked = fastsnake.verify_sweep(clean, replay=5, replay_seed=3)["replay"]["games"]
+    assert replayed["games"] == [g["game"] for g in checked] and replayed["contradicted"] == []
+    assert replayed["seed"] == 3 and result["problems"] == []
+    line = next(n for n in result["notes"] if "re-played from their seeds" in n)
+    assert line.endswith(", ".join(str(g) for g in replayed["games"]))
+    assert line in (tmp_path / "r.html").read_text()  # on the page
+    every = fastsnake.report(clean, tmp_path / "r.html", replay=GAMES, replay_seed=0, **NO_PICKS)["replayed"][0]
+    assert every["games"] == list(range(GAMES))
+    assert main(["report", str(clean), "--out", str(tmp_path / "r.html"), "--replay", "0", "--json",
+                 *(f"--{k}=0" for k in NO_PICKS)]) == 0
+    assert json.loads(capsys.readouterr().out)["replayed"][0]["games"] == []
