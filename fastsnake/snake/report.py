@@ -888,7 +888,7 @@ def replay_verdict(item: Summarised, entries: list[dict], notes: list, problems:
     shown = ", ".join(str(g) for g in bad[:LISTED_GAMES]) + (", ..." if len(bad) > LISTED_GAMES else "")
     text = (f"{said}): {len(bad):,} contradict their rows (games {shown}): {item.source.label} is damaged or "
             f"was edited, and its figures (win rate, moves) cannot be trusted")
-    problems.append(worded(text, text + f"; 'fastsnake verify --replay N' checks N games of each run"))
+    problems.append(worded(text, text + "; 'fastsnake verify --replay N' checks N games of each run"))
 
 
 def _replay_row(src: SweepSource, config: GameConfig, options: dict, row: dict):
