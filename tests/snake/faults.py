@@ -111,7 +111,8 @@ def contradict_row(path, game: int, kind: str, k: int = 7) -> str:
     every other check (page checksums, parameters hash, row count, possible values): ``won`` (the
     board filled: length and apples to match), ``moves+``/``moves-`` (k moves more or fewer, within
     0..cap), ``apples+``/``apples-`` (k apples more or fewer, the length with them), ``outcome``
-    (died <-> stuck). Returns what was changed, in words."""
+    (died <-> stuck, won -> died). Returns what was changed, in words; ValueError when the row
+    cannot be changed so (a won game made to win, moves+ at the cap)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -121,6 +122,7 @@ def contradict_row(path, game: int, kind: str, k: int = 7) -> str:
     cells, start, cap = params["rows"] * params["cols"], params["start_length"], params["max_moves"]
     at = table.column("game").to_pylist().index(game)
     row = {name: table.column(name)[at].as_py() for name in ("outcome", "moves", "apples", "length")}
+    before = dict(row)
     if kind == "won":
         row.update(outcome="won", apples=cells - start, length=cells)
     elif kind in ("moves+", "moves-"):
@@ -132,6 +134,8 @@ def contradict_row(path, game: int, kind: str, k: int = 7) -> str:
         row["outcome"] = {"died": "stuck", "stuck": "died", "won": "died"}[row["outcome"]]
     else:
         raise ValueError(f"no contradiction {kind!r}")
+    if row == before:
+        raise ValueError(f"game {game}'s row {before} cannot be changed by {kind!r}")
     for name, value in row.items():
         column = table.column(name)
         values = column.cast(pa.string()).to_pylist() if name == "outcome" else column.to_pylist()
