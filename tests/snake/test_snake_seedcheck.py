@@ -109,6 +109,13 @@ def test_verify_re_plays_each_run_of_a_compare_file(tmp_path):
     assert {g["policy"] for g in report["replay"]["games"]} == {"greedy", "cycle"}
 
 
+def test_verify_re_plays_the_games_of_a_folder(tmp_path):
+    folder = tmp_path / "d"
+    fastsnake.sweep("greedy", 6, 120, 5, out=folder, chunk_size=40, threads=1)
+    report = fastsnake.verify_sweep(folder, replay=200, replay_seed=0)
+    assert report["ok"] and [g["game"] for g in report["replay"]["games"]] == list(range(120))
+
+
 # -- a file of a newer fastsnake ------------------------------------------------------------------
 
 def _written_by(src, dst, version):
