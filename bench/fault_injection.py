@@ -35,6 +35,10 @@ Each round picks a fault at random and a target (a single sweep file or a sweep 
   address-space limit: refused up front in one line, no folder made;
 * altered_replay: the golden replay with rows, cols, seed, game, an apple, a body cell, a move or
   the outcome altered: `replay --check` refuses it (exit 2).
+* seed_contradiction (issue 55): one row of a small sweep file rewritten to contradict its seed
+  (`faults.contradict_row`: "won" for a game that died, moves or apples +-k, another outcome) with
+  every checksum and hash redone, given to `verify --replay N`, `report --replay N` (N: every game
+  of the file) and `replay --from` that game: each must refuse it (exit 2, one line);
 * mixed_version (issue 46): a folder started by the previous release (878e551's chunk and manifest
   formats, made as `tests/snake/test_snake_mixed_folder.py` makes them) and interrupted after some of
   its chunks, resumed by this version (at times stopped by SIGINT, SIGTERM or SIGKILL at a random
@@ -86,7 +90,7 @@ sys.path.insert(0, str(REPO / "tests" / "snake"))
 os.environ.setdefault("NUMBA_CACHE_DIR", str(REPO / ".cache" / "numba"))
 
 import numpy as np  # noqa: E402
-from faults import flip_bit, truncate  # noqa: E402
+from faults import CONTRADICTIONS, contradict_row, flip_bit, truncate  # noqa: E402
 from npz_bombs import BOMB_KINDS, Member, npy_bytes, npy_header, replay_bomb, replay_fields, write_npz  # noqa: E402
 
 import fastsnake  # noqa: E402
@@ -669,6 +673,27 @@ class Trial:
         return one_line_refusal(code, err) and f"{field} altered: {one_line_refusal(code, err)}"
 
 
+    # -- issue 55: rows that contradict their seeds ----------------------------------------------
+    def seed_contradiction(self) -> str | None:
+        folder = Path(tempfile.mkdtemp(dir=self.work))
+        path = folder / "s.parquet"
+        shutil.copyfile(self.small_file(), path)
+        game, kind = self.rng.randrange(STORE_GAMES), self.rng.choice(CONTRADICTIONS)
+        try:
+            what = contradict_row(path, game, kind, k=self.rng.randrange(1, 50))
+        except ValueError:
+            return None  # nothing to change there (a won game made to win)
+        reader = self.rng.choice(["verify", "report", "replay"])
+        every = ["--replay", str(STORE_GAMES), "--replay-seed", str(self.rng.randrange(2**32))]
+        args = {"verify": ["verify", path, *every],
+                "report": ["report", path, "--out", folder / "r.html", "--sample", "0", *every],
+                "replay": ["replay", "--from", path, "--pick", str(game), "--out", folder / "g.npz"]}[reader]
+        code, _, err = cli(args)
+        if code == 0:
+            return f"{what}: {reader} read back as good (exit 0)"
+        problem = one_line_refusal(code, err)
+        return f"{what}, {reader}: {problem}" if problem else None
+
     # -- issue 46: a folder of two versions ------------------------------------------------------
     def mixed_base(self) -> dict:
         """The clean run of the mixed-version sweep (a folder), its rows and its replays (made once)."""
@@ -857,7 +882,8 @@ class Trial:
 
 WEIGHTS = {"bitflip": 6, "signal": 2, "fulldisk": 1, "writers": 1, "inflate": 1, "crafted_npz": 3,
            "crafted_sweep": 3, "startup_signal": 1, "foreign_chunk": 3, "damaged_folder": 2, "manifest_loss": 2,
-           "planted_payload": 3, "huge_games": 1, "altered_replay": 3, "mixed_version": 3, "tampered_baseline": 3}
+           "planted_payload": 3, "huge_games": 1, "altered_replay": 3, "mixed_version": 3, "tampered_baseline": 3,
+           "seed_contradiction": 3}
 
 
 def is_silent(problem: str) -> bool:

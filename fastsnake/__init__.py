@@ -42,6 +42,7 @@ _SNAKE = {
     "InputError": "fastsnake.errors",
     "FastsnakeError": "fastsnake.errors",
     "Terminated": "fastsnake.errors",
+    "NewerVersionWarning": "fastsnake.errors",
     "PolicyError": "fastsnake.snake.policies",
     "BoardError": "fastsnake.snake.board",
     "SweepError": "fastsnake.snake.sweep",

@@ -72,3 +72,12 @@ class Terminated(SystemExit):
 
     def __str__(self) -> str:
         return self.message
+
+
+class FastsnakeWarning(UserWarning):
+    """Base class of the warnings fastsnake issues on purpose; the CLI prints each as one line,
+    ``fastsnake: warning: ...``, on stderr."""
+
+
+class NewerVersionWarning(FastsnakeWarning):
+    """A file was written by a fastsnake newer than the one reading it (both versions named)."""

@@ -34,7 +34,7 @@ def cli_handlers():
 
 @pytest.mark.parametrize("sig", list(CODES), ids=["SIGINT", "SIGTERM"])
 def test_a_signal_turned_into_another_exception_keeps_its_status(tmp_path, monkeypatch, capsys, cli_handlers, sig):
-    def verify(path, repair=False):  # a library that turns the signal's exception into its own error
+    def verify(path, repair=False, **_):  # a library that turns the signal's exception into its own error
         try:
             signal.raise_signal(sig)
         except BaseException:
@@ -49,7 +49,7 @@ def test_a_signal_turned_into_another_exception_keeps_its_status(tmp_path, monke
 
 
 def test_an_error_with_no_signal_is_still_an_internal_error(tmp_path, monkeypatch, capsys, cli_handlers):
-    def verify(path, repair=False):
+    def verify(path, repair=False, **_):
         raise SystemError("a bug of ours")
 
     monkeypatch.setattr(fastsnake, "verify_sweep", verify)

@@ -13,6 +13,7 @@ at the verb's help, the verb list) lives in `common.Parser`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import os
 import signal
@@ -20,7 +21,7 @@ import sys
 
 from fastsnake import signals
 from fastsnake.cli import common
-from fastsnake.errors import FastsnakeError, InputError, Terminated, cli_text
+from fastsnake.errors import FastsnakeError, FastsnakeWarning, InputError, Terminated, cli_text
 from fastsnake.warm import NeedsCompiled, compile_notice, compiled_instead, first_call, interpreted_run
 
 # A full disk (or a file size limit, `ulimit -f`): the machine's state, not bad input nor a fault of ours,
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
     try:
         if tiered:
             first_call(_tier_job(args), argv)
-        with compile_notice(verb=getattr(args, "verb", None)):
+        with compile_notice(verb=getattr(args, "verb", None)), _our_warnings():
             result = args.handler(args)
         signals.raise_if_received()  # a signal whose exception the code it interrupted swallowed
     except NeedsCompiled as exc:
@@ -109,6 +110,26 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
     # A verb that finished but must say so in its status (a precision not reached: 3; a policy
     # worse than its saved baseline: 4) sets `args.exit_status` and says why on stderr.
     return getattr(args, "exit_status", 0) or 0
+
+
+@contextlib.contextmanager
+def _our_warnings():
+    """Each warning fastsnake issues on purpose (`FastsnakeWarning`: a file of a newer version, say)
+    is one line on stderr, ``fastsnake: warning: ...``, every time; other warnings as Python shows them."""
+    import warnings
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, FastsnakeWarning):
+            common.log(f"fastsnake: warning: {message}")
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", FastsnakeWarning)
+        warnings.showwarning = show
+        yield
 
 
 def _tier_job(args):

@@ -140,10 +140,18 @@ def register(sub) -> None:
 
     p = sub.add_parser("verify", help="check a sweep file or folder: which games are missing, doubled or damaged",
                        epilog=common.examples("fastsnake verify sweep.parquet",
-                                              "fastsnake verify big/ --json     # a sweep folder, every chunk"))
+                                              "fastsnake verify big/ --json     # a sweep folder, every chunk",
+                                              "fastsnake verify s.parquet --replay 1000 --replay-seed 7"))
     p.add_argument("path", metavar="FILE.parquet|DIR", help="a sweep's --out file or folder")
     p.add_argument("--repair", action="store_true",
                    help="rebuild a sweep folder's missing or damaged manifest from its chunks' footers, then check")
+    p.add_argument("--replay", type=common.nonnegative_int, default=None, metavar="N",
+                   help="re-play N games of each run from their seeds (default 16; 0: none): up to N/4 of each "
+                        "outcome, the rest at random; a row its game contradicts (outcome, moves, apples) is "
+                        "damaged")
+    p.add_argument("--replay-seed", type=common.nonnegative_int, default=None, metavar="S",
+                   help="choose the re-played games with seed S (the same S, the same games; default: a fresh "
+                        "random seed, printed)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_verify)
 
@@ -383,7 +391,7 @@ def _finish_sweep(args, summary, interrupted):
 def cmd_verify(args):
     import fastsnake
 
-    report = fastsnake.verify_sweep(args.path, repair=args.repair)
+    report = fastsnake.verify_sweep(args.path, repair=args.repair, replay=args.replay, replay_seed=args.replay_seed)
     if args.json:
         common.emit_json(report)
     else:
@@ -403,9 +411,22 @@ def cmd_verify(args):
                     print(f"  {key}: {ranges}{more}")
             for problem in part["problems"]:
                 print(f"  {problem}")
+        _print_replay(report.get("replay"))
     if not report["ok"]:
         raise InputError(f"{args.path!r} is damaged: {report['problems'][0] if report['problems'] else 'see above'}")
     return None
+
+
+def _print_replay(sample) -> None:
+    """verify's line about the games it re-played from their seeds."""
+    if not sample or not sample["sample"]:
+        return
+    shown = ", ".join(str(g["game"]) for g in sample["games"][:10]) + (" ..." if len(sample["games"]) > 10 else "")
+    bad = len(sample["contradicted"])
+    print(f"  re-played {sample['replayed']:,} game(s) from their seeds (--replay-seed {sample['seed']}): "
+          f"{bad:,} contradict their rows" + (f"; games {shown}" if shown else ""))
+    for line in sample["skipped"]:
+        print(f"  not re-played: {line}")
 
 
 def _check_plot(args):

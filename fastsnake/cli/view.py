@@ -124,6 +124,11 @@ def register_report(subparsers) -> None:
                    help="also pick, as 'replay --pick' does: died, longest, shortest or a game index (repeatable)")
     p.add_argument("--sample", type=common.nonnegative_int, default=None, metavar="N",
                    help="games re-played per policy for the moves-per-apple plot (default 30)")
+    p.add_argument("--replay", type=common.nonnegative_int, default=None, metavar="N",
+                   help="also re-play N games of each run from their seeds to check its rows, chosen as "
+                        "'verify --replay' chooses them (default 16): a run they contradict is marked DAMAGED")
+    p.add_argument("--replay-seed", type=common.nonnegative_int, default=None, metavar="S",
+                   help="choose those games with seed S (default: a fresh random seed, named on the page)")
     p.add_argument("--title", default=None, help="the page's title")
     p.add_argument("--model", action="append", default=[], metavar="PATH",
                    help="the model file to re-play a 'model:...' policy an input names (its SHA-256 must be the "
@@ -145,9 +150,11 @@ def cmd_report(args):
         args.died = args.lost
     result = fastsnake.report(args.inputs, args.out, worst=args.worst, best=args.best, died=args.died,
                               random=args.random, picks=args.pick, sample=args.sample, title=args.title,
-                              progress=not args.json, models=args.model)
+                              progress=not args.json, models=args.model, replay=args.replay,
+                              replay_seed=args.replay_seed)
     for note in result["notes"]:
-        common.log(f"note: {note}")
+        if note not in result.get("warnings", ()):  # printed already, as "fastsnake: warning: ..."
+            common.log(f"note: {note}")
     if not args.json:
         what = f"{', '.join(result['policies'])}: {result['games']:,} games, " if result["policies"] else ""
         print(f"wrote {common.shown(args.out)} ({result['bytes'] / 1e6:.2f} MB): "

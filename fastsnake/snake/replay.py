@@ -41,6 +41,7 @@ from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, RUNNING, trace_moves
 from fastsnake.snake.policies import recorded_options, resolved_name
 from fastsnake.snake.rng import game_seed
 from fastsnake.snake.store.reader import open_sweep
+from fastsnake.snake.store.versions import warn_if_newer_files
 from fastsnake.snake.sweep import check_seed, prepare
 
 REPLAY_FORMAT = "fastsnake-replay/1"
@@ -429,10 +430,23 @@ def row_mismatch(row: dict, replay: Replay, seed: int) -> str | None:
 def replay_from_sweep(path, pick: str, policy: str | None = None, size=None):
     """Re-create a game of a sweep or compare file (of `policy` and `size` there) from its seed (no
     moves are stored in sweeps); a game that does not end as its row says (outcome, moves, apples,
-    length, seed) is refused, naming the field."""
+    length, seed) is refused, naming the field. A file of a newer fastsnake is a `NewerVersionWarning`."""
+    warn_if_newer_files(path)
     params, table, position = _pick(path, pick, policy, size)
     row = {field: table.column(field)[position].as_py() for field in ("game", *ROW_FIELDS)
            if field in table.column_names}
+    replay, seconds, problem = replay_row(path, params, row)
+    if problem:
+        raise ReplayError(f"sweep file {str(path)!r}, game {int(row['game'])}: {problem} (the file is damaged, "
+                          f"or was written by another fastsnake version)")
+    return replay, seconds
+
+
+def replay_row(path, params: dict, row: dict):
+    """(Replay, seconds, problem) of a sweep's row (``game`` and the `ROW_FIELDS` it has; outcome as
+    its word) re-played from its seed under the run's `params`: `problem` is None when the game ends
+    as the row says, else the first field that differs, worded. What `replay --from` and `verify`'s
+    re-play sample share; ReplayError for parameters no game can be played with."""
     index = int(row["game"])
     try:
         config = GameConfig(
@@ -445,8 +459,4 @@ def replay_from_sweep(path, pick: str, policy: str | None = None, size=None):
         if isinstance(exc, InputError):
             raise
         raise ReplayError(f"sweep file {str(path)!r} has incomplete or impossible parameters ({exc})") from None
-    problem = row_mismatch(row, replay, int(params["seed"]))
-    if problem:
-        raise ReplayError(f"sweep file {str(path)!r}, game {index}: {problem} (the file is damaged, or was "
-                          f"written by another fastsnake version)")
-    return replay, seconds
+    return replay, seconds, row_mismatch(row, replay, int(params["seed"]))

@@ -36,6 +36,7 @@ from fastsnake.snake.intervals import PairedAccumulator, mean_ci95, wilson_ci95
 from fastsnake.snake.policies import recorded_options
 from fastsnake.snake.present import compare_rows, paired_sentences
 from fastsnake.snake.replay import DEPRECATED_PICK, Replay, play_game, trace
+from fastsnake.snake.seedcheck import DEFAULT_REPLAY_SAMPLE, SampleChooser, check_sample, sample_seed
 from fastsnake.snake.stats import SummaryAccumulator
 from fastsnake.snake.store import open_sweep, sweepfile
 from fastsnake.snake.sweep import PARQUET_META_KEY, READ_OPTIONS, RUN_META_KEY
@@ -337,18 +338,21 @@ class _Aggregate:
     indices: dict  # picked game index -> row (None until seen)
     paired: dict  # games, outcome, moves: the games below the paired limit, for paired comparisons
     first_game: int | None = None
+    check: SampleChooser | None = None  # the games re-played to check the rows (`fastsnake.snake.seedcheck`)
 
 
 def aggregate(source: SweepSource, *, worst: int, best: int, died: int, random: int, indices=(),
-              sample: int = PER_APPLE_GAMES) -> _Aggregate:
+              sample: int = PER_APPLE_GAMES, check: SampleChooser | None = None) -> _Aggregate:
     agg = _Aggregate(SummaryAccumulator(), _Best(worst), _Best(best), _Best(died), _Best(died),
-                     _Best(max(random, sample)), {int(i): None for i in indices}, {})
+                     _Best(max(random, sample)), {int(i): None for i in indices}, {}, check=check)
     paired_parts = []
     for table in source.batches():
         if table.num_rows == 0:
             continue
         rows = record_arrays(table)
         agg.stats.add_columns(rows)
+        if agg.check is not None:
+            agg.check.add(table)
         low = int(rows["game"].min())
         agg.first_game = low if agg.first_game is None else min(agg.first_game, low)
         agg.worst.add(rows, -rows["moves"])
@@ -580,9 +584,11 @@ class PickCounts:
     random: int = DEFAULT_RANDOM
     sample: int = PER_APPLE_GAMES
     named: tuple = ()  # "died", "longest", "shortest" or a game index (int), in the order asked
+    replay: int = DEFAULT_REPLAY_SAMPLE  # games re-played to check each run's rows (`seedcheck`)
+    replay_seed: int = 0  # chooses them (`checked` draws a fresh one when not given)
 
     @classmethod
-    def checked(cls, *, worst, best, died, random, sample, picks) -> "PickCounts":
+    def checked(cls, *, worst, best, died, random, sample, picks, replay=None, replay_seed=None) -> "PickCounts":
         for name, value in (("worst", worst), ("best", best), ("died", died), ("random", random),
                             ("sample", sample)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
@@ -599,7 +605,9 @@ class PickCounts:
             if index < 0:
                 raise ReportError(f"pick {p!r}: a game index is at least 0")
             named.append(index)
-        return cls(int(worst), int(best), int(died), int(random), int(sample), tuple(named))
+        replay = check_sample(DEFAULT_REPLAY_SAMPLE if replay is None else replay)
+        return cls(int(worst), int(best), int(died), int(random), int(sample), tuple(named), replay,
+                   sample_seed(replay_seed))
 
     @property
     def indices(self) -> list[int]:
@@ -613,6 +621,7 @@ class Summarised:
     source: SweepSource
     agg: _Aggregate
     name: str
+    replayed: dict | None = None  # set by `replay_picks`: which games were re-played, which contradict their rows
 
 
 def display_names(sources: list[SweepSource]) -> list[str]:
@@ -639,7 +648,8 @@ def summarise(sources: list[SweepSource], counts: PickCounts, problems: list, pr
         if progress:
             progress(f"reading {src.label}", k, len(sources))
         agg = aggregate(src, worst=counts.worst, best=counts.best, died=died, random=counts.random,
-                        indices=counts.indices, sample=counts.sample)
+                        indices=counts.indices, sample=counts.sample,
+                        check=SampleChooser(counts.replay, counts.replay_seed))
         if agg.stats.games == 0:
             problems.append(f"{src.label}: the sweep holds no games")
         else:
@@ -687,8 +697,9 @@ def pick_games(item: Summarised, counts: PickCounts, problems: list) -> dict[int
 
 def replay_picks(item: Summarised, chosen: dict, counts: PickCounts, problems: list,
                  progress=None) -> tuple[list[dict], list[Replay]]:
-    """Step 4: re-play the picked games (and the per-apple sample) from their seeds; each must come out
-    as its row says. Returns (page entries, the sample's replays)."""
+    """Step 4: re-play the picked games, the per-apple sample and the check sample (`seedcheck`) from
+    their seeds; each must come out as its row says (``item.replayed`` lists which were re-played and
+    which contradict their rows). Returns (page entries, the per-apple sample's replays)."""
     src = item.source
     config = src.config
     options = recorded_options(src.policy, src.params.get("options"))
@@ -696,11 +707,20 @@ def replay_picks(item: Summarised, chosen: dict, counts: PickCounts, problems: l
     for_apples = {row["game"] for row in sampled}
     todo = [(index, row, why) for index, (row, why) in chosen.items()]
     todo += [(row["game"], row, None) for row in sampled if row["game"] not in chosen]
+    checks = item.agg.check.rows() if item.agg.check is not None else []
+    seen = {index for index, _, _ in todo}
+    todo += [(row["game"], dict(row, outcome=OUTCOME_NAMES.index(row["outcome"])), None) for row in checks
+             if row["game"] not in seen]
     entries, replays, failed = [], [], []
+    item.replayed = {"sample": counts.replay, "seed": counts.replay_seed, "games": [], "contradicted": []}
     for k, (index, row, why) in enumerate(todo):
         if progress:
             progress(f"re-playing {item.name}", k, len(todo))
         replay, note = _replay_row(src, config, options, row)
+        if replay is not None or CONTRADICTS in note:
+            item.replayed["games"].append(index)
+        if replay is None and CONTRADICTS in note:
+            item.replayed["contradicted"].append(index)
         if replay is not None and index in for_apples:
             replays.append(replay)
         if why is None:
@@ -819,7 +839,7 @@ def page_data(items: list[Summarised], sections: list[dict], games: list[dict], 
 
 def build(sources: list[SweepSource], *, worst=DEFAULT_WORST, best=DEFAULT_BEST, died=DEFAULT_DIED,
           random=DEFAULT_RANDOM, picks=(), sample=PER_APPLE_GAMES, title=None, budget=EMBED_BUDGET,
-          problems=None, progress=None) -> dict:
+          problems=None, progress=None, replay=None, replay_seed=None) -> dict:
     """The page data (see `fastsnake.webpage`) of one or more sweep sources; `problems` collects
     one line for everything that could not go in (a game that no longer replays, say).
 
@@ -827,20 +847,48 @@ def build(sources: list[SweepSource], *, worst=DEFAULT_WORST, best=DEFAULT_BEST,
     `pick_games` -> `replay_picks` -> `fit_budget` -> `page_data`; `write_report` renders the page.
     """
     problems = [] if problems is None else problems
-    counts = PickCounts.checked(worst=worst, best=best, died=died, random=random, sample=sample, picks=picks)
+    counts = PickCounts.checked(worst=worst, best=best, died=died, random=random, sample=sample, picks=picks,
+                                replay=replay, replay_seed=replay_seed)
     notes = [n for s in sources for n in s.notes]
     items = summarise(sources, counts, problems, progress)
     edges = _hist_edges([it.agg for it in items])
     games, sections = [], []
     for item in items:
         entries, sample_replays = replay_picks(item, pick_games(item, counts, problems), counts, problems, progress)
+        replay_verdict(item, entries, notes, problems)
         games += entries
         sections.append({"policy": item.source.policy, "name": item.name, "label": item.source.label,
+                         "replayed": item.replayed,
                          "summary": section_summary(item),
                          "hist": _hist(item.agg.stats, edges) if edges is not None else [],
                          "per_apple": _per_apple(sample_replays)})
     fit_budget(games, budget)
     return page_data(items, sections, games, notes=notes, problems=problems, title=title)
+
+
+# The most game indices a report's line about its re-played games lists (the page data lists them all).
+LISTED_GAMES = 40
+
+
+def replay_verdict(item: Summarised, entries: list[dict], notes: list, problems: list) -> None:
+    """Say which of a source's games were re-played from their seeds (a note); when any contradicts
+    its row, the source is marked on the page (its name, in every table and plot, says DAMAGED) and
+    a problem line says that its figures cannot be trusted."""
+    item.replayed["games"].sort()
+    item.replayed["contradicted"].sort()
+    done, bad = item.replayed["games"], item.replayed["contradicted"]
+    listed = ", ".join(str(g) for g in done[:LISTED_GAMES]) + (", ..." if len(done) > LISTED_GAMES else "")
+    said = f"{item.name}: {len(done):,} game(s) re-played from their seeds (sample seed {item.replayed['seed']}"
+    if not bad:
+        notes.append(f"{said}), each as its row says: {listed}")
+        return
+    item.name = f"{item.name} (DAMAGED: rows contradict their seeds)"
+    for entry in entries:
+        entry["name"] = item.name
+    shown = ", ".join(str(g) for g in bad[:LISTED_GAMES]) + (", ..." if len(bad) > LISTED_GAMES else "")
+    text = (f"{said}): {len(bad):,} contradict their rows (games {shown}): {item.source.label} is damaged or "
+            f"was edited, and its figures (win rate, moves) cannot be trusted")
+    problems.append(worded(text, text + "; 'fastsnake verify --replay N' checks N games of each run"))
 
 
 def _replay_row(src: SweepSource, config: GameConfig, options: dict, row: dict):
@@ -855,10 +903,14 @@ def _replay_row(src: SweepSource, config: GameConfig, options: dict, row: dict):
     want = (OUTCOME_NAMES[row["outcome"]], row["moves"], row["apples"])
     got = (s["outcome"], s["moves"], s["apples"])
     if got != want:
-        return None, (f"{src.label}: game {index} no longer replays as recorded ({want[0]} after {want[1]:,} moves "
+        return None, (f"{src.label}: game {index} {CONTRADICTS} ({want[0]} after {want[1]:,} moves "
                       f"in the sweep, {got[0]} after {got[1]:,} now): the sweep was made by other code "
                       f"(another fastsnake version?)")
     return replay, None
+
+
+# The words of a re-played game that contradicts its row (`_replay_row`).
+CONTRADICTS = "no longer replays as recorded"
 
 
 def _bare_entry(src: SweepSource, row: dict, why, note: str) -> dict:

@@ -54,7 +54,7 @@ def _viewer_entry(path: str) -> dict:
 
 
 def report(inputs, out, *, worst=None, best=None, died=None, random=None, picks=(), sample=None, title=None,
-           progress=False, models=()) -> dict:
+           progress=False, models=(), replay=None, replay_seed=None) -> dict:
     """Write one self-contained HTML page: plots, tables and a replay player.
 
     Parameters
@@ -73,6 +73,11 @@ def report(inputs, out, *, worst=None, best=None, died=None, random=None, picks=
         ``shortest`` or a game index.
     sample : int, optional
         Games re-played per policy to plot moves per apple as the snake grows (default 30).
+    replay, replay_seed : int, optional
+        Games of each run re-played from their seeds to check its rows besides the picked ones
+        (default 16; chosen as `fastsnake.verify_sweep` chooses them, by `replay_seed`, default a
+        fresh random one). A run whose re-played games contradict their rows is marked DAMAGED on
+        the page and in ``problems``.
     title : str, optional
         The page's title.
     progress : bool
@@ -85,8 +90,9 @@ def report(inputs, out, *, worst=None, best=None, died=None, random=None, picks=
     Returns
     -------
     dict
-        ``out, bytes, policies, games, picked, embedded, problems, notes, seconds``;
-        ``problems`` lists, one line each, what could not go into the page.
+        ``out, bytes, policies, games, picked, embedded, problems, notes, warnings, replayed,
+        seconds``; ``problems`` lists, one line each, what could not go into the page;
+        ``replayed``, per section, the games re-played and those that contradict their rows.
 
     Raises
     ------
@@ -110,10 +116,11 @@ def report(inputs, out, *, worst=None, best=None, died=None, random=None, picks=
            if _is_sweep(item) and not isinstance(item, (str, os.PathLike)) and is_family_name(item.summary["policy"])]
     with named_by_files([*models, *own]):
         return _report(inputs, out, worst=worst, best=best, died=died, random=random, picks=picks, sample=sample,
-                       title=title, progress=progress)
+                       title=title, progress=progress, replay=replay, replay_seed=replay_seed)
 
 
-def _report(inputs, out, *, worst, best, died, random, picks, sample, title, progress) -> dict:
+def _report(inputs, out, *, worst, best, died, random, picks, sample, title, progress, replay=None,
+            replay_seed=None) -> dict:
     from fastsnake.snake import report_sweeps
 
     t0 = time.perf_counter()
@@ -131,7 +138,7 @@ def _report(inputs, out, *, worst, best, died, random, picks, sample, title, pro
     if sweeps:
         counts = dict(worst=worst, best=best, died=died, random=random, sample=sample)
         return report_sweeps(sweeps, out, picks=picks, title=title, progress=progress, extra_games=extra,
-                             extra_problems=problems, **counts)
+                             extra_problems=problems, replay=replay, replay_seed=replay_seed, **counts)
     if not extra:
         raise ViewerError("; ".join(problems) or "a report needs at least one input")
     for i, entry in enumerate(extra):

@@ -312,7 +312,8 @@ def test_a_game_that_no_longer_replays_is_named_and_the_rest_is_written(swept, t
     bad = tmp_path / "other-version.parquet"
     _rewrite(file, bad, tamper)
     info = fastsnake.report(str(bad), str(tmp_path / "r.html"), worst=2, best=1, died=1, random=1)
-    assert len(info["problems"]) == 1 and f"game {worst['game']} no longer replays" in info["problems"][0]
+    assert len(info["problems"]) == 2 and f"game {worst['game']} no longer replays" in info["problems"][0]
+    assert f"contradict their rows (games {worst['game']})" in info["problems"][1]  # the run is marked (issue 55)
     assert info["embedded"] == info["picked"] - 1 and (tmp_path / "r.html").exists()
 
 

@@ -159,3 +159,47 @@ def tamper_baseline(path, out, kind: str, resign: bool = True):
     """Baseline `path` tampered as `kind` (a key of `BASELINE_TAMPERS`), written to `out`."""
     change_table, change_meta = BASELINE_TAMPERS[kind]
     return _edit_baseline(path, out, change_table, change_meta, resign=resign)
+
+
+# Rows that contradict their seeds: each kind of `contradict_row`, as a forger would edit a row.
+CONTRADICTIONS = ("won", "moves+", "moves-", "apples+", "apples-", "outcome")
+
+
+def contradict_row(path, game: int, kind: str, k: int = 7) -> str:
+    """Rewrite game `game`'s row of sweep file `path` so that it contradicts its seed but passes
+    every other check (page checksums, parameters hash, row count, possible values): ``won`` (the
+    board filled: length and apples to match), ``moves+``/``moves-`` (k moves more or fewer, within
+    0..cap), ``apples+``/``apples-`` (k apples more or fewer, the length with them), ``outcome``
+    (died <-> stuck, won -> died). Returns what was changed, in words; ValueError when the row
+    cannot be changed so (a won game made to win, moves+ at the cap)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path)
+    meta = table.schema.metadata
+    params = __import__("json").loads(meta[b"fastsnake"])
+    cells, start, cap = params["rows"] * params["cols"], params["start_length"], params["max_moves"]
+    at = table.column("game").to_pylist().index(game)
+    row = {name: table.column(name)[at].as_py() for name in ("outcome", "moves", "apples", "length")}
+    before = dict(row)
+    if kind == "won":
+        row.update(outcome="won", apples=cells - start, length=cells)
+    elif kind in ("moves+", "moves-"):
+        row["moves"] = max(0, min(cap, row["moves"] + (k if kind == "moves+" else -k)))
+    elif kind in ("apples+", "apples-"):
+        row["apples"] = max(0, min(cells - start - 1, row["apples"] + (k if kind == "apples+" else -k)))
+        row["length"] = start + row["apples"]
+    elif kind == "outcome":
+        row["outcome"] = {"died": "stuck", "stuck": "died", "won": "died"}[row["outcome"]]
+    else:
+        raise ValueError(f"no contradiction {kind!r}")
+    if row == before:
+        raise ValueError(f"game {game}'s row {before} cannot be changed by {kind!r}")
+    for name, value in row.items():
+        column = table.column(name)
+        values = column.cast(pa.string()).to_pylist() if name == "outcome" else column.to_pylist()
+        values[at] = value
+        array = pa.array(values).dictionary_encode() if name == "outcome" else pa.array(values, column.type)
+        table = table.set_column(table.schema.get_field_index(name), name, array.cast(column.type))
+    pq.write_table(table.replace_schema_metadata(meta), path, write_page_checksum=True)
+    return f"game {game}: {kind} ({row})"

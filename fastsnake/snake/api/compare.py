@@ -223,7 +223,7 @@ def scaling(results) -> dict:
 
 def compare(policies, size, games, seed=None, *, threads=None, out=None, progress=False, baseline=None,
             precision=None, all_pairs=False, test="t", robust=False, repeat=None, warmup=0, save_baseline=None,
-            baseline_from=None, slower=0.10, **options):
+            baseline_from=None, slower=0.10, allow_partial=False, **options):
     """Several policies on the same games: a ``pyarrow.Table`` with one row per board size and policy.
 
     The columns are the summary keys of `sweep` (``policy, moves_mean, moves_mean_ci95, win_rate,
@@ -241,7 +241,8 @@ def compare(policies, size, games, seed=None, *, threads=None, out=None, progres
     `all_pairs`, `test`, `robust`, `repeat` and `warmup` are those of `compare_runs`;
     `save_baseline` keeps the run as a named baseline (`benchmark.save_baseline`) and
     `baseline_from` (a name or file) checks it against one (`benchmark.check_baseline`, a share
-    `slower` for the speed): every row gains ``baseline_check``, whose ``worse`` lists findings.
+    `slower` for the speed; `allow_partial` accepts a run not wholly in the baseline): every row
+    gains ``baseline_check``, whose ``worse`` lists findings.
 
     Examples
     --------
@@ -258,14 +259,14 @@ def compare(policies, size, games, seed=None, *, threads=None, out=None, progres
     if save_baseline is not None:
         benchmark.baseline_path(save_baseline)
     if baseline_from is not None:
-        benchmark.find_baseline(baseline_from)
+        benchmark.read_baseline(benchmark.find_baseline(baseline_from))
     results = compare_runs(policies, size, games, seed, threads=threads, progress=progress, baseline=baseline,
                            precision=precision, all_pairs=all_pairs, test=test, robust=robust, repeat=repeat,
                            warmup=warmup, **options)
     if out is not None:
         write_compare(results, out)
     if baseline_from is not None:
-        benchmark.check_baseline(results, baseline_from, slower=slower)
+        benchmark.check_baseline(results, baseline_from, slower=slower, allow_partial=allow_partial)
     if save_baseline is not None:
         benchmark.save_baseline(results, save_baseline)
     return compare_table(results)

@@ -13,6 +13,7 @@ from fastsnake.errors import InputError, counted
 from fastsnake.snake.api.inputs import check_output
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.policies import require_named
+from fastsnake.snake.store.versions import warn_if_newer_files
 
 
 def plot_results(results, path) -> None:
@@ -53,11 +54,13 @@ def plot_scaling(summaries, path) -> None:
 
 
 def report_sweeps(inputs, out, *, worst=None, best=None, died=None, random=None, picks=(), sample=None,
-                  title=None, progress=False, extra_games=(), extra_problems=()) -> dict:
+                  title=None, progress=False, extra_games=(), extra_problems=(), replay=None, replay_seed=None) -> dict:
     """Write the browser report of sweeps: one self-contained HTML page (see `fastsnake.report`).
 
     `inputs` are sweep files, sweep folders, compare files or `SweepResult`s. Returns
-    ``{"out", "bytes", "policies", "games", "picked", "embedded", "problems", "notes", "seconds"}``;
+    ``{"out", "bytes", "policies", "games", "picked", "embedded", "problems", "notes", "warnings",
+    "replayed", "seconds"}`` (``replayed``: per section, the games re-played from their seeds and
+    those that contradict their rows; `replay` games of each are a check sample, `seedcheck`);
     ``problems`` lists, one line each, what could not go into the page (the page is written anyway
     when anything could). `extra_games` are more page entries for the player (replays, puzzle
     solutions, tours: `fastsnake.report` makes them) and `extra_problems` lines already found.
@@ -73,22 +76,25 @@ def report_sweeps(inputs, out, *, worst=None, best=None, died=None, random=None,
         raise rp.ReportError("a report needs at least one input")
     check_output(out)
     problems: list[str] = list(extra_problems)
+    newer = [line for item in inputs if isinstance(item, (str, os.PathLike)) for line in warn_if_newer_files(item)]
     sources = rp.load_inputs(inputs, problems)
     for source in sources:  # a model a file names, and no model file named for it: one line, now
         require_named(source.policy, source.params.get("options"))
     counts = {k: v for k, v in (("worst", worst), ("best", best), ("died", died), ("random", random),
                                 ("sample", sample)) if v is not None}
     bar = _report_progress() if progress else None
-    data = rp.build(sources, picks=tuple(picks), title=title, problems=problems, progress=bar, **counts)
+    data = rp.build(sources, picks=tuple(picks), title=title, problems=problems, progress=bar, replay=replay,
+                    replay_seed=replay_seed, **counts)
     for entry in extra_games:
         data["games"].append(dict(entry, index=len(data["games"])))
-    data["problems"], data["notes"] = counted(data["problems"]), counted(data["notes"])  # each once, counted
+    data["problems"], data["notes"] = counted(data["problems"]), counted(newer + data["notes"])  # each once
     size = rp.write_report(out, data)
     games = data["games"]
     return {"out": str(out), "bytes": size, "policies": [s["policy"] for s in data["sections"]],
             "games": sum(s["summary"]["games"] for s in data["sections"]), "picked": len(games),
             "embedded": sum(1 for g in games if "data" in g), "problems": data["problems"],
-            "notes": data["notes"],
+            "notes": data["notes"], "warnings": newer,
+            "replayed": [dict(s["replayed"], name=s["name"], policy=s["policy"]) for s in data["sections"]],
             "seconds": time.perf_counter() - t0}
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from fastsnake.errors import Terminated
 from fastsnake.sizes import MemoryBudgetError, check_memory
+from fastsnake.snake import seedcheck
 from fastsnake.snake.api.folders import run_folder
 from fastsnake.snake.api.inputs import (
     check_output,
@@ -35,6 +36,7 @@ from fastsnake.snake.store import (
     verify_sweep_path,
 )
 from fastsnake.snake.store import read_sweep as read_checked
+from fastsnake.snake.store.versions import warn_if_newer_files
 from fastsnake.snake.sweep import (
     SweepError,
     check_games,
@@ -300,7 +302,7 @@ def sweep_to_precision(name, config, games, seed, precision, *, threads=None, ou
 
 
 
-def verify_sweep(path, *, repair: bool = False) -> dict:
+def verify_sweep(path, *, repair: bool = False, replay: int | None = None, replay_seed: int | None = None) -> dict:
     """Check a sweep file or folder: every page checksum, every chunk against the manifest's
     record (rows, first and last game, seed, content hash), and every game's index and seed.
 
@@ -313,6 +315,12 @@ def verify_sweep(path, *, repair: bool = False) -> dict:
         For a folder whose manifest is missing or damaged (a power loss on a file system that
         ignores fsync): first rebuild it from the chunks' footers, refusing chunks that disagree
         (the damaged manifest is kept beside it); ``repaired`` in the result says what was done.
+    replay : int, optional
+        Games of each run re-played from their seeds and compared with their rows (default
+        16; 0: none): up to a quarter of them of each outcome, the rest at random. A row that its
+        game contradicts (a "won" for a game that died, moves or apples changed) is damaged.
+    replay_seed : int, optional
+        Chooses the sample (the same seed, the same games); default: a fresh random one.
 
     Returns
     -------
@@ -320,7 +328,10 @@ def verify_sweep(path, *, repair: bool = False) -> dict:
         ``path, kind`` ("file" or "folder"), ``ok`` (True when nothing is damaged, doubled or
         out of place), ``complete`` (every game present), ``games`` (asked), ``rows`` (read),
         ``missing``, ``doubled``, ``damaged`` (lists of ``[first, last]`` game ranges),
-        ``problems`` (one line each, naming the file) and, for a folder, ``chunks``.
+        ``problems`` (one line each, naming the file), ``warnings`` (a file written by a newer
+        fastsnake), ``replay`` (the re-played sample: ``sample, seed, games, replayed,
+        contradicted, skipped``; see `fastsnake.snake.seedcheck.replay_sample`) and, for a folder,
+        ``chunks``.
 
     Raises
     ------
@@ -336,9 +347,14 @@ def verify_sweep(path, *, repair: bool = False) -> dict:
     True
     """
     check_path(path, "path")
-    with named_by_files():  # verify plays no game: no model a file names is ever loaded
+    sample = seedcheck.check_sample(seedcheck.DEFAULT_REPLAY_SAMPLE if replay is None else replay)
+    seed = seedcheck.sample_seed(replay_seed)
+    with named_by_files():  # no model a file names is ever loaded: its games are skipped, and said so
         repaired = repair_manifest(path) if repair else None
-        report = verify_sweep_path(path)
+        newer = warn_if_newer_files(path)  # before the check: a newer format may be why it fails
+        report = dict(verify_sweep_path(path), warnings=newer)
+        if report["ok"]:  # a sample re-played from its seeds as `replay --from` plays a game
+            seedcheck.apply_to_report(report, seedcheck.replay_sample(path, sample, seed))
     if repair:
         report["repaired"] = repaired
     return report
