@@ -3,11 +3,15 @@ point), never displaced by an outside package's entry point, and every one of th
 
 import importlib
 import pkgutil
+import re
+from pathlib import Path
 
 import pytest
 
 import fastsnake.snake.policies as registry
 from fastsnake.snake.policies import EnginePolicy, PolicyError
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -82,3 +86,18 @@ def test_every_policy_a_policy_module_defines_is_registered_under_its_name():
     assert "phc-faithful" in found and "strongest" in found
     assert {name: registry.builtin_module(name) for name in found} == found
     assert set(registry.builtin_names()) == set(found)
+
+
+_NUMBER = r"(?:\d+|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen)"
+HAND_COUNT = re.compile(
+    rf"\b{_NUMBER}\s+(?:built-in\s+|admissible\s+|registered\s+)?(?:snake\s+)?(?:policies|heuristics)\b", re.I)
+
+
+def test_no_page_counts_the_policies_or_heuristics_by_hand():
+    # A count written by hand goes stale with the next policy: `fastsnake policies` lists them.
+    pages = [REPO / "README.md", REPO / "CONTRIBUTING.md", *sorted((REPO / "docs").glob("*.md"))]
+    found = [f"{page.name}:{n}: {m.group(0)}" for page in pages
+             for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1)
+             for m in [HAND_COUNT.search(line)] if m]
+    assert not found, found
+    assert HAND_COUNT.search("13 built-in policies") and HAND_COUNT.search("and five heuristics")
