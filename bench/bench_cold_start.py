@@ -35,12 +35,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from fastsnake.snake.policies import builtin_names
+
 REPO = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "fastsnake"]
-# Built-in policies, as `fastsnake policies` lists them (aliases like `strongest` included: a
-# newcomer types those).
-POLICIES = ("cycle", "greedy", "greedy-dynamic", "phc", "phc-faithful", "dhcr", "snake-ai", "snake-ai-safe",
-            "thesis-shortcut", "thesis-shortcut-faithful", "cell", "grove", "strongest")
+# Built-in policies, as the registry lists them (aliases like `strongest` included: a newcomer types those).
+POLICIES = builtin_names()
 
 PUZZLE_3X3 = "8 6 7 2 5 4 3 0 1"  # one of the two hardest 3x3 instances (31 moves)
 PUZZLE_5X5 = "2 20 7 21 17 15 23 16 24 11 1 22 12 10 3 4 5 8 0 9 14 18 13 6 19"  # puzzle random --seed 1

@@ -1,10 +1,12 @@
-"""Where numba keeps our compiled kernels: a folder keyed by a hash of the sources a kernel can reach.
+"""Where numba keeps our compiled kernels: a folder keyed by a hash of the code a kernel can reach.
 
 numba invalidates a cached kernel only when *its own* file changes, but our kernels inline code
 from other modules (every policy inlines the engine), so an edit to the engine would leave stale
 machine code behind. We register a cache locator that files each kernel under
 ``<root>/<module>-<hash>/<file stem>/``, where ``<module>`` names the module that defines it and
-the hash (BLAKE2b) covers the paths and bytes of exactly the modules its code can reach:
+the hash (BLAKE2b) covers the paths and the *code* of exactly the modules its code can reach (each
+module's syntax tree without its docstrings and positions, `code_digest`: a comment or a docstring
+edited, or lines moved, change no key, and recompile nothing):
 
 - **Import reach.** The defining module and, transitively, every ``fastsnake`` module it imports
   (`import_reach`: each module's ``import`` and ``from ... import`` statements read with `ast`,
@@ -24,7 +26,11 @@ the hash (BLAKE2b) covers the paths and bytes of exactly the modules its code ca
   without our hash): the users' generic kernels (`policies.user`) are uncached for that reason and
   their cached ones are generated modules with the functions as globals (`policies.user_cache`).
 
-So an edit to ``policies/phc.py`` recompiles phc's kernels (and those of any module importing it)
+numba's own index checks a stamp of the kernel's source file (its mtime and size) and a file name
+with the kernel's line number; our locator stamps the folder's code hash instead and names a kernel by
+its code (`code_shape`), so those follow the code too.
+
+So a code edit to ``policies/phc.py`` recompiles phc's kernels (and those of any module importing it)
 but a ``cycle`` sweep loads from the cache, while an edit to ``snake/engine.py`` recompiles every
 policy and the envs. Each folder holds `MANIFEST`, the modules its hash covers, so that
 `folder_is_current` tells a stale folder (an edit, an upgrade, another checkout) from a current one
@@ -148,6 +154,61 @@ _memo: dict | None = None
 _memo_added: dict = {}
 
 
+def code_digest(data: bytes, filename: str = "<source>") -> str:
+    """A hash of a source's code: its syntax tree without docstrings, dumped without positions (comments
+    are not in the tree). Equal for two sources that differ only in comments, docstrings, blank lines
+    or layout; kept in the memo beside the import statements (a parse is about 5 ms)."""
+    key = "code:" + hashlib.blake2b(data, digest_size=16).hexdigest()
+    global _memo
+    with _memo_lock:
+        if _memo is None:
+            _memo = _read_memo()
+        hit = _memo.get(key)
+    if isinstance(hit, str):
+        return hit
+    tree = ast.parse(data, filename=filename)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    digest = hashlib.blake2b(ast.dump(tree, annotate_fields=False, include_attributes=False).encode(),
+                             digest_size=16).hexdigest()
+    _remember(key, digest)
+    return digest
+
+
+def code_shape(py_func) -> str:
+    """A hash of a function's compiled code without its line numbers or its docstring (numba files a
+    kernel under its line number, which any edit above it moves): our kernels' cache file names."""
+    code = py_func.__code__
+    consts = code.co_consts
+    if consts and py_func.__doc__ is not None and consts[0] == py_func.__doc__:
+        consts = consts[1:]
+    digest = hashlib.blake2b(digest_size=8)
+    stack = [(code, consts)]
+    while stack:
+        co, values = stack.pop()
+        digest.update(co.co_code)
+        digest.update(repr((co.co_names, co.co_varnames, co.co_freevars, co.co_cellvars)).encode())
+        for value in values:
+            if hasattr(value, "co_code"):
+                stack.append((value, value.co_consts))
+            else:
+                digest.update(repr((type(value).__name__, value)).encode())
+    return digest.hexdigest()
+
+
+def _remember(key: str, value) -> None:
+    with _memo_lock:
+        _memo[key] = _memo_added[key] = value
+        if len(_memo_added) == 1:
+            import atexit
+
+            atexit.register(_write_memo)
+
+
 def import_statements(data: bytes, filename: str = "<source>") -> tuple:
     """``(level, module, names)`` of each import statement of a source, anywhere in it: level None for
     ``import a, b.c`` (names the modules), else ``from <level dots><module> import <names>``."""
@@ -165,12 +226,7 @@ def import_statements(data: bytes, filename: str = "<source>") -> tuple:
             found.append((None, None, tuple(alias.name for alias in node.names)))
         elif isinstance(node, ast.ImportFrom):
             found.append((node.level, node.module, tuple(alias.name for alias in node.names)))
-    with _memo_lock:
-        _memo[key] = _memo_added[key] = [list(f[:2]) + [list(f[2])] for f in found]
-        if len(_memo_added) == 1:
-            import atexit
-
-            atexit.register(_write_memo)
+    _remember(key, [list(f[:2]) + [list(f[2])] for f in found])
     return tuple(found)
 
 
@@ -181,8 +237,9 @@ def _read_memo() -> dict:
         data = json.loads((cache_root() / IMPORTS_MEMO).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    ok = isinstance(data, dict) and all(isinstance(v, list) and all(isinstance(s, list) and len(s) == 3 for s in v)
-                                        for v in data.values())
+    ok = isinstance(data, dict) and all(
+        isinstance(v, str) if k.startswith("code:") else isinstance(v, list) and all(
+            isinstance(s, list) and len(s) == 3 for s in v) for k, v in data.items())
     return data if ok else {}
 
 
@@ -222,13 +279,18 @@ def import_reach(roots: frozenset[str]) -> frozenset[str]:
 def _module_digest(name: str) -> bytes:
     path = module_path(name)
     digest = hashlib.blake2b(name.encode() + b"\0", digest_size=16)
-    digest.update(str(path.relative_to(_PACKAGE_DIR)).encode() + b"\0" + path.read_bytes() if path else b"-")
+    if path is None:
+        digest.update(b"-")
+    else:
+        digest.update(str(path.relative_to(_PACKAGE_DIR)).encode() + b"\0")
+        digest.update(code_digest(path.read_bytes(), str(path)).encode())
     return digest.digest()
 
 
 @lru_cache(maxsize=None)
 def sources_hash(modules: frozenset[str]) -> str:
-    """BLAKE2b (16 hex digits) of the names, paths and bytes of `modules` (a missing one hashes as absent)."""
+    """BLAKE2b (16 hex digits) of the names, paths and code (`code_digest`) of `modules` (a missing one
+    hashes as absent)."""
     digest = hashlib.blake2b(digest_size=8)
     for name in sorted(modules):
         digest.update(_module_digest(name))
@@ -356,8 +418,9 @@ def locator_base():
     return CacheLocatorBase
 
 
-def configure_numba_cache() -> None:
-    from numba.core import caching
+@lru_cache(maxsize=None)
+def fastsnake_locator():
+    """The cache locator of our kernels (see the module's docstring), registered by `configure_numba_cache`."""
 
     class FastsnakeCacheLocator(locator_base()):
         @classmethod
@@ -373,6 +436,22 @@ def configure_numba_cache() -> None:
             super().ensure_cache_path()
             write_manifest(self._folder, self._modules)
 
+        def get_source_stamp(self):
+            # numba's stamp is the file's mtime and size: a comment edit would make the index stale.
+            # The folder's hash is that of the code the kernel can reach.
+            return "code-" + sources_hash(self._modules)
+
+        def get_disambiguator(self):
+            # numba's is the line number, which an edit above the kernel moves; the code is what counts.
+            return code_shape(self._py_func)
+
+    return FastsnakeCacheLocator
+
+
+def configure_numba_cache() -> None:
+    from numba.core import caching
+
+    FastsnakeCacheLocator = fastsnake_locator()
     locators = caching.CacheImpl._locator_classes
     if not any(k.__name__ == FastsnakeCacheLocator.__name__ for k in locators):
         locators.insert(0, FastsnakeCacheLocator)

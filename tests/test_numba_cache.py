@@ -37,13 +37,15 @@ def _run(root: Path, script: str, **env_vars) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _edit(root: Path, name: str, old: str = "", new: str = "") -> None:
+def _edit(root: Path, name: str, old: str = "", new: str = "", code: bool = True) -> None:
+    """Replace `old` by `new` in a module of the scratch copy and add a line: of code (a new name), or
+    with ``code=False`` a comment."""
     path = root / "fastsnake" / name
     text = path.read_text()
     if old:
         assert old in text
         text = text.replace(old, new)
-    path.write_text(text + "\n# edited\n")
+    path.write_text(text + ("\n_EDITED = 1\n" if code else "\n# edited\n"))
 
 
 # A tiny kernel family: `probe_kernel` calls a helper of a module it imports; `probe_template` is made
@@ -114,6 +116,13 @@ def test_an_edit_recompiles_exactly_the_kernels_that_reach_it(tmp_path):
     cold = _run(root, PROBE_RUN)
     assert cold == {"kernel": [11, 0, 1], "made": [102, 0, 1]}
     assert _run(root, PROBE_RUN) == {"kernel": [11, hit, 0], "made": [102, hit, 0]}
+    # Comments and docstrings are no code: a comment above the kernel (its lines move), its docstring
+    # and a comment in its helper edited, and every kernel still loads (numba's own index, which
+    # stamps the file's mtime and size and names the kernel by its line, included).
+    _edit(root, "_probe_kernel.py", "@njit(cache=True)", "# a comment\n# and another\n\n@njit(cache=True)", code=False)
+    _edit(root, "_probe_kernel.py", "A cached kernel over an imported helper.", "Edited: a kernel.", code=False)
+    _edit(root, "_probe_dep.py", "Inlined by the probe kernel.", "Inlined, edited.", code=False)
+    assert _run(root, PROBE_RUN) == {"kernel": [11, hit, 0], "made": [102, hit, 0]}
     # Reached by neither (it is in the same sub-package, which the old per-part key recompiled).
     _edit(root, "_probe_other.py")
     _edit(root, "snake/policies/phc.py")
@@ -177,12 +186,17 @@ POLICY_FOLDERS = """
 
 
 def test_the_policies_keys_follow_the_engine_and_only_their_own_modules(tmp_path):
-    """The issue's two directions on the real kernels (their cache folders; nothing compiles): an edit to
-    ``phc.py`` moves phc's folder only, one to ``engine.py`` every policy's and the envs'."""
+    """The issue's two directions on the real kernels (their cache folders; nothing compiles): a code edit
+    to ``phc.py`` moves phc's folder only, one to ``engine.py`` every policy's and the envs'; a comment
+    or a docstring moves none."""
     root = _scratch(tmp_path)
     before = _run(root, POLICY_FOLDERS)
     marks = before.pop("marks")
     assert all(before.values()) and len({p for paths in before.values() for p in paths}) == 4
+    _edit(root, "snake/policies/phc.py", "Idea: read the Hamiltonian cycle", "Idea (edited): the cycle", code=False)
+    _edit(root, "snake/engine.py", code=False)
+    after_comments = _run(root, POLICY_FOLDERS)
+    assert after_comments.pop("marks") == marks and after_comments == before
     _edit(root, "snake/policies/phc.py")
     after_phc = _run(root, POLICY_FOLDERS)
     marks_phc = after_phc.pop("marks")
@@ -225,6 +239,43 @@ def test_a_kernel_module_does_not_reach_the_cli_or_other_policies(module):
     assert "fastsnake.snake.engine" in reach or module.startswith("fastsnake.tour")
     assert not any(m.startswith(("fastsnake.cli", "fastsnake.warm")) or m.endswith((".phc", ".grove", ".cell"))
                    for m in reach), sorted(reach)
+
+
+def test_the_key_is_the_code_not_its_text():
+    # A module's source, edited three ways (the real folders: the test above); nothing is compiled.
+    source = (_PACKAGE / "snake" / "policies" / "phc.py").read_bytes()
+    key = nc.code_digest(source)
+    docstring = source.replace(b"Tapsell's limit on how far", b"The limit (Tapsell's) on how far", 1)
+    commented = source.replace(b"\nBUFFER = 3", b"\n# a comment above\n\nBUFFER = 3", 1) + b"\n# appended\n"
+    assert docstring != source and commented != source
+    assert nc.code_digest(docstring) == nc.code_digest(commented) == key
+    code_edit = source.replace(b"\nBUFFER = 3", b"\nBUFFER = 4", 1)
+    assert code_edit != source and nc.code_digest(code_edit) != key
+    assert nc.code_digest(source.replace(b"limit -= 10", b"limit -= 1", 1)) != key
+
+
+def test_numba_names_and_stamps_our_kernels_by_their_code():
+    # numba's own locator names a cache file by the kernel's line and stamps the index with the file's
+    # mtime and size: a comment edit would make it stale. Ours: the code's shape and the folder's hash.
+    from fastsnake.snake.policies import phc
+
+    def twin():
+        """A docstring."""
+        return 1
+
+    def other_doc():
+        """Another docstring, other lines."""
+
+        return 1
+
+    def other_code():
+        return 2
+
+    assert nc.code_shape(twin) == nc.code_shape(other_doc) != nc.code_shape(other_code)
+    locator = nc.fastsnake_locator()(phc.furthest_within.py_func, phc.__file__)
+    assert locator.get_disambiguator() == nc.code_shape(phc.furthest_within.py_func)
+    stamp = locator.get_source_stamp()
+    assert stamp == "code-" + nc.sources_hash(locator._modules) and stamp.endswith(Path(locator._folder).name[-16:])
 
 
 def _ast_imports(data: bytes) -> set:

@@ -90,8 +90,52 @@ def test_repeated_runs_keep_each_paths_median_run(guard):
 
 
 def test_only_matching_no_path_is_an_error_not_a_pass(guard, monkeypatch, capsys):
-    # e.g. a new built-in policy before `pip install -e .` registers its entry point: 0 paths timed.
+    # e.g. a typo, or a policy that is not registered: 0 paths timed.
     monkeypatch.setattr(guard, "measure", lambda *a, **k: pytest.fail("nothing should be timed"))
     assert guard.main(["--only", "policy no-such-policy 10x10"]) == 2
     err = capsys.readouterr().err
     assert "matches no path" in err and "engine cycle 10x10" in err
+
+
+def test_update_only_one_path_changes_that_ratio_and_nothing_else(guard, monkeypatch, capsys, tmp_path):
+    # A new policy's reference is written by a command: the file's provenance, its notes and every
+    # other ratio stay as they were; the path gets provenance of its own; the run passes (exit 0).
+    reference = tmp_path / "reference.json"
+    before = json.loads(guard.REFERENCE.read_text())
+    before["ratios"].pop("policy phc 10x10")
+    reference.write_text(json.dumps(before, indent=2) + "\n")
+    fake = {"ratio": 1.234567e-4, "rate": 5e4, "unit": "games", "baseline": 4e8, "cpu": 0.2}
+    monkeypatch.setattr(guard, "measure", lambda names, rounds, work_dir, log: {n: dict(fake) for n in names})
+    assert guard.main(["--update", "--only", "policy phc 10x10", "--reference", str(reference)]) == 0
+    after = json.loads(reference.read_text())
+    assert after["ratios"].pop("policy phc 10x10") == 1.235e-4
+    assert after["ratios"] == before["ratios"]
+    paths = after.pop("paths")
+    assert list(paths) == ["policy phc 10x10"]
+    assert "--only policy phc 10x10" in paths["policy phc 10x10"]["command"]
+    assert paths["policy phc 10x10"]["machine"] and paths["policy phc 10x10"]["date"]
+    assert {k: v for k, v in after.items() if k != "ratios"} == {k: v for k, v in before.items() if k != "ratios"}
+    assert "kept" in after and "FAIL" not in capsys.readouterr().err
+
+
+def test_update_of_every_path_rewrites_the_provenance(guard, monkeypatch, tmp_path):
+    reference = tmp_path / "reference.json"
+    reference.write_text(json.dumps({"command": "old", "date": "old", "ratios": {}}))
+    fake = {"ratio": 0.5, "rate": 5e4, "unit": "games", "baseline": 1e5, "cpu": 0.2}
+    monkeypatch.setattr(guard, "measure", lambda names, rounds, work_dir, log: {n: dict(fake) for n in names})
+    monkeypatch.setattr(guard, "path_names", lambda: ["engine cycle 10x10", "env step grid"])
+    assert guard.main(["--update", "--reference", str(reference)]) == 0
+    after = json.loads(reference.read_text())
+    assert after["command"] == "python bench/speed/guard.py --update" and after["date"] != "old"
+    assert after["ratios"] == {"engine cycle 10x10": 0.5, "env step grid": 0.5} and "paths" not in after
+
+
+def test_every_registered_builtin_policy_has_a_guard_reference(guard):
+    # The guard's paths read the registry: a policy registered without a reference fails here.
+    from fastsnake.snake.policies import builtin_names
+
+    assert guard.builtin_policies() == builtin_names() and "phc" in builtin_names()
+    ratios = json.loads(guard.REFERENCE.read_text())["ratios"]
+    missing = [name for name in builtin_names() if ratios.get(f"policy {name} 10x10") is None]
+    assert not missing, (f"no guard reference for {missing}: python bench/speed/guard.py --update --only "
+                         f"'policy {missing[0]} 10x10' (CONTRIBUTING.md, 'Add a Snake policy')")

@@ -51,9 +51,9 @@ MIN_TIMED_CPU = 0.6
 MAX_ROUNDS = 30
 ERROR = "error: "  # a path's result that says it could not run (a failure, unlike a skip)
 
-# Built-in policies timed on 10x10 and the games a timed run plays (about 0.1-0.3 CPU-s each on the
-# project's machine). A built-in missing here plays DEFAULT_GAMES; one missing from reference.json
-# fails (tests/test_speed_guard.py).
+# Every built-in policy (the registry's) is timed on 10x10; the games a timed run plays, tuned per
+# policy to about 0.1-0.3 CPU-s on the project's machine. A policy missing here plays DEFAULT_GAMES;
+# one missing from reference.json fails (tests/test_speed_guard.py).
 POLICY_GAMES = {
     "cycle": 10_000,
     "greedy": 2_000,
@@ -82,11 +82,11 @@ REPORT_SIDE = 4
 
 
 def builtin_policies() -> list[str]:
-    """The policies fastsnake itself ships (its entry points), in the order pyproject lists them."""
-    from importlib.metadata import distribution
+    """The policies fastsnake itself ships, as its registry lists them (no install step: a policy
+    registered in the source tree is timed, and needs a reference, from the commit that adds it)."""
+    from fastsnake.snake.policies import builtin_names
 
-    eps = distribution("fastsnake").entry_points
-    return [ep.name for ep in eps if ep.group == "fastsnake.policies"]
+    return builtin_names()
 
 
 def path_names() -> list[str]:
@@ -393,6 +393,34 @@ def git_commit() -> str:
         return "unknown"
 
 
+ABOUT = ("Reference ratios (path per CPU-second / baseline kernel per CPU-second, same run) for "
+         "bench/speed/guard.py; a path fails below half of its ratio. Provenance below; how to "
+         "re-record honestly: CONTRIBUTING.md, 'Speed guard'.")
+
+
+def updated_reference(args, measured: dict) -> dict:
+    """reference.json after ``--update``: every path's measured ratio written. A whole run (no ``--only``)
+    rewrites the file's provenance; ``--only`` changes the ratios of the paths it timed and nothing else
+    (the file's provenance and notes kept), and records under ``paths`` where those ratios came from."""
+    old = json.loads(args.reference.read_text()) if args.reference.exists() else {}
+    ratios = dict(old.get("ratios", {}))
+    written = {k: float(f"{v:.4g}") for k, v in measured.items() if not isinstance(v, str)}
+    ratios.update(written)
+    for name in path_names():
+        ratios.setdefault(name, None)  # listed, not recorded yet
+    command = ("python bench/speed/guard.py --update" + (f" --only {args.only}" if args.only else "")
+               + (f" --rounds {args.rounds}" if args.rounds != ROUNDS else "")
+               + (f" --repeat {args.repeat}" if args.repeat > 1 else ""))
+    provenance = {"command": command, "machine": machine(),
+                  "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                  "commit": git_commit()}
+    if not args.only or not old:
+        return {"about": ABOUT, **provenance, "ratios": ratios}
+    paths = dict(old.get("paths", {}))
+    paths.update({name: provenance for name in written})
+    return {**old, "ratios": ratios, "paths": paths}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated substrings: time only the paths whose name holds one")
@@ -411,8 +439,7 @@ def main(argv=None) -> int:
         keys = [k.strip() for k in args.only.split(",") if k.strip()]
         names = [n for n in names if any(k in n for k in keys)]
         if not names:
-            # Not a pass: a typo, or a new built-in policy whose entry point is not installed yet
-            # (`builtin_policies` reads the installed metadata: `pip install -e .` first).
+            # Not a pass: a typo, or a policy that is not registered (fastsnake/snake/policies/__init__.py).
             print(f"guard: error: --only {args.only!r} matches no path; the paths are: {', '.join(path_names())}",
                   file=sys.stderr)
             return 2
@@ -449,25 +476,11 @@ def main(argv=None) -> int:
               f"guard took {time.perf_counter() - started:.0f} s wall")
 
     if args.update:
-        old = json.loads(args.reference.read_text()) if args.reference.exists() else {}
-        ratios = dict(old.get("ratios", {}))
-        ratios.update({k: float(f"{v:.4g}") for k, v in measured.items() if not isinstance(v, str)})
-        for name in path_names():
-            ratios.setdefault(name, None)  # listed, not recorded yet
-        record = {
-            "about": "Reference ratios (path per CPU-second / baseline kernel per CPU-second, same run) for "
-                     "bench/speed/guard.py; a path fails below half of its ratio. Provenance below; how to "
-                     "re-record honestly: CONTRIBUTING.md, 'Speed guard'.",
-            "command": "python bench/speed/guard.py --update" + (f" --rounds {args.rounds}" if args.rounds != ROUNDS
-                                                                 else "")
-                       + (f" --repeat {args.repeat}" if args.repeat > 1 else ""),
-            "machine": machine(),
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "commit": git_commit(),
-            "ratios": ratios,
-        }
+        record = updated_reference(args, measured)
         args.reference.write_text(json.dumps(record, indent=2) + "\n")
         print(f"wrote {args.reference}")
+        # The written ratios are the reference now: only a path that could not run still fails.
+        failures = verdicts(measured, record["ratios"])[1]
     if args.json:
         print(json.dumps({"results": results, "failures": failures}))
     for line in failures:

@@ -30,14 +30,9 @@ from fastsnake.warm import store
 CPU_FILE = "compile-cpu-seconds.json"
 POLICY_PREFIX = "policy:"
 # Cold compile CPU seconds per family (cold - warm CPU time of a first run), used until this machine
-# recorded its own: issue 44's measurements (a 1,000-game sweep: cycle 12, strongest 92, cell on
-# 20x20 37) and docs/performance.md's cold-start table (wall seconds at load 2.4-3 on 2 cores, halved).
-TYPICAL_CPU_SECONDS = {
-    "policy:cycle": 12, "policy:greedy": 8, "policy:greedy-dynamic": 8, "policy:phc": 10,
-    "policy:phc-faithful": 10, "policy:dhcr": 10, "policy:snake-ai": 10, "policy:snake-ai-safe": 10,
-    "policy:thesis-shortcut": 12, "policy:thesis-shortcut-faithful": 12, "policy:cell": 37,
-    "policy:grove": 92, "snake": 5, "puzzle": 12, "tour": 5, "envs": 8,
-}
+# recorded its own: docs/performance.md's cold-start table (wall seconds at load 2.4-3 on 2 cores,
+# halved). A policy's figure is declared with it (`EnginePolicy.compile_cpu_seconds`), read from the registry.
+TYPICAL_CPU_SECONDS = {"snake": 5, "puzzle": 12, "tour": 5, "envs": 8}
 # Compiles of less CPU than this leave no estimate behind: a stray helper compiled in a warm run
 # must not teach the next cold run that a family takes a second.
 RECORD_AT_LEAST = 2.0
@@ -177,8 +172,19 @@ def cpu_seconds(key: str) -> float | None:
     recorded = store.read_json(CPU_FILE).get(key)
     if isinstance(recorded, (int, float)) and recorded > 0:
         return float(recorded)
-    typical = TYPICAL_CPU_SECONDS.get(key)
+    typical = _policy_typical(key[len(POLICY_PREFIX):]) if key.startswith(POLICY_PREFIX) \
+        else TYPICAL_CPU_SECONDS.get(key)
     return None if typical is None else float(typical)
+
+
+def _policy_typical(name: str) -> float | None:
+    """The typical compile CPU seconds a policy declares (`EnginePolicy.compile_cpu_seconds`), else None."""
+    from fastsnake.snake.policies import PolicyError, get_policy
+
+    try:
+        return get_policy(name).compile_cpu_seconds
+    except PolicyError:
+        return None
 
 
 def record(cpu_by_family: dict[str, float]) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import os
 import time
-from functools import lru_cache
 
 from fastsnake._numba_cache import import_reach, package_modules, part_fingerprint, sources_hash
 from fastsnake.errors import InputError
@@ -62,16 +61,11 @@ def source_part(part: str) -> str:
     return "snake" if part.startswith(POLICY_PREFIX) else _SOURCE_PART[part]
 
 
-@lru_cache(maxsize=None)
 def _policy_module(name: str) -> str | None:
-    """The module of our policy `name` as its entry point names it (no import), else None."""
-    from importlib.metadata import entry_points
+    """The module of our policy `name` as the registry names it (no policy module imported), else None."""
+    from fastsnake.snake.policies import builtin_module
 
-    # The registry's group (`fastsnake.snake.policies.ENTRY_POINT_GROUP`), not imported: it loads numba.
-    for ep in entry_points(group="fastsnake.policies"):
-        if ep.name == name and ep.value.startswith("fastsnake."):
-            return ep.value.partition(":")[0]
-    return None
+    return builtin_module(name)
 
 
 def sources_key(part: str) -> str:

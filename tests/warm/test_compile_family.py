@@ -32,15 +32,18 @@ def test_an_estimate_is_cpu_seconds_turned_into_wall_time_by_the_cores_free_now(
 
 
 def test_estimates_are_kept_per_family_in_cpu_seconds(cache):
+    from fastsnake.snake.policies import get_policy
+
     (cache).mkdir(parents=True)
     # The old file held wall seconds at the cache root, one figure whatever compiled: never read again.
     (cache / "compile-seconds.json").write_text(json.dumps({"policy:strongest": 666.7, "fastsnake.snake": 600}))
-    assert notice.typical_seconds("policy:cell") == F.TYPICAL_CPU_SECONDS["policy:cell"]
+    assert notice.typical_seconds("policy:cell") == get_policy("cell").compile_cpu_seconds
     F.record({"policy:grove": 88.4, "tour": 0.5})  # under RECORD_AT_LEAST: a warm run's stray helper
     assert json.loads((cache / F.CPU_FILE).read_text()) == {"policy:grove": 88.4}
     assert notice.typical_seconds("policy:strongest") == 88.4  # an alias is its policy's family
-    assert notice.typical_seconds("policy:cell") == F.TYPICAL_CPU_SECONDS["policy:cell"]
+    assert notice.typical_seconds("policy:cell") == get_policy("cell").compile_cpu_seconds
     assert notice.typical_seconds("tour") == F.TYPICAL_CPU_SECONDS["tour"]
+    assert get_policy("cell").compile_cpu_seconds > get_policy("greedy").compile_cpu_seconds > 0  # declared
 
 
 def _start(dispatcher):

@@ -1,12 +1,18 @@
 """The policy registry: every Snake AI, ours and users', is found here by name.
 
-There is one registry and one way in: the entry-point group ``fastsnake.policies``
-(``name = "package.module:object"``), which our own ``pyproject.toml`` uses for every
-built-in policy, plus `register_policy` for policies defined in a running process.
-Entry points are discovered once and loaded on first use, so listing names costs no
-import, and a dask worker finds an installed user policy exactly as the CLI does.
+Three ways in, one registry:
 
-An entry point's object may be:
+- our built-in policies, registered at the end of this module by `register_builtin` calls
+  (``name``, ``"package.module:object"``), as Gymnasium registers its environments in its own
+  package: found from the source tree with no install step (a ``git pull`` that brings a policy
+  brings its name), loaded on first use;
+- the entry-point group ``fastsnake.policies`` (``name = "package.module:object"``), for other
+  packages' policies: discovered once, loaded on first use. A name a built-in holds stays the
+  built-in's: the entry point is ignored with one warning naming both;
+- `register_policy`, for policies defined in a running process.
+
+Listing names costs no import, and a dask worker finds an installed user policy exactly as the
+CLI does. A registered object (a built-in's or an entry point's) may be:
 
 - an `EnginePolicy` (our policies: njit functions inlined into the engine loop,
   ``alloc(cfg, nbr, params)``, ``reset(ws, g)``, ``decide(ws, g, st)``, behind two cached
@@ -46,6 +52,7 @@ FAMILY_GROUP = "fastsnake.policy_families"
 _lock = threading.RLock()
 _registry: dict[str, EnginePolicy] = {}
 _entry_points: dict | None = None  # name -> EntryPoint, discovered once
+_builtins: dict[str, str] = {}  # name -> "module:object" of our own policies (`register_builtin`)
 _warned: set[str] = set()  # warnings already printed by this process
 
 
@@ -58,16 +65,50 @@ def warn_once(message: str) -> None:
     sys.stderr.write(f"fastsnake: warning: {message}\n")
 
 
+def register_builtin(name: str, target: str) -> None:
+    """Register our policy `name`, the object ``"package.module:object"`` names (imported on first use).
+
+    The calls are at the end of this module, one a policy; a name taken twice is a PolicyError.
+    """
+    check_name(name)
+    module, _, attr = target.partition(":")
+    if not (module.startswith(OWN_DISTRIBUTION + ".") and attr.isidentifier()):
+        raise PolicyError(f"built-in policy {name!r}: {target!r} is not 'fastsnake.module:object'")
+    with _lock:
+        if name in _builtins and _builtins[name] != target:
+            raise PolicyError(f"built-in policy {name!r} is registered twice: {_builtins[name]!r}, {target!r}")
+        _builtins[name] = target
+
+
+def builtin_names() -> list[str]:
+    """The names of our built-in policies (aliases such as ``strongest`` included), without loading any."""
+    with _lock:
+        return sorted(_builtins)
+
+
+def builtin_module(name: str) -> str | None:
+    """The module that defines our policy `name` (no import), else None."""
+    target = _builtins.get(name)
+    return None if target is None else target.partition(":")[0]
+
+
 def _discover() -> dict:
-    """Entry points of the group, first one of a name wins (ours first); clashes are reported."""
+    """Other packages' entry points of the group, first one of a name wins; a name a built-in holds
+    stays the built-in's (one warning naming both), and fastsnake's own entry points (metadata of an
+    older install: built-ins are registered in code now) are not read."""
     global _entry_points
     with _lock:
         if _entry_points is None:
             from importlib.metadata import entry_points
 
             found: dict = {}
-            eps = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: _dist_name(ep) != OWN_DISTRIBUTION)
-            for ep in eps:
+            for ep in entry_points(group=ENTRY_POINT_GROUP):
+                if _dist_name(ep) == OWN_DISTRIBUTION:
+                    continue
+                if ep.name in _builtins:
+                    warn_once(f"policy {ep.name!r} of package {_dist_name(ep)!r} ({ep.value}) is ignored: "
+                              f"fastsnake's built-in policy {ep.name!r} ({_builtins[ep.name]}) keeps that name")
+                    continue
                 if ep.name in found:
                     if _dist_name(found[ep.name]) != _dist_name(ep):
                         warn_once(f"policy {ep.name!r} of package {_dist_name(ep)!r} is ignored: "
@@ -148,8 +189,9 @@ def register_policy(name: str, policy, *, replace_existing: bool = False) -> Eng
     module = getattr(getattr(policy, "decide", policy), "__module__", None) or "__main__"
     engine_policy = as_engine_policy(name, policy, origin=module.split(".")[0])
     with _lock:
-        if not replace_existing and (name in _registry or name in _discover()):
-            holder = _registry[name].origin if name in _registry else _dist_name(_discover()[name])
+        if not replace_existing and (name in _registry or name in _builtins or name in _discover()):
+            holder = (_registry[name].origin if name in _registry
+                      else OWN_DISTRIBUTION if name in _builtins else _dist_name(_discover()[name]))
             raise PolicyError(f"policy name {name!r} is taken (by {holder}); choose another or pass "
                               f"replace_existing=True")
         _registry[name] = engine_policy
@@ -157,7 +199,7 @@ def register_policy(name: str, policy, *, replace_existing: bool = False) -> Eng
 
 
 def unregister_policy(name: str) -> None:
-    """Forget a policy registered in this process (installed ones come back on next use).
+    """Forget a policy registered in this process (built-in and installed ones come back on next use).
 
     Parameters
     ----------
@@ -173,9 +215,9 @@ def unregister_policy(name: str) -> None:
 
 
 def available() -> list[str]:
-    """Every policy name, registered or installed, without loading any."""
+    """Every policy name, built-in, registered or installed, without loading any."""
     with _lock:
-        return sorted(set(_registry) | set(_discover()))
+        return sorted(set(_registry) | set(_builtins) | set(_discover()))
 
 
 # An unknown name lists choices up to this many characters, so the error stays one readable line
@@ -187,8 +229,6 @@ def _unknown_policy_message(name: str) -> str:
     import difflib
 
     names = available()
-    if not _discover():
-        return f"unknown policy {name!r} (no policies installed: is fastsnake installed with pip?)"
     close = difflib.get_close_matches(str(name), names, n=3)
     if close:
         return f"unknown policy {name!r}; did you mean {' or '.join(map(repr, close))}?"
@@ -321,6 +361,10 @@ def get_policy(name: str) -> EnginePolicy:
             return _registry[name]
         if isinstance(name, str) and ":" in name:
             return _family_policy(name)
+        if name in _builtins:
+            policy = as_engine_policy(name, _load_builtin(name), origin=OWN_DISTRIBUTION)
+            _registry[name] = policy
+            return policy
         ep = _discover().get(name)
         if ep is None:
             raise PolicyError(_unknown_policy_message(name))
@@ -332,6 +376,13 @@ def get_policy(name: str) -> EnginePolicy:
         policy = as_engine_policy(name, obj, origin=_dist_name(ep))
         _registry[name] = policy
         return policy
+
+
+def _load_builtin(name: str):
+    import importlib
+
+    module, _, attr = _builtins[name].partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def resolved_name(name: str) -> str:
@@ -388,3 +439,22 @@ def recorded_options(policy_name: str, options: dict | None) -> dict:
                 and opt.low is not None and opt.low > LEGACY_DEFAULT):
             del options[name]
     return options
+
+
+# Our built-in policies, one line each: the name and the object its module defines (imported on first
+# use). A new policy module adds its line here; tests/snake/test_snake_policy_registry.py fails for a
+# policy module whose policies are not registered, and for a registered policy without a speed-guard
+# reference (bench/speed/reference.json, written by ``python bench/speed/guard.py --update --only NAME``).
+register_builtin("cycle", "fastsnake.snake.policies.cycle:POLICY")
+register_builtin("greedy", "fastsnake.snake.policies.greedy:POLICY")
+register_builtin("greedy-dynamic", "fastsnake.snake.policies.greedy_dynamic:POLICY")
+register_builtin("thesis-shortcut", "fastsnake.snake.policies.thesis_shortcut:THESIS_SHORTCUT")
+register_builtin("thesis-shortcut-faithful", "fastsnake.snake.policies.thesis_shortcut:THESIS_SHORTCUT_FAITHFUL")
+register_builtin("snake-ai", "fastsnake.snake.policies.snake_ai:SNAKE_AI")
+register_builtin("snake-ai-safe", "fastsnake.snake.policies.snake_ai:SNAKE_AI_SAFE")
+register_builtin("phc", "fastsnake.snake.policies.phc:PHC")
+register_builtin("phc-faithful", "fastsnake.snake.policies.phc:PHC_FAITHFUL")
+register_builtin("dhcr", "fastsnake.snake.policies.dhcr:POLICY")
+register_builtin("cell", "fastsnake.snake.policies.cell:POLICY")
+register_builtin("grove", "fastsnake.snake.policies.grove:POLICY")
+register_builtin("strongest", "fastsnake.snake.policies.grove:STRONGEST")

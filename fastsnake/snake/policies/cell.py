@@ -44,9 +44,9 @@ from fastsnake.snake.celltree.link import link_kernels
 from fastsnake.snake.celltree.params import check_board, pack
 from fastsnake.snake.celltree.plan import CELL_SEARCH, cell_decide
 from fastsnake.snake.celltree.workspace import WORKSPACE, alloc, reset, start_cells
-from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.policies.grove import COUNT_LIMIT
 from fastsnake.snake.policies.kernels import engine_kernels
+from fastsnake.snake.policies.protocol import Option
 
 # The tuned defaults (every board size); what they were measured against: docs/agents.md.
 OPTIONS = (
@@ -71,12 +71,4 @@ def cell_params(config, values):
 KERNELS = link_kernels(engine_kernels(alloc, reset, cell_decide, start_cells), CELL_SEARCH + WORKSPACE)
 
 
-POLICY = EnginePolicy(
-    name="cell",
-    summary=__doc__,
-    sweep_kernel=KERNELS.sweep,
-    play_kernel=KERNELS.play,
-    make_params=cell_params,
-    guaranteed=True,
-    options=OPTIONS,
-)
+POLICY = KERNELS.policy("cell", __doc__, cell_params, guaranteed=True, options=OPTIONS, compile_cpu_seconds=37)

@@ -15,8 +15,8 @@ from numba import njit
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS
 from fastsnake.snake.cycles import CYCLE_KINDS, RANDOM, check_cycle_board, cycle_tables, random_cells_k, zigzag_cells
 from fastsnake.snake.engine import G_CFG, G_NBR, G_RNG, compiled_only, ix, kernel_copy, lay_body_random_k, zeros
-from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.policies.kernels import Kernels, by_params, engine_kernels, specialise, unique_name
+from fastsnake.snake.policies.protocol import Option
 from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
 
 # Workspace slots.
@@ -122,12 +122,5 @@ def cycle_params(config, options) -> np.ndarray:
     return np.array([CYCLE_KINDS.index(options["cycle"])], dtype=np.int64)
 
 
-POLICY = EnginePolicy(
-    name="cycle",
-    summary=__doc__,
-    sweep_kernel=KERNELS.sweep,
-    play_kernel=KERNELS.play,
-    make_params=cycle_params,
-    guaranteed=True,
-    options=(CYCLE_OPTION,),
-)
+POLICY = KERNELS.policy("cycle", __doc__, cycle_params, guaranteed=True, options=(CYCLE_OPTION,),
+                        compile_cpu_seconds=12)

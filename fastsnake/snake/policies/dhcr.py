@@ -33,7 +33,6 @@ from numba import njit
 
 from fastsnake.snake.board import CFG_COLS
 from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC, compiled_only
-from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import (
     CYCLE_OPTION,
     W_CELLS,
@@ -236,12 +235,5 @@ def _cycle_cells(ws):
 KERNELS = cycle_kernels(_alloc, _decide, _cycle_cells, reset_on=_reset_on)
 
 
-POLICY = EnginePolicy(
-    name="dhcr",
-    summary=__doc__,
-    sweep_kernel=KERNELS.sweep,
-    play_kernel=KERNELS.play,
-    make_params=cycle_params,
-    guaranteed=True,
-    options=(CYCLE_OPTION,),
-)
+POLICY = KERNELS.policy("dhcr", __doc__, cycle_params, guaranteed=True, options=(CYCLE_OPTION,),
+                        compile_cpu_seconds=10)

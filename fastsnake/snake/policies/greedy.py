@@ -24,7 +24,6 @@ from fastsnake.snake.engine import (
     lay_body_random_k,
     start_path,
 )
-from fastsnake.snake.policies import EnginePolicy, no_params
 from fastsnake.snake.policies.kernels import engine_kernels
 
 # Workspace slots: A* buffers, flood-fill buffers, the path the start body lies on, no cycle.
@@ -87,10 +86,4 @@ def _no_cycle(ws):
 KERNELS = engine_kernels(_alloc, _reset, _decide, _no_cycle)
 
 
-POLICY = EnginePolicy(
-    name="greedy",
-    summary=__doc__,
-    sweep_kernel=KERNELS.sweep,
-    play_kernel=KERNELS.play,
-    make_params=no_params,
-)
+POLICY = KERNELS.policy("greedy", __doc__, compile_cpu_seconds=8)

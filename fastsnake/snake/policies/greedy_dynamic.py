@@ -22,9 +22,9 @@ from fastsnake.search.bfs import bfs_buffers
 from fastsnake.search.timed_astar import MAX_BUDGET, T_PATH, timed_astar, timed_buffers
 from fastsnake.snake.board import CFG_COLS, CFG_ROWS, CFG_TAIL_RULE, TAIL_FOLLOW
 from fastsnake.snake.engine import G_CFG, G_NBR, body_cell, compiled_only, lay_body_random_k, start_path
-from fastsnake.snake.policies import BySize, EnginePolicy, Option
 from fastsnake.snake.policies.greedy import roomiest_move
 from fastsnake.snake.policies.kernels import engine_kernels
+from fastsnake.snake.policies.protocol import BySize, Option
 
 W_SEARCH, W_BFS, W_PATH0, W_NONE, W_PLAN, W_BODY, W_PARAMS = range(7)
 P_LEN, P_NEXT, P_APPLE = 0, 1, 2
@@ -102,11 +102,4 @@ def _params(config, options) -> np.ndarray:
     return np.array([options["budget"]], dtype=np.int64)
 
 
-POLICY = EnginePolicy(
-    name="greedy-dynamic",
-    summary=__doc__,
-    sweep_kernel=KERNELS.sweep,
-    play_kernel=KERNELS.play,
-    make_params=_params,
-    options=(BUDGET_OPTION,),
-)
+POLICY = KERNELS.policy("greedy-dynamic", __doc__, _params, options=(BUDGET_OPTION,), compile_cpu_seconds=8)

@@ -35,8 +35,8 @@ from fastsnake.snake.celltree.link import link_kernels
 from fastsnake.snake.celltree.params import BITS_BLOCKS, SNUG_ASTAR, TIES_ONLY, check_board, is_big, pack
 from fastsnake.snake.celltree.plan import GROVE_SEARCH, decide
 from fastsnake.snake.celltree.workspace import WORKSPACE, alloc, reset, start_cells
-from fastsnake.snake.policies import BySize, EnginePolicy, Option
 from fastsnake.snake.policies.kernels import engine_kernels
+from fastsnake.snake.policies.protocol import BySize, Option
 
 COUNT_LIMIT = 1 << 30  # bound of the options that count moves or nodes (no practical limit)
 
@@ -95,15 +95,7 @@ def grove_params(config, values):
 KERNELS = link_kernels(engine_kernels(alloc, reset, decide, start_cells), GROVE_SEARCH + WORKSPACE)
 
 
-POLICY = EnginePolicy(
-    name="grove",
-    summary=__doc__,
-    sweep_kernel=KERNELS.sweep,
-    play_kernel=KERNELS.play,
-    make_params=grove_params,
-    guaranteed=True,
-    options=OPTIONS,
-)
+POLICY = KERNELS.policy("grove", __doc__, grove_params, guaranteed=True, options=OPTIONS, compile_cpu_seconds=92)
 
 # The strongest guaranteed agent we have: `grove` (the lowest mean moves of our agents).
 STRONGEST = dataclasses.replace(

@@ -31,6 +31,7 @@ from numba import njit
 from numba.core.dispatcher import Dispatcher
 
 from fastsnake.snake.engine import play_recorded, sweep_chunk
+from fastsnake.snake.policies.protocol import EnginePolicy, no_params
 
 # The template's free names: each policy's copy of `_sweep` and `_play` binds them to its parts.
 alloc = reset = decide = cycle_of = None
@@ -65,6 +66,13 @@ class Kernels(NamedTuple):
 
     sweep: Callable
     play: Callable
+
+    def policy(self, name: str, summary: str, make_params: Callable = no_params, **fields) -> EnginePolicy:
+        """The `EnginePolicy` that plays these kernels: every built-in policy is declared by this one call
+        (its module's ``KERNELS.policy("name", __doc__, make_params, guaranteed=..., options=...)``);
+        `fields` are `EnginePolicy`'s others (``compile_cpu_seconds``, ``alias_of`` ...)."""
+        return EnginePolicy(name=name, summary=summary, sweep_kernel=self.sweep, play_kernel=self.play,
+                            make_params=make_params, **fields)
 
 
 _made: dict[str, Parts] = {}  # kernel name -> the parts it was made of, in this process

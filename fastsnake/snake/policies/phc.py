@@ -32,7 +32,6 @@ from numba import njit
 
 from fastsnake.snake.cycles import CYCLE_KINDS, check_cycle_board
 from fastsnake.snake.engine import G_NBR, G_OCC
-from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import (
     CYCLE_OPTION,
     W_MOVE,
@@ -144,14 +143,7 @@ def safety_params(faithful):
     return make
 
 
-PHC = EnginePolicy(
-    name="phc",
-    summary=__doc__,
-    sweep_kernel=KERNELS.sweep,
-    play_kernel=KERNELS.play,
-    make_params=safety_params(False),
-    guaranteed=True,
-    options=(CYCLE_OPTION,),
-)
+PHC = KERNELS.policy("phc", __doc__, safety_params(False), guaranteed=True, options=(CYCLE_OPTION,),
+                     compile_cpu_seconds=10)
 # The same kernels with the original's (unsafe) shortcut budget.
 PHC_FAITHFUL = dataclasses.replace(PHC, name="phc-faithful", make_params=safety_params(True), guaranteed=False)

@@ -50,6 +50,9 @@ class EnginePolicy:
     batch_games: int = 1
     # The policy an alias names (``strongest``: ``grove``): sweep files record that one as `policy`.
     alias_of: str | None = None
+    # CPU seconds a cold compile of its two kernels typically takes: the compile notice's estimate
+    # until this machine has measured its own (`fastsnake.warm.family.cpu_seconds`); None: no estimate.
+    compile_cpu_seconds: float | None = None
 
     @property
     def headline(self) -> str:

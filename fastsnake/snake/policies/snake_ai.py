@@ -25,7 +25,6 @@ import numpy as np
 from numba import njit
 
 from fastsnake.snake.engine import G_NBR, G_OCC, body_cell
-from fastsnake.snake.policies import EnginePolicy
 from fastsnake.snake.policies.cycle import (
     CYCLE_OPTION,
     W_CELLS,
@@ -140,17 +139,8 @@ def _decide(ws, g, st):
 KERNELS = cycle_kernels(_alloc, _decide, reset_on=_reset_on)
 
 
-def _policy(name, faithful):
-    return EnginePolicy(
-        name=name,
-        summary=__doc__,
-        sweep_kernel=KERNELS.sweep,
-        play_kernel=KERNELS.play,
-        make_params=safety_params(faithful),
-        guaranteed=not faithful,
-        options=(CYCLE_OPTION,),
-    )
-
-
-SNAKE_AI = _policy("snake-ai", True)
-SNAKE_AI_SAFE = _policy("snake-ai-safe", False)
+SNAKE_AI, SNAKE_AI_SAFE = (
+    KERNELS.policy(name, __doc__, safety_params(faithful), guaranteed=not faithful, options=(CYCLE_OPTION,),
+                   compile_cpu_seconds=10)
+    for name, faithful in (("snake-ai", True), ("snake-ai-safe", False))
+)

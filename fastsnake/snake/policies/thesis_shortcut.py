@@ -36,7 +36,6 @@ from fastsnake.search.astar import A_PATH, astar_buffers, astar_grid, move_betwe
 from fastsnake.snake.board import CFG_COLS, CFG_TAIL_RULE, TAIL_FOLLOW
 from fastsnake.snake.cycles import CYCLE_KINDS, check_cycle_board
 from fastsnake.snake.engine import G_CFG, G_NBR, G_OCC, body_cell
-from fastsnake.snake.policies import EnginePolicy, Option
 from fastsnake.snake.policies.cycle import (
     CYCLE_OPTION,
     W_CELLS,
@@ -48,6 +47,7 @@ from fastsnake.snake.policies.cycle import (
     cycle_workspace_k,
 )
 from fastsnake.snake.policies.phc import ahead, tail_distance
+from fastsnake.snake.policies.protocol import Option
 
 FIXED, FAITHFUL = 0, 1
 # Workspace slots after the cycle's five.
@@ -185,17 +185,7 @@ def _params(variant):
 
 
 
-def _policy(name, variant):
-    return EnginePolicy(
-        name=name,
-        summary=__doc__,
-        sweep_kernel=KERNELS.sweep,
-        play_kernel=KERNELS.play,
-        make_params=_params(variant),
-        guaranteed=variant == FIXED,
-        options=(CYCLE_OPTION,) if variant == FIXED else (CYCLE_OPTION, ROOM_OPTION),
-    )
-
-
-THESIS_SHORTCUT = _policy("thesis-shortcut", FIXED)
-THESIS_SHORTCUT_FAITHFUL = _policy("thesis-shortcut-faithful", FAITHFUL)
+THESIS_SHORTCUT = KERNELS.policy("thesis-shortcut", __doc__, _params(FIXED), guaranteed=True,
+                                 options=(CYCLE_OPTION,), compile_cpu_seconds=12)
+THESIS_SHORTCUT_FAITHFUL = KERNELS.policy("thesis-shortcut-faithful", __doc__, _params(FAITHFUL),
+                                          options=(CYCLE_OPTION, ROOM_OPTION), compile_cpu_seconds=12)
