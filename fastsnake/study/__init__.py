@@ -13,8 +13,10 @@ problems' studies (`fastsnake.puzzle.study`, `fastsnake.tour.study`, Snake's com
 """
 
 from fastsnake.study.intervals import CONFIDENCE, mean_ci95, wilson_ci95
+from fastsnake.study.rows import check_out, new_run_id, read_rows, write_rows
 from fastsnake.study.stats import describe, holm, median_ci95, p_fields, paired_ratio
-from fastsnake.study.tables import FORMATS, Table
+from fastsnake.study.tables import FORMATS, Table, csv_stem, render, to_csv, write_csv
 
-__all__ = ["CONFIDENCE", "FORMATS", "Table", "describe", "holm", "mean_ci95", "median_ci95", "p_fields",
-           "paired_ratio", "wilson_ci95"]
+__all__ = ["CONFIDENCE", "FORMATS", "Table", "check_out", "csv_stem", "describe", "holm", "mean_ci95",
+           "median_ci95", "new_run_id", "p_fields", "paired_ratio", "read_rows", "render", "to_csv", "wilson_ci95",
+           "write_csv", "write_rows"]
