@@ -114,21 +114,22 @@ def register(subparsers) -> None:
     p = sub.add_parser("compare", help="a study of heuristics on shared instances: Korf's 100, random, a file",
                        epilog=common.examples(
                            "fastsnake puzzle compare --size 3 --count 20",
-                           "fastsnake puzzle compare --instances korf100 --heuristics manhattan,linear-conflict "
-                           "--algorithm idastar --out korf.parquet",
-                           "fastsnake puzzle compare --instances assignment --heuristics misplaced,manhattan "
+                           "fastsnake puzzle compare --instances assignment --heuristics manhattan,linear-conflict "
+                           "--out study.parquet",
+                           "fastsnake puzzle compare --instances assignment --heuristics manhattan,linear-conflict "
                            "--format markdown",
                            "fastsnake puzzle compare --size 3 --count 500 --precision 0.05 "
                            "--heuristics manhattan,linear-conflict",
                            "fastsnake puzzle compare --size 3 --count 30 --heuristics manhattan,linear-conflict "
-                           "--baseline-from base.parquet   # exit 4 when worse"))
+                           "--save-baseline base.parquet && fastsnake puzzle compare --size 3 --count 30 "
+                           "--heuristics manhattan,linear-conflict --baseline-from base.parquet   # exit 4 if worse"))
     _board_args(p, need_start=False)
     p.add_argument("--instances", default=None, metavar="NAME|FILE",
                    help="korf100 (15-puzzle), korf-felner-50 (24-puzzle), assignment (the 8-puzzle "
                         "assignment's 3 cases), random (--size, --count, --seed; the default), or a file: "
                         "one instance a line (tiles[; goal]) or a CSV with id,tiles columns")
     p.add_argument("--easiest", type=common.positive_int, default=None, metavar="N",
-                   help="korf-felner-50: the N instances with the fewest published IDA* nodes")
+                   help="korf100, korf-felner-50: the N instances with the fewest published IDA* nodes")
     p.add_argument("--count", type=common.positive_int, default=None,
                    help="random: instances (default 10; with --precision the most, default 1,000)")
     p.add_argument("--seed", type=common.whole_number, default=0)

@@ -101,15 +101,17 @@ def load_instances(spec: str, *, rows: int | None = None, cols: int | None = Non
     """The instances of a shipped set (a key of `INSTANCE_SETS`) or of a file.
 
     ``random``: `count` (default 10) instances of `rows` x `cols` drawn from `seed` (default 0),
-    uniform over the solvable ones; instance k is the same whatever the count. ``korf-felner-50``
-    with `easiest`: the `easiest` instances with the fewest published IDA* nodes, easiest first.
+    uniform over the solvable ones; instance k is the same whatever the count. ``korf100`` and
+    ``korf-felner-50`` with `easiest`: the `easiest` instances with the fewest published IDA* nodes
+    (Korf's Manhattan counts; Korf & Felner's), easiest first.
     A file: one instance a line (tiles, optionally ``; goal tiles``; ``#`` lines and blank lines
     skipped; ids are line numbers), or a CSV with a header naming ``id`` and ``tiles`` (and
     optionally ``length``, ``goal``); the board is `rows` x `cols` or inferred from the first
     line. Every instance is checked here: tile count, tiles, solvability (`StudyInputError`
     naming the line)."""
-    if easiest is not None and spec != "korf-felner-50":
-        raise StudyInputError(f"easiest={easiest!r} applies to korf-felner-50, not {spec!r}")
+    if easiest is not None and spec not in ("korf100", "korf-felner-50"):
+        raise StudyInputError(f"easiest={easiest!r} applies to korf100 and korf-felner-50 (sets with published "
+                              f"node counts), not {spec!r}")
     if spec == "random":
         return _random(rows, cols, count if count is not None else 10, 0 if seed is None else seed, goal)
     if spec in ("korf100", "korf-felner-50"):

@@ -126,7 +126,7 @@ def _no_search(monkeypatch):
 
 @pytest.mark.parametrize("case,fragment", [
     ("set", "nosuch"), ("heuristic", "magic"), ("tiles", "line 2"), ("unsolvable", "unsolvable"),
-    ("baseline", "is not in the baseline"), ("easiest", "korf-felner-50"),
+    ("baseline", "is not in the baseline"), ("easiest", "korf100 and korf-felner-50"),
 ])
 def test_bad_input_is_one_line_exit_2_before_any_search_and_nothing_written(capsys, tmp_path, monkeypatch,
                                                                             case, fragment):
@@ -143,7 +143,7 @@ def test_bad_input_is_one_line_exit_2_before_any_search_and_nothing_written(caps
     argv = {"set": ["--instances", "nosuch"], "heuristic": ["--instances", str(inst), "--heuristics", "magic"],
             "tiles": ["--instances", str(inst)], "unsolvable": ["--instances", str(inst)],
             "baseline": ["--instances", str(inst), "--heuristics", H2, "--baseline-from", str(base)],
-            "easiest": ["--instances", "korf100", "--easiest", "3"]}[case]
+            "easiest": ["--instances", "assignment", "--easiest", "3"]}[case]
     code, out, err = _run(capsys, *argv, "--out", str(out_file))
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("fastsnake: error:") and fragment in err
