@@ -25,7 +25,7 @@ from importlib import resources
 
 import numpy as np
 
-from fastsnake.errors import FastsnakeError
+from fastsnake.errors import FastsnakeError, Terminated
 from fastsnake.puzzle import board as B
 from fastsnake.puzzle.heuristics import heuristic_names
 from fastsnake.puzzle.solver import heuristic_context, solve
@@ -316,7 +316,7 @@ def run_study(instances: list[Instance], heuristics, algorithm: str = "auto", *,
                          + f" ({n}/{len(instances)})")
             if on_instance is not None:
                 on_instance(inst, found)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated):  # Ctrl-C or SIGTERM: the finished instances are kept
         study.interrupted = True
     return study
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fastsnake.errors import Terminated
 from fastsnake.study import stats as S
 from fastsnake.study.intervals import wilson_ci95
 from fastsnake.study.rows import canonical_json, new_run_id
@@ -128,7 +129,7 @@ def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0,
             study.trials.append(t)
             if progress is not None and (n % 50 == 0 or n == len(all_trials)):
                 progress(f"{n}/{len(all_trials)} trials")
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated):  # Ctrl-C or SIGTERM: the finished instances are kept
         study.interrupted = True
     return study
 

@@ -212,3 +212,18 @@ def test_korf100_first_ten_with_idastar_match_the_published_optima(capsys, tmp_p
     inst.write_text("\n".join(lines) + "\n")
     doc = _json(capsys, "--instances", str(inst), "--heuristics", H2, "--algorithm", "idastar")
     assert doc["count"] == 10 and doc["heuristics"]["linear-conflict"]["solved"] == 10
+
+
+def test_an_interrupted_study_keeps_whole_instances():
+    instances = P.load_instances("random", rows=3, cols=3, count=6, seed=7)
+    seen = []
+
+    def stop_after_two(inst, rows):
+        seen.append(inst.id)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    study = P.run_study(instances, ["manhattan", "linear-conflict"], "astar", on_instance=stop_after_two)
+    assert study.interrupted and [i.id for i in study.instances] == ["0", "1"]
+    assert len(study.rows) == 4  # both heuristics on each finished instance: still paired
+    assert P.summarize(study)["pairs"][0]["nodes_generated"]["n"] == 2
