@@ -30,6 +30,7 @@ from fastsnake.puzzle import board as B
 from fastsnake.puzzle.heuristics import heuristic_names
 from fastsnake.puzzle.solver import heuristic_context, solve
 from fastsnake.study import stats as S
+from fastsnake.study.intervals import wilson_ci95
 from fastsnake.study.rows import canonical_json, new_run_id
 
 # name -> what it is; "random" draws `count` instances from `seed` on the board asked.
@@ -352,7 +353,8 @@ def _values(rows: list[dict], heuristic: str, measure: str, ids: list[str]) -> n
 
 
 def summarize(study: Study, all_pairs: bool = False) -> dict:
-    """The study's statistics: ``heuristics`` (name -> instances, solved, algorithm, each measure
+    """The study's statistics: ``heuristics`` (name -> instances, solved and the Wilson interval of
+    the solved share ``solved_share_ci95``, algorithm, each measure
     `describe`d over the solved instances, table_cpu_seconds, unsolved_status) and ``pairs``
     (each heuristic against the first, or every pair with `all_pairs`: for each of
     `RATIO_MEASURES`, `paired_ratio` of this / baseline with Holm's adjusted p ``p_holm`` across
@@ -364,6 +366,7 @@ def summarize(study: Study, all_pairs: bool = False) -> dict:
         solved = [r for r in mine if r["status"] == "solved"]
         per[name] = {
             "instances": len(mine), "solved": len(solved),
+            "solved_share_ci95": wilson_ci95(len(solved), len(mine)),
             "algorithm": ",".join(sorted({r["algorithm"] for r in mine})) or None,
             **{m: S.describe([r[m] for r in solved if r[m] is not None]) for m in MEASURES},
             "table_cpu_seconds": float(sum(v[0] for k, v in study.table_cpu_seconds.items() if k[0] == name)),

@@ -38,6 +38,7 @@ def test_the_old_flags_still_work_and_every_figure_has_its_interval(capsys):
     assert doc["instances"] == "random" and doc["count"] == 8 and doc["lengths_agree"] is True
     m = doc["heuristics"]["manhattan"]
     assert m["solved"] == 8 and m["algorithm"] == "astar"
+    assert m["solved_share_ci95"][1] == 1.0 and 0.6 < m["solved_share_ci95"][0] < 0.7  # Wilson, 8 of 8
     for key in ("nodes_generated", "nodes_expanded", "cpu_seconds", "length"):
         assert m[key]["n"] == 8 and len(m[key]["mean_ci95"]) == 2 and len(m[key]["median_ci95"]) == 2
     # the old flat keys, kept a release
