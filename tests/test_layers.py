@@ -13,7 +13,7 @@ Rules (docs/design.md, "Layers"):
   (``fastsnake``, ``fastsnake.snake``, ``fastsnake.puzzle``, ``fastsnake.tour``,
   ``fastsnake.envs``, ``fastsnake.viewer``), the shared top-level modules every layer may
   use (``fastsnake.errors``, ``fastsnake.sizes``, ``fastsnake.files``, ``fastsnake.signals``,
-  ``fastsnake.renamed``) and its
+  ``fastsnake.renamed``), the study layer ``fastsnake.study`` and its
   own modules.
 
 An edge is the module an import statement names: ``from fastsnake.snake.sweep import
@@ -45,6 +45,7 @@ CLI_MAY_IMPORT = {
     "fastsnake.files",
     "fastsnake.signals",
     "fastsnake.renamed",
+    "fastsnake.study",
 }
 # Known cycles (each a set of modules that import one another), to be removed as they are broken;
 # test_known_cycles_are_current keeps the list honest. Empty: a new cycle fails the test.
@@ -204,6 +205,18 @@ def test_problem_packages_stay_apart():
         for package in PROBLEMS
         if _in(a, package) and not _in(b, package) and any(_in(b, other) for other in PROBLEMS + FRONT_ENDS)
     ]
+    assert not bad, bad
+
+
+# The study layer (trials -> rows -> statistics -> files -> baselines -> tables) serves every
+# problem: it imports none of them and no front end, so Snake, puzzles and tours share it as equals.
+STUDY = "fastsnake.study"
+
+
+def test_the_study_layer_knows_no_problem():
+    assert any(_in(a, STUDY) for a, *_ in EDGES)
+    bad = [f"{_where(a, line)} imports {b}" for a, b, line, _ in sorted(EDGES)
+           if _in(a, STUDY) and any(_in(b, p) for p in PROBLEMS + FRONT_ENDS)]
     assert not bad, bad
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import math
 import re
-import statistics
 
 from fastsnake.cli import common
 from fastsnake.errors import InputError
@@ -112,16 +111,52 @@ def register(subparsers) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(handler=cmd_batch)
 
-    p = sub.add_parser("compare", help="solve random instances with several heuristics",
-                       epilog=common.examples("fastsnake puzzle compare --size 3 --count 20",
-                                              "fastsnake puzzle compare --size 4 --count 5 "
-                                              "--heuristics manhattan,linear-conflict,walking-distance --json"))
+    p = sub.add_parser("compare", help="a study of heuristics on shared instances: Korf's 100, random, a file",
+                       epilog=common.examples(
+                           "fastsnake puzzle compare --size 3 --count 20",
+                           "fastsnake puzzle compare --instances assignment --heuristics manhattan,linear-conflict "
+                           "--out study.parquet",
+                           "fastsnake puzzle compare --instances assignment --heuristics manhattan,linear-conflict "
+                           "--format markdown",
+                           "fastsnake puzzle compare --size 3 --count 500 --precision 0.05 "
+                           "--heuristics manhattan,linear-conflict",
+                           "fastsnake puzzle compare --size 3 --count 30 --heuristics manhattan,linear-conflict "
+                           "--save-baseline base.parquet && fastsnake puzzle compare --size 3 --count 30 "
+                           "--heuristics manhattan,linear-conflict --baseline-from base.parquet   # exit 4 if worse"))
     _board_args(p, need_start=False)
-    p.add_argument("--count", type=common.positive_int, default=10)
+    p.add_argument("--instances", default=None, metavar="NAME|FILE",
+                   help="korf100 (15-puzzle), korf-felner-50 (24-puzzle), assignment (the 8-puzzle "
+                        "assignment's 3 cases), random (--size, --count, --seed; the default), or a file: "
+                        "one instance a line (tiles[; goal]) or a CSV with id,tiles columns")
+    p.add_argument("--easiest", type=common.positive_int, default=None, metavar="N",
+                   help="korf100, korf-felner-50: the N instances with the fewest published IDA* nodes")
+    p.add_argument("--count", type=common.positive_int, default=None,
+                   help="random: instances (default 10; with --precision the most, default 1,000)")
     p.add_argument("--seed", type=common.whole_number, default=0)
     p.add_argument("--heuristics", default="misplaced,manhattan,linear-conflict",
-                   help="comma-separated list (default misplaced,manhattan,linear-conflict)")
-    p.add_argument("--algorithm", default="auto", choices=("astar", "idastar", "auto"))
+                   help="comma-separated list (default misplaced,manhattan,linear-conflict); the first is "
+                        "the baseline of the pairs")
+    p.add_argument("--algorithm", default="auto", choices=("astar", "idastar", "auto"),
+                   help="auto: A* below 12 cells, IDA* from 12")
+    p.add_argument("--partition", "--pdb", dest="partition", default=None,
+                   help="pdb tile groups (as puzzle solve)")
+    p.add_argument("--all-pairs", action="store_true",
+                   help="compare every pair of heuristics (Holm-adjusted), not each against the first")
+    p.add_argument("--precision", type=_positive_float, default=None, metavar="X",
+                   help="random: instances in rounds until every pair's ratio interval is within X "
+                        "(half-width / ratio, e.g. 0.05), at most --count")
+    p.add_argument("--out", metavar="FILE|DIR", default=None,
+                   help="one Parquet row per instance and heuristic (a folder: DIR/RUN_ID.parquet); "
+                        "with --format csv, each table as FILE.TABLE.csv beside it")
+    p.add_argument("--save-baseline", metavar="FILE", default=None,
+                   help="keep this run's rows as a baseline file for --baseline-from")
+    p.add_argument("--baseline-from", metavar="FILE", default=None,
+                   help="pair with a saved baseline on the same instances: exit 4 when a heuristic needs "
+                        "significantly more nodes or CPU, 2 when the instances differ")
+    p.add_argument("--format", default=None, choices=("text", "json", "csv", "markdown", "latex"),
+                   help="text (default), json (as --json), csv (data: one table, see --table), markdown, latex")
+    p.add_argument("--table", default="heuristics", choices=("heuristics", "pairs"),
+                   help="--format csv: the table printed (default heuristics)")
     _limit_args(p, per="per solve")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true")
@@ -431,66 +466,130 @@ def cmd_batch(args):
 
 
 def cmd_compare(args):
-    import numpy as np
+    """`puzzle compare`: a study of heuristics (`fastsnake.puzzle.study`); everything is checked
+    before the first search or table build."""
+    import os
 
+    from fastsnake import __version__
     from fastsnake import puzzle as P
-    from fastsnake.puzzle import heuristic_context
+    from fastsnake import study as S
 
-    if args.rows is None and args.cols is None and args.size is None:
-        raise InputError("give the board size with --rows and --cols (or --size RxC)")
-    rows, cols = _dims(args, None)
-    names = [h.strip() for h in args.heuristics.split(",") if h.strip()]
-    for name in names:
-        if name not in _HEURISTICS or name == "auto":
-            raise InputError(f"heuristic {name!r} is not one of {', '.join(_HEURISTICS[:-1])}")
-    goal = P.parse_tiles(args.goal, rows, cols, "goal") if args.goal else P.goal_default(rows, cols)
-    rng = np.random.default_rng(args.seed)
-    starts = [P.random_solvable(rows, cols, goal, rng) for _ in range(args.count)]
-    contexts = {name: heuristic_context(name, rows, cols, goal, progress=_progress(args)) for name in names}
-    per = {}
+    fmt = "json" if args.json else (args.format or "text")
+    if args.json and args.format not in (None, "json"):
+        raise InputError(f"--json and --format {args.format} disagree: give one")
+    spec = args.instances or "random"
+    board_given = args.size is not None or args.rows is not None or args.cols is not None
+    rows = cols = None
+    if spec == "random":
+        if not board_given:
+            raise InputError("give the board size with --size (or --rows and --cols), or --instances NAME|FILE")
+        rows, cols = _dims(args, None)
+    elif board_given:
+        rows, cols = _dims(args, None)
+    if spec != "random" and (args.count is not None or args.precision is not None):
+        raise InputError(f"--count and --precision apply to --instances random, not {spec!r}")
+    names = P.check_heuristics(args.heuristics)
+    count = args.count if args.count is not None else (1000 if args.precision is not None else 10)
+    instances = P.load_instances(spec, rows=rows, cols=cols, count=count, seed=args.seed,
+                                 easiest=args.easiest, goal=args.goal)
+    for inst in instances:
+        if args.algorithm == "astar" and inst.rows * inst.cols > 16:
+            raise InputError(f"A* keeps every state: {inst.rows}x{inst.cols} instances need --algorithm idastar")
+    for path in (args.out, args.save_baseline):
+        if path is not None:
+            S.check_out(path)
+    base_rows = None
+    if args.baseline_from is not None:
+        base_rows = P.check_baseline_instances(instances, names, args.baseline_from)
+    run_id = S.new_run_id()
+    kwargs = dict(partition=args.partition, progress=_progress(args), run_id=run_id, **_limits(args))
+    precision = None
+    if args.precision is not None:
+        study, precision = P.run_to_precision(rows, cols, names, args.algorithm, target=args.precision, cap=count,
+                                              seed=args.seed, goal=args.goal, all_pairs=args.all_pairs, **kwargs)
+    else:
+        study = P.run_study(instances, names, args.algorithm, **kwargs)
+    if study.interrupted:
+        args.exit_status = 130
+        common.log(f"fastsnake: interrupted: {len(study.instances)} instances finished (kept)")
+    summary = P.summarize(study, all_pairs=args.all_pairs)
+    tables = P.study_tables(summary)
+    written = {}
+    if args.out is not None or args.save_baseline is not None:
+        table = P.rows_table(study.rows)
+        meta = P.study_meta(study, spec)
+        if args.out is not None:
+            written["rows"] = S.write_rows(table, args.out, meta)
+            if fmt == "csv":
+                written["tables"] = S.write_csv(tables, S.csv_stem(args.out, run_id))
+        if args.save_baseline is not None:
+            written["baseline"] = S.write_rows(table, args.save_baseline, meta)
+    verdict = None
+    if base_rows is not None:
+        verdict = P.check_baseline(study, base_rows)
+        if verdict["worse"]:
+            common.log(f"fastsnake: worse than baseline {args.baseline_from!r}: " + ", ".join(verdict["worse"]))
+            args.exit_status = 4
+    if precision is not None and not precision["reached"] and not args.exit_status:
+        common.log(f"fastsnake: precision {precision['target']:.2%} not reached within {precision['cap']:,} "
+                   f"instances (widest: {precision['limiting']}); exit status 3")
+        args.exit_status = 3
+    out = _compare_json(study, summary, spec, names, precision, verdict, written, __version__)
+    if fmt == "json":
+        if not args.json:
+            common.emit_json(out)
+            return None
+        return out
+    if fmt == "csv":
+        sys_out = next(t for t in tables if t.name == args.table)
+        print(S.to_csv(sys_out), end="")
+        return None
+    if fmt in ("markdown", "latex"):
+        print(S.render(tables, fmt))
+        return None
+    first = study.instances[0] if study.instances else None
+    where = (f"{len(study.instances)} instances of {spec}" + (f" ({first.rows}x{first.cols})" if first else "")
+             + (f", seed {args.seed}" if spec == "random" else ""))
+    print(f"{where}: {', '.join(names)}; CPU-seconds per search, kernels loaded and tables built beforehand")
+    print(S.render(tables, "text"))
+    print("every optimal search agrees on every length" + (" and with the published optima"
+                                                          if any(i.optimum for i in study.instances) else ""))
+    if precision is not None:
+        print(f"precision {precision['target']:.2%}: {'reached' if precision['reached'] else 'not reached'} "
+              f"with {precision['instances']:,} instances in {precision['rounds']} rounds "
+              f"(widest: {precision['limiting']})")
+    if verdict is not None:
+        print(f"baseline {common.shown(args.baseline_from)}: " + ("worse: " + ", ".join(verdict["worse"])
+                                                                  if verdict["worse"] else "no heuristic is worse"))
+    for key, path in written.items():
+        for p in [path] if isinstance(path, str) else path:
+            print(f"{key}: {common.shown(os.fspath(p))}")
+    return None
+
+
+def _compare_json(study, summary, spec, names, precision, verdict, written, version) -> dict:
+    """`puzzle compare --json`: the summary, plus the keys of 0.x's compare (deprecated, kept a release)."""
+    first = study.instances[0] if study.instances else None
     lengths = {}
-    for name in names:
-        runs = []
-        for start in starts:
-            try:
-                r = P.solve(start, goal, rows=rows, cols=cols, algorithm=args.algorithm, heuristic=name,
-                            context=contexts[name], **_limits(args))
-            except P.PuzzleLimitError as exc:  # counted as not solved, with the limit's status
-                r = exc.result
-            runs.append(r)
-        lengths[name] = [r.length for r in runs]
-        solved = [r for r in runs if r.status == "solved"]
-        per[name] = {
-            "solved": len(solved),
-            "algorithm": runs[0].algorithm,
-            "mean_nodes_generated": _mean([r.nodes_generated for r in solved]),
-            "median_nodes_generated": _median([r.nodes_generated for r in solved]),
-            "mean_nodes_expanded": _mean([r.nodes_expanded for r in solved]),
-            "median_nodes_expanded": _median([r.nodes_expanded for r in solved]),
-            "mean_seconds": _mean([r.seconds for r in solved]),
-            "median_seconds": _median([r.seconds for r in solved]),
-            "unsolved_status": sorted({r.status for r in runs if r.status != "solved"}),
-        }
-    agree = all(
-        len({lengths[name][i] for name in names if lengths[name][i] is not None}) <= 1
-        for i in range(args.count))
-    out = {"rows": rows, "cols": cols, "count": args.count, "seed": args.seed,
-           "goal": goal.tolist(), "heuristics": per, "lengths_agree": agree,
-           "lengths": lengths[names[0]] if names else [],
-           "mean_length": _mean([x for x in lengths[names[0]] if x is not None]) if names else None}
-    if not args.json:
-        print(f"{args.count} random solvable {rows}x{cols} instances (seed {args.seed}), "
-              f"mean optimal length {out['mean_length']}")
-        print(f"{'heuristic':<18}{'solved':>7}{'mean gen':>14}{'median gen':>14}"
-              f"{'mean exp':>14}{'mean s':>10}{'median s':>10}")
-        for name in names:
-            s = per[name]
-            print(f"{name:<18}{s['solved']:>7}{_fmt(s['mean_nodes_generated']):>14}"
-                  f"{_fmt(s['median_nodes_generated']):>14}{_fmt(s['mean_nodes_expanded']):>14}"
-                  f"{_fmt(s['mean_seconds'], 4):>10}{_fmt(s['median_seconds'], 4):>10}")
-        print("all heuristics agree on every optimal length" if agree
-              else "DISAGREEMENT on optimal lengths (a bug: please report)")
-    return out
+    for r in study.rows:
+        if r["heuristic"] == names[0]:
+            lengths[r["instance_id"]] = r["length"]
+    per = summary["heuristics"]
+    for s in per.values():  # the old flat keys (wall seconds were search seconds)
+        s["mean_nodes_generated"] = s["nodes_generated"]["mean"]
+        s["median_nodes_generated"] = s["nodes_generated"]["median"]
+        s["mean_nodes_expanded"] = s["nodes_expanded"]["mean"]
+        s["median_nodes_expanded"] = s["nodes_expanded"]["median"]
+        s["mean_seconds"] = s["cpu_seconds"]["mean"]  # deprecated: was wall seconds, now CPU-seconds
+        s["median_seconds"] = s["cpu_seconds"]["median"]
+    known = [x for x in lengths.values() if x is not None]
+    return {"instances": spec, "count": len(study.instances), "run_id": study.run_id, "fastsnake_version": version,
+            "rows": first.rows if first else None, "cols": first.cols if first else None,
+            "goal": list(first.goal) if first else None, "instance_ids": [i.id for i in study.instances],
+            "heuristics": per, "pairs": summary["pairs"], "all_pairs": summary["all_pairs"],
+            "lengths_agree": True, "lengths": [lengths.get(i.id) for i in study.instances],
+            "mean_length": sum(known) / len(known) if known else None, "options": study.options,
+            "interrupted": study.interrupted, "precision": precision, "baseline": verdict, "files": written}
 
 
 def cmd_random(args):
@@ -555,17 +654,3 @@ def cmd_check(args):
         raise InputError(f"{args.file!r} claims an optimal solution, but its {len(sol.moves)} moves are not: "
                          f"the optimum is {optimum}")
     return None
-
-
-def _mean(xs):
-    return float(statistics.fmean(xs)) if xs else None
-
-
-def _median(xs):
-    return float(statistics.median(xs)) if xs else None
-
-
-def _fmt(x, digits=0):
-    if x is None:
-        return "-"
-    return f"{x:,.{digits}f}"

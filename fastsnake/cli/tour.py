@@ -40,6 +40,7 @@ def register(subparsers) -> None:
     tour.add_argument("--no-path", action="store_true", help="leave the path out of the JSON (huge boards)")
     tour.add_argument("--json", action="store_true", help="print one JSON object")
     tour.set_defaults(handler=run_tour, tier_job=_tour_job)
+    _compare_parser(tour)
 
     reach = subparsers.add_parser(
         "reach",
@@ -96,8 +97,110 @@ def _piece_args(parser, deprecated_jumps: bool) -> None:
         parser.add_argument("--jumps", dest="moves_deprecated", metavar="'DR,DC;...'", help=argparse.SUPPRESS)
     parser.add_argument("--asymmetric", action="store_true",
                         help="use the listed --moves exactly (a one-way piece: a directed move graph)")
-    parser.add_argument("--size", required=True, type=common.size_arg(1, 4000), metavar="RxC",
-                        help="board size RxC or N (up to 4000x4000)")
+    # Checked in `_piece_board` rather than by argparse: `tour compare` (a subverb) takes its own --size.
+    parser.add_argument("--size", type=common.size_arg(1, 4000), metavar="RxC",
+                        help="board size RxC or N (up to 4000x4000; required)")
+
+
+def _compare_parser(tour) -> None:
+    sub = tour.add_subparsers(dest="tour_verb", metavar="compare", parser_class=common.Parser)
+    sub.required = False
+    p = sub.add_parser("compare", help="a study of tour methods over boards, pieces and start squares",
+                       epilog=common.examples(
+                           "fastsnake tour compare --size 6,8 --piece knight --closed",
+                           "fastsnake tour compare --size 5x6,6 --methods search --seeds 0,1,2 "
+                           "--out tours.parquet --format csv"))
+    p.add_argument("--size", required=True, type=_sizes, metavar="N,RxC,...",
+                   help="boards, comma-separated (e.g. 6,8 or 5x6,6x6)")
+    p.add_argument("--piece", action="append", metavar="A,B",
+                   help="a piece (1,2 or knight; 'a,b;c,d' a compound one); repeat to compare pieces "
+                        "(default knight)")
+    p.add_argument("--closed", action="store_true", help="closed tours")
+    p.add_argument("--methods", default="search,construct",
+                   help="search (Warnsdorff, Roth's tie-break, then one seeded hash per --seeds) and/or "
+                        "construct (the knight's construction; elsewhere inapplicable)")
+    p.add_argument("--seeds", default="0", metavar="S,S,...", help="tie-break seeds of search (default 0)")
+    p.add_argument("--starts", default="all", choices=("all", "corner"),
+                   help="start squares: every one (default) or the corner only")
+    p.add_argument("--time-limit", type=_positive_float, default=10.0, metavar="S",
+                   help="per trial (default 10)")
+    p.add_argument("--max-nodes", type=common.positive_int, default=None, metavar="N")
+    p.add_argument("--out", metavar="FILE|DIR", default=None,
+                   help="one Parquet row per trial and method (a folder: DIR/RUN_ID.parquet)")
+    p.add_argument("--save-baseline", metavar="FILE", default=None, help="keep this run's rows as a baseline")
+    p.add_argument("--baseline-from", metavar="FILE", default=None,
+                   help="exit 4 when a method needs significantly more CPU or nodes; 2 for other trials")
+    p.add_argument("--format", default=None, choices=("text", "json", "csv", "markdown", "latex"))
+    p.add_argument("--table", default="methods", choices=("methods", "pairs"),
+                   help="--format csv: the table printed (default methods)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(handler=run_compare, tier_job=None)
+
+
+def _sizes(text: str):
+    size = common.size_arg(1, 4000)
+    return [size(part) for part in text.split(",") if part.strip()]
+
+
+def run_compare(args):
+    """`tour compare`: a study (`fastsnake.tour.study`); every input checked before the first search."""
+    import os
+
+    from fastsnake import __version__
+    from fastsnake import study as S
+    from fastsnake import tour as T
+
+    fmt = "json" if args.json else (args.format or "text")
+    seeds = [common.whole_number(s) for s in args.seeds.split(",") if s.strip()]
+    arms = T.study.check_methods(args.methods, seeds or [0])
+    trials = T.study.trials(args.size, args.piece or ["knight"], args.closed, args.starts)
+    for path in (args.out, args.save_baseline):
+        if path is not None:
+            S.check_out(path)
+    base_rows = None if args.baseline_from is None else T.study.check_baseline_trials(trials, args.baseline_from)
+    study = T.study.run_study(trials, arms, time_limit=args.time_limit, max_nodes=args.max_nodes,
+                              progress=None if args.quiet else common.log)
+    if study.interrupted:
+        args.exit_status = 130
+        common.log(f"fastsnake: interrupted: {len(study.trials)} trials finished (kept)")
+    summary = T.study.summarize(study)
+    tables = T.study.study_tables(summary)
+    written = {}
+    if args.out is not None or args.save_baseline is not None:
+        table, meta = T.study.rows_table(study.rows), T.study.study_meta(study)
+        if args.out is not None:
+            written["rows"] = S.write_rows(table, args.out, meta)
+            if fmt == "csv":
+                written["tables"] = S.write_csv(tables, S.csv_stem(args.out, study.run_id))
+        if args.save_baseline is not None:
+            written["baseline"] = S.write_rows(table, args.save_baseline, meta)
+    verdict = None
+    if base_rows is not None:
+        verdict = T.study.check_baseline(study, base_rows)
+        if verdict["worse"]:
+            common.log(f"fastsnake: worse than baseline {args.baseline_from!r}: " + ", ".join(verdict["worse"]))
+            args.exit_status = 4
+    out = {"trials": len(study.trials), "run_id": study.run_id, "fastsnake_version": __version__,
+           "methods": summary["methods"], "pairs": summary["pairs"], "options": study.options,
+           "interrupted": study.interrupted, "baseline": verdict, "files": written}
+    if fmt == "json":
+        if not args.json:
+            common.emit_json(out)
+            return None
+        return out
+    if fmt == "csv":
+        print(S.to_csv(next(t for t in tables if t.name == args.table)), end="")
+        return None
+    print(S.render(tables, "text" if fmt == "text" else fmt))
+    if fmt == "text":
+        if verdict is not None:
+            print(f"baseline {common.shown(args.baseline_from)}: " + ("worse: " + ", ".join(verdict["worse"])
+                                                                      if verdict["worse"] else "no method is worse"))
+        for key, path in written.items():
+            for p in [path] if isinstance(path, str) else path:
+                print(f"{key}: {common.shown(os.fspath(p))}")
+    return None
 
 
 def _piece_board(args):
@@ -117,6 +220,8 @@ def _piece_board(args):
         raise InputError("--asymmetric needs --moves")
     if not args.piece and moves is None:
         raise InputError("give a piece: --piece a,b (e.g. 1,2 for the knight) or --moves 'dr,dc;...'")
+    if args.size is None:
+        raise InputError("the following arguments are required: --size")
     piece = parse_piece(args.piece, moves, args.asymmetric)
     rows, cols = args.size
     start = None if args.start is None else parse_square(args.start, rows, cols)

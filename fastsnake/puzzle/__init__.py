@@ -43,7 +43,17 @@ __all__ = [
 ]
 
 
+# Studies of heuristics (`fastsnake.puzzle.study`), loaded when first used.
+_STUDY_NAMES = ("INSTANCE_SETS", "StudyInputError", "StudyLengthError", "check_baseline",
+                "check_baseline_instances", "check_heuristics", "load_instances", "rows_table", "run_study",
+                "run_to_precision", "study_meta", "study_tables", "summarize")
+
+
 def __getattr__(name):
+    if name in _STUDY_NAMES:
+        from fastsnake.puzzle import study
+
+        return getattr(study, name)
     # The solution-file helpers import json lazily only when used.
     if name == "solve_processes":
         from fastsnake.puzzle.batch import solve_processes

@@ -11,8 +11,9 @@ timing), so the same call plays the same games: the half-widths shrink as 1/sqrt
 estimates the games still needed; a round at least halves the distance and at most multiplies the
 games by `MAX_GROWTH`; the cap (`--games`) is never passed.
 
-This is a layer over `sweep.run_sweep`: the public API (`api.compare_runs`, `api.sweep`) wraps
-the runs it returns.
+The round sizes (`next_total`) and the figures' arithmetic (`Figure`) are every study's, in
+`fastsnake.study.precision`. This is a layer over `sweep.run_sweep`: the public API
+(`api.compare_runs`, `api.sweep`) wraps the runs it returns.
 """
 
 from __future__ import annotations
@@ -26,41 +27,22 @@ from fastsnake.snake.engine import OUTCOME_NAMES
 from fastsnake.snake.intervals import PairedAccumulator, half_width, mean_ci95
 from fastsnake.snake.stats import SummaryAccumulator
 from fastsnake.snake.sweep import SweepError, SweepRun, run_sweep
-
-# The first round's games (or the cap, when smaller): enough for a first estimate of the spread.
-FIRST_ROUND = 100
-# A round multiplies the games played by at least MIN_GROWTH and at most MAX_GROWTH.
-MIN_GROWTH = 1.5
-MAX_GROWTH = 8
-# The estimate of the games needed is padded by this factor, so that the round after an estimate
-# usually reaches the target rather than falling just short of it.
-ESTIMATE_MARGIN = 1.1
+from fastsnake.study.precision import (  # noqa: F401  (the names stay here for code written against them)
+    ESTIMATE_MARGIN,
+    FIRST_ROUND,
+    MAX_GROWTH,
+    MIN_GROWTH,
+    Figure,
+    next_total,
+)
+from fastsnake.study.precision import check_precision as _check_precision
 
 OUTCOME_BY_CODE = dict(enumerate(OUTCOME_NAMES))
 
 
 def check_precision(precision) -> float:
     """A relative half-width: a number > 0 and < 1 (0.001 is 0.1 % of the mean)."""
-    if isinstance(precision, bool) or not isinstance(precision, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(precision)) or not 0 < float(precision) < 1:
-        raise SweepError(f"precision={precision!r} must be a number between 0 and 1 "
-                         f"(a half-width as a share of the mean, e.g. 0.01 for 1 %)")
-    return float(precision)
-
-
-@dataclass
-class Figure:
-    """One reported figure the target applies to: its 95 % half-width and the mean it is measured against."""
-
-    name: str
-    half_width: float | None
-    reference: float | None
-
-    def ratio(self, target: float) -> float:
-        """Half-width over the allowed half-width (<= 1: reached); inf when it cannot be told yet."""
-        if self.half_width is None or not self.reference:
-            return math.inf
-        return self.half_width / (target * abs(self.reference))
+    return _check_precision(precision, SweepError)
 
 
 def figures(summaries: list[SweepAccumulators], baseline: int, skipped: list | None = None) -> list[Figure]:
@@ -86,16 +68,6 @@ def figures(summaries: list[SweepAccumulators], baseline: int, skipped: list | N
             p = acc.paired.as_dict(base.policy)
             out.append(Figure(name, half_width(p["moves_diff_ci95"]), p["baseline_moves_mean"]))
     return out
-
-
-def next_total(done: int, cap: int, worst_ratio: float) -> int:
-    """The games after the next round: half-widths shrink as 1/sqrt(games), so reaching the target
-    takes about done * ratio^2 games; padded, and held between MIN_GROWTH and MAX_GROWTH times `done`."""
-    if math.isinf(worst_ratio):
-        wanted = done * MAX_GROWTH
-    else:
-        wanted = math.ceil(done * worst_ratio ** 2 * ESTIMATE_MARGIN)
-    return int(min(cap, max(math.ceil(done * MIN_GROWTH), min(done * MAX_GROWTH, wanted))))
 
 
 @dataclass

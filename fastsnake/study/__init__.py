@@ -1,1 +1,24 @@
-"""Studies across problems: what Snake, puzzle and tour benchmarks share (the regression gate)."""
+"""Studies: algorithms run on shared instances or seeds -> rows -> statistics -> files ->
+baselines -> tables. Problem-agnostic: nothing here names a Snake, puzzle or tour column; the
+problems' studies (`fastsnake.puzzle.study`, `fastsnake.tour.study`, Snake's compare) are its users.
+
+- `fastsnake.study.quantiles`: normal and t quantiles in plain Python (no scipy at start-up);
+- `fastsnake.study.intervals`: t, Wilson, Newcombe and ratio intervals, the scaling fit;
+- `fastsnake.study.stats`: `describe`, `median_ci95`, `paired_ratio` (geometric mean ratio with
+  interval, Wilcoxon), `holm`, `p_fields`;
+- `fastsnake.study.precision`: round sizes for precision on demand;
+- `fastsnake.study.rows`: rows files (Parquet, whole or absent, run id and version);
+- `fastsnake.study.baseline`: today against a saved rows file (same trials, worse or not);
+- `fastsnake.study.gate`: whether a baseline check compared what it claims (every algorithm on the
+  same conditions and shared trials, or a partial comparison accepted explicitly);
+- `fastsnake.study.tables`: tables as CSV data, text, Markdown, LaTeX.
+"""
+
+from fastsnake.study.intervals import CONFIDENCE, mean_ci95, wilson_ci95
+from fastsnake.study.rows import check_out, new_run_id, read_rows, write_rows
+from fastsnake.study.stats import describe, holm, median_ci95, p_fields, paired_ratio
+from fastsnake.study.tables import FORMATS, Table, csv_stem, render, to_csv, write_csv
+
+__all__ = ["CONFIDENCE", "FORMATS", "Table", "check_out", "csv_stem", "describe", "holm", "mean_ci95",
+           "median_ci95", "new_run_id", "p_fields", "paired_ratio", "read_rows", "render", "to_csv", "wilson_ci95",
+           "write_csv", "write_rows"]

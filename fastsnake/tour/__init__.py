@@ -36,6 +36,10 @@ _LAZY = {"count_tours": "count", "check_save_path": "io", "save_tour": "io", "sa
 
 
 def __getattr__(name):
+    if name == "study":  # studies of methods (`fastsnake tour compare`), loaded when first used
+        import importlib
+
+        return importlib.import_module("fastsnake.tour.study")
     if name in _LAZY:
         import importlib
 

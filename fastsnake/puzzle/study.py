@@ -1,0 +1,537 @@
+"""Puzzle studies: heuristics compared on the field's standard instances, paired instance by instance.
+
+`load_instances` reads a shipped set (`INSTANCE_SETS`: Korf's 100 15-puzzles, Korf & Felner's 50
+24-puzzles, the 8-puzzle assignment's three cases, random ones) or a file; `run_study` solves every
+instance with every heuristic (instance-major, so a study stopped by Ctrl-C keeps whole instances),
+timing each search in process CPU-seconds with the kernels loaded and the tables built beforehand
+(their CPU apart), and checks the lengths: every optimal search of an instance must find the same
+length, and a published optimum that differs is a `StudyLengthError` naming instance and heuristic.
+`summarize` gives, per heuristic, the solved count and mean / median of nodes generated and
+expanded, CPU-seconds and length, each with its 95 % interval; per pair on the instances both
+solved, the geometric mean of the per-instance node and CPU ratios with 95 % intervals and
+Wilcoxon's signed-rank test, Holm across the pairs (`fastsnake.study.stats`). `rows_table` gives
+the rows as Arrow (`ROW_COLUMNS`), written with `fastsnake.study.rows`; `check_baseline` pairs a
+run with a saved rows file (`fastsnake.study.baseline`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+
+import numpy as np
+
+from fastsnake.errors import FastsnakeError, Terminated
+from fastsnake.puzzle import board as B
+from fastsnake.puzzle.heuristics import heuristic_names
+from fastsnake.puzzle.solver import heuristic_context, solve
+from fastsnake.study import stats as S
+from fastsnake.study.intervals import wilson_ci95
+from fastsnake.study.rows import canonical_json, new_run_id
+
+# name -> what it is; "random" draws `count` instances from `seed` on the board asked.
+INSTANCE_SETS = {
+    "korf100": "Korf (1985): 100 random 15-puzzles (4x4), published optimal lengths",
+    "korf-felner-50": "Korf & Felner (2002): 50 random 24-puzzles (5x5), published lengths and IDA* node "
+                      "counts; --easiest N takes the N with the fewest published nodes",
+    "assignment": "the 8-puzzle assignment the project grew from: 012 345 678 -> 806 547 231 (31 moves), "
+                  "2x4 0123 4567 -> 3254 7610 (36), 2x5 01234 56789 -> 43261 98750 (55)",
+    "random": "COUNT random solvable instances of the board asked, drawn from SEED",
+}
+# The assignment's cases: (id, rows, cols, start, goal, published optimal length).
+ASSIGNMENT = (("3x3", 3, 3, "012 345 678", "806 547 231", 31),
+              ("2x4", 2, 4, "0123 4567", "3254 7610", 36),
+              ("2x5", 2, 5, "01234 56789", "43261 98750", 55))
+# The measures of a row that the statistics describe, and those paired as ratios.
+MEASURES = ("nodes_generated", "nodes_expanded", "cpu_seconds", "length")
+RATIO_MEASURES = ("nodes_generated", "nodes_expanded", "cpu_seconds")
+# The ratios `--precision` narrows: deterministic counts, so rounds never depend on timing.
+PRECISION_MEASURES = ("nodes_generated", "nodes_expanded")
+# The rows file: one row per (instance, heuristic, algorithm).
+ROW_COLUMNS = ("instance_set", "instance_id", "rows", "cols", "start", "goal", "heuristic", "algorithm",
+               "options", "length", "optimal", "published_length", "nodes_generated", "nodes_expanded",
+               "cpu_seconds", "table_cpu_seconds", "status", "fastsnake_version", "run_id")
+# The instance identity a baseline must share.
+IDENTITY = ("instance_set", "rows", "cols", "start", "goal")
+
+
+class StudyInputError(B.PuzzleInputError):
+    """A study asked for something impossible: an unknown set or heuristic, a bad instances file."""
+
+
+class StudyLengthError(FastsnakeError):
+    """Two optimal searches of one instance disagree on its length, or one disagrees with the
+    published optimum: a bug (or a heuristic that is not admissible); the message names both."""
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One instance of a study: `id` within its `set`, board, start and goal tiles, the published
+    optimal length and node count when the set has them."""
+
+    set: str
+    id: str
+    rows: int
+    cols: int
+    start: tuple
+    goal: tuple
+    optimum: int | None = None
+    published_nodes: int | None = None
+
+    def identity(self) -> dict:
+        return {"instance_set": self.set, "rows": self.rows, "cols": self.cols,
+                "start": _tiles(self.start), "goal": _tiles(self.goal)}
+
+
+def _tiles(tiles) -> str:
+    return " ".join(str(int(t)) for t in tiles)
+
+
+def _shipped(name: str) -> list[dict]:
+    text = resources.files("fastsnake.puzzle").joinpath("instances", f"{name}.csv").read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO("\n".join(line for line in text.splitlines()
+                                                       if not line.startswith("#")))))
+
+
+def load_instances(spec: str, *, rows: int | None = None, cols: int | None = None, count: int | None = None,
+                   seed: int | None = None, easiest: int | None = None, goal=None) -> list[Instance]:
+    """The instances of a shipped set (a key of `INSTANCE_SETS`) or of a file.
+
+    ``random``: `count` (default 10) instances of `rows` x `cols` drawn from `seed` (default 0),
+    uniform over the solvable ones; instance k is the same whatever the count. ``korf100`` and
+    ``korf-felner-50`` with `easiest`: the `easiest` instances with the fewest published IDA* nodes
+    (Korf's Manhattan counts; Korf & Felner's), easiest first.
+    A file: one instance a line (tiles, optionally ``; goal tiles``; ``#`` lines and blank lines
+    skipped; ids are line numbers), or a CSV with a header naming ``id`` and ``tiles`` (and
+    optionally ``length``, ``goal``); the board is `rows` x `cols` or inferred from the first
+    line. Every instance is checked here: tile count, tiles, solvability (`StudyInputError`
+    naming the line)."""
+    if easiest is not None and spec not in ("korf100", "korf-felner-50"):
+        raise StudyInputError(f"easiest={easiest!r} applies to korf100 and korf-felner-50 (sets with published "
+                              f"node counts), not {spec!r}")
+    if spec == "random":
+        return _random(rows, cols, count if count is not None else 10, 0 if seed is None else seed, goal)
+    if spec in ("korf100", "korf-felner-50"):
+        n = 4 if spec == "korf100" else 5
+        table = _shipped(spec)
+        nodes = "korf1985_nodes" if spec == "korf100" else "published_nodes"
+        out = [Instance(spec, r["id"], n, n, tuple(int(t) for t in r["tiles"].split()),
+                        tuple(int(t) for t in B.goal_default(n, n)), int(r["length"]), int(r[nodes]))
+               for r in table]
+        if easiest is not None:
+            if not 1 <= easiest <= len(out):
+                raise StudyInputError(f"easiest={easiest!r} is not from 1 to {len(out)}")
+            out = sorted(out, key=lambda i: i.published_nodes)[:easiest]
+        return out
+    if spec == "assignment":
+        return [Instance(spec, name, r, c, tuple(int(t) for t in B.parse_tiles(s, r, c, "start")),
+                         tuple(int(t) for t in B.parse_tiles(g, r, c, "goal")), length)
+                for name, r, c, s, g, length in ASSIGNMENT]
+    return _from_file(spec, rows, cols, goal)
+
+
+def _random(rows, cols, count, seed, goal) -> list[Instance]:
+    if rows is None or cols is None:
+        raise StudyInputError("random instances need a board size (rows and cols)")
+    B.check_size(rows, cols)
+    g = B.parse_tiles(goal, rows, cols, "goal") if goal is not None else B.goal_default(rows, cols)
+    rng = np.random.default_rng(seed)
+    goal_t = tuple(int(t) for t in g)
+    return [Instance("random", str(k), rows, cols, tuple(int(t) for t in B.random_solvable(rows, cols, g, rng)),
+                     goal_t) for k in range(count)]
+
+
+def _from_file(path: str, rows, cols, goal) -> list[Instance]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        raise StudyInputError(f"instances {path!r}: neither a file nor a set "
+                              f"({', '.join(INSTANCE_SETS)})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StudyInputError(f"instances file {path!r} cannot be read: {exc}") from None
+    lines = [(k, line) for k, line in enumerate(text.splitlines(), 1)
+             if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        raise StudyInputError(f"instances file {path!r} holds no instances")
+    entries = []  # (id, start text, goal text, published length)
+    header = [h.strip() for h in lines[0][1].split(",")]
+    if "id" in header and "tiles" in header:
+        for k, line in lines[1:]:
+            row = dict(zip(header, (v.strip() for v in line.split(",")), strict=False))
+            length = row.get("length")
+            entries.append((k, row.get("id") or str(k), row.get("tiles", ""), row.get("goal") or None,
+                            int(length) if length and length.isdigit() else None))
+    else:
+        for k, line in lines:
+            start, _, goal_text = line.partition(";")
+            entries.append((k, str(k), start, goal_text.strip() or None, None))
+    if rows is None or cols is None:
+        tokens = entries[0][2].split()
+        side = math.isqrt(len(tokens))
+        if len(tokens) > 1 and side * side == len(tokens) and not (len(tokens[0]) > 1 and len(tokens) <= 4):
+            rows = cols = side
+        elif len({len(t) for t in tokens}) == 1 and all(t.isdigit() for t in tokens) and len(tokens[0]) > 1:
+            rows, cols = len(tokens), len(tokens[0])
+        else:
+            raise StudyInputError(f"instances file {path!r} line {entries[0][0]}: give the board size "
+                                  f"({len(tokens)} tiles is not a square board)")
+    default_goal = B.parse_tiles(goal, rows, cols, "goal") if goal is not None else B.goal_default(rows, cols)
+    out = []
+    for k, ident, start_text, goal_text, length in entries:
+        try:
+            start = B.parse_tiles(start_text, rows, cols, "start")
+            g = B.parse_tiles(goal_text, rows, cols, "goal") if goal_text else default_goal
+        except B.PuzzleInputError as exc:
+            raise StudyInputError(f"instances file {path!r} line {k}: {exc}") from None
+        if not B.is_solvable(start, g, rows, cols):
+            raise StudyInputError(f"instances file {path!r} line {k}: instance {ident!r} is unsolvable "
+                                  "(parity rule): it cannot reach the goal")
+        out.append(Instance(path, ident, rows, cols, tuple(int(t) for t in start), tuple(int(t) for t in g),
+                            length))
+    ids = [i.id for i in out]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise StudyInputError(f"instances file {path!r}: instance id {dup!r} appears twice")
+    return out
+
+
+def check_heuristics(names) -> list[str]:
+    """The heuristic names of a study, each registered (not 'auto'), none twice."""
+    names = [n.strip() for n in (names.split(",") if isinstance(names, str) else names) if n.strip()]
+    known = heuristic_names()
+    if not names:
+        raise StudyInputError("a study needs at least one heuristic")
+    for n in names:
+        if n not in known:
+            raise StudyInputError(f"heuristic {n!r} is not one of {', '.join(known)}")
+    if len(set(names)) != len(names):
+        raise StudyInputError(f"heuristic {next(n for n in names if names.count(n) > 1)!r} is named twice")
+    return names
+
+
+def resolve_algorithm(algorithm: str, rows: int, cols: int) -> str:
+    """astar | idastar; 'auto': A* below 12 cells, IDA* from 12 (a study never reduces)."""
+    if algorithm not in ("astar", "idastar", "auto"):
+        raise StudyInputError(f"algorithm {algorithm!r} is not one of astar, idastar, auto")
+    if algorithm == "auto":
+        return "astar" if rows * cols < 12 else "idastar"
+    return algorithm
+
+
+@dataclass
+class Study:
+    """What `run_study` measured: the rows (dicts with `ROW_COLUMNS`), the heuristics in order, the
+    instances finished, whether it was interrupted, the run id and the options;
+    ``table_cpu_seconds[(heuristic, rows, cols, goal)]`` is (CPU-s building its tables, the context)."""
+
+    heuristics: list[str]
+    instances: list[Instance]
+    rows: list[dict] = field(default_factory=list)
+    run_id: str = ""
+    options: dict = field(default_factory=dict)
+    interrupted: bool = False
+    table_cpu_seconds: dict = field(default_factory=dict)
+
+
+def _one_move(goal, rows, cols) -> np.ndarray:
+    """The goal with its blank moved once: a solve of it loads the kernels a study uses."""
+    board = np.array(goal)
+    blank = int(np.flatnonzero(board == 0)[0])
+    other = blank + 1 if blank % cols + 1 < cols else blank - 1
+    board[blank], board[other] = board[other], board[blank]
+    return board
+
+
+def run_study(instances: list[Instance], heuristics, algorithm: str = "auto", *, max_nodes: int | None = None,
+              time_limit: float | None = None, memory_budget=None, partition=None, prune_depth=None,
+              progress=None, run_id: str | None = None, on_instance=None, study: Study | None = None) -> Study:
+    """Solve every instance with every heuristic; returns the `Study` (rows appended to `study`'s
+    when given, the next round of a precision run). `progress(text)` hears what happens;
+    `on_instance(instance, rows)` each finished instance. Ctrl-C ends the study with the
+    instances finished (``interrupted``)."""
+    from fastsnake import __version__
+    from fastsnake.puzzle.solver import DEFAULT_MAX_NODES
+
+    heuristics = check_heuristics(heuristics)
+    for inst in instances:
+        resolve_algorithm(algorithm, inst.rows, inst.cols)
+    limits = {"max_nodes": int(max_nodes or DEFAULT_MAX_NODES), "time_limit": time_limit,
+              "memory_budget": memory_budget}
+    options = {k: v for k, v in {**limits, "partition": partition, "prune_depth": prune_depth}.items()
+               if v is not None}
+    if study is None:
+        study = Study(heuristics, [], run_id=run_id or new_run_id(), options=options)
+    text_options = canonical_json(options)
+    contexts = {}
+    boards = {(i.rows, i.cols, i.goal) for i in instances}
+    for rows, cols, goal in sorted(boards):
+        for name in heuristics:
+            key = (name, rows, cols, goal)
+            if key in study.table_cpu_seconds:
+                contexts[key] = study.table_cpu_seconds[key][1]
+                continue
+            c0 = time.process_time()
+            ctx = heuristic_context(name, rows, cols, np.array(goal), partition=partition, progress=progress,
+                                    memory_budget=memory_budget)
+            study.table_cpu_seconds[key] = (time.process_time() - c0, ctx)
+            # Load (or compile) the kernels before any timed search: a one-move solve, untimed.
+            solve(_one_move(goal, rows, cols), np.array(goal), rows=rows, cols=cols,
+                  algorithm=resolve_algorithm(algorithm, rows, cols), heuristic=name, context=ctx,
+                  prune_depth=prune_depth)
+            contexts[key] = ctx
+    try:
+        for n, inst in enumerate(instances, 1):
+            algo = resolve_algorithm(algorithm, inst.rows, inst.cols)
+            found = []
+            for name in heuristics:
+                key = (name, inst.rows, inst.cols, inst.goal)
+                c0 = time.process_time()
+                try:
+                    r = solve(np.array(inst.start), np.array(inst.goal), rows=inst.rows, cols=inst.cols,
+                              algorithm=algo, heuristic=name, context=contexts[key], prune_depth=prune_depth,
+                              **limits)
+                except B.PuzzleLimitError as exc:
+                    r = exc.result
+                cpu = time.process_time() - c0
+                solved = r.status == "solved"
+                found.append({
+                    "instance_set": inst.set, "instance_id": inst.id, "rows": inst.rows, "cols": inst.cols,
+                    "start": _tiles(inst.start), "goal": _tiles(inst.goal), "heuristic": name,
+                    "algorithm": r.algorithm, "options": text_options,
+                    "length": r.length if solved else None, "optimal": bool(solved and r.optimal),
+                    "published_length": inst.optimum, "nodes_generated": int(r.nodes_generated),
+                    "nodes_expanded": int(r.nodes_expanded), "cpu_seconds": cpu,
+                    "table_cpu_seconds": study.table_cpu_seconds[key][0], "status": r.status,
+                    "fastsnake_version": __version__, "run_id": study.run_id})
+            check_lengths(inst, found)
+            study.rows.extend(found)
+            study.instances.append(inst)
+            if progress is not None:
+                progress(f"{inst.set} {inst.id}: length {found[0]['length']}, "
+                         + ", ".join(f"{row['heuristic']} {row['nodes_generated']:,} nodes" for row in found)
+                         + f" ({n}/{len(instances)})")
+            if on_instance is not None:
+                on_instance(inst, found)
+    except (KeyboardInterrupt, Terminated):  # Ctrl-C or SIGTERM: the finished instances are kept
+        study.interrupted = True
+    return study
+
+
+def check_lengths(inst: Instance, rows: list[dict]) -> None:
+    """Every optimal search of `inst` found the same length, and the published optimum when there
+    is one; else `StudyLengthError` naming the instance and the heuristic."""
+    optimal = [r for r in rows if r["optimal"]]
+    lengths = {r["length"] for r in optimal}
+    if len(lengths) > 1:
+        shortest = min(lengths)
+        bad = next(r for r in optimal if r["length"] != shortest)
+        good = next(r for r in optimal if r["length"] == shortest)
+        raise StudyLengthError(f"instance {inst.set} {inst.id}: {bad['heuristic']} found an 'optimal' length of "
+                               f"{bad['length']}, {good['heuristic']} {shortest}: a heuristic is not admissible "
+                               "or a search is wrong")
+    if inst.optimum is not None:
+        for r in optimal:
+            if r["length"] != inst.optimum:
+                raise StudyLengthError(f"instance {inst.set} {inst.id}: {r['heuristic']} found an optimal length "
+                                       f"of {r['length']}, the published optimum is {inst.optimum}")
+
+
+def _values(rows: list[dict], heuristic: str, measure: str, ids: list[str]) -> np.ndarray:
+    """One heuristic's `measure` per instance id, in `ids` order (nan where not solved)."""
+    by_id = {r["instance_id"]: r for r in rows if r["heuristic"] == heuristic}
+    out = np.full(len(ids), np.nan)
+    for k, i in enumerate(ids):
+        r = by_id.get(i)
+        if r is not None and r["status"] == "solved" and r.get(measure) is not None:
+            out[k] = r[measure]
+    return out
+
+
+def summarize(study: Study, all_pairs: bool = False) -> dict:
+    """The study's statistics: ``heuristics`` (name -> instances, solved and the Wilson interval of
+    the solved share ``solved_share_ci95``, algorithm, each measure
+    `describe`d over the solved instances, table_cpu_seconds, unsolved_status) and ``pairs``
+    (each heuristic against the first, or every pair with `all_pairs`: for each of
+    `RATIO_MEASURES`, `paired_ratio` of this / baseline with Holm's adjusted p ``p_holm`` across
+    the pairs), ``lengths_agree`` and ``instances``."""
+    ids = [i.id for i in study.instances]
+    per = {}
+    for name in study.heuristics:
+        mine = [r for r in study.rows if r["heuristic"] == name]
+        solved = [r for r in mine if r["status"] == "solved"]
+        per[name] = {
+            "instances": len(mine), "solved": len(solved),
+            "solved_share_ci95": wilson_ci95(len(solved), len(mine)),
+            "algorithm": ",".join(sorted({r["algorithm"] for r in mine})) or None,
+            **{m: S.describe([r[m] for r in solved if r[m] is not None]) for m in MEASURES},
+            "table_cpu_seconds": float(sum(v[0] for k, v in study.table_cpu_seconds.items() if k[0] == name)),
+            "unsolved_status": sorted({r["status"] for r in mine if r["status"] != "solved"}),
+        }
+    names = study.heuristics
+    pairs_of = [(a, b) for k, b in enumerate(names) for a in names[k + 1:]] if all_pairs \
+        else [(a, names[0]) for a in names[1:]]
+    pairs = []
+    for this, base in pairs_of:
+        entry = {"heuristic": this, "baseline": base}
+        for m in RATIO_MEASURES:
+            entry[m] = S.paired_ratio(_values(study.rows, this, m, ids), _values(study.rows, base, m, ids))
+        pairs.append(entry)
+    for m in RATIO_MEASURES:
+        for entry, p in zip(pairs, S.holm([S.p_of(e[m]) for e in pairs]), strict=True):
+            entry[m]["p_holm"] = p
+    return {"instances": len(ids), "heuristics": per, "pairs": pairs, "all_pairs": bool(all_pairs)}
+
+
+def rows_table(rows: list[dict]):
+    """The rows as an Arrow table of `ROW_COLUMNS` (words dictionary-encoded, as Snake's files)."""
+    import pyarrow as pa
+
+    words = pa.dictionary(pa.int32(), pa.string())
+    types = {"instance_set": words, "instance_id": pa.string(), "rows": pa.int16(), "cols": pa.int16(),
+             "start": pa.string(), "goal": pa.string(), "heuristic": words, "algorithm": words, "options": words,
+             "length": pa.int32(), "optimal": pa.bool_(), "published_length": pa.int32(),
+             "nodes_generated": pa.int64(), "nodes_expanded": pa.int64(), "cpu_seconds": pa.float64(),
+             "table_cpu_seconds": pa.float64(), "status": words, "fastsnake_version": words, "run_id": words}
+    arrays = {}
+    for c in ROW_COLUMNS:
+        values = [r.get(c) for r in rows]
+        kind = types[c]
+        arrays[c] = (pa.array(values, pa.string()).dictionary_encode() if pa.types.is_dictionary(kind)
+                     else pa.array(values, kind))
+    return pa.table(arrays)
+
+
+def study_meta(study: Study, spec: str) -> dict:
+    """The rows file's footer (`fastsnake.study.rows`): kind, run id, instance set, heuristics, options."""
+    return {"kind": "puzzle", "run_id": study.run_id, "instances": spec, "heuristics": study.heuristics,
+            "options": study.options, "interrupted": study.interrupted, "count": len(study.instances)}
+
+
+def baseline_from(path: str):
+    """(identities by instance id, {(heuristic/algorithm, measure): values by instance id}) of a
+    saved rows file."""
+    from fastsnake.study.rows import read_rows
+
+    meta, table = read_rows(path)
+    if meta.get("kind") != "puzzle":
+        raise StudyInputError(f"baseline {path!r} is a {meta.get('kind')!r} study, not a puzzle study")
+    rows = table.to_pylist()
+    ident = {}
+    for r in rows:
+        ident.setdefault(r["instance_id"], {k: r[k] for k in IDENTITY})
+    return ident, rows
+
+
+def check_baseline_instances(instances: list[Instance], heuristics: list[str], path: str):
+    """Before any search: the baseline `path` describes these instances and at least one of these
+    heuristics, else `BaselineMismatch`; returns its rows."""
+    from fastsnake.study.baseline import BaselineMismatch, same_trials
+
+    ident, rows = baseline_from(path)
+    same_trials({i.id: i.identity() for i in instances}, ident)
+    theirs = {r["heuristic"] for r in rows}
+    if not set(heuristics) & theirs:
+        raise BaselineMismatch(f"baseline {path!r} has none of the heuristics {', '.join(heuristics)} "
+                               f"(it has {', '.join(sorted(theirs))}): nothing to compare")
+    return rows
+
+
+def check_baseline(study: Study, base_rows: list[dict]) -> dict:
+    """Today's study against the baseline's rows, instance by instance: `fastsnake.study.baseline.check`
+    of nodes generated and CPU-seconds per heuristic/algorithm."""
+    from fastsnake.study.baseline import check
+
+    ids = [i.id for i in study.instances]
+
+    def table(rows):
+        out = {}
+        for name, algo in sorted({(r["heuristic"], r["algorithm"]) for r in rows}):
+            mine = [r for r in rows if r["algorithm"] == algo]
+            for m in RATIO_MEASURES:
+                out[(f"{name}/{algo}", m)] = _values(mine, name, m, ids)
+        return out
+
+    return check(table(study.rows), table(base_rows))
+
+
+def study_tables(summary: dict) -> list:
+    """The summary as two `fastsnake.study.tables.Table`s: ``heuristics`` (one row per heuristic and
+    measure: mean with ``ci_low``/``ci_high``, median with its interval) and ``pairs`` (one row per
+    pair and measure: the geometric mean ratio heuristic / baseline as ``mean`` with its interval,
+    the lower/equal/higher counts, Wilcoxon's ``p_value`` or ``p_bound``, Holm's ``p_holm``)."""
+    from fastsnake.study.tables import Table, interval_columns
+
+    per = Table("heuristics", ["heuristic", "algorithm", "instances", "solved", "measure", "n", "mean", "ci_low",
+                               "ci_high", "median", "median_ci_low", "median_ci_high"],
+                title="per heuristic, over its solved instances (95 % intervals)")
+    for name, s in summary["heuristics"].items():
+        for m in MEASURES:
+            d = s[m]
+            per.rows.append({"heuristic": name, "algorithm": s["algorithm"], "instances": s["instances"],
+                             "solved": s["solved"], "measure": m, "n": d["n"], "mean": d["mean"],
+                             **interval_columns("", d["mean_ci95"]), "median": d["median"],
+                             **interval_columns("median", d["median_ci95"])})
+    pairs = Table("pairs", ["heuristic", "baseline", "measure", "n", "mean", "ci_low", "ci_high", "lower", "equal",
+                            "higher", "p_value", "p_bound", "p_holm"],
+                  title="per pair, on the instances both solved: geometric mean of heuristic / baseline "
+                        "(95 % intervals), Wilcoxon signed-rank p, Holm-adjusted")
+    for entry in summary["pairs"]:
+        for m in RATIO_MEASURES:
+            r = entry[m]
+            pairs.rows.append({"heuristic": entry["heuristic"], "baseline": entry["baseline"], "measure": m,
+                               "n": r["n"], "mean": r["ratio"], **interval_columns("", r["ratio_ci95"]),
+                               "lower": r["lower"], "equal": r["equal"], "higher": r["higher"],
+                               "p_value": r["p_value"], "p_bound": r["p_bound"], "p_holm": r["p_holm"]})
+    return [per, pairs]
+
+
+def precision_figures(summary: dict) -> list:
+    """The figures `--precision` narrows: every pair's node ratio (half the interval's width against
+    the ratio). Node counts only, never timing: the same call plays the same instances (the CPU
+    ratios are reported with their intervals, as measured)."""
+    from fastsnake.study.precision import Figure
+
+    out = []
+    for entry in summary["pairs"]:
+        for m in PRECISION_MEASURES:
+            r = entry[m]
+            ci = r["ratio_ci95"]
+            out.append(Figure(f"{entry['heuristic']}/{entry['baseline']} {m} ratio",
+                              None if ci is None else (ci[1] - ci[0]) / 2, r["ratio"]))
+    return out
+
+
+def run_to_precision(spec_rows: int, spec_cols: int, heuristics, algorithm: str, *, target: float, cap: int,
+                     seed: int = 0, goal=None, all_pairs: bool = False, **kwargs) -> tuple[Study, dict]:
+    """Random instances in rounds until every pairwise node ratio's 95 % interval is within `target`
+    (half-width <= target x ratio) or `cap` instances: instance k is always the k-th of `seed`, so
+    the rounds play a prefix of the plain study. Returns (study, precision info)."""
+    from fastsnake.study.precision import check_precision, next_total, worst
+
+    target = check_precision(target, StudyInputError)
+    if len(check_heuristics(heuristics)) < 2:
+        raise StudyInputError("precision applies to pair ratios: name at least two heuristics")
+    instances = load_instances("random", rows=spec_rows, cols=spec_cols, count=cap, seed=seed, goal=goal)
+    done, total, rounds = 0, min(cap, FIRST_PRECISION_ROUND), 0
+    study = None
+    while True:
+        rounds += 1
+        study = run_study(instances[done:total], heuristics, algorithm, study=study, **kwargs)
+        done = len(study.instances)
+        limit = worst(precision_figures(summarize(study, all_pairs)), target)
+        ratio = limit.ratio(target)
+        if study.interrupted or ratio <= 1 or done >= cap:
+            break
+        total = next_total(done, cap, ratio)
+    return study, {"target": target, "reached": bool(ratio <= 1), "instances": done, "cap": int(cap),
+                   "rounds": rounds, "limiting": limit.name,
+                   "limiting_half_width": None if math.isinf(ratio) else ratio * target}
+
+
+# The first round of a precision run (or the cap, when smaller).
+FIRST_PRECISION_ROUND = 20

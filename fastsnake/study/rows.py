@@ -1,0 +1,95 @@
+"""A study's rows as Parquet: one row per trial (an instance, a seed) and algorithm, written whole
+or absent, poolable across runs.
+
+Every rows file carries, in every row, the ``fastsnake_version`` that wrote it and the ``run_id``
+of the run (16 hex digits, the convention of Snake's sweep files), and, in its footer, the study's
+description under `META_KEY` (JSON: ``format``, ``kind``, ``run_id`` and what the problem adds).
+Several files of one folder read as one table: ``SELECT * FROM 'DIR/*.parquet'`` in DuckDB,
+``polars.scan_parquet("DIR/*.parquet")``, ``pandas.read_parquet("DIR")``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from fastsnake.errors import InputError
+
+STUDY_FORMAT = "fastsnake-study/1"
+META_KEY = b"fastsnake.study"
+# Parquet page checksums: written by every writer, verified by every reader (as Snake's files).
+WRITE_OPTIONS = {"write_page_checksum": True}
+READ_OPTIONS = {"page_checksum_verification": True}
+
+
+class StudyFileError(InputError):
+    """A file that is not a readable study rows file; the message names it."""
+
+
+def new_run_id() -> str:
+    """A fresh run id (16 hex digits): the trials of one run, whatever file they end up in."""
+    import uuid
+
+    return uuid.uuid4().hex[:16]
+
+
+def canonical_json(value) -> str:
+    """`value` as canonical JSON (sorted keys, no spaces): equal options, equal text."""
+    return json.dumps(value if value is not None else {}, sort_keys=True, separators=(",", ":"))
+
+
+def rows_path(out: str, run_id: str) -> str:
+    """The file `write_rows` writes for `out`: `out` itself, or ``<out>/<run_id>.parquet`` when
+    `out` is a folder (or ends with a separator), so runs pool in one folder."""
+    if os.path.isdir(out) or out.endswith(("/", os.sep)):
+        return os.path.join(out, f"{run_id}.parquet")
+    return out
+
+
+def check_out(out: str) -> None:
+    """Refuse, before any work, an `out` whose folder does not exist or that is not writable."""
+    target = out if os.path.isdir(out) or out.endswith(("/", os.sep)) else os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(target):
+        raise StudyFileError(f"cannot write {out!r}: folder {target!r} does not exist")
+    if not os.access(target, os.W_OK):
+        raise StudyFileError(f"cannot write {out!r}: folder {target!r} is not writable")
+    if os.path.exists(out) and not os.path.isdir(out) and not os.path.isfile(out):
+        raise StudyFileError(f"cannot write {out!r}: it is not a regular file")
+
+
+def write_rows(table, out: str, meta: dict) -> str:
+    """Write the Arrow `table` to `rows_path(out, meta["run_id"])` whole or absent, with `meta`
+    (plus ``format``) in the footer under `META_KEY`; returns the path written."""
+    import pyarrow.parquet as pq
+
+    from fastsnake.files import written_atomically
+
+    path = rows_path(out, meta["run_id"])
+    footer = dict(table.schema.metadata or {})
+    footer[META_KEY] = json.dumps({"format": STUDY_FORMAT, **meta}, sort_keys=True).encode()
+    table = table.replace_schema_metadata(footer)
+    with written_atomically(path) as tmp:
+        pq.write_table(table, tmp, **WRITE_OPTIONS)
+    return path
+
+
+def read_rows(path: str):
+    """(meta, Arrow table) of a study rows file; `StudyFileError` naming the file otherwise."""
+    import pyarrow.parquet as pq
+
+    if not os.path.isfile(path):
+        raise StudyFileError(f"study file {path!r} does not exist")
+    try:
+        table = pq.read_table(path, **READ_OPTIONS)
+    except Exception as exc:  # noqa: BLE001 - any reader failure: not a readable file
+        raise StudyFileError(f"study file {path!r} is not a readable Parquet file: {exc}") from None
+    raw = (table.schema.metadata or {}).get(META_KEY)
+    if raw is None:
+        raise StudyFileError(f"{path!r} is not a fastsnake study file (no {META_KEY.decode()!r} footer)")
+    try:
+        meta = json.loads(raw)
+    except ValueError:
+        raise StudyFileError(f"study file {path!r}: its footer is not JSON") from None
+    if meta.get("format") != STUDY_FORMAT:
+        raise StudyFileError(f"study file {path!r} has format {meta.get('format')!r}, not {STUDY_FORMAT!r}")
+    return meta, table

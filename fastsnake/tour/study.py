@@ -1,0 +1,252 @@
+"""Tour studies: methods compared over boards, pieces and start squares (`fastsnake tour compare`).
+
+A trial is (board, piece, closed or open, start square); a method is ``search`` with a tie-break
+seed (Warnsdorff's rule, Roth's tie-break, then the seeded hash among equal keys) or
+``construct`` (the knight's divide-and-conquer construction, where one applies; elsewhere the
+trial is ``inapplicable`` and left out of that method's rate). Every method runs every trial
+(trial-major), timed in process CPU-seconds with the kernels loaded beforehand. `summarize` gives
+per method, board and piece the success rate with its Wilson interval, nodes and CPU-seconds
+described with 95 % intervals (`fastsnake.study.stats`), and per pair of methods the geometric
+mean CPU ratio on the trials both finished; `rows_table` the rows (`ROW_COLUMNS`) for
+`fastsnake.study.rows`; `check_baseline` pairs a run with a saved rows file.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fastsnake.errors import Terminated
+from fastsnake.study import stats as S
+from fastsnake.study.intervals import wilson_ci95
+from fastsnake.study.rows import canonical_json, new_run_id
+from fastsnake.tour.pieces import Piece, TourInputError, parse_piece, square_name
+from fastsnake.tour.tour import find_tour
+
+METHODS = ("search", "construct")
+ROW_COLUMNS = ("trial_id", "rows", "cols", "piece", "closed", "start", "method", "seed", "options", "status",
+               "found", "exists", "nodes", "cpu_seconds", "method_used", "fastsnake_version", "run_id")
+IDENTITY = ("rows", "cols", "piece", "closed", "start")
+# The largest board a tour study takes (every start square of every board is a trial).
+MAX_STUDY_CELLS = 64 * 64
+
+
+@dataclass(frozen=True)
+class Trial:
+    rows: int
+    cols: int
+    piece: Piece
+    closed: bool
+    start: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.rows}x{self.cols}/{self.piece.name}/{'closed' if self.closed else 'open'}/" \
+               f"{square_name(self.start, self.rows, self.cols)}"
+
+    def identity(self) -> dict:
+        return {"rows": self.rows, "cols": self.cols, "piece": self.piece.name, "closed": self.closed,
+                "start": self.start}
+
+
+def trials(sizes, pieces, closed: bool = False, starts: str = "all") -> list[Trial]:
+    """Every (board, piece, start) of the study; `starts`: ``all`` squares or ``corner`` (0 only).
+    `sizes` are (rows, cols) pairs, `pieces` `parse_piece` inputs (each one piece)."""
+    if starts not in ("all", "corner"):
+        raise TourInputError(f"starts={starts!r} is not 'all' or 'corner'")
+    parsed = [p if isinstance(p, Piece) else parse_piece(p) for p in (pieces or ["1,2"])]
+    out = []
+    for rows, cols in sizes:
+        if rows * cols > MAX_STUDY_CELLS:
+            raise TourInputError(f"board {rows}x{cols} is too big for a study (at most {MAX_STUDY_CELLS:,} cells, "
+                                 "every start square a trial)")
+        for piece in parsed:
+            for start in (range(rows * cols) if starts == "all" else [0]):
+                out.append(Trial(rows, cols, piece, bool(closed), start))
+    return out
+
+
+def check_methods(methods, seeds) -> list[tuple[str, int]]:
+    """(method, seed) pairs: each search once per tie-break seed, construct once."""
+    methods = [m.strip() for m in (methods.split(",") if isinstance(methods, str) else methods) if m.strip()]
+    if not methods:
+        raise TourInputError("a study needs at least one method")
+    for m in methods:
+        if m not in METHODS:
+            raise TourInputError(f"method {m!r} is not one of {', '.join(METHODS)}")
+    out = []
+    for m in dict.fromkeys(methods):
+        out.extend([(m, int(s)) for s in seeds] if m == "search" else [(m, 0)])
+    return out
+
+
+def label(method: str, seed: int) -> str:
+    return f"search seed={seed}" if method == "search" else method
+
+
+@dataclass
+class TourStudy:
+    arms: list
+    trials: list = field(default_factory=list)
+    rows: list = field(default_factory=list)
+    run_id: str = ""
+    options: dict = field(default_factory=dict)
+    interrupted: bool = False
+
+
+def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0, max_nodes: int | None = None,
+              progress=None, run_id: str | None = None) -> TourStudy:
+    """Every arm (method, seed) on every trial; Ctrl-C keeps the finished trials."""
+    from fastsnake import __version__
+
+    options = {k: v for k, v in {"time_limit": time_limit, "max_nodes": max_nodes}.items() if v is not None}
+    study = TourStudy(list(arms), run_id=run_id or new_run_id(), options=options)
+    text = canonical_json(options)
+    if all_trials:  # load the kernels before any timed search
+        t = all_trials[0]
+        find_tour(t.piece, t.rows, t.cols, t.start, closed=t.closed, method="search", time_limit=time_limit)
+    try:
+        for n, t in enumerate(all_trials, 1):
+            found = []
+            for method, seed in arms:
+                c0 = time.process_time()
+                try:
+                    r = find_tour(t.piece, t.rows, t.cols, t.start, closed=t.closed, method=method, seed=seed,
+                                  time_limit=time_limit, max_nodes=max_nodes)
+                    status = "found" if r.found else ("none" if r.exists is False else "limit")
+                    row = {"found": bool(r.found), "exists": r.exists, "nodes": int(r.nodes), "method_used": r.method}
+                except TourInputError:  # no construction for this board and piece
+                    status = "inapplicable"
+                    row = {"found": False, "exists": None, "nodes": 0, "method_used": None}
+                cpu = time.process_time() - c0
+                found.append({"trial_id": t.id, "rows": t.rows, "cols": t.cols, "piece": t.piece.name,
+                              "closed": t.closed, "start": t.start, "method": method, "seed": seed, "options": text,
+                              "status": status, **row, "cpu_seconds": cpu, "fastsnake_version": __version__,
+                              "run_id": study.run_id})
+            study.rows.extend(found)
+            study.trials.append(t)
+            if progress is not None and (n % 50 == 0 or n == len(all_trials)):
+                progress(f"{n}/{len(all_trials)} trials")
+    except (KeyboardInterrupt, Terminated):  # Ctrl-C or SIGTERM: the finished instances are kept
+        study.interrupted = True
+    return study
+
+
+def summarize(study: TourStudy) -> dict:
+    """``methods``: per arm label, board and piece (and ``all``): trials, applicable, found, the
+    success rate and its Wilson 95 % interval, nodes and CPU-seconds `describe`d over the found
+    tours; ``pairs``: each arm against the first, the geometric mean CPU ratio on trials both
+    found (`paired_ratio`), Holm-adjusted."""
+    groups = {}
+    for r in study.rows:
+        arm = label(r["method"], r["seed"])
+        for key in ((arm, f"{r['rows']}x{r['cols']}", r["piece"]), (arm, "all", "all")):
+            groups.setdefault(key, []).append(r)
+    methods = []
+    for (arm, board, piece), rows in groups.items():
+        applicable = [r for r in rows if r["status"] != "inapplicable"]
+        found = [r for r in applicable if r["found"]]
+        methods.append({"method": arm, "board": board, "piece": piece, "trials": len(rows),
+                        "applicable": len(applicable), "found": len(found),
+                        "success_rate": len(found) / len(applicable) if applicable else None,
+                        "success_rate_ci95": wilson_ci95(len(found), len(applicable)),
+                        "nodes": S.describe([r["nodes"] for r in found]),
+                        "cpu_seconds": S.describe([r["cpu_seconds"] for r in found])})
+    order = {label(m, s): k for k, (m, s) in enumerate(study.arms)}
+    methods.sort(key=lambda m: (m["board"] == "all", m["board"], m["piece"], order.get(m["method"], 0)))
+    arms = [label(m, s) for m, s in study.arms]
+    ids = [t.id for t in study.trials]
+
+    def cpu(arm):
+        by = {r["trial_id"]: r for r in study.rows if label(r["method"], r["seed"]) == arm}
+        return np.array([by[i]["cpu_seconds"] if i in by and by[i]["found"] else np.nan for i in ids])
+
+    pairs = [{"method": a, "baseline": arms[0], "cpu_seconds": S.paired_ratio(cpu(a), cpu(arms[0]))}
+             for a in arms[1:]]
+    for entry, p in zip(pairs, S.holm([S.p_of(e["cpu_seconds"]) for e in pairs]), strict=True):
+        entry["cpu_seconds"]["p_holm"] = p
+    return {"trials": len(ids), "methods": methods, "pairs": pairs}
+
+
+def study_tables(summary: dict) -> list:
+    """``methods`` (success rate as ``mean`` with ``ci_low``/``ci_high``, mean nodes and CPU-s with
+    their intervals) and ``pairs`` (geometric mean CPU ratio as ``mean`` with its interval)."""
+    from fastsnake.study.tables import Table, interval_columns
+
+    t = Table("methods", ["method", "board", "piece", "trials", "applicable", "found", "mean", "ci_low", "ci_high",
+                          "nodes", "nodes_ci_low", "nodes_ci_high", "cpu_seconds", "cpu_seconds_ci_low",
+                          "cpu_seconds_ci_high"],
+              title="success rate (mean, Wilson 95 %) and mean nodes and CPU-s of the tours found")
+    for m in summary["methods"]:
+        t.rows.append({k: m[k] for k in ("method", "board", "piece", "trials", "applicable", "found")}
+                      | {"mean": m["success_rate"], **interval_columns("", m["success_rate_ci95"]),
+                         "nodes": m["nodes"]["mean"], **interval_columns("nodes", m["nodes"]["mean_ci95"]),
+                         "cpu_seconds": m["cpu_seconds"]["mean"],
+                         **interval_columns("cpu_seconds", m["cpu_seconds"]["mean_ci95"])})
+    p = Table("pairs", ["method", "baseline", "measure", "n", "mean", "ci_low", "ci_high", "p_value", "p_bound",
+                        "p_holm"], title="CPU-s ratio method / baseline on the trials both found (geometric mean)")
+    for e in summary["pairs"]:
+        r = e["cpu_seconds"]
+        p.rows.append({"method": e["method"], "baseline": e["baseline"], "measure": "cpu_seconds", "n": r["n"],
+                       "mean": r["ratio"], **interval_columns("", r["ratio_ci95"]), "p_value": r["p_value"],
+                       "p_bound": r["p_bound"], "p_holm": r["p_holm"]})
+    return [t, p]
+
+
+def rows_table(rows: list[dict]):
+    """The rows as an Arrow table of `ROW_COLUMNS`."""
+    import pyarrow as pa
+
+    words = pa.dictionary(pa.int32(), pa.string())
+    types = {"trial_id": pa.string(), "rows": pa.int16(), "cols": pa.int16(), "piece": words, "closed": pa.bool_(),
+             "start": pa.int32(), "method": words, "seed": pa.int64(), "options": words, "status": words,
+             "found": pa.bool_(), "exists": pa.bool_(), "nodes": pa.int64(), "cpu_seconds": pa.float64(),
+             "method_used": words, "fastsnake_version": words, "run_id": words}
+    arrays = {}
+    for c in ROW_COLUMNS:
+        values = [r.get(c) for r in rows]
+        arrays[c] = (pa.array(values, pa.string()).dictionary_encode() if pa.types.is_dictionary(types[c])
+                     else pa.array(values, types[c]))
+    return pa.table(arrays)
+
+
+def study_meta(study: TourStudy) -> dict:
+    return {"kind": "tour", "run_id": study.run_id, "arms": [list(a) for a in study.arms],
+            "options": study.options, "interrupted": study.interrupted, "count": len(study.trials)}
+
+
+def check_baseline_trials(all_trials: list[Trial], path: str) -> list[dict]:
+    """Before any search: the baseline `path` is a tour study of these trials; returns its rows."""
+    from fastsnake.study.baseline import same_trials
+    from fastsnake.study.rows import read_rows
+
+    meta, table = read_rows(path)
+    if meta.get("kind") != "tour":
+        raise TourInputError(f"baseline {path!r} is a {meta.get('kind')!r} study, not a tour study")
+    rows = table.to_pylist()
+    ident = {}
+    for r in rows:
+        ident.setdefault(r["trial_id"], {k: r[k] for k in IDENTITY})
+    same_trials({t.id: t.identity() for t in all_trials}, ident, what="trial")
+    return rows
+
+
+def check_baseline(study: TourStudy, base_rows: list[dict]) -> dict:
+    """Today against the baseline, trial by trial: CPU-seconds of every arm both ran, nodes of the
+    searches (`fastsnake.study.baseline.check`)."""
+    from fastsnake.study.baseline import check
+
+    ids = [t.id for t in study.trials]
+
+    def table(rows):
+        out = {}
+        for method, seed in sorted({(r["method"], r["seed"]) for r in rows}):
+            by = {r["trial_id"]: r for r in rows if (r["method"], r["seed"]) == (method, seed)}
+            measures = ("nodes", "cpu_seconds") if method == "search" else ("cpu_seconds",)
+            for m in measures:
+                out[(label(method, seed), m)] = [by[i][m] if i in by and by[i]["found"] else np.nan for i in ids]
+        return out
+
+    return check(table(study.rows), table(base_rows))

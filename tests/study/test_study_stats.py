@@ -1,0 +1,126 @@
+"""The study layer's statistics against scipy and hand-computed answers (no kernel compiles)."""
+
+import csv
+import io
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from fastsnake.study import describe, holm, median_ci95, p_fields, paired_ratio
+from fastsnake.study.baseline import BaselineMismatch, check, same_trials
+from fastsnake.study.precision import Figure, next_total, worst
+from fastsnake.study.tables import Table, render, to_csv
+
+values = st.lists(st.floats(0.001, 1e6, allow_nan=False), min_size=2, max_size=60)
+
+
+@settings(deadline=None, max_examples=60)
+@given(values)
+def test_describe_mean_interval_is_scipys_t_interval(xs):
+    d = describe(xs)
+    a = np.asarray(xs)
+    assert d["mean"] == pytest.approx(a.mean())
+    if a.std(ddof=1) > 0:
+        lo, hi = stats.ttest_1samp(a, 0).confidence_interval(0.95)
+        assert d["mean_ci95"] == pytest.approx([lo, hi], rel=1e-9, abs=1e-9)
+    assert d["median"] == pytest.approx(np.median(a))
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.integers(6, 300))
+def test_median_interval_covers_at_least_95_percent_and_is_the_narrowest(n):
+    xs = np.arange(n, dtype=float)  # x_(i) = i - 1
+    lo, hi = median_ci95(xs)
+    j = int(lo) + 1
+    assert hi == n - j  # symmetric order statistics
+    coverage = 1 - 2 * stats.binom.cdf(j - 1, n, 0.5)
+    assert coverage >= 0.95 - 1e-12
+    assert 1 - 2 * stats.binom.cdf(j, n, 0.5) < 0.95  # one step narrower would not cover
+
+
+def test_median_interval_needs_six_values():
+    assert median_ci95([1, 2, 3, 4, 5]) is None
+    assert median_ci95(range(10)) == [1.0, 8.0]  # the textbook x_(2), x_(9) for n = 10
+
+
+@settings(deadline=None, max_examples=60)
+@given(st.lists(st.tuples(st.integers(1, 10**7), st.integers(1, 10**7)), min_size=2, max_size=40))
+def test_paired_ratio_is_the_geometric_mean_with_scipys_tests(pairs):
+    a = np.array([p[0] for p in pairs], float)
+    b = np.array([p[1] for p in pairs], float)
+    r = paired_ratio(a, b)
+    logs = np.log(a / b)
+    assert r["ratio"] == pytest.approx(math.exp(logs.mean()), rel=1e-12)
+    if logs.std(ddof=1) > 0:
+        lo, hi = stats.ttest_1samp(logs, 0).confidence_interval(0.95)
+        assert r["ratio_ci95"] == pytest.approx([math.exp(lo), math.exp(hi)], rel=1e-9)
+    if np.any(logs != 0):
+        assert r["p_value"] == pytest.approx(stats.wilcoxon(logs).pvalue)
+    assert r["lower"] + r["equal"] + r["higher"] == r["n"] == len(pairs)
+
+
+def test_paired_ratio_leaves_out_unfinished_and_zero_trials():
+    r = paired_ratio([2.0, np.nan, 4.0, 0.0], [1.0, 1.0, 2.0, 3.0])
+    assert r["n"] == 2 and r["excluded"] == 2 and r["ratio"] == pytest.approx(2.0)
+    with pytest.raises(ValueError):
+        paired_ratio([1, 2], [1, 2, 3])
+
+
+def test_holm_by_hand():
+    # sorted 0.01 (x3), 0.03 (x2), 0.04 (x1), made monotone
+    assert holm([0.04, 0.01, 0.03]) == pytest.approx([0.06, 0.03, 0.06])
+    assert holm([0.5, None, 0.9]) == [pytest.approx(1.0), None, pytest.approx(1.0)]
+
+
+def test_a_p_value_below_a_float_is_a_bound():
+    assert p_fields(0.0) == {"p_value": None, "p_bound": 5e-324}
+    assert p_fields(0.2) == {"p_value": 0.2, "p_bound": None}
+
+
+def test_csv_is_data():
+    t = Table("x", ["name", "mean", "ci_low", "ci_high", "p_value", "p_bound", "ok"],
+              [{"name": "a,b", "mean": -1234567.5, "ci_low": -2e-7, "ci_high": 3, "p_value": None,
+                "p_bound": 5e-324, "ok": True}])
+    text = to_csv(t)
+    assert "−" not in text and "1,234" not in text
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert float(rows[0]["mean"]) == -1234567.5 and float(rows[0]["ci_low"]) == -2e-7
+    assert rows[0]["name"] == "a,b" and rows[0]["p_value"] == "" and float(rows[0]["p_bound"]) == 5e-324
+    people = render([t], "text")
+    assert "-1,234,568 [-2e-07, 3]" in people and "< 5e-324" in people
+    assert r"\begin{tabular}" in render([t], "latex") and "| name |" in render([t], "markdown")
+
+
+def test_the_baseline_check_flags_only_a_significant_increase():
+    base = {("h", "nodes_generated"): list(range(10, 30))}
+    same = check({("h", "nodes_generated"): list(range(10, 30))}, base)
+    assert same["worse"] == [] and same["compared"] == 20
+    more = check({("h", "nodes_generated"): [2 * x for x in range(10, 30)]}, base)
+    assert len(more["worse"]) == 1 and more["checks"][0]["ratio"] == pytest.approx(2.0)
+    fewer = check({("h", "nodes_generated"): [x // 2 for x in range(10, 30)]}, base)
+    assert fewer["worse"] == []
+    with pytest.raises(BaselineMismatch, match="nothing to compare"):
+        check({("other", "nodes_generated"): [1, 2]}, base)
+    with pytest.raises(BaselineMismatch, match="nothing to compare"):
+        check({("h", "nodes_generated"): [np.nan] * 20}, base)
+
+
+def test_same_trials_names_the_first_difference():
+    same_trials({"1": {"goal": "0 1"}}, {"1": {"goal": "0 1"}})
+    with pytest.raises(BaselineMismatch, match="'2' is not in the baseline"):
+        same_trials({"1": {}, "2": {}}, {"1": {}})
+    with pytest.raises(BaselineMismatch, match="goal"):
+        same_trials({"1": {"goal": "0 1"}}, {"1": {"goal": "1 0"}})
+    with pytest.raises(BaselineMismatch, match="no trials"):
+        same_trials({"1": {}}, {})
+
+
+def test_precision_rounds():
+    assert next_total(100, 10_000, 2.0) == math.ceil(100 * 2.0 ** 2 * 1.1)  # 441: 1.1 is not exact
+    assert next_total(100, 300, math.inf) == 300  # capped
+    assert next_total(100, 10_000, 1.01) == 150  # at least x1.5
+    assert worst([Figure("a", 1.0, 10.0), Figure("b", 3.0, 10.0)], 0.1).name == "b"

@@ -1,0 +1,81 @@
+"""`fastsnake tour compare` (fastsnake.tour.study): small boards, the tour kernels the suite compiles."""
+
+import csv
+import io
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from scipy import stats
+
+from fastsnake import tour as T
+from fastsnake.cli import main
+
+
+def _run(capsys, *argv):
+    code = main(["tour", "compare", *argv, "--quiet"])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_success_rates_with_wilson_intervals_and_rows_that_recompute(capsys, tmp_path):
+    out = tmp_path / "t.parquet"
+    code, text, err = _run(capsys, "--size", "5,6", "--closed", "--json", "--out", str(out))
+    assert code == 0, err
+    doc = json.loads(text)
+    by = {(m["method"], m["board"]): m for m in doc["methods"]}
+    # Schwenk: no closed knight's tour of 5x5; construction covers 6x6 from every square.
+    assert by[("search seed=0", "5x5")]["found"] == 0 and by[("search seed=0", "5x5")]["trials"] == 25
+    assert by[("construct", "5x5")]["applicable"] == 0
+    c6 = by[("construct", "6x6")]
+    assert c6["found"] == c6["applicable"] == 36 and c6["success_rate"] == 1.0
+    rows = pq.read_table(out).to_pylist()
+    assert len(rows) == (25 + 36) * 2 and set(T.study.ROW_COLUMNS) == set(rows[0])
+    s6 = [r for r in rows if r["rows"] == 6 and r["method"] == "search"]
+    found = sum(r["found"] for r in s6)
+    lo, hi = stats.binomtest(found, len(s6)).proportion_ci(0.95, method="wilson")
+    assert by[("search seed=0", "6x6")]["success_rate_ci95"] == pytest.approx([lo, hi], abs=1e-12)
+    for r in rows:
+        if r["found"]:
+            t = T.find_tour(r["piece"], r["rows"], r["cols"], r["start"], closed=True, method=r["method"],
+                            seed=r["seed"])
+            assert t.found and t.nodes == r["nodes"]
+            break
+
+
+def test_baseline_and_csv(capsys, tmp_path):
+    base = tmp_path / "b.parquet"
+    args = ("--size", "6", "--methods", "search", "--seeds", "0,1", "--starts", "all")
+    assert _run(capsys, *args, "--save-baseline", str(base))[0] == 0
+    code, out, err = _run(capsys, *args, "--baseline-from", str(base))
+    assert code == 0 and "no method is worse" in out, err
+    table = pq.read_table(base)
+    cheap = table.set_column(table.column_names.index("nodes"), "nodes",
+                             pa.array([max(1, n // 3) for n in table.column("nodes").to_pylist()], pa.int64()))
+    pq.write_table(cheap.replace_schema_metadata(table.schema.metadata), tmp_path / "c.parquet")
+    code, _, err = _run(capsys, *args, "--baseline-from", str(tmp_path / "c.parquet"))
+    assert code == 4 and "nodes" in err
+    code, out, err = _run(capsys, "--size", "5", "--methods", "search", "--baseline-from", str(base))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "not in the baseline" in err
+    code, out, _ = _run(capsys, *args, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and {r["method"] for r in rows} == {"search seed=0", "search seed=1"}
+    assert all(0 <= float(r["ci_low"]) <= float(r["mean"]) <= float(r["ci_high"]) <= 1 for r in rows)
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["--size", "6", "--methods", "magic"], "magic"),
+    (["--size", "6", "--piece", "1;2"], "piece '1'"),
+    (["--size", "100"], "too big"),
+])
+def test_bad_input_one_line_exit_2(capsys, argv, fragment):
+    code, out, err = _run(capsys, *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1 and fragment in err
+
+
+def test_the_plain_tour_verb_still_works(capsys):
+    assert main(["tour", "--piece", "knight", "--size", "5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["found"] is True
+    assert main(["tour", "--piece", "knight"]) == 2
+    assert "--size" in capsys.readouterr().err
