@@ -66,10 +66,6 @@ def sweep(policy, size, games, seed=None, *, threads=None, out=None, progress=Fa
     seed : int, optional
         Base seed (0 .. 2**64-1; default the settings' seed, 0). Game k of this sweep equals
         ``play(policy, size, seed, game=k)``.
-    start_length, tail, max_moves
-        The setting keywords (`GameSettings`): start length of the snake (default 3); whether the
-        head may enter the cell the tail leaves in the same move (``"follow"``, default, or
-        ``"blocked"``); the move cap, a game reaching it ends "stuck" (default (rows*cols)**2).
     threads : int, optional
         Threads (default: all cores; with `cluster`, per worker, default 1).
     out : str or path, optional
@@ -100,7 +96,12 @@ def sweep(policy, size, games, seed=None, *, threads=None, out=None, progress=Fa
     warmup : int
         With `repeat`: untimed runs first (default 0; the compile is never timed in any case).
     **options
-        Policy options, e.g. ``cycle="random"``; checked as ``--opt`` is.
+        The setting keywords, fields of `GameSettings` (each overrides the field of a `GameSettings`
+        given as `size`): ``start_length`` (start length of the snake, default 3), ``tail``
+        (``"follow"``, the default: the head may enter the cell the tail leaves in the same move;
+        or ``"blocked"``) and ``max_moves`` (the move cap: a game reaching it ends "stuck"; default
+        (rows*cols)**2). Every other keyword is a policy option, e.g. ``cycle="random"``, checked
+        as ``--opt`` is.
 
     Returns
     -------
