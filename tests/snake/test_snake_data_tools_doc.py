@@ -45,6 +45,13 @@ def test_duckdb_groups_files_and_a_folder_by_policy_and_board(doc):
         assert r["moves_ci95_half"] == pytest.approx(1.96 * moves.std(ddof=1) / np.sqrt(len(moves)))
 
 
+def test_read_sweep_gives_the_folders_rows_as_they_were_written(doc):
+    checked = doc["checked"]
+    assert checked.num_rows == 400
+    assert checked.column("moves").to_numpy().tolist() == _moves(doc["folder"] / "greedy8").tolist()
+    assert checked.column("game").to_numpy().tolist() == list(range(400))
+
+
 def test_the_worst_games_are_those_with_most_moves(doc):
     worst = doc["worst"]
     greedy = _moves(doc["folder"] / "greedy6.parquet")
