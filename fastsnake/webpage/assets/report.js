@@ -292,11 +292,11 @@
         var ci = intervals(q) && intervals(q)[k];
         if (ci && ci[0] > 0 && ci[1] > 0) f.g.appendChild(whisker(f, f.x(c), ci[0], ci[1], color));
         var dot = marker(i, f.x(c), f.y(v), 4.5, { "class": "scaling-point" });
-        dot.appendChild(sv("title", {}, q.policy + " on " + q.boards[k] + ": " + fmt(v) + " (" + fmt(q.games[k]) + " games)"));
+        dot.appendChild(sv("title", {}, (q.label || q.policy) + " on " + q.boards[k] + ": " + fmt(v) + " (" + fmt(q.games[k]) + " games)"));
         f.g.appendChild(dot);
       });
       f.g.appendChild(sv("polyline", { points: pts.join(" "), fill: "none", stroke: color, "stroke-width": 1.2, opacity: 0.5 }));
-      var label = q.policy;
+      var label = q.label || q.policy;  // a policy under several options: one curve each, named
       if (fit) {
         var sign = fitWord === "cost" ? -1 : 1;  // games per CPU-s fall as the cost per game grows
         var line = function (c) { return Math.pow(fit.coefficient * Math.pow(c, fit.exponent), sign); };
