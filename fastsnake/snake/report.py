@@ -462,8 +462,9 @@ def _scaling(sections: list[dict], items: list[Summarised] | None = None) -> dic
     from fastsnake.snake.growth import report_scaling
 
     params = [it.source.params for it in items] if items is not None else [{} for _ in sections]
-    return report_scaling([dict({k: p.get(k) for k in ("options", "tail_rule", "start_length", "seed")},
-                                policy=s["policy"], summary=s["summary"]) for s, p in zip(sections, params, strict=True)])
+    keys = ("options", "tail_rule", "start_length", "seed")
+    return report_scaling([dict({k: p.get(k) for k in keys}, policy=s["policy"], summary=s["summary"])
+                           for s, p in zip(sections, params, strict=True)])
 
 
 def _per_apple(replays: list[Replay]) -> dict:
