@@ -2,8 +2,8 @@
 games played under the same conditions.
 
 A fit pools the sections of one policy with the same options, tail rule and start length (a
-`strongest` with detours 8 and one with detours 4 are two curves, not one); one point a board (a
-run that appears twice counts once; distinct runs on one board are pooled into one point, their
+`strongest` with detours 8 and one with detours 4 are two curves, not one); one point a board (the
+same games given twice count once; distinct runs on one board are pooled into one point, their
 game-weighted mean); the exponent's 95 % interval needs three boards or more
 (`intervals.scaling_fit`). What was kept apart, counted once or left without an interval is said
 in ``notes``, which the report shows and ``fastsnake report --json`` carries.
@@ -42,10 +42,11 @@ def _point(runs: list[dict]) -> dict:
 
 
 def _run_key(point: dict) -> tuple:
-    """What makes two sections the same run (a file given twice, or copied): its seed, games and
-    results; a run id when the file records one."""
+    """What makes two sections the same games (a file given twice or copied, a sweep and a compare
+    of one seed): the seed, the number of games and their results; a game is its seed, whichever
+    run kept it."""
     s = point["summary"]
-    return (point.get("seed"), s.get("run_id"), s["games"], s.get("moves_mean"), s.get("wins"))
+    return (point.get("seed"), s["games"], s.get("moves_mean"), s.get("wins"))
 
 
 def report_scaling(points: list[dict]) -> dict | None:
@@ -83,8 +84,8 @@ def report_scaling(points: list[dict]) -> dict | None:
         for (rows, cols), runs in by_board.items():
             twice = [len(copies) for copies in runs.values() if len(copies) > 1]
             if twice:
-                notes.append(f"scaling: {label} on {rows}x{cols}: the same run appears {max(twice)} times: "
-                             "counted once")
+                notes.append(f"scaling: {label} on {rows}x{cols}: the same games (one seed) appear {max(twice)} "
+                             "times: counted once")
             if len(runs) > 1:
                 notes.append(f"scaling: {label} on {rows}x{cols}: {len(runs)} runs pooled into one point "
                              "(their game-weighted mean)")

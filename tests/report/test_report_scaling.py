@@ -36,7 +36,7 @@ def test_the_issues_case_two_option_sets_and_a_duplicated_run_give_no_interval_a
     assert curves["strongest (detours=8)"]["games"] == [100]  # counted once
     notes = " | ".join(view["notes"])
     assert "strongest was played under 2 different options" in notes
-    assert "strongest (detours=8) on 10x10: the same run appears 2 times: counted once" in notes
+    assert "strongest (detours=8) on 10x10: the same games (one seed) appear 2 times: counted once" in notes
 
 
 def test_two_boards_give_an_exponent_but_no_interval_even_with_a_run_counted_twice():
@@ -88,4 +88,4 @@ def test_report_json_carries_the_scaling_notes(tmp_path, capsys):
                  "--worst", "0", "--best", "0", "--random", "0"]) == 0
     notes = json.loads(capsys.readouterr().out)["notes"]
     assert any("cycle was played under 2 different options" in n for n in notes)
-    assert any("the same run appears 2 times: counted once" in n for n in notes)
+    assert any("the same games (one seed) appear 2 times: counted once" in n for n in notes)
