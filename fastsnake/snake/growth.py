@@ -1,7 +1,7 @@
 """The report's scaling view: how a policy's moves and cost grow with the board, fitted only over
 games played under the same conditions.
 
-A fit pools the sections of one policy with the same options, tail rule and start length (a
+A fit pools the sections of one policy with the same options, tail rule, start length and move cap (a
 `strongest` with detours 8 and one with detours 4 are two curves, not one); one point a board (the
 same games given twice count once; distinct runs on one board are pooled into one point, their
 game-weighted mean); the exponent's 95 % interval needs three boards or more
@@ -15,8 +15,17 @@ import json
 
 from fastsnake.snake import intervals
 
-# What must be equal for two sections to lie on one curve (besides the policy and its options).
-SAME_CURVE = ("tail_rule", "start_length")
+# What must be equal for two sections to lie on one curve (besides the policy and its options); the
+# move cap counts as "default" where it is the board's default (cells squared), which grows with it.
+SAME_CURVE = ("tail_rule", "start_length", "max_moves")
+
+
+def _rules(p: dict) -> tuple:
+    s = p["summary"]
+    cap = p.get("max_moves")
+    if cap is None or int(cap) == (s["rows"] * s["cols"]) ** 2:
+        cap = "default"
+    return p.get("tail_rule"), p.get("start_length"), cap
 
 
 def _options_text(options: dict) -> str:
@@ -51,7 +60,7 @@ def _run_key(point: dict) -> tuple:
 
 def report_scaling(points: list[dict]) -> dict | None:
     """The scaling view of the report's sections. `points`: one dict a section, ``{"policy",
-    "options", "tail_rule", "start_length", "seed", "summary"}`` (the summary holds ``rows``,
+    "options", "tail_rule", "start_length", "max_moves", "seed", "summary"}`` (the summary holds ``rows``,
     ``cols``, ``games``, ``moves_mean`` ...). None unless the sections hold several boards; else
     ``{"policies": [one curve a policy and conditions: "policy", "label", "options", "cells",
     "boards", "moves_mean", ..., "moves_fit", "cpu_seconds_per_game_fit"], "notes": [...]}``."""
@@ -60,7 +69,7 @@ def report_scaling(points: list[dict]) -> dict | None:
         return None
     curves: dict[tuple, list[dict]] = {}
     for p in points:
-        key = (p["policy"], json.dumps(p.get("options") or {}, sort_keys=True)) + tuple(p.get(k) for k in SAME_CURVE)
+        key = (p["policy"], json.dumps(p.get("options") or {}, sort_keys=True)) + _rules(p)
         curves.setdefault(key, []).append(p)
     per_policy: dict[str, int] = {}
     for policy, *_ in curves:

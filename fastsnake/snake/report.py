@@ -457,12 +457,12 @@ def scaling_fit(cells, values) -> dict | None:
 
 def _scaling(sections: list[dict], items: list[Summarised] | None = None) -> dict | None:
     """Mean moves and games per CPU-second against cells, one curve a policy and its options and
-    rules, with the fitted exponents and ``notes`` on what was kept apart or counted once
+    rules (tail, start length, move cap), with the fitted exponents and ``notes`` on what was kept apart or counted once
     (`growth.report_scaling`); None unless the report holds several board sizes."""
     from fastsnake.snake.growth import report_scaling
 
     params = [it.source.params for it in items] if items is not None else [{} for _ in sections]
-    keys = ("options", "tail_rule", "start_length", "seed")
+    keys = ("options", "tail_rule", "start_length", "max_moves", "seed")
     return report_scaling([dict({k: p.get(k) for k in keys}, policy=s["policy"], summary=s["summary"])
                            for s, p in zip(sections, params, strict=True)])
 

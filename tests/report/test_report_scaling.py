@@ -89,3 +89,13 @@ def test_report_json_carries_the_scaling_notes(tmp_path, capsys):
     notes = json.loads(capsys.readouterr().out)["notes"]
     assert any("cycle was played under 2 different options" in n for n in notes)
     assert any("the same games (one seed) appear 2 times: counted once" in n for n in notes)
+
+
+def test_a_move_cap_of_its_own_is_another_curve_the_default_cap_is_not():
+    # The default cap is cells squared: it grows with the board and keeps one curve; a cap of 40 does not.
+    view = report_scaling([
+        {"policy": "cycle", "tail_rule": "follow", "start_length": 3, "max_moves": cap, "summary": {
+            "rows": n, "cols": n, "games": 10, "moves_mean": float(n * n)}}
+        for n, cap in ((6, 1296), (8, 4096), (10, None), (6, 40), (8, 40))])
+    curves = {c["label"]: c["cells"] for c in view["policies"]}
+    assert curves == {"cycle (max_moves default)": [36, 64, 100], "cycle (max_moves 40)": [36, 64]}
