@@ -156,6 +156,10 @@ def test_compare_csv_prints_one_table_and_writes_each_to_its_file(capsys, tmp_pa
     assert pandas.read_csv(tmp_path / "c.summary.csv").equals(summary)
     paired = pandas.read_csv(tmp_path / "c.paired.csv")
     assert paired.loc[0, "policy"] == "greedy" and paired.loc[0, "pairs"] == 40
+    duckdb = pytest.importorskip("duckdb")
+    described = duckdb.sql(f"DESCRIBE SELECT * FROM read_csv('{tmp_path / 'c.summary.csv'}')").fetchall()
+    types = {r[0]: r[1] for r in described}
+    assert types["mean"] == types["ci_low"] == types["ci_high"] == "DOUBLE" and types["games"] == "BIGINT"
     code, out, _ = _run(capsys, *game, "--table", "paired")
     assert code == 0 and pandas.read_csv(io.StringIO(out)).equals(paired)
     code, out, _ = _run(capsys, *game[:-2], "--table", "paired")  # text: that table alone
