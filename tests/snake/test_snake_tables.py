@@ -178,3 +178,12 @@ def test_a_table_that_cannot_be_made_fails_before_the_games(capsys, extra, messa
         argv += ["--policies", "cycle,greedy"]
     code, out, err = _run(capsys, *argv, *extra)
     assert code == 2 and message in err and out == ""
+
+
+def test_sweep_csv_is_the_summary_table_as_data(capsys):
+    pandas = pytest.importorskip("pandas")
+    code, out, _ = _run(capsys, "sweep", "--policy", "greedy", "--size", "6", "--games", "30", "--format", "csv")
+    assert code == 0
+    row = pandas.read_csv(io.StringIO(out)).iloc[0]  # the old cells: "30", "0.00% +11.35/-0.00", "79.5 ± 8.2"
+    assert row["policy"] == "greedy" and row["games"] == 30 and row["ci_low"] < row["mean"] < row["ci_high"]
+    assert 0 <= row["win_rate_ci_low"] <= row["win_rate"] <= row["win_rate_ci_high"] <= 1
