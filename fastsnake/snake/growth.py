@@ -69,7 +69,10 @@ def report_scaling(points: list[dict]) -> dict | None:
         return None
     curves: dict[tuple, list[dict]] = {}
     for p in points:
-        key = (p["policy"], json.dumps(p.get("options") or {}, sort_keys=True)) + _rules(p)
+        options = p.get("options") or {}
+        if isinstance(options, str):  # as a file's metadata may hold them
+            options = json.loads(options or "{}")
+        key = (p["policy"], json.dumps(options, sort_keys=True)) + _rules(p)
         curves.setdefault(key, []).append(p)
     per_policy: dict[str, int] = {}
     for policy, *_ in curves:

@@ -457,8 +457,8 @@ def scaling_fit(cells, values) -> dict | None:
 
 def _scaling(sections: list[dict], items: list[Summarised] | None = None) -> dict | None:
     """Mean moves and games per CPU-second against cells, one curve a policy and its options and
-    rules (tail, start length, move cap), with the fitted exponents and ``notes`` on what was kept apart or counted once
-    (`growth.report_scaling`); None unless the report holds several board sizes."""
+    rules (tail, start length, move cap), with the fitted exponents and ``notes`` on what was kept
+    apart or counted once (`growth.report_scaling`); None unless the report holds several boards."""
     from fastsnake.snake.growth import report_scaling
 
     params = [it.source.params for it in items] if items is not None else [{} for _ in sections]
