@@ -15,7 +15,16 @@ import shutil
 import numpy as np
 
 from fastsnake.errors import InputError
-from fastsnake.files import fsync_path, remove_stale_temps, temp_name, written_atomically
+from fastsnake.files import (
+    SHOWN_CHARS,
+    NotRegularFile,
+    fsync_path,
+    parquet_footer_problem,
+    printable,
+    remove_stale_temps,
+    temp_name,
+    written_atomically,
+)
 from fastsnake.signals import raise_if_received
 from fastsnake.snake import record
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, TAIL_RULES
@@ -48,6 +57,13 @@ IDENTITY_COLUMNS = ("policy", "policy_asked", "options", "rows", "cols", "tail_r
 IDENTITY_COLUMNS_2 = ("policy", "rows", "cols", "tail_rule", "start_length")
 # Rows read at once: every reader's memory is bounded by a few batches, whatever the file's size.
 BATCH_ROWS = 1 << 18
+# Bytes a column of a sweep file may take a row once inflated (its widest value is 8 bytes), and
+# beyond that a column chunk (its dictionary: a policy name, options of at most MAX_TEXT_CHARS
+# characters, levels and page headers): a footer declaring more is refused before a row is read.
+MAX_ROW_BYTES = 64
+MAX_CHUNK_EXTRA = 1 << 20
+# Bytes pyarrow reads from the file at once (`SweepFile._tables`).
+READ_BUFFER = 1 << 20
 # Parquet page checksums: written by every writer, verified by every reader.
 WRITE_OPTIONS = {"write_page_checksum": True}
 READ_OPTIONS = {"page_checksum_verification": True}
@@ -471,6 +487,14 @@ class SweepFile:
         if os.path.isdir(self.path):
             raise SweepFileError(path, "is a folder, not a sweep file")
         try:
+            problem = parquet_footer_problem(self.path)  # a FIFO or device: refused, never opened
+        except FileNotFoundError:
+            raise SweepError(f"sweep file {self.path!r} does not exist") from None
+        except NotRegularFile as exc:
+            raise SweepFileError(path, exc.reason) from None
+        if problem:
+            raise SweepFileError(path, f"is not a sweep file fastsnake reads ({problem})")
+        try:
             self.file = pq.ParquetFile(self.path, **READ_OPTIONS)
             schema = self.file.schema_arrow
             self.num_rows = self.file.metadata.num_rows
@@ -482,6 +506,9 @@ class SweepFile:
         except (OSError, ValueError, TypeError, NotImplementedError, pa.ArrowException):
             raise SweepFileError(path, "is not a readable Parquet file (cut short, damaged, or another format)") \
                 from None
+        problem = declared_size_problem(self.file.metadata)
+        if problem:
+            raise SweepFileError(path, f"is not a sweep file fastsnake reads ({problem})")
         self.metadata = meta
         raw = meta.get(PARQUET_META_KEY)
         names = schema.names
@@ -633,13 +660,24 @@ class SweepFile:
             raise SweepFileError(self.path, f"is damaged ({rows} rows read where its footer says {self.num_rows})")
 
     def _tables(self, batch_rows: int):
-        """The rows a row group at a time, cut into tables of at most `batch_rows` rows. Not
-        `iter_batches`, whose memory grows with the file (2 GB over a 10⁸-row file, 200 MB this way)."""
+        """The rows in tables of at most `batch_rows` rows, read in slices of one row group at a time
+        (`iter_batches` over a single row group, the file read through a buffer of `READ_BUFFER`
+        bytes): memory stays that of a batch whatever size of row group the writer chose (a whole
+        1 M-row group read at once took 2.7 GB in `verify`). Not `iter_batches` over the whole file,
+        whose memory grows with the file (2 GB over a 10⁸-row file)."""
         import pyarrow as pa
 
-        for group in range(self.file.num_row_groups):
-            for batch in self.file.read_row_group(group).to_batches(max_chunksize=batch_rows):
+        sliced = self._sliced()
+        for group in range(sliced.num_row_groups):
+            for batch in sliced.iter_batches(batch_size=batch_rows, row_groups=[group]):
                 yield pa.Table.from_batches([batch])
+
+    def _sliced(self):
+        """The file opened for reading in slices: a bounded read buffer, no pre-buffering of whole
+        column chunks."""
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(self.path, buffer_size=READ_BUFFER, pre_buffer=False, **READ_OPTIONS)
 
     def read(self, first: int | None = None, *, check: bool = True):
         """Every row as one pyarrow table (memory: the whole file), checked as `batches` does."""
@@ -673,6 +711,31 @@ def read_sweep_table(path):
     not its rows (`read_parquet` checks those too); SweepError naming the file."""
     sweep = SweepFile(path)
     return sweep.parameters, sweep.read(check=False)
+
+
+def declared_size_problem(metadata) -> str | None:
+    """Why a Parquet file whose footer `metadata` (pyarrow's FileMetaData) declares these sizes
+    cannot be a sweep file we read in bounded memory, or None. Checked from the footer alone, before
+    any row is read: the row groups' rows add up to the file's, and no column chunk inflates to more
+    than `MAX_ROW_BYTES` a row plus `MAX_CHUNK_EXTRA` (a sweep's columns hold a few bytes a row; the
+    text of its identity columns is one dictionary entry of at most `MAX_TEXT_CHARS` characters):
+    50 MB of options in the options column is refused here, not met as a 100 GB allocation."""
+    total = 0
+    for group in range(metadata.num_row_groups):
+        part = metadata.row_group(group)
+        rows = part.num_rows
+        if rows < 0:
+            return f"row group {group} declares {rows} rows"
+        total += rows
+        for k in range(part.num_columns):
+            column = part.column(k)
+            size = max(column.total_uncompressed_size, column.total_compressed_size)
+            if size > rows * MAX_ROW_BYTES + MAX_CHUNK_EXTRA:
+                return (f"column {printable(column.path_in_schema, SHOWN_CHARS)!r} of row group {group} declares "
+                        f"{size:,} bytes for {rows:,} rows, more than a sweep file's columns hold")
+    if total != metadata.num_rows:
+        return f"its row groups hold {total:,} rows where its footer says {metadata.num_rows:,}"
+    return None
 
 
 def record_types() -> dict:
