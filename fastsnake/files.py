@@ -178,10 +178,10 @@ class NpzArchive:
     def __init__(self, path, known=None):
         self.path = os.fspath(path)
         try:
-            with open(self.path, "rb") as fh:
+            with open_regular(self.path) as fh:  # a FIFO or device: refused, never opened
                 magic = fh.read(6)
                 self._size = os.fstat(fh.fileno()).st_size
-        except FileNotFoundError:
+        except (FileNotFoundError, NotRegularFile):
             raise
         except OSError as exc:
             raise NotAnArchive(_reason(exc)) from None

@@ -16,12 +16,14 @@ import numpy as np
 
 from fastsnake.errors import InputError
 from fastsnake.files import (
+    MAX_TEXT_CHARS,
     SHOWN_CHARS,
     NotRegularFile,
     fsync_path,
     parquet_footer_problem,
     printable,
     remove_stale_temps,
+    shown_value,
     temp_name,
     written_atomically,
 )
@@ -410,8 +412,43 @@ def parameters_problem(params) -> str | None:
             return f"its parameter {name!r} is {short(params[name])}, not a whole number 0..2**62"
     if not isinstance(params.get("options", {}), dict):
         return f"its parameter 'options' is {short(params.get('options'))}, not an object"
+    if len(canonical_options(params.get("options"))) > MAX_TEXT_CHARS:
+        return (f"its parameter 'options' is {len(canonical_options(params.get('options'))):,} characters of JSON, "
+                f"more than the {MAX_TEXT_CHARS:,} a sweep's options hold")
     if "format" in params and params["format"] not in SWEEP_FORMATS:
         return f"its format is {short(params['format'])}, not one of {', '.join(SWEEP_FORMATS)}"
+    return None
+
+
+def distinct_words(column) -> list:
+    """The distinct values a dictionary-encoded column's rows use, each read once from its dictionary
+    (never cast to one string a row: a long word times every row is no allocation we make)."""
+    import pyarrow.compute as pc
+
+    seen: list = []
+    for chunk in column.chunks:
+        for word in chunk.dictionary.take(pc.unique(chunk.indices).drop_null()).to_pylist():
+            if word not in seen:
+                seen.append(word)
+    return seen
+
+
+def text_problem(table) -> str | None:
+    """Why a batch's text columns cannot be a sweep's (a word longer than `MAX_TEXT_CHARS`), or
+    None; measured on the dictionaries, before any column is turned into one string a row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for name in table.column_names:
+        column = table.column(name)
+        for chunk in column.chunks:
+            words = chunk.dictionary if pa.types.is_dictionary(column.type) else chunk
+            if not (pa.types.is_string(words.type) or pa.types.is_binary(words.type)) or not len(words):
+                continue
+            longest = pc.max(pc.binary_length(words)).as_py() or 0
+            if longest > MAX_TEXT_CHARS:
+                return f"its {printable(name, SHOWN_CHARS)!r} column holds a value of {longest:,} bytes, " \
+                       f"more than the {MAX_TEXT_CHARS:,} a sweep file's text holds"
     return None
 
 
@@ -462,11 +499,12 @@ def values_problem(table, params: dict) -> str | None:
         if name in table.column_names and (name not in ("run_id", "fastsnake_version") or
                                            {"run_id": "run_id", "fastsnake_version": "version"}[name] in params):
             column = table.column(name)
-            words = pa.types.is_dictionary(column.type) or pa.types.is_string(column.type)
-            values = pc.unique(column.cast(pa.string()) if words else column).to_pylist()
+            values = distinct_words(column) if pa.types.is_dictionary(column.type) else \
+                pc.unique(column).to_pylist()
             # (`policy` held the name asked before it held the policy that played: both are right)
             if values != [identity[name]] and not (name == "policy" and values == [identity["policy_asked"]]):
-                return f"its {name!r} column holds {short(values[:3])} where its parameters say {identity[name]!r}"
+                return (f"its {name!r} column holds {short(values[:3])} where its parameters say "
+                        f"{shown_value(identity[name])}")
     return None
 
 
@@ -636,6 +674,9 @@ class SweepFile:
                 raise_if_received()  # a Ctrl-C that pyarrow's lazy import of pandas swallowed
                 # The footer (names, lengths, null flags) has no page checksum: validation sees a flip.
                 table.validate(full=True)
+                problem = text_problem(table)
+                if problem:
+                    raise SweepFileError(self.path, f"is damaged ({problem})")
                 for name in record.required():
                     if table.column(name).null_count:
                         raise SweepFileError(self.path, f"is damaged (column {name!r} has nulls)")
@@ -711,6 +752,30 @@ def read_sweep_table(path):
     not its rows (`read_parquet` checks those too); SweepError naming the file."""
     sweep = SweepFile(path)
     return sweep.parameters, sweep.read(check=False)
+
+
+def readable_problem(path) -> str | None:
+    """Why the Parquet file `path` is not read at all (its clause after the path), or None: no
+    regular file (a FIFO, a device), a footer or a column declaring more than a sweep file holds
+    (`parquet_footer_problem`, `declared_size_problem`). FileNotFoundError passes through; a file
+    pyarrow cannot parse is left for the caller to word."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        problem = parquet_footer_problem(path)
+    except NotRegularFile as exc:
+        return exc.reason
+    if problem:
+        return f"is not a sweep file fastsnake reads ({problem})"
+    try:
+        metadata = pq.ParquetFile(path).metadata
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, TypeError, NotImplementedError, pa.ArrowException):
+        return None
+    problem = declared_size_problem(metadata)
+    return f"is not a sweep file fastsnake reads ({problem})" if problem else None
 
 
 def declared_size_problem(metadata) -> str | None:
