@@ -31,7 +31,7 @@ from fastsnake.signals import raise_if_received
 from fastsnake.snake import record
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, TAIL_RULES
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, STUCK, WON
-from fastsnake.snake.rng import game_seeds, seeds_of_games
+from fastsnake.snake.rng import MAX_GAMES, game_seeds, seeds_of_games
 
 # The game record's columns (`fastsnake.snake.record`, their one declaration), as of import.
 RECORD_COLUMNS = record.names()
@@ -408,7 +408,7 @@ def parameters_problem(params) -> str | None:
         value = short(params.get("start_length"))
         return f"its parameter 'start_length' is {value}, not a whole number 1..{cells - 1}"
     for name in ("first_game", "games", "chunk_size"):
-        if name in params and not _whole(params[name], 0 if name != "chunk_size" else 1, 2**62):
+        if name in params and not _whole(params[name], 0 if name != "chunk_size" else 1, MAX_GAMES):
             return f"its parameter {name!r} is {short(params[name])}, not a whole number 0..2**62"
     if not isinstance(params.get("options", {}), dict):
         return f"its parameter 'options' is {short(params.get('options'))}, not an object"
