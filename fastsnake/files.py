@@ -401,10 +401,12 @@ def open_regular(path, mode: str = "rb"):
         raise
 
 
-def parquet_footer_problem(path, limit: int = PARQUET_FOOTER_MAX) -> str | None:
+def parquet_footer_problem(path, limit: int | None = None) -> str | None:
     """Why the Parquet file `path` must not be handed to pyarrow, or None: it is no regular file
     (`NotRegularFile` is raised), too short or without Parquet's trailing magic, or its footer (whose
-    length is the 4 bytes before that magic) is longer than `limit` bytes. Reads 8 bytes."""
+    length is the 4 bytes before that magic) is longer than `limit` bytes (`PARQUET_FOOTER_MAX`).
+    Reads 8 bytes."""
+    limit = PARQUET_FOOTER_MAX if limit is None else limit
     with open_regular(path) as fh:
         size = os.fstat(fh.fileno()).st_size
         if size < 12:
