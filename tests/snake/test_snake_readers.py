@@ -20,8 +20,7 @@ import fastsnake
 from fastsnake import files
 from fastsnake.cli import common, main
 from fastsnake.errors import InputError
-from fastsnake.snake import store
-from fastsnake.snake.rng import MAX_GAMES
+from fastsnake.snake import rng, store
 
 # -- FIFOs, devices: refused before they are opened -------------------------------------------------
 
@@ -111,10 +110,10 @@ def test_a_fifo_verify_answers_sigterm_at_once(tmp_path):
 
 
 def test_one_game_repeated_in_a_huge_row_group_verifies_in_bounded_memory(tmp_path):
-    """Issue 55's file, 10x smaller: one game repeated 10⁶ times in one 10⁶-row group. The report
+    """Issue 55's file, 10x smaller: one game repeated 500,000 times in one 500,000-row group. The report
     says what the file is (one game found, doubled; the other places hold it instead of their own
     games: damaged), and the counting never keeps a record per row (2.7 GB at 10⁷ rows before)."""
-    path = repeated_game_file(tmp_path / "rep.parquet", 10**6, 10**6)
+    path = repeated_game_file(tmp_path / "rep.parquet", 500_000, 500_000)
     tracemalloc.start()
     try:
         report = fastsnake.verify_sweep(path)
@@ -122,8 +121,8 @@ def test_one_game_repeated_in_a_huge_row_group_verifies_in_bounded_memory(tmp_pa
     finally:
         tracemalloc.stop()
     assert (report["rows"], report["doubled_games"], report["damaged_games"], report["missing_games"]) == \
-        (10**6, 1, 10**6 - 1, 0)
-    assert report["doubled"] == [[0, 0]] and report["damaged"] == [[1, 10**6 - 1]]
+        (500_000, 1, 499_999, 0)
+    assert report["doubled"] == [[0, 0]] and report["damaged"] == [[1, 499_999]]
     assert not report["ok"] and "row 1 holds game 0" in report["problems"][0]
     assert peak < 64 << 20, f"{peak >> 20} MiB of Python objects"
 
@@ -181,11 +180,11 @@ def test_options_longer_than_a_sweep_holds_are_one_short_line(tmp_path, capsys):
         assert len(captured.out) < 400
 
 
-def test_a_long_options_column_is_refused_unread(tmp_path, capsys):
-    """The options column's one dictionary entry 100,000 characters long over 3,000 rows: the old code
-    cast it to a string a row (300 MB; 100 GB for the issue's file, an ArrowMemoryError) and quoted
-    it whole in its message."""
-    path = sweep_file(tmp_path / "s.parquet", 3000, column_text={"options": '{"x":"' + "a" * 100_000 + '"}'})
+@pytest.mark.parametrize("rows, chars", [(3000, 100_000), (2000, 50_000_000)], ids=["100k", "50M"])
+def test_a_long_options_column_is_refused_unread(tmp_path, capsys, rows, chars):
+    """The options column's one dictionary entry, long, over many rows: the old code cast it to a
+    string a row (300 MB; 100 GB for the issue's 50 MB options, an ArrowMemoryError, exit 1)."""
+    path = sweep_file(tmp_path / "s.parquet", rows, column_text={"options": '{"x":"' + "a" * chars + '"}'})
     for argv in (["verify", str(path)], ["report", str(path), "--out", str(tmp_path / "r.html")],
                  ["replay", "--from", str(path), "--pick", "0", "--out", str(tmp_path / "g.npz")]):
         assert main(argv) == 2
@@ -212,8 +211,8 @@ def test_games_past_what_the_engine_indexes_is_refused(tmp_path, capsys):
     with pytest.raises(ValueError, match="99999999999999999999999999.*int64") as caught:
         fastsnake.sweep("cycle", 6, 99999999999999999999999999)
     assert isinstance(caught.value, InputError)
-    with pytest.raises(InputError, match=str(MAX_GAMES + 1)):
-        fastsnake.sweep("cycle", 6, MAX_GAMES + 1)
+    with pytest.raises(InputError, match=str(rng.MAX_GAMES + 1)):
+        fastsnake.sweep("cycle", 6, rng.MAX_GAMES + 1)
     for verb in ("sweep --policy cycle", "compare --policies cycle,greedy"):
         argv = verb.split() + ["--size", "6", "--games", "99999999999999999999999999"]
         assert main(argv + (["--out", str(tmp_path / "s.parquet")] if verb.startswith("sweep") else [])) == 2
