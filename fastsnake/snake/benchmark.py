@@ -195,6 +195,11 @@ def read_baseline(path: str):
     """(meta, table) of a baseline file; InputError for a file that is not one."""
     import pyarrow.parquet as pq
 
+    from fastsnake.snake.store.sweepfile import readable_problem
+
+    problem = readable_problem(path) if os.path.exists(path) else None  # a FIFO, a giant footer: unread
+    if problem:
+        raise InputError(f"baseline {path!r} {problem}")
     try:
         table = pq.read_table(path)
     except (OSError, ValueError) as exc:
