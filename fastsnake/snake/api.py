@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fastsnake.errors import InputError, Terminated, counted
-from fastsnake.files import file_in_the_way, not_utf8
+from fastsnake.files import file_in_the_way, not_utf8, shown_value
 from fastsnake.renamed import RENAMED_KEYS
 from fastsnake.sizes import MemoryBudgetError, check_memory, parse_size
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, BoardError, GameConfig
@@ -47,6 +47,7 @@ from fastsnake.snake.replay import (
     replay_from_sweep,
     save_replay,
 )
+from fastsnake.snake.rng import MAX_GAMES
 from fastsnake.snake.store import (
     DEFAULT_CHUNK_SIZE,
     MANIFEST,
@@ -353,8 +354,9 @@ def sweep(policy, size, games, seed=0, *, start_length=3, tail="follow", max_mov
     if threads is not None:
         check_threads(threads)
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
-                                   or chunk_size < 1):
-        raise SweepError(f"chunk_size={chunk_size!r} must be a whole number >= 1")
+                                   or not 1 <= chunk_size <= MAX_GAMES):
+        raise SweepError(f"chunk_size={shown_value(chunk_size)} must be a whole number 1..2**62 (game indices "
+                         "are int64)")
     repeat, warmup = _check_repeat(repeat, warmup)
     if repeat is not None and (precision is not None or cluster is not None or _is_folder_target(out)):
         raise SweepError("repeat times the games in memory or to one *.parquet file: not with precision, cluster "

@@ -262,3 +262,11 @@ def test_the_cli_stdout_escapes_what_any_printer_writes(capsys):
         print(f"policy {EVIL_NAME}\nnext")
     out = capsys.readouterr().out
     assert out == "policy \\x1b]0;PWNED\\x07\\x1b[2J\nforged line\\u202e\nnext\n"
+
+
+def test_a_chunk_size_past_the_games_a_sweep_holds_is_refused(tmp_path):
+    """A chunk size of 10²³ was accepted and written into a folder's manifest, which every reader then
+    called damaged (its chunk_size past 2**62)."""
+    with pytest.raises(InputError, match="chunk_size=100000000000000000000000"):
+        fastsnake.sweep("cycle", 6, 100, out=tmp_path / "d", chunk_size=10**23)
+    assert not (tmp_path / "d").exists()
