@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
     try:
         if tiered:
             first_call(_tier_job(args), argv)
-        with compile_notice(verb=getattr(args, "verb", None)), _our_warnings():
+        with compile_notice(verb=getattr(args, "verb", None)), _our_warnings(), common.escaped_stdout():
             result = args.handler(args)
         signals.raise_if_received()  # a signal whose exception the code it interrupted swallowed
     except NeedsCompiled as exc:

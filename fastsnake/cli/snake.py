@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastsnake.cli import common
 from fastsnake.errors import InputError, Terminated
+from fastsnake.files import LINE_CHARS, SHOWN_CHARS, printable
 
 REPLAY_TAG = "fastsnake-replay/1"
 
@@ -412,7 +413,7 @@ def cmd_verify(args):
         # a compare file: one line per run (policy and board), each checked as a sweep file
         for part in report.get("sections") or [report]:
             state = "complete" if part["complete"] else "intact, incomplete" if part["ok"] else "DAMAGED"
-            run = f" [{part['policy']} {part['board']}]" if "sections" in report else ""
+            run = f" [{printable(part['policy'], SHOWN_CHARS)} {part['board']}]" if "sections" in report else ""
             print(f"{common.shown(report['path'])}{run}: {state}: {part['rows']:,} rows of {part['games']:,} games; "
                   f"{part['missing_games']:,} missing, {part['doubled_games']:,} doubled, "
                   f"{part['damaged_games']:,} damaged")
@@ -422,7 +423,7 @@ def cmd_verify(args):
                     more = " ..." if len(part[key]) > 10 else ""
                     print(f"  {key}: {ranges}{more}")
             for problem in part["problems"]:
-                print(f"  {problem}")
+                print(f"  {printable(problem, LINE_CHARS)}")
         _print_replay(report.get("replay"))
     if not report["ok"]:
         raise InputError(f"{args.path!r} is damaged: {report['problems'][0] if report['problems'] else 'see above'}")

@@ -8,6 +8,7 @@ import os
 
 from fastsnake.cli import common
 from fastsnake.errors import InputError, cli_text
+from fastsnake.files import SHOWN_CHARS, printable
 
 OVERLAYS = ("cycle", "path")
 MAX_CELL = 64
@@ -156,7 +157,8 @@ def cmd_report(args):
         if note not in result.get("warnings", ()):  # printed already, as "fastsnake: warning: ..."
             common.log(f"note: {note}")
     if not args.json:
-        what = f"{', '.join(result['policies'])}: {result['games']:,} games, " if result["policies"] else ""
+        policies = ", ".join(printable(p, SHOWN_CHARS) for p in result["policies"])  # names a file holds
+        what = f"{policies}: {result['games']:,} games, " if result["policies"] else ""
         print(f"wrote {common.shown(args.out)} ({result['bytes'] / 1e6:.2f} MB): "
               f"{what}{result['picked']} picked game(s), "
               f"{result['embedded']} playable, in {result['seconds']:.1f} s")

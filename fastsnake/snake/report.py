@@ -102,6 +102,12 @@ def _parquet_sources(path: str) -> list[SweepSource]:
     import pyarrow.parquet as pq
 
     try:
+        problem = sweepfile.readable_problem(path)  # a FIFO, a giant footer or column: refused unread
+    except FileNotFoundError:
+        raise ReportError(f"{path!r} does not exist") from None
+    if problem:
+        raise ReportError(f"{path!r} {problem}")
+    try:
         pf = pq.ParquetFile(path, **READ_OPTIONS)
         meta = pf.metadata.metadata or {}
     except FileNotFoundError:

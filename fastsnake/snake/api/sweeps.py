@@ -10,6 +10,7 @@ import os
 import numpy as np
 
 from fastsnake.errors import Terminated
+from fastsnake.files import shown_value
 from fastsnake.sizes import MemoryBudgetError, check_memory
 from fastsnake.snake import seedcheck
 from fastsnake.snake.api.folders import run_folder
@@ -24,6 +25,7 @@ from fastsnake.snake.api.inputs import (
 from fastsnake.snake.api.results import BYTES_PER_KEPT_GAME, SweepResult
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.policies import named_by_files, resolved_name
+from fastsnake.snake.rng import MAX_GAMES
 from fastsnake.snake.store import (
     DEFAULT_CHUNK_SIZE,
     MANIFEST,
@@ -135,8 +137,9 @@ def sweep(policy, size, games, seed=None, *, threads=None, out=None, progress=Fa
     if threads is not None:
         check_threads(threads)
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
-                                   or chunk_size < 1):
-        raise SweepError(f"chunk_size={chunk_size!r} must be a whole number >= 1")
+                                   or not 1 <= chunk_size <= MAX_GAMES):
+        raise SweepError(f"chunk_size={shown_value(chunk_size)} must be a whole number 1..2**62 (game indices "
+                         "are int64)")
     repeat, warmup = check_repeat(repeat, warmup)
     if repeat is not None and (precision is not None or cluster is not None or is_folder_target(out)):
         raise SweepError("repeat times the games in memory or to one *.parquet file: not with precision, cluster "
