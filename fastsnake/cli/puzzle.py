@@ -235,25 +235,47 @@ _TIER_HEURISTICS = ("auto", "misplaced", "manhattan", "linear-conflict")
 
 
 def _solve_job(args):
-    """One small board may be solved interpreted; a batch, a table heuristic or a time limit not."""
+    """One small board may be solved interpreted; a batch, a table heuristic or a time limit not.
+    The input is checked first (`_solve_input`): bad input starts no background compile."""
     from fastsnake.warm import puzzle_job
 
-    if args.batch is not None or args.start is None or args.time_limit is not None or args.partition is not None \
-            or args.heuristic not in _TIER_HEURISTICS:
+    if _solve_input(args) is None:
+        return None  # a batch: its file is read and checked by the handler, never tiered
+    if args.time_limit is not None or args.partition is not None or args.heuristic not in _TIER_HEURISTICS:
         return None
     rows, cols = _dims(args, args.start)
     return puzzle_job(rows, cols, args.algorithm)
 
 
-def cmd_solve(args):
-    from fastsnake import puzzle as P
+def _solve_input(args) -> tuple[int, int] | None:
+    """`puzzle solve`'s input checks, none of which loads or compiles a kernel: the options that
+    go together, the board size, the start and goal tiles (their count, values and the size's
+    limit for the algorithm), the limits and the --save path. (rows, cols) of one instance; None
+    for --batch (checked by `_solve_batch`)."""
+    from fastsnake.puzzle import solver as S
 
     if (args.start is None) == (args.batch is None):
         raise InputError("give exactly one of --start and --batch")
     if args.batch is not None:
-        return _solve_batch(args)
+        return None
     if args.threads != 1:
         raise InputError("--threads goes with --batch")
+    rows, cols = _dims(args, args.start)
+    big = args.algorithm in ("reduce", "auto")
+    S.prepare(args.start, args.goal, rows, cols, S.B.MAX_CELLS_ANY if big else S.B.MAX_CELLS)
+    _limits(args)  # a bad --memory-budget
+    if args.max_nodes is not None and args.max_nodes < 16:
+        raise InputError(f"--max-nodes {args.max_nodes} must be at least 16")
+    if args.save:
+        common.check_output("--save", args.save)
+    return rows, cols
+
+
+def cmd_solve(args):
+    from fastsnake import puzzle as P
+
+    if _solve_input(args) is None:
+        return _solve_batch(args)
     rows, cols = _dims(args, args.start)
     try:
         result = P.solve(args.start, args.goal, rows=rows, cols=cols, algorithm=args.algorithm,

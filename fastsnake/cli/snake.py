@@ -238,9 +238,25 @@ def _format_option(p) -> None:
                    help="the tables printed: aligned text (default), Markdown, CSV or LaTeX")
 
 
+def _game_input(args, names, sizes) -> None:
+    """The rules, seed and (one policy's) options checked as the game's set-up checks them, before a
+    tier job may start a background compile: bad input is one line, and nothing compiles."""
+    from fastsnake.snake.api import board
+    from fastsnake.snake.policies import get_policy, resolve_options
+    from fastsnake.snake.sweep import check_seed
+
+    check_seed(args.seed)
+    options = _options(args)
+    for size in sizes:
+        config = board(size, args.start_length, args.tail, args.max_moves)
+        for name in names:
+            resolve_options(get_policy(name), options, config)
+
+
 def _play_job(args):
     from fastsnake.warm import snake_job
 
+    _game_input(args, [args.policy], [args.size])
     return snake_job([args.policy], args.size, max_moves=args.max_moves)
 
 
@@ -250,6 +266,7 @@ def _sweep_job(args):
 
     if args.resume or args.cluster or None in (args.policy, args.size, args.games):
         return None
+    _game_input(args, [args.policy], [args.size])
     return snake_job([args.policy], args.size, args.games, args.max_moves)
 
 
@@ -262,6 +279,7 @@ def _compare_job(args):
     # Several sizes: the largest board is the one that decides whether to compile.
     sizes = fastsnake.snake.board_sizes(args.size)
     biggest = max(sizes, key=lambda size: _cells(size)) if len(sizes) > 1 else args.size
+    _game_input(args, [], sizes)  # options: each policy takes its own (the handler checks them)
     return snake_job(names, biggest, args.games, args.max_moves)
 
 
