@@ -252,7 +252,7 @@ def _solve_input(args) -> tuple[int, int] | None:
     go together, the board size, the start and goal tiles (their count, values and the size's
     limit for the algorithm), the limits and the --save path. (rows, cols) of one instance; None
     for --batch (checked by `_solve_batch`)."""
-    from fastsnake.puzzle import solver as S
+    from fastsnake import puzzle as P
 
     if (args.start is None) == (args.batch is None):
         raise InputError("give exactly one of --start and --batch")
@@ -261,8 +261,11 @@ def _solve_input(args) -> tuple[int, int] | None:
     if args.threads != 1:
         raise InputError("--threads goes with --batch")
     rows, cols = _dims(args, args.start)
-    big = args.algorithm in ("reduce", "auto")
-    S.prepare(args.start, args.goal, rows, cols, S.B.MAX_CELLS_ANY if big else S.B.MAX_CELLS)
+    # The count and values of the tiles (a board too big for an optimal search is refused by `solve`,
+    # before it loads a kernel; it is never small enough to run interpreted).
+    P.parse_tiles(args.start, rows, cols, "start", P.MAX_CELLS_ANY)
+    if args.goal is not None:
+        P.parse_tiles(args.goal, rows, cols, "goal", P.MAX_CELLS_ANY)
     _limits(args)  # a bad --memory-budget
     if args.max_nodes is not None and args.max_nodes < 16:
         raise InputError(f"--max-nodes {args.max_nodes} must be at least 16")

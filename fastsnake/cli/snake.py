@@ -241,16 +241,10 @@ def _format_option(p) -> None:
 def _game_input(args, names, sizes) -> None:
     """The rules, seed and (one policy's) options checked as the game's set-up checks them, before a
     tier job may start a background compile: bad input is one line, and nothing compiles."""
-    from fastsnake.snake.api import board
-    from fastsnake.snake.policies import get_policy, resolve_options
-    from fastsnake.snake.sweep import check_seed
+    from fastsnake.snake import check_game_input
 
-    check_seed(args.seed)
-    options = _options(args)
-    for size in sizes:
-        config = board(size, args.start_length, args.tail, args.max_moves)
-        for name in names:
-            resolve_options(get_policy(name), options, config)
+    check_game_input(names, sizes, args.seed, start_length=args.start_length, tail=args.tail,
+                     max_moves=args.max_moves, options=_options(args))
 
 
 def _play_job(args):
