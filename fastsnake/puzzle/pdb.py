@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fastsnake.published import MEASURED_ON
 from fastsnake.puzzle.board import PuzzleInputError
 from fastsnake.puzzle.pdb_build import (  # noqa: F401  (public names kept here)
     MAX_GROUP,
@@ -55,7 +56,9 @@ from fastsnake.puzzle.pdb_store import (  # noqa: F401  (public names kept here)
     DamagedSetFile,
     cache_dir,
     load_table,
+    measured_build,
     open_sparse_set,
+    record_build,
     recorded_digest,
     save_table,
     set_path,
@@ -82,6 +85,11 @@ SPARSE_MAX_BIG = 1 << 28
 # forces it either way): loading them costs a header check instead of 6-11 CPU-s of reading,
 # hashing and expanding, and processes share the pages.
 MAPPED_MIN_BYTES = 1 << 27
+
+# CPU seconds of building one table of k tiles on R x C, (lowest, highest) measured on MEASURED_ON, quoted
+# until this machine has built one (docs/performance.md, "Pattern-database builds"): 6 tiles on 5x5 (the
+# 6-6-6-6 default) from issue 55's trial (450 CPU-s for four) and this session's build under load.
+PUBLISHED_BUILD_CPU = {(5, 5, 6): (100, 115)}
 
 # Partitions of the 4x4 goal with the blank in cell 0, as cells. 6-6-3 is the shape
 # used with Korf & Felner's results (two staircase sixes and the bottom-left three):
@@ -220,6 +228,22 @@ def build_bytes(n: int, k: int) -> int:
     return size * 3 * np.dtype(state_dtype(n, k)).itemsize + (size if is_sparse(n, k) else 0)
 
 
+def build_cost(rows: int, cols: int, k: int, count: int = 1) -> str | None:
+    """What building `count` tables of `k` tiles on `rows` x `cols` costs, measured: this machine's last
+    build of one (`pdb_store.record_build`), else the published range and the machine it was measured
+    on (`PUBLISHED_BUILD_CPU`); None when neither exists (small tables: seconds)."""
+    each = "" if count == 1 else f" each, {count} to build"
+    found = measured_build(rows, cols, k)
+    if found is not None:
+        return (f"the last one built here took {found['cpu_seconds']:.0f} CPU-s, {found['wall_seconds']:.0f} s "
+                f"wall{each}")
+    published = PUBLISHED_BUILD_CPU.get((rows, cols, k))
+    if published is None:
+        return None
+    low, high = published
+    return f"measured {low}-{high} CPU-s{each} on {MEASURED_ON}, none built here yet"
+
+
 class PdbMemoryError(PuzzleInputError):
     """Pattern databases whose tables and build would not fit the memory budget."""
 
@@ -277,10 +301,13 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
             f"beyond the tables, over the {max_build_bytes:,} bytes the memory budget leaves (raise it "
             f"with {MEMORY_BUDGET_ENV})")
     if progress is not None:
+        cost = build_cost(rows, cols, k)
         progress(f"pdb: building {rows}x{cols} group of {k} tiles at cells {list(cells)} "
                  f"({compact_size:,} placements; {build_bytes(n, k):,} bytes "
-                 f"of BFS state)")
+                 f"of BFS state{'; ' + cost if cost else ''})")
+    t_build, cpu_build = time.perf_counter(), time.process_time()
     built, seen = build_group(rows, cols, blank_cell, cells, progress, None if sparse else table)
+    record_build(rows, cols, k, time.process_time() - cpu_build, time.perf_counter() - t_build)
     seconds = time.perf_counter() - t0
     if sparse:
         table[:] = 0

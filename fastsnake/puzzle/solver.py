@@ -99,9 +99,11 @@ def pdb_auto(rows: int, cols: int, goal, memory_budget=None, progress=None) -> b
     if missing:
         n = rows * cols
         each = math.perm(n, len(missing[0]))
+        cost = P.build_cost(rows, cols, len(missing[0]), len(missing)) or "no build measured yet"
         P.announce(f"auto on {rows}x{cols}: IDA* with pattern databases "
                 f"{'-'.join(str(len(g)) for g in groups)}; building the {len(missing)} missing "
-                f"table(s) once into {P.cache_dir()} (about 100 CPU-s, {P.build_bytes(n, len(missing[0])):,} "
+                f"table(s) once into {P.cache_dir()} ({cost}, "
+                f"{P.build_bytes(n, len(missing[0])):,} "
                 f"bytes of memory and a {each:,}-byte file each; the next load (budget allowing) expands them once "
                 f"into a {sum(n ** len(g) for g in groups):,}-byte file that later loads map)", progress)
     return True

@@ -27,6 +27,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from fastsnake.published import MEASURED_ON
 from fastsnake.warm import store
 
 # This machine's last compile of each family: ``{key: {"cpu_seconds": c, "wall_seconds": w}}``, written
@@ -34,8 +35,6 @@ from fastsnake.warm import store
 MEASURED_FILE = "compile-measured.json"
 CPU_FILE = "compile-cpu-seconds.json"  # before: CPU seconds only, still read where no measurement is
 POLICY_PREFIX = "policy:"
-# Where the published ranges below were measured.
-MEASURED_ON = "a 2-core AMD EPYC VM"
 # Cold compile CPU seconds per family on MEASURED_ON, as (lowest, highest) of the measurements we have,
 # quoted until this machine recorded its own: issue 44's (a 1,000-game sweep: cycle 12, strongest 92, cell
 # on 20x20 37), issue 55's (grove 67), docs/performance.md's "The cold sweep" (cycle 9-10) and its
