@@ -66,7 +66,7 @@ from fastsnake.puzzle.pdb_store import (  # noqa: F401  (public names kept here)
     table_path,
     write_sparse_set,
 )
-from fastsnake.sizes import MEMORY_BUDGET_ENV, memory_budget
+from fastsnake.sizes import MEMORY_BUDGET_ENV, memory_budget, resident_bytes
 
 # The names these had before the split (bench/bench_puzzle.py reads _path and _key).
 _key, _path, _load, _save, _symmetries = table_key, table_path, load_table, save_table, symmetries
@@ -248,22 +248,39 @@ class PdbMemoryError(PuzzleInputError):
     """Pattern databases whose tables and build would not fit the memory budget."""
 
 
-def check_budget(rows: int, cols: int, groups, names: str, budget=None, cached=None) -> int:
-    """Bytes the tables of `groups` need in memory, with the largest BFS among the groups
-    not in `cached` (a set of group indices whose files exist); raises PdbMemoryError
-    naming both numbers when that is over the memory budget (`budget`, else
-    FASTSNAKE_MEMORY_BUDGET, else 2 GiB)."""
+def check_budget(rows: int, cols: int, groups, names: str, budget=None, cached=None,
+                 mapped: bool | None = None) -> int:
+    """Bytes the pattern databases of `groups` need in memory, refused up front when that is over the
+    memory budget (`budget`, else FASTSNAKE_MEMORY_BUDGET, else 2 GiB): PdbMemoryError naming both.
+
+    The rule (docs/puzzles.md, "Memory"): what the process holds now (`sizes.resident_bytes`: the
+    interpreter, numpy, the loaded kernels) plus the most the tables will add at any moment. Missing
+    tables (not in `cached`, a set of group indices whose files exist) are built one at a time before
+    anything is loaded, each saved and dropped: one table and its BFS (`build_bytes`). Then the set is loaded:
+    `mapped` (the set's sparse file in the cache, memory-mapped read-only; None: as `pattern_databases`
+    decides by default) adds the largest compact
+    table, read once to write that file; the mapped pages themselves are the page cache's, shared and
+    dropped by the kernel under pressure, so they are not counted. Else the tables in memory count,
+    with the largest compact table a sparse one is expanded from."""
     n = rows * cols
-    tables = sum(table_size(n, len(g)) for g in groups)
-    extra = [build_bytes(n, len(g)) if cached is None or i not in cached else
-             (math.perm(n, len(g)) if is_sparse(n, len(g)) else 0) for i, g in enumerate(groups)]
-    need = tables + max(extra, default=0)
+    cached = set() if cached is None else set(cached)
+    if mapped is None:
+        mapped = _maps(n, groups, budget, None)
+    build = max((table_size(n, len(g)) + build_bytes(n, len(g)) for i, g in enumerate(groups) if i not in cached),
+                default=0)
+    if mapped:
+        load = max(math.perm(n, len(g)) for g in groups)
+    else:
+        load = (sum(table_size(n, len(g)) for g in groups)
+                + max((math.perm(n, len(g)) if is_sparse(n, len(g)) else 0 for g in groups), default=0))
+    own = resident_bytes()
+    need = own + max(build, load)
     limit = memory_budget(budget)
     if need > limit:
-        how = "building" if cached is None or len(cached) < len(groups) else "loading"
+        how = "building" if build > load else "loading"
         raise PdbMemoryError(
-            f"pattern databases {names} on {rows}x{cols}: {how} them needs {need:,} bytes "
-            f"({tables:,} of tables), over the memory budget of {limit:,} bytes (raise it with "
+            f"pattern databases {names} on {rows}x{cols}: {how} them needs {need:,} bytes ({own:,} this "
+            f"process holds already), over the memory budget of {limit:,} bytes (raise it with "
             f"{MEMORY_BUDGET_ENV}, or use a partition of smaller groups such as 6-6-3)")
     return need
 
@@ -448,10 +465,15 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None,
         groups = parse_partition(partition, rows, cols, goal)
         names = "-".join(str(len(g)) for g in groups)
     cached = {i for i, g in enumerate(groups) if table_path(table_key(rows, cols, blank_cell, g)).exists()}
-    check_budget(rows, cols, groups, names, budget, cached)
-    big = (n > 16 and len(cached) == len(groups)
-           and sum(table_size(n, len(g), True) for g in groups) + max(math.perm(n, len(g)) for g in groups)
-           <= memory_budget(budget))
+    check_budget(rows, cols, groups, names, budget, cached, mapped=_maps(n, groups, budget, mapped))
+    if len(cached) < len(groups) and _writable(cache_dir()):
+        # Missing tables are built one at a time, each saved and dropped, before any is loaded: the
+        # most memory at any moment is one table and its BFS (`check_budget`), not every table with it.
+        for i, g in enumerate(groups):
+            if i not in cached:
+                group_table(rows, cols, blank_cell, g, progress)  # the budget was checked above
+        cached = {i for i, g in enumerate(groups) if table_path(table_key(rows, cols, blank_cell, g)).exists()}
+    big = len(cached) == len(groups) and _big(n, groups, budget)
     sizes = [table_size(n, len(g), big) for g in groups]
     if (len(cached) == len(groups) and all(s == n ** len(g) for s, g in zip(sizes, groups, strict=True))
             and (mapped if mapped is not None else sum(sizes) >= MAPPED_MIN_BYTES)):
@@ -468,6 +490,30 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None,
         tables.append(table)
         infos.append(info)
     return PdbSet(rows, cols, blank_cell, groups, tables, infos, data, parts)
+
+
+def _big(n: int, groups, budget) -> bool:
+    """Whether a set whose tables are all cached loads every group sparse (boards over 16 cells): the
+    sparse tables and one compact one fit the budget beside what the process holds."""
+    return (n > 16 and sum(table_size(n, len(g), True) for g in groups) + max(math.perm(n, len(g)) for g in groups)
+            + resident_bytes() <= memory_budget(budget))
+
+
+def _maps(n: int, groups, budget, mapped: bool | None) -> bool:
+    """Whether the set, once every table is cached, is mapped from its sparse file (`pattern_databases`)."""
+    sizes = [table_size(n, len(g), _big(n, groups, budget)) for g in groups]
+    return (all(s == n ** len(g) for s, g in zip(sizes, groups, strict=True))
+            and bool(mapped if mapped is not None else sum(sizes) >= MAPPED_MIN_BYTES))
+
+
+def _writable(folder) -> bool:
+    """Whether tables can be saved in `folder` (or the first existing folder above it)."""
+    import os
+
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    return os.access(probe, os.W_OK)
 
 
 def _mapped_set(rows, cols, blank_cell, groups, sizes, parts, progress) -> PdbSet | None:

@@ -94,7 +94,9 @@ def pdb_auto(rows: int, cols: int, goal, memory_budget=None, progress=None) -> b
     cached = {i for i, g in enumerate(groups) if g not in missing}
     try:
         P.check_budget(rows, cols, groups, "-".join(str(len(g)) for g in groups), memory_budget, cached)
-    except P.PdbMemoryError:
+    except P.PdbMemoryError as exc:  # said before anything starts: the budget is the user's
+        P.announce(f"auto on {rows}x{cols}: {exc}; solving with reduce instead (a short, not optimal solution)",
+                   progress)
         return False
     if missing:
         n = rows * cols

@@ -40,3 +40,38 @@ def test_a_build_records_what_it_took(tmp_path, monkeypatch):
     # A damaged record is no measurement.
     (tmp_path / "pdb" / pdb_store.BUILDS_FILE).write_text('{"2x3-k2": {"cpu_seconds": -1, "wall_seconds": 2}}')
     assert P.measured_build(2, 3, 2) is None
+
+
+def test_missing_tables_are_built_one_at_a_time_before_any_is_loaded(tmp_path, monkeypatch):
+    """Issue 55: the 5x5 default peaked at 2.19 GB against 2 GiB, every table held while the last was
+    built. Now each missing table is built, saved and dropped first: the peak is one table and its BFS,
+    then the loaded set (4x4 5-5-5 here: traced numpy memory, the same code path)."""
+    import tracemalloc
+
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path / "warm"))
+    P.pattern_databases(4, 4, np.arange(16), "5-5-5")  # the BFS kernels for these groups loaded before tracing
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path / "cold"))
+    tracemalloc.start()
+    try:
+        pset = P.pattern_databases(4, 4, np.arange(16), "5-5-5")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    one_build = P.table_size(16, 5) + P.build_bytes(16, 5)
+    assert pset.data.nbytes == 3 * P.table_size(16, 5)
+    assert peak < pset.data.nbytes + P.build_bytes(16, 5)  # every table beside a BFS: the old peak
+    assert peak < one_build + 2_000_000  # one table and its BFS, and small change
+
+
+def test_the_5x5_default_fits_its_default_budget_or_says_so_before_it_starts(tmp_path, monkeypatch):
+    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("FASTSNAKE_MEMORY_BUDGET", raising=False)
+    monkeypatch.setattr(P, "resident_bytes", lambda: 250_000_000)  # a solve's process before the tables
+    groups = P.parse_partition(None, 5, 5, np.arange(25))
+    assert P.check_budget(5, 5, groups, "6-6-6-6") <= 2 << 30  # the default budget
+    # A budget it does not fit: `auto` says so before anything is built, and reduces instead.
+    said = []
+    assert not pdb_auto(5, 5, np.arange(25), memory_budget="1G", progress=said.append)
+    assert len(said) == 1 and "needs 1,907,656,000 bytes" in said[0] and "1,073,741,824" in said[0]
+    assert "solving with reduce instead" in said[0]
+    assert not list(tmp_path.rglob("pdb-*.bin"))
