@@ -74,7 +74,7 @@ def register(subparsers) -> None:
     _limit_args(p)
     p.add_argument("--partition", "--pdb", dest="partition", default=None,
                    help="pdb tile groups, e.g. 6-6-3 (default on 4x4), 5-5-5, 7-8 (built on first "
-                        "use: minutes, 2.1 GB while building, 577 MB of files) or "
+                        "use: minutes, 2.2 GB while building, so --memory-budget 3G; 577 MB of files) or "
                         "'1,2,3/4,5,6,7/…' (goal tiles); pdb-max: partitions joined by '+' "
                         "(default 6-6-6-6+6-6-6-6b on 5x5, 6-6-3+5-5-5 on 4x4)")
     p.add_argument("--prune-depth", type=_prune_depth, default=None, metavar="N",

@@ -80,11 +80,12 @@ SPARSE_MAX = 1 << 24
 # the sparse set fits the memory budget: IDA* then never ranks (10 -> 15 M nodes/CPU-s on
 # Korf & Felner's 24-puzzles); else they stay compact, as while they are built.
 SPARSE_MAX_BIG = 1 << 28
-# Sets whose tables are all sparse and together at least this big (6-6-6-6 on 5x5: 977 MB)
-# are memory-mapped from one expanded file in the cache (`pattern_databases(mapped=...)`
-# forces it either way): loading them costs a header check instead of 6-11 CPU-s of reading,
-# hashing and expanding, and processes share the pages.
-MAPPED_MIN_BYTES = 1 << 27
+# Sets whose tables are all sparse and together at least this big (6-6-6-6 on 5x5: 977 MB; 6-6-3
+# on 4x4: 34 MB) are memory-mapped from one expanded file in the cache (`pattern_databases(mapped=...)`
+# forces it either way), by a single solve as by a batch: loading them costs a header check instead of
+# reading, hashing and expanding them (4x4 6-6-3: 0.001 against 0.32-0.38 CPU-s a load; 5x5: 6-11
+# CPU-s), and processes share the pages. Smaller sets (3x3) are not worth a file.
+MAPPED_MIN_BYTES = 1 << 24
 
 # CPU seconds of building one table of k tiles on R x C, (lowest, highest) measured on MEASURED_ON, quoted
 # until this machine has built one (docs/performance.md, "Pattern-database builds"): 6 tiles on 5x5 (the
@@ -324,7 +325,7 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
                  f"of BFS state{'; ' + cost if cost else ''})")
     t_build, cpu_build = time.perf_counter(), time.process_time()
     built, seen = build_group(rows, cols, blank_cell, cells, progress, None if sparse else table)
-    record_build(rows, cols, k, time.process_time() - cpu_build, time.perf_counter() - t_build)
+    took = (time.process_time() - cpu_build, time.perf_counter() - t_build)
     seconds = time.perf_counter() - t0
     if sparse:
         table[:] = 0
@@ -332,6 +333,7 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
     try:
         save_table(path, key, built, seconds)
         saved = f"saved {compact_size:,} bytes to {path}"
+        record_build(rows, cols, k, *took)  # beside the table it saved: a full disk keeps neither
     except OSError as exc:
         saved = f"not saved: cannot write {path} ({exc.strerror or exc})"
     info.update(source="built", seconds=seconds, bfs_states=seen, max=int(built.max()))
@@ -466,13 +468,26 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None,
         names = "-".join(str(len(g)) for g in groups)
     cached = {i for i, g in enumerate(groups) if table_path(table_key(rows, cols, blank_cell, g)).exists()}
     check_budget(rows, cols, groups, names, budget, cached, mapped=_maps(n, groups, budget, mapped))
+    built_here = {}
     if len(cached) < len(groups) and _writable(cache_dir()):
         # Missing tables are built one at a time, each saved and dropped, before any is loaded: the
         # most memory at any moment is one table and its BFS (`check_budget`), not every table with it.
         for i, g in enumerate(groups):
             if i not in cached:
-                group_table(rows, cols, blank_cell, g, progress)  # the budget was checked above
+                built_here[i] = group_table(rows, cols, blank_cell, g, progress)[1]  # budget checked above
         cached = {i for i, g in enumerate(groups) if table_path(table_key(rows, cols, blank_cell, g)).exists()}
+    pset = _load_set(rows, cols, blank_cell, groups, parts, cached, n, budget, mapped, progress)
+    for i, info in built_here.items():  # what this call did: built them (then loaded what it saved)
+        pset.infos[i] = dict(pset.infos[i], **{k: v for k, v in info.items() if k in _BUILD_INFO})
+    return pset
+
+
+_BUILD_INFO = ("source", "seconds", "bfs_states", "max")
+
+
+def _load_set(rows, cols, blank_cell, groups, parts, cached, n, budget, mapped, progress) -> PdbSet:
+    """The set of `groups` loaded: mapped from its sparse file, or in memory (tables not in `cached`
+    are built into it)."""
     big = len(cached) == len(groups) and _big(n, groups, budget)
     sizes = [table_size(n, len(g), big) for g in groups]
     if (len(cached) == len(groups) and all(s == n ** len(g) for s, g in zip(sizes, groups, strict=True))

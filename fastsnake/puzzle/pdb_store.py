@@ -126,7 +126,7 @@ def record_build(rows: int, cols: int, k: int, cpu_seconds: float, wall_seconds:
     as the next announcement's cost; written whole (a read-only cache only forgets it)."""
     path = cache_dir() / BUILDS_FILE
     builds = _read_builds(path)
-    builds[_build_key(rows, cols, k)] = {"cpu_seconds": round(cpu_seconds, 1), "wall_seconds": round(wall_seconds, 1)}
+    builds[_build_key(rows, cols, k)] = {"cpu_seconds": round(cpu_seconds, 6), "wall_seconds": round(wall_seconds, 6)}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with written_atomically(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:

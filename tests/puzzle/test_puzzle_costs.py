@@ -26,20 +26,20 @@ def test_the_5x5_build_is_announced_with_a_measured_range_and_its_machine(tmp_pa
     pdb_auto(5, 5, np.arange(25), progress=said.append)
     assert "the last one built here took 431 CPU-s, 612 s wall each, 4 to build" in said[0]
     assert json.loads((tmp_path / "pdb" / pdb_store.BUILDS_FILE).read_text()) == {
-        "5x5-k6": {"cpu_seconds": 431.3, "wall_seconds": 612.0}}
+        "5x5-k6": {"cpu_seconds": 431.26, "wall_seconds": 612.04}}
 
 
 def test_a_build_records_what_it_took(tmp_path, monkeypatch):
     monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
-    assert P.measured_build(2, 3, 2) is None and P.build_cost(2, 3, 2) is None  # nothing published for 2x3
+    assert P.measured_build(3, 3, 4) is None and P.build_cost(3, 3, 4) is None  # nothing published for 3x3
     said = []
-    P.group_table(2, 3, 0, [1, 2], progress=said.append)
-    found = P.measured_build(2, 3, 2)
+    P.group_table(3, 3, 0, [1, 2, 3, 4], progress=said.append)
+    found = P.measured_build(3, 3, 4)
     assert found is not None and found["cpu_seconds"] > 0 and found["wall_seconds"] > 0
-    assert P.build_cost(2, 3, 2).startswith("the last one built here took ")
+    assert P.build_cost(3, 3, 4).startswith("the last one built here took ")
     # A damaged record is no measurement.
-    (tmp_path / "pdb" / pdb_store.BUILDS_FILE).write_text('{"2x3-k2": {"cpu_seconds": -1, "wall_seconds": 2}}')
-    assert P.measured_build(2, 3, 2) is None
+    (tmp_path / "pdb" / pdb_store.BUILDS_FILE).write_text('{"3x3-k4": {"cpu_seconds": -1, "wall_seconds": 2}}')
+    assert P.measured_build(3, 3, 4) is None
 
 
 def test_missing_tables_are_built_one_at_a_time_before_any_is_loaded(tmp_path, monkeypatch):
