@@ -58,7 +58,7 @@ def test_every_included_figure_exists_and_every_figure_is_shown():
     ],
 )
 def test_raw_pages_quote_the_figure_of_its_home(path, name, where):
-    timed = re.compile(r"\d (minutes?|s)\b")
+    timed = re.compile(r"\d (minutes?|min|s)\b")
     lines = [line for line in (ROOT / path).read_text().splitlines() if where in line and timed.search(line)]
     assert lines, f"{path} no longer quotes a time on the line with {where!r}: update this test's table"
     for line in lines:

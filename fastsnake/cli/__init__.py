@@ -134,12 +134,16 @@ def _our_warnings():
 
 def _tier_job(args):
     """The verb's `tier_job(args)`: what it needs compiled and how big it is (None: not tiered).
-    Bad input is the handler's to report, with its own words."""
+    A tier job checks the verb's input first, with the handler's own checks: bad input is one
+    line and exit 2 before any background compile starts (an InputError passes through). Any
+    other failure leaves the verb to the compiled path, whose handler reports it."""
     job = getattr(args, "tier_job", None)
     if job is None:
         return None
     try:
         return job(args)
+    except InputError:
+        raise
     except Exception:  # noqa: BLE001 - the compiled path reports what is wrong with the input
         return None
 

@@ -258,9 +258,19 @@ def _format_option(p, tables: bool = False) -> None:
                             "PREFIX.paired.csv, ... (.md, .tex, .txt for the other formats)")
 
 
+def _game_input(args, names, sizes) -> None:
+    """The rules, seed and (one policy's) options checked as the game's set-up checks them, before a
+    tier job may start a background compile: bad input is one line, and nothing compiles."""
+    from fastsnake.snake import check_game_input
+
+    check_game_input(names, sizes, args.seed, start_length=args.start_length, tail=args.tail,
+                     max_moves=args.max_moves, options=_options(args))
+
+
 def _play_job(args):
     from fastsnake.warm import snake_job
 
+    _game_input(args, [args.policy], [args.size])
     return snake_job([args.policy], args.size, max_moves=args.max_moves)
 
 
@@ -270,6 +280,7 @@ def _sweep_job(args):
 
     if args.resume or args.cluster or None in (args.policy, args.size, args.games):
         return None
+    _game_input(args, [args.policy], [args.size])
     return snake_job([args.policy], args.size, args.games, args.max_moves)
 
 
@@ -282,6 +293,7 @@ def _compare_job(args):
     # Several sizes: the largest board is the one that decides whether to compile.
     sizes = fastsnake.snake.board_sizes(args.size)
     biggest = max(sizes, key=lambda size: _cells(size)) if len(sizes) > 1 else args.size
+    _game_input(args, [], sizes)  # options: each policy takes its own (the handler checks them)
     return snake_job(names, biggest, args.games, args.max_moves)
 
 

@@ -17,7 +17,10 @@ _TABLES = ("data_tables", "summary_table", "paired_table", "robust_table", "base
 _BENCHMARK = ("save_baseline", "find_baseline", "read_baseline", "check_baseline", "baseline_path", "load_warning",
               "holm", "repeat_summary", "robust_summary")
 
-__all__ = list(_API + _PRESENT + _TABLES + _BENCHMARK)
+# Input checks run before anything compiles: `fastsnake.snake.inputs`.
+_INPUTS = ("check_game_input",)
+
+__all__ = list(_API + _PRESENT + _TABLES + _BENCHMARK + _INPUTS)
 
 
 def __getattr__(name):
@@ -38,4 +41,8 @@ def __getattr__(name):
         from fastsnake.snake import benchmark
 
         return getattr(benchmark, name)
+    if name in _INPUTS:
+        from fastsnake.snake import inputs
+
+        return getattr(inputs, name)
     raise AttributeError(f"module 'fastsnake.snake' has no attribute {name!r}")
