@@ -14,6 +14,10 @@ from fastsnake.puzzle.solver import pdb_auto
 
 def test_the_5x5_build_is_announced_with_a_measured_range_and_its_machine(tmp_path, monkeypatch):
     monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("FASTSNAKE_MEMORY_BUDGET", raising=False)
+    # A fresh `fastsnake puzzle solve` holds about 150 MB; a test worker that ran hundreds of tests holds
+    # more, which would (rightly) push the build over the default budget: stand in for the fresh process.
+    monkeypatch.setattr(P, "resident_bytes", lambda: 150 * 2**20)
     said = []
     assert pdb_auto(5, 5, np.arange(25), progress=said.append)  # announces; builds nothing itself
     assert len(said) == 1 and "building the 4 missing table(s)" in said[0]
