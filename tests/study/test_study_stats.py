@@ -13,7 +13,7 @@ from scipy import stats
 from fastsnake.study import describe, holm, median_ci95, p_fields, paired_ratio
 from fastsnake.study.baseline import BaselineMismatch, check, same_trials
 from fastsnake.study.precision import Figure, next_total, worst
-from fastsnake.study.stats import P_FLOOR
+from fastsnake.study.stats import P_FLOOR, iqm, robust, trimmed_mean
 from fastsnake.study.tables import Table, p_cells, p_columns, paired_p_cells, render, to_csv
 
 values = st.lists(st.floats(0.001, 1e6, allow_nan=False), min_size=2, max_size=60)
@@ -95,6 +95,26 @@ def test_csv_is_data():
     people = render([t], "text")
     assert "-1,234,568 [-2e-07, 3]" in people and people.count("< ") == 2 and "p_bound" not in people
     assert r"\begin{tabular}" in render([t], "latex") and "| name |" in render([t], "markdown")
+
+
+def test_the_trimmed_and_interquartile_means_are_scipys_to_the_bit():
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 5, 8, 101):
+        x = rng.integers(0, 5000, n).astype(float)
+        assert iqm(x) == stats.trim_mean(x, 0.25) and trimmed_mean(x) == stats.trim_mean(x, 0.10)
+        batch = rng.random((7, n))  # the bootstrap's resamples, one a row
+        assert np.array_equal(iqm(batch, axis=-1), stats.trim_mean(batch, 0.25, axis=-1))
+    assert trimmed_mean([]) is None
+
+
+def test_robust_aggregates_bootstrap_the_median_and_iqm():
+    x = np.arange(40, dtype=float) ** 2
+    r = robust(x)
+    assert r["n"] == 40 and r["median"] == np.median(x) and r["iqm"] == stats.trim_mean(x, 0.25)
+    assert r["median_ci95"][0] <= r["median"] <= r["median_ci95"][1]
+    assert r["iqm_ci95"][0] <= r["iqm"] <= r["iqm_ci95"][1]
+    assert robust(x) == r  # a seeded bootstrap: the same values give the same intervals
+    assert robust([]) == {"n": 0, "median": None, "median_ci95": None, "iqm": None, "iqm_ci95": None}
 
 
 def test_a_p_value_is_two_cells_value_and_bound():
