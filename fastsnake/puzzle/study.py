@@ -463,8 +463,9 @@ def study_tables(summary: dict) -> list:
     """The summary as two `fastsnake.study.tables.Table`s: ``heuristics`` (one row per heuristic and
     measure: mean with ``ci_low``/``ci_high``, median with its interval) and ``pairs`` (one row per
     pair and measure: the geometric mean ratio heuristic / baseline as ``mean`` with its interval,
-    the lower/equal/higher counts, Wilcoxon's ``p_value`` or ``p_bound``, Holm's ``p_holm``)."""
-    from fastsnake.study.tables import Table, interval_columns
+    the lower/equal/higher counts, Wilcoxon's ``p`` and Holm's ``p_holm``, each with its ``_bound``
+    column: ``=`` for a value, ``<`` for a bound)."""
+    from fastsnake.study.tables import Table, interval_columns, p_columns, paired_p_cells
 
     per = Table("heuristics", ["heuristic", "algorithm", "instances", "solved", "measure", "n", "mean", "ci_low",
                                "ci_high", "median", "median_ci_low", "median_ci_high"],
@@ -477,7 +478,7 @@ def study_tables(summary: dict) -> list:
                              **interval_columns("", d["mean_ci95"]), "median": d["median"],
                              **interval_columns("median", d["median_ci95"])})
     pairs = Table("pairs", ["heuristic", "baseline", "measure", "n", "mean", "ci_low", "ci_high", "lower", "equal",
-                            "higher", "p_value", "p_bound", "p_holm"],
+                            "higher", *p_columns("p"), *p_columns("p_holm")],
                   title="per pair, on the instances both solved: geometric mean of heuristic / baseline "
                         "(95 % intervals), Wilcoxon signed-rank p, Holm-adjusted")
     for entry in summary["pairs"]:
@@ -486,7 +487,7 @@ def study_tables(summary: dict) -> list:
             pairs.rows.append({"heuristic": entry["heuristic"], "baseline": entry["baseline"], "measure": m,
                                "n": r["n"], "mean": r["ratio"], **interval_columns("", r["ratio_ci95"]),
                                "lower": r["lower"], "equal": r["equal"], "higher": r["higher"],
-                               "p_value": r["p_value"], "p_bound": r["p_bound"], "p_holm": r["p_holm"]})
+                               **paired_p_cells(r)})
     return [per, pairs]
 
 

@@ -1,12 +1,9 @@
 """What benchmarkers expect beside the means: repeated timing runs, robust aggregates, rank tests,
 every pair with a multiple-comparison correction, and saved baselines with a regression verdict.
 
-- `repeat_summary`: min / median / max of a speed over repeated runs and the bootstrap 95 %
-  interval of the median (never below zero);
 - `robust_summary`: median and interquartile mean (IQM) of the moves, each with its bootstrap
-  95 % interval;
-- `wilcoxon_p`: the Wilcoxon signed-rank test of paired differences; `holm`: Holm's step-down
-  adjustment of a family of p-values;
+  95 % interval; `wilcoxon_p`: the Wilcoxon signed-rank test of paired differences (the
+  statistics themselves, and `repeat_summary` and `holm`, are `fastsnake.study.stats`');
 - `save_baseline` / `find_baseline` / `check_baseline`: a compare's summary and per-game outcomes
   kept under a name, and today's games paired with them on the same seeds.
 
@@ -22,12 +19,16 @@ import re
 import numpy as np
 
 from fastsnake.errors import InputError, in_cli_words
-from fastsnake.snake.intervals import CONFIDENCE, PairedAccumulator
+from fastsnake.snake.intervals import PairedAccumulator
+from fastsnake.study.stats import (  # noqa: F401  (the names stay here for code written against them)
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    holm,
+    repeat_summary,
+    robust,
+    wilcoxon,
+)
 
-# Bootstrap resamples of the robust aggregates and of the median speed; a fixed generator seed, so
-# that the same games give the same intervals.
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 0
 # At most this many games (the first ones) enter a robust bootstrap: a resample of 10^6 games 2,000
 # times would take minutes; the count used is in the result (``games``).
 ROBUST_GAMES = 200_000
@@ -56,78 +57,20 @@ class BaselineError(InputError):
     """A baseline that cannot be used: damaged, malformed, forged, or not comparable with the run."""
 
 
-def _bootstrap_ci(values: np.ndarray, statistic) -> list[float] | None:
-    """The percentile bootstrap 95 % interval of `statistic` over `values` (None for fewer than two)."""
-    values = np.asarray(values, dtype=np.float64)
-    if values.size < 2:
-        return None
-    if np.all(values == values[0]):
-        return [float(values[0]), float(values[0])]
-    from scipy import stats
-
-    res = stats.bootstrap((values,), statistic, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
-                          method="percentile", vectorized=True, rng=np.random.default_rng(BOOTSTRAP_SEED))
-    return [float(res.confidence_interval.low), float(res.confidence_interval.high)]
-
-
-def _median(x, axis=-1):
-    return np.median(x, axis=axis)
-
-
-def _iqm(x, axis=-1):
-    from scipy import stats
-
-    return stats.trim_mean(x, 0.25, axis=axis)
-
-
-def repeat_summary(rates, warmup: int = 0) -> dict:
-    """A speed measured in repeated runs (games per CPU-second of each): ``{"runs", "warmup",
-    "values", "min", "median", "max", "median_ci95"}``; the interval is the percentile bootstrap of
-    the median across runs, clipped at zero (a speed is never negative)."""
-    values = np.asarray(rates, dtype=np.float64)
-    ci = _bootstrap_ci(values, _median)
-    if ci is not None:
-        ci = [max(ci[0], 0.0), max(ci[1], 0.0)]
-    return {"runs": int(values.size), "warmup": int(warmup), "values": values.tolist(),
-            "min": float(values.min()), "median": float(np.median(values)), "max": float(values.max()),
-            "median_ci95": ci, "method": "percentile bootstrap of the median over runs"}
-
-
 def robust_summary(moves) -> dict:
     """Median and interquartile mean (the mean of the middle half, rliable's IQM) of the moves per
-    game, each with its percentile bootstrap 95 % interval, over the first `ROBUST_GAMES` games."""
-    moves = np.asarray(moves, dtype=np.float64)[:ROBUST_GAMES]
-    if moves.size == 0:
-        return {"games": 0, "moves_median": None, "moves_median_ci95": None, "moves_iqm": None,
-                "moves_iqm_ci95": None}
-    return {"games": int(moves.size),
-            "moves_median": float(np.median(moves)), "moves_median_ci95": _bootstrap_ci(moves, _median),
-            "moves_iqm": float(_iqm(moves)), "moves_iqm_ci95": _bootstrap_ci(moves, _iqm),
-            "method": f"percentile bootstrap, {BOOTSTRAP_RESAMPLES} resamples"}
+    game, each with its percentile bootstrap 95 % interval (`fastsnake.study.stats.robust`), over
+    the first `ROBUST_GAMES` games."""
+    r = robust(np.asarray(moves, dtype=np.float64)[:ROBUST_GAMES])
+    out = {"games": r.pop("n")} | {f"moves_{k}": v for k, v in r.items() if k != "method"}
+    return out | ({"method": r["method"]} if "method" in r else {})
 
 
 def wilcoxon_p(differences) -> float | None:
     """Two-sided p of the Wilcoxon signed-rank test that paired `differences` centre on zero
-    (``scipy.stats.wilcoxon``, zero differences dropped); None when no difference is non-zero."""
+    (`fastsnake.study.stats.wilcoxon`); None when no difference is non-zero."""
     d = np.asarray(differences, dtype=np.float64)
-    if not np.any(d != 0):
-        return None
-    from scipy import stats
-
-    return float(stats.wilcoxon(d, zero_method="wilcox").pvalue)
-
-
-def holm(pvalues) -> list[float | None]:
-    """Holm's step-down adjustment of a family of p-values (None entries are left out and stay
-    None): the k-th smallest of m becomes max over j <= k of min(1, (m - j + 1) p_(j))."""
-    known = [(p, i) for i, p in enumerate(pvalues) if p is not None]
-    out: list[float | None] = [None] * len(pvalues)
-    m = len(known)
-    running = 0.0
-    for rank, (p, i) in enumerate(sorted(known)):
-        running = max(running, min(1.0, (m - rank) * p))
-        out[i] = running
-    return out
+    return wilcoxon(d) if np.any(d != 0) else None
 
 
 def load_warning() -> str | None:

@@ -12,33 +12,28 @@ the same thing in the same words. Nothing here computes a figure a summary does 
 
 from __future__ import annotations
 
-from fastsnake.errors import InputError
 from fastsnake.snake import record
 from fastsnake.snake.intervals import half_width
+from fastsnake.snake.tables import P_FLOOR
+from fastsnake.study.tables import CELL_FORMATS, p_text, render_cells
 
-TABLE_FORMATS = ("text", "markdown", "csv", "latex")
+TABLE_FORMATS = CELL_FORMATS
 
 
 # -- numbers -------------------------------------------------------------------------------------
 
 def format_p(p: float | None) -> str:
     """A p-value as a reader wants it: 'p = 0.012', 'p < 1e-300' when it underflows."""
-    if p is None:
-        return "p = -"
-    if p == 0:
-        return "p < 1e-300"
-    if p < 1e-4:
-        return f"p = {p:.1e}"
-    return f"p = {p:.3g}"
+    cell = p_cell(p)
+    return f"p {cell}" if cell.startswith("<") else f"p = {cell}"
 
 
 def p_cell(p: float | None) -> str:
     """A p-value as a table cell: '0.012', '1.2e-05', '< 1e-300' when it underflows (a bound stays
-    a bound in every format), '-' when there is none."""
-    if p is None:
-        return "-"
-    text = format_p(p)
-    return text[len("p = "):] if text.startswith("p = ") else text[len("p "):]
+    a bound in every format), '-' when there is none (`fastsnake.study.tables.p_text`)."""
+    if p == 0:
+        return p_text(P_FLOOR, bound=True)
+    return p_text(p)
 
 
 def format_mean_ci(mean: float | None, interval, digits: int = 1) -> str:
@@ -221,48 +216,8 @@ def robust_rows(summaries: list[dict]) -> tuple[list[str], list[list[str]]]:
 
 def render_table(header: list[str], rows: list[list[str]], fmt: str = "text") -> str:
     """A table as aligned text (the first column left, the others right), GitHub Markdown, CSV
-    (RFC 4180, the cells as printed) or a LaTeX ``tabular``."""
-    if fmt == "text":
-        table = [header] + rows
-        widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-        lines = []
-        for k, r in enumerate(table):
-            cells = zip(r, widths, strict=True)
-            lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(cells)))
-            if k == 0:
-                lines.append("  ".join("-" * w for w in widths))
-        return "\n".join(lines)
-    if fmt == "markdown":
-        def md(cells):
-            return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-        align = ["---"] + ["---:"] * (len(header) - 1)
-        return "\n".join([md(header), "| " + " | ".join(align) + " |"] + [md(r) for r in rows])
-    if fmt == "csv":
-        import csv
-        import io
-
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
-        return buffer.getvalue().rstrip("\n")
-    if fmt == "latex":
-        def tex(cell):
-            for old, new in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
-                             ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("±", r"$\pm$"), ("−", "$-$"),
-                             ("<", "$<$"), (">", "$>$")):
-                if old in ("{", "}") and cell.startswith("\\textbackslash"):
-                    continue
-                cell = cell.replace(old, new)
-            return cell
-
-        spec = "l" + "r" * (len(header) - 1)
-        lines = [f"\\begin{{tabular}}{{{spec}}}", "\\hline", " & ".join(tex(c) for c in header) + " \\\\", "\\hline"]
-        lines += [" & ".join(tex(c) for c in r) + " \\\\" for r in rows]
-        lines += ["\\hline", "\\end{tabular}"]
-        return "\n".join(lines)
-    raise InputError(f"format {fmt!r} is not one of {', '.join(TABLE_FORMATS)}")
+    (RFC 4180, the cells as printed) or a LaTeX ``tabular`` (`fastsnake.study.tables.render_cells`)."""
+    return render_cells(header, rows, fmt)
 
 
 # -- sentences -----------------------------------------------------------------------------------

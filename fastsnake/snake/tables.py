@@ -1,5 +1,8 @@
 """Tables as data: the tables `fastsnake compare` and `sweep` print, with numbers as numbers.
 
+This module names the tables and their columns; the exporter is the study layer's
+(`fastsnake.study.tables`: `render_csv` is its `csv_text`), the same for every problem.
+
 `present` words the tables for people (``2,425.3 ± 3.1``, a true minus sign, thousands
 separators); this module gives the same figures to programs: one value a cell, every interval
 as two more columns (``mean``, ``ci_low``, ``ci_high``), a ``.`` decimal point, no thousands
@@ -14,13 +17,18 @@ A filter such as ``p < 0.05`` is then right on either kind.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
-import math
 
 from fastsnake.errors import InputError
 from fastsnake.snake import record
+from fastsnake.study.tables import csv_text, data_cell, p_cells
+from fastsnake.study.tables import estimate_cells as _interval
+from fastsnake.study.tables import estimate_columns as _ci
+
+# `render_csv` and `data_cell` are the study layer's; the names stay here for code written against them.
+render_csv = csv_text
+__all__ = ["DATA_TABLES", "P_FLOOR", "baseline_table", "data_cell", "data_tables", "p_value_cells", "paired_table",
+           "render_csv", "robust_table", "summary_table", "table_file", "table_header"]
 
 # The tables, in the order `fastsnake compare --tables` writes them.
 DATA_TABLES = ("summary", "paired", "robust", "baseline")
@@ -28,26 +36,12 @@ DATA_TABLES = ("summary", "paired", "robust", "baseline")
 P_FLOOR = 1e-300
 
 
-def _ci(name: str) -> list[str]:
-    return [name, f"{name}_ci_low", f"{name}_ci_high"]
-
-
-def _interval(value, interval, scale: float = 1.0) -> list:
-    if value is None:
-        return [None, None, None]
-    if interval is None:
-        return [scale * value, None, None]
-    return [scale * value, scale * interval[0], scale * interval[1]]
-
-
 def p_value_cells(p) -> list:
     """[p, p_bound]: the p-value and ``=``, its bound ``1e-300`` and ``<`` when it underflowed to
     0, [None, None] when there is none."""
-    if p is None:
-        return [None, None]
     if p == 0:  # underflowed: below any double the test can tell apart from 0
-        return [P_FLOOR, "<"]
-    return [p, "="]
+        return p_cells(None, P_FLOOR)
+    return p_cells(p)
 
 
 def _condition(s: dict) -> list:
@@ -165,32 +159,6 @@ def table_header(name: str) -> list[str]:
     if name not in makers:
         raise InputError(f"table {name!r} is not one of {', '.join(DATA_TABLES)}")
     return makers[name]([])[0]
-
-
-def data_cell(value) -> str:
-    """One value as CSV text: integers as they are, floats in the shortest form that reads back
-    the same (``0.1``, ``1e-05``, ASCII minus), booleans ``true``/``false``, nothing for a missing
-    or non-finite value."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else ""
-    if hasattr(value, "item"):  # a numpy scalar
-        return data_cell(value.item())
-    return str(value)
-
-
-def render_csv(header: list[str], rows: list[list]) -> str:
-    """A data table as CSV (RFC 4180, ``\\n`` line ends, a header line): `data_cell` each value."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows([data_cell(v) for v in row] for row in rows)
-    return buffer.getvalue()
 
 
 def table_file(prefix: str, name: str, fmt: str) -> str:

@@ -5,13 +5,15 @@ problems' studies (`fastsnake.puzzle.study`, `fastsnake.tour.study`, Snake's com
 - `fastsnake.study.quantiles`: normal and t quantiles in plain Python (no scipy at start-up);
 - `fastsnake.study.intervals`: t, Wilson, Newcombe and ratio intervals, the scaling fit;
 - `fastsnake.study.stats`: `describe`, `median_ci95`, `paired_ratio` (geometric mean ratio with
-  interval, Wilcoxon), `holm`, `p_fields`;
+  interval, Wilcoxon), `holm`, `p_fields`, `robust` (median and IQM with bootstrap intervals),
+  `repeat_summary` (a speed over repeated runs);
 - `fastsnake.study.precision`: round sizes for precision on demand;
 - `fastsnake.study.rows`: rows files (Parquet, whole or absent, run id and version);
 - `fastsnake.study.baseline`: today against a saved rows file (same trials, worse or not);
 - `fastsnake.study.gate`: whether a baseline check compared what it claims (every algorithm on the
   same conditions and shared trials, or a partial comparison accepted explicitly);
-- `fastsnake.study.tables`: tables as CSV data, text, Markdown, LaTeX.
+- `fastsnake.study.tables`: the one exporter: tables as CSV data (``mean``, ``ci_low``,
+  ``ci_high``; ``p`` and ``p_bound``), text, Markdown, LaTeX.
 """
 
 from fastsnake.study.intervals import CONFIDENCE, mean_ci95, wilson_ci95

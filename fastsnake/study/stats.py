@@ -8,11 +8,13 @@ moves) and gets dicts of plain numbers, each estimate with its 95 % interval.
 - `paired_ratio(this, base)`: on the instances both finished, the geometric mean of the
   per-instance ratios this / base with the t interval of the mean log ratio (exponentiated), how
   many instances were lower, equal, higher, and Wilcoxon's signed-rank test of the log ratios;
+- `robust(values)`: median and interquartile mean with percentile bootstrap intervals
+  (`bootstrap_ci`); `repeat_summary(rates)`: a speed over repeated runs;
 - `holm(p_values)`: Holm's step-down adjustment across the pairs of a study;
 - `p_fields(p)`: a p-value as data: ``p_value`` and, when it is below what a float shows, the
   bound ``p_bound`` it is below.
 
-Only `wilcoxon` imports scipy (inside the function: about 0.9 CPU-s at first use).
+Only `wilcoxon` and `bootstrap_ci` import scipy (inside the function: about 0.9 CPU-s at first use).
 """
 
 from __future__ import annotations
@@ -26,8 +28,13 @@ from fastsnake.study.intervals import CONFIDENCE, mean_ci95, t_interval
 
 # The smallest positive double: a p-value reported as 0.0 is below it (a bound, not a value).
 P_FLOOR = sys.float_info.min * sys.float_info.epsilon
-# The share cut from each end for the trimmed mean.
+# The share cut from each end for the trimmed mean of `describe`, and for the interquartile mean.
 TRIM = 0.10
+IQM_TRIM = 0.25
+# Bootstrap resamples of `bootstrap_ci`; a fixed generator seed, so that the same values give the
+# same interval.
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
 
 
 def _finite(values) -> np.ndarray:
@@ -58,14 +65,68 @@ def median_ci95(values) -> list[float] | None:
     return [float(a[j - 1]), float(a[n - j])]
 
 
-def trimmed_mean(values, share: float = TRIM) -> float | None:
-    """The mean of the values left after cutting `share` of them from each end (None when empty)."""
-    a = np.sort(_finite(values))
-    if a.size == 0:
+def trimmed_mean(values, share: float = TRIM, axis: int = -1):
+    """The mean of the values left after cutting ``int(share * n)`` of them from each end, along
+    `axis` (scipy's ``trim_mean``, computed the same way: a partition, then the mean of the middle;
+    vectorised, so `bootstrap_ci` can resample it). None when there are no values."""
+    a = np.asarray(values, dtype=np.float64)
+    n = a.shape[axis] if a.ndim else 0
+    if n == 0:
         return None
-    cut = int(math.floor(a.size * share))
-    kept = a[cut:a.size - cut] if a.size - 2 * cut > 0 else a
-    return float(kept.mean())
+    cut = int(share * n)
+    middle = np.partition(a, (cut, n - cut - 1), axis)
+    kept = np.take(middle, np.arange(cut, n - cut), axis=axis)
+    mean = np.mean(kept, axis=axis)
+    return float(mean) if np.ndim(mean) == 0 else mean
+
+
+def iqm(values, axis: int = -1):
+    """The interquartile mean: the mean of the middle half (rliable's IQM, `trimmed_mean` at 25 %)."""
+    return trimmed_mean(values, IQM_TRIM, axis)
+
+
+def _median(values, axis: int = -1):
+    return np.median(values, axis=axis)
+
+
+def bootstrap_ci(values, statistic) -> list[float] | None:
+    """The percentile bootstrap 95 % interval of `statistic` (a function of an array and ``axis``)
+    over `values`: `BOOTSTRAP_RESAMPLES` resamples from a generator seeded with `BOOTSTRAP_SEED`, so
+    the same values give the same interval. None below two values; [v, v] when all are v."""
+    values = np.asarray(values, dtype=np.float64)
+    if values.size < 2:
+        return None
+    if np.all(values == values[0]):
+        return [float(values[0]), float(values[0])]
+    from scipy import stats
+
+    res = stats.bootstrap((values,), statistic, confidence_level=CONFIDENCE, n_resamples=BOOTSTRAP_RESAMPLES,
+                          method="percentile", vectorized=True, rng=np.random.default_rng(BOOTSTRAP_SEED))
+    return [float(res.confidence_interval.low), float(res.confidence_interval.high)]
+
+
+def robust(values) -> dict:
+    """Median and interquartile mean of `values`, each with its percentile bootstrap 95 % interval
+    (`bootstrap_ci`): ``{"n", "median", "median_ci95", "iqm", "iqm_ci95", "method"}``."""
+    a = np.asarray(values, dtype=np.float64)
+    if a.size == 0:
+        return {"n": 0, "median": None, "median_ci95": None, "iqm": None, "iqm_ci95": None}
+    return {"n": int(a.size), "median": float(np.median(a)), "median_ci95": bootstrap_ci(a, _median),
+            "iqm": iqm(a), "iqm_ci95": bootstrap_ci(a, iqm),
+            "method": f"percentile bootstrap, {BOOTSTRAP_RESAMPLES} resamples"}
+
+
+def repeat_summary(rates, warmup: int = 0) -> dict:
+    """A speed measured in repeated runs (one rate a run): ``{"runs", "warmup", "values", "min",
+    "median", "max", "median_ci95", "method"}``; the interval is the percentile bootstrap of the
+    median across runs (`bootstrap_ci`), clipped at zero (a speed is never negative)."""
+    values = np.asarray(rates, dtype=np.float64)
+    ci = bootstrap_ci(values, _median)
+    if ci is not None:
+        ci = [max(ci[0], 0.0), max(ci[1], 0.0)]
+    return {"runs": int(values.size), "warmup": int(warmup), "values": values.tolist(),
+            "min": float(values.min()), "median": float(np.median(values)), "max": float(values.max()),
+            "median_ci95": ci, "method": "percentile bootstrap of the median over runs"}
 
 
 def describe(values) -> dict:

@@ -172,8 +172,9 @@ def summarize(study: TourStudy) -> dict:
 
 def study_tables(summary: dict) -> list:
     """``methods`` (success rate as ``mean`` with ``ci_low``/``ci_high``, mean nodes and CPU-s with
-    their intervals) and ``pairs`` (geometric mean CPU ratio as ``mean`` with its interval)."""
-    from fastsnake.study.tables import Table, interval_columns
+    their intervals) and ``pairs`` (geometric mean CPU ratio as ``mean`` with its interval, Wilcoxon's
+    ``p`` and Holm's ``p_holm``, each with its ``_bound`` column: ``=`` for a value, ``<`` for a bound)."""
+    from fastsnake.study.tables import Table, interval_columns, p_columns, paired_p_cells
 
     t = Table("methods", ["method", "board", "piece", "trials", "applicable", "found", "mean", "ci_low", "ci_high",
                           "nodes", "nodes_ci_low", "nodes_ci_high", "cpu_seconds", "cpu_seconds_ci_low",
@@ -185,13 +186,13 @@ def study_tables(summary: dict) -> list:
                          "nodes": m["nodes"]["mean"], **interval_columns("nodes", m["nodes"]["mean_ci95"]),
                          "cpu_seconds": m["cpu_seconds"]["mean"],
                          **interval_columns("cpu_seconds", m["cpu_seconds"]["mean_ci95"])})
-    p = Table("pairs", ["method", "baseline", "measure", "n", "mean", "ci_low", "ci_high", "p_value", "p_bound",
-                        "p_holm"], title="CPU-s ratio method / baseline on the trials both found (geometric mean)")
+    p = Table("pairs", ["method", "baseline", "measure", "n", "mean", "ci_low", "ci_high", *p_columns("p"),
+                        *p_columns("p_holm")],
+              title="CPU-s ratio method / baseline on the trials both found (geometric mean)")
     for e in summary["pairs"]:
         r = e["cpu_seconds"]
         p.rows.append({"method": e["method"], "baseline": e["baseline"], "measure": "cpu_seconds", "n": r["n"],
-                       "mean": r["ratio"], **interval_columns("", r["ratio_ci95"]), "p_value": r["p_value"],
-                       "p_bound": r["p_bound"], "p_holm": r["p_holm"]})
+                       "mean": r["ratio"], **interval_columns("", r["ratio_ci95"]), **paired_p_cells(r)})
     return [t, p]
 
 

@@ -184,7 +184,10 @@ def test_csv_is_one_table_of_numbers_and_markdown_latex_for_people(capsys, tmp_p
     assert "," not in "".join(r["mean"] for r in rows) and "−" not in out
     code, out, _ = _run(capsys, "--size", "3", "--count", "6", "--heuristics", H2, "--format", "csv",
                         "--table", "pairs", "--out", str(tmp_path / "s.parquet"))
-    assert code == 0 and list(csv.DictReader(io.StringIO(out)))[0]["baseline"] == "manhattan"
+    pair = list(csv.DictReader(io.StringIO(out)))[0]
+    assert code == 0 and pair["baseline"] == "manhattan"
+    # A p-value is Snake's two columns: the value (or a bound) and "=" (or "<").
+    assert float(pair["p"]) > 0 and pair["p_bound"] in ("=", "<") and pair["p_holm_bound"] in ("=", "<")
     assert (tmp_path / "s.heuristics.csv").exists() and (tmp_path / "s.pairs.csv").exists()
     code, out, _ = _run(capsys, "--size", "3", "--count", "6", "--heuristics", H2, "--format", "markdown")
     assert code == 0 and "| heuristic |" in out

@@ -13,7 +13,8 @@ from scipy import stats
 from fastsnake.study import describe, holm, median_ci95, p_fields, paired_ratio
 from fastsnake.study.baseline import BaselineMismatch, check, same_trials
 from fastsnake.study.precision import Figure, next_total, worst
-from fastsnake.study.tables import Table, render, to_csv
+from fastsnake.study.stats import P_FLOOR, iqm, robust, trimmed_mean
+from fastsnake.study.tables import Table, p_cells, p_columns, paired_p_cells, render, to_csv
 
 values = st.lists(st.floats(0.001, 1e6, allow_nan=False), min_size=2, max_size=60)
 
@@ -82,17 +83,44 @@ def test_a_p_value_below_a_float_is_a_bound():
 
 
 def test_csv_is_data():
-    t = Table("x", ["name", "mean", "ci_low", "ci_high", "p_value", "p_bound", "ok"],
-              [{"name": "a,b", "mean": -1234567.5, "ci_low": -2e-7, "ci_high": 3, "p_value": None,
-                "p_bound": 5e-324, "ok": True}])
+    t = Table("x", ["name", "mean", "ci_low", "ci_high", *p_columns("p"), *p_columns("p_holm"), "ok", "gap"],
+              [{"name": "a,b", "mean": -1234567.5, "ci_low": -2e-7, "ci_high": 3,
+                **paired_p_cells(p_fields(0.0) | {"p_holm": 2 * P_FLOOR}), "ok": True, "gap": float("nan")}])
     text = to_csv(t)
     assert "−" not in text and "1,234" not in text
     rows = list(csv.DictReader(io.StringIO(text)))
     assert float(rows[0]["mean"]) == -1234567.5 and float(rows[0]["ci_low"]) == -2e-7
-    assert rows[0]["name"] == "a,b" and rows[0]["p_value"] == "" and float(rows[0]["p_bound"]) == 5e-324
+    assert rows[0]["name"] == "a,b" and float(rows[0]["p"]) == 5e-324 and rows[0]["p_bound"] == "<"
+    assert rows[0]["p_holm_bound"] == "<" and rows[0]["gap"] == ""  # Holm of a bound is a bound; nan is no value
     people = render([t], "text")
-    assert "-1,234,568 [-2e-07, 3]" in people and "< 5e-324" in people
+    assert "-1,234,568 [-2e-07, 3]" in people and people.count("< ") == 2 and "p_bound" not in people
     assert r"\begin{tabular}" in render([t], "latex") and "| name |" in render([t], "markdown")
+
+
+def test_the_trimmed_and_interquartile_means_are_scipys_to_the_bit():
+    rng = np.random.default_rng(3)
+    for n in (1, 2, 5, 8, 101):
+        x = rng.integers(0, 5000, n).astype(float)
+        assert iqm(x) == stats.trim_mean(x, 0.25) and trimmed_mean(x) == stats.trim_mean(x, 0.10)
+        batch = rng.random((7, n))  # the bootstrap's resamples, one a row
+        assert np.array_equal(iqm(batch, axis=-1), stats.trim_mean(batch, 0.25, axis=-1))
+    assert trimmed_mean([]) is None
+
+
+def test_robust_aggregates_bootstrap_the_median_and_iqm():
+    x = np.arange(40, dtype=float) ** 2
+    r = robust(x)
+    assert r["n"] == 40 and r["median"] == np.median(x) and r["iqm"] == stats.trim_mean(x, 0.25)
+    assert r["median_ci95"][0] <= r["median"] <= r["median_ci95"][1]
+    assert r["iqm_ci95"][0] <= r["iqm"] <= r["iqm_ci95"][1]
+    assert robust(x) == r  # a seeded bootstrap: the same values give the same intervals
+    assert robust([]) == {"n": 0, "median": None, "median_ci95": None, "iqm": None, "iqm_ci95": None}
+
+
+def test_a_p_value_is_two_cells_value_and_bound():
+    assert p_cells(0.03) == [0.03, "="] and p_cells(None, 1e-300) == [1e-300, "<"] and p_cells(None) == [None, None]
+    assert paired_p_cells(p_fields(0.2) | {"p_holm": 0.4}) == {"p": 0.2, "p_bound": "=", "p_holm": 0.4,
+                                                               "p_holm_bound": "="}
 
 
 def test_the_baseline_check_flags_only_a_significant_increase():
