@@ -1,16 +1,16 @@
 """A study against a saved baseline: the same trials, algorithm by algorithm, measure by measure.
 
-A baseline is a study's rows file (`fastsnake.study.rows`). Today's run and the baseline pair
-trial by trial on a key (a puzzle's instance id); the trials both hold must be described alike
-(`same_trials`: the same identity, e.g. set, board, start and goal), else `BaselineMismatch`
-(bad input) names the first difference. `compare_rows` decides with `fastsnake.study.gate` (the
-one gate logic, Snake's too) whether every algorithm of the run was compared on the same
-conditions and shared trials; a partial comparison is refused unless accepted. For each algorithm both ran and each measure (nodes,
-CPU-seconds), `paired_ratio` gives the geometric mean of today / baseline with its 95 % interval
-and Wilcoxon's p; Holm adjusts the p-values across every check. A check is worse when its
-interval lies wholly above 1 + tolerance and its adjusted p is below `ALPHA`: significantly more
-than the baseline, by more than the tolerance. A comparison that paired nothing is refused
-(`BaselineMismatch`), never passed.
+A baseline is a study's rows file (`fastsnake.study.rows`). Today's run and the baseline pair trial
+by trial on a key (a puzzle's instance id); the trials both hold must be described alike
+(`same_trials`: the same identity, e.g. set, board, start and goal), else `BaselineMismatch` (bad
+input) names the first difference. `compare_rows` decides with `fastsnake.study.gate` (the one gate
+logic, Snake's too) whether every algorithm of the run was compared on the same conditions and
+shared trials; a partial comparison is refused unless accepted. For each algorithm both ran and
+each measure (nodes, CPU-seconds), `paired_ratio` gives the geometric mean of today / baseline with
+its 95 % interval and Wilcoxon's p; Holm adjusts the p-values across every check. A check is worse
+when its interval lies wholly above 1 + tolerance and its adjusted p is below `ALPHA`:
+significantly more than the baseline, by more than the tolerance. A comparison that paired nothing
+is refused (`BaselineMismatch`), never passed.
 """
 
 from __future__ import annotations

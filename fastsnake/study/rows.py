@@ -64,7 +64,6 @@ def write_rows(table, out: str, meta: dict) -> str:
     import pyarrow.parquet as pq
 
     from fastsnake.files import written_atomically
-
     from fastsnake.study.checksum import all_columns, table_checksum
 
     path = rows_path(out, meta["run_id"])
