@@ -88,7 +88,8 @@ def read_rows(path: str, *, need_checksum: bool = False):
     try:
         table = pq.read_table(path, **READ_OPTIONS)
     except Exception as exc:  # noqa: BLE001 - any reader failure: not a readable file
-        raise StudyFileError(f"study file {path!r} is not a readable Parquet file: {exc}") from None
+        said = " ".join(str(exc).split())[:200]  # one line, however the reader words it
+        raise StudyFileError(f"study file {path!r} is not a readable Parquet file: {said}") from None
     raw = (table.schema.metadata or {}).get(META_KEY)
     if raw is None:
         raise StudyFileError(f"{path!r} is not a fastsnake study file (no {META_KEY.decode()!r} footer)")
