@@ -503,8 +503,9 @@ def cmd_compare(args):
             S.check_out(path)
     base_rows = None
     if args.baseline_from is not None:
+        # --precision plays a prefix of the instances: how many the baseline must hold is decided after the run.
         base_rows = P.check_baseline_instances(instances, names, args.baseline_from,
-                                               allow_partial=args.allow_partial)
+                                               allow_partial=args.allow_partial or args.precision is not None)
     run_id = S.new_run_id()
     kwargs = dict(partition=args.partition, progress=_progress(args), run_id=run_id, **_limits(args))
     precision = None

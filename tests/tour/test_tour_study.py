@@ -65,7 +65,8 @@ def test_baseline_and_csv(capsys, tmp_path):
     code, out, err = _run(capsys, *more)
     assert code == 2 and out == "" and "search seed=2: not in the baseline" in err and "--allow-partial" in err
     code, out, err = _run(capsys, *more, "--allow-partial")
-    assert code == 0 and "compared 2 of 3 methods" in out, err
+    # 4 only when CPU-seconds on a loaded machine drifted past the baseline's: the gate let it compare.
+    assert code in (0, 4) and "compared 2 of 3 methods on 72 of 108 trial runs" in out, err
     code, out, err = _run(capsys, "--size", "5", "--methods", "search", "--baseline-from", str(base))
     assert code == 2 and out == "" and err.count("\n") == 1 and "not in the baseline" in err
     code, out, _ = _run(capsys, *args, "--format", "csv")
