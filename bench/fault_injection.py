@@ -39,6 +39,11 @@ Each round picks a fault at random and a target (a single sweep file or a sweep 
   (`faults.contradict_row`: "won" for a game that died, moves or apples +-k, another outcome) with
   every checksum and hash redone, given to `verify --replay N`, `report --replay N` (N: every game
   of the file) and `replay --from` that game: each must refuse it (exit 2, one line);
+* fifo_input, giant_row_group, giant_footer, escape_text (issue 55): a FIFO named like a sweep file
+  or replay given to verify, report, replay --from, replay --check and view (one line, exit 2, at
+  once: it used to block forever); one game repeated 10⁵..10⁶ times in one row group (exit 2 within
+  READER_RSS_LIMIT); 0.1..20 MB of options in the footer or the options column (one short line);
+  a policy or file name with terminal escapes (none printed raw: "silent" if one is);
 * mixed_version (issue 46): a folder started by the previous release (878e551's chunk and manifest
   formats, made as `tests/snake/test_snake_mixed_folder.py` makes them) and interrupted after some of
   its chunks, resumed by this version (at times stopped by SIGINT, SIGTERM or SIGKILL at a random
@@ -113,6 +118,21 @@ PEAK_LAUNCHER = ("import os, subprocess, sys\n"
                  "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
                  "_, status, usage = os.wait4(child.pid, 0)\n"
                  "print(usage.ru_maxrss * 1024, os.waitstatus_to_exitcode(status))\n")
+# A reader given a FIFO (or any input) must have ended by then: a hang is lost (issue 55).
+READER_SECONDS = 120
+# A reader's peak resident memory on issue 55's hostile files (start-up included, ~200 MB).
+READER_RSS_LIMIT = 600 << 20
+# Runs a reader with a time limit, then prints its peak RSS and exit code, then its stdout.
+READER_LAUNCHER = ("import os, resource, subprocess, sys\n"
+                   "child = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)\n"
+                   "try:\n"
+                   "    out, err = child.communicate(timeout=float(os.environ['READER_SECONDS']))\n"
+                   "except subprocess.TimeoutExpired:\n"
+                   "    child.kill()\n"
+                   "    out, err = child.communicate()\n"
+                   "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024\n"
+                   "sys.stderr.write(err.decode(errors='replace'))\n"
+                   "sys.stdout.write(f'{peak} {child.returncode}\\n' + out.decode(errors='replace'))\n")
 # A huge sweep that runs (it fits on the disk) must end this soon after SIGINT (a chunk boundary or
 # the kernel's poll; generous: the machine is shared).
 HUGE_ANSWER_SECONDS = 5.0
@@ -878,12 +898,107 @@ class Trial:
             return f"{what}: exit {code}: a tampered baseline read back as good"
         problem = one_line_refusal(code, err)
         return f"{what}: {problem}" if problem else None
+    # -- issue 55: inputs that could hang or blow up a reader, text that could forge output ---------
+    def _readers(self, path: Path) -> dict:
+        out = Path(tempfile.mkdtemp(dir=self.work))
+        return {"verify": ["verify", path], "report": ["report", path, "--out", out / "r.html", "--sample", "0"],
+                "replay": ["replay", "--from", path, "--pick", "0", "--out", out / "g.npz"],
+                "check": ["replay", "--check", path], "view": ["view", path, "--export", out / "v.gif"]}
+
+    def _measured(self, args, key: str) -> tuple[int, str, str, int]:
+        """`fastsnake ARGS` in a fresh process: (exit code, stdout, stderr, peak RSS); a hang past
+        READER_SECONDS is killed and reported as exit -9."""
+        command = [sys.executable, "-c", READER_LAUNCHER, sys.executable, "-m", "fastsnake", *map(str, args)]
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                              env=dict(os.environ, READER_SECONDS=str(READER_SECONDS)))
+        head, _, out = proc.stdout.partition("\n")
+        rss, code = (int(word) for word in head.split())
+        self.peaks.setdefault(key, []).append(rss)
+        return code, out, proc.stderr, rss
+
+    def fifo_input(self) -> str | None:
+        """A FIFO named like a sweep file, folder chunk or replay, given to a reader: one line, exit 2,
+        at once (before: blocked forever, deaf to SIGINT and SIGTERM)."""
+        folder = Path(tempfile.mkdtemp(dir=self.work))
+        path = folder / self.rng.choice(["s.parquet", "g.npz", "t.json"])
+        os.mkfifo(path)
+        reader = self.rng.choice(list(self._readers(path)))
+        code, _, err, _ = self._measured(self._readers(path)[reader], f"fifo/{reader}")
+        if code == -9:
+            return f"FIFO {path.name}, {reader}: still blocked after {READER_SECONDS} s (killed)"
+        problem = one_line_refusal(code, err)
+        return f"FIFO {path.name}, {reader}: {problem}" if problem else None
+
+    def giant_row_group(self) -> str | None:
+        """One game repeated 10⁵..10⁶ times in one row group (a few hundred kB): verify reads it in
+        bounded memory and calls it damaged (exit 2), every other reader refuses it in one line."""
+        from faults import repeated_game_file
+
+        rows = self.rng.choice([10**5, 5 * 10**5, 10**6])
+        path = repeated_game_file(Path(tempfile.mkdtemp(dir=self.work)) / "rep.parquet", rows, rows)
+        reader = self.rng.choice(["verify", "report", "replay"])
+        code, _, err, rss = self._measured(self._readers(path)[reader], f"rowgroup/{reader}")
+        if code == 0:
+            return f"one game repeated {rows:,} times, {reader}: read back as good (exit 0)"
+        problem = one_line_refusal(code, err)
+        if problem:
+            return f"one game repeated {rows:,} times, {reader}: {problem}"
+        if rss > READER_RSS_LIMIT:
+            return f"one game repeated {rows:,} times, {reader}: a peak of {rss >> 20} MiB"
+        return None
+
+    def giant_footer(self) -> str | None:
+        """Options of 0.1..20 MB in the footer or the options column: refused in one short line (the
+        old line quoted them whole; the column cost an ArrowMemoryError, exit 1)."""
+        from faults import sweep_file
+
+        size = self.rng.choice([100_000, 2_000_000, 20_000_000])
+        where = self.rng.choice(["footer", "column"])
+        path = Path(tempfile.mkdtemp(dir=self.work)) / "big.parquet"
+        text = "a" * size
+        if where == "footer":
+            sweep_file(path, 10, options={"x": text})
+        else:
+            sweep_file(path, 2000, column_text={"options": '{"x":"' + text + '"}'})
+        reader = self.rng.choice(["verify", "report", "replay"])
+        code, out, err, rss = self._measured(self._readers(path)[reader], f"footer/{reader}")
+        what = f"{size:,} bytes of options in the {where}, {reader}"
+        if code == 0:
+            return f"{what}: read back as good (exit 0)"
+        problem = one_line_refusal(code, err)
+        if problem:
+            return f"{what}: {problem}"
+        if len(err) + len(out) > 2 * 2000 + 200:
+            return f"{what}: {len(err):,} bytes on stderr, {len(out):,} on stdout for a one-line refusal"
+        if rss > READER_RSS_LIMIT:
+            return f"{what}: a peak of {rss >> 20} MiB"
+        return None
+
+    def escape_text(self) -> str | None:
+        """A policy name (or file name) holding terminal escapes, given to verify and report: nothing
+        of it reaches stdout or stderr raw (a raw ESC or BEL would set the title, clear the screen)."""
+        from faults import EVIL_NAME, sweep_file
+
+        folder = Path(tempfile.mkdtemp(dir=self.work))
+        target = self.rng.choice(["policy", "file name"])
+        name = "s.parquet" if target == "policy" else "s\x1b]0;PWNED\x07.parquet"
+        path = sweep_file(folder / name, 50, **({"policy": EVIL_NAME} if target == "policy" else {}))
+        if self.rng.random() < 0.5:  # damaged too, so that the problem lines print the name
+            flip_bit(path, self.rng.randrange(4, os.path.getsize(path) // 2))
+        reader = self.rng.choice(["verify", "report"])
+        code, out, err = cli(self._readers(path)[reader])
+        raw = [c for c in ("\x1b", "\x07", "\u202e") if c in out or c in err]
+        if raw:
+            return f"escapes in the {target}, {reader}: {', '.join(map(repr, raw))} printed raw: read back as text"
+        if code not in (0, 2):
+            return f"escapes in the {target}, {reader}: exit {code}: {err.strip()[-200:]}"
+        return None
 
 
 WEIGHTS = {"bitflip": 6, "signal": 2, "fulldisk": 1, "writers": 1, "inflate": 1, "crafted_npz": 3,
            "crafted_sweep": 3, "startup_signal": 1, "foreign_chunk": 3, "damaged_folder": 2, "manifest_loss": 2,
            "planted_payload": 3, "huge_games": 1, "altered_replay": 3, "mixed_version": 3, "tampered_baseline": 3,
-           "seed_contradiction": 3}
+           "seed_contradiction": 3, "fifo_input": 2, "giant_row_group": 1, "giant_footer": 1, "escape_text": 2}
 
 
 def is_silent(problem: str) -> bool:

@@ -8,9 +8,12 @@ import os
 import re
 import shutil
 import socket
+import stat
 import struct
 import zipfile
 import zlib
+
+from fastsnake.errors import InputError
 
 
 def file_in_the_way(path) -> str | None:
@@ -175,10 +178,10 @@ class NpzArchive:
     def __init__(self, path, known=None):
         self.path = os.fspath(path)
         try:
-            with open(self.path, "rb") as fh:
+            with open_regular(self.path) as fh:  # a FIFO or device: refused, never opened
                 magic = fh.read(6)
                 self._size = os.fstat(fh.fileno()).st_size
-        except FileNotFoundError:
+        except (FileNotFoundError, NotRegularFile):
             raise
         except OSError as exc:
             raise NotAnArchive(_reason(exc)) from None
@@ -339,3 +342,118 @@ def not_utf8(path) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+# -- reading only what a reader can take: regular files, bounded footers --------------------------
+
+# A Parquet file's footer (its schema and key-value metadata, which hold a sweep's parameters, run
+# record and a compare file's runs) is at most this many bytes: ours are a few kB (a compare of 1,000
+# runs about 2 MB); a larger one is refused before pyarrow parses it.
+PARQUET_FOOTER_MAX = 16 << 20
+_PARQUET_MAGIC = b"PAR1"
+
+
+class NotRegularFile(InputError):
+    """A path that names a FIFO, a device or a socket: reading it could block forever or never end.
+    `reason` is the message's clause after the path ("is a FIFO (named pipe), not a regular file ...")."""
+
+    def __init__(self, path, kind: str):
+        self.reason = f"is {kind}, not a regular file: fastsnake reads only regular files"
+        super().__init__(f"{printable(repr(os.fspath(path)))} {self.reason}")
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def special_kind(mode: int) -> str | None:
+    """What a file of `st_mode` `mode` is when it is neither a regular file nor a folder, else None."""
+    for test, kind in _KINDS:
+        if test(mode):
+            return kind
+    return None
+
+
+def check_regular(path) -> None:
+    """Refuse (`NotRegularFile`, one line naming the path) a FIFO, device or socket *before* it is
+    opened: opening a FIFO blocks until a writer comes, a device may never end. Folders pass (their
+    callers say what they want), a missing path raises FileNotFoundError. Only `os.stat`, never open."""
+    mode = os.stat(os.fspath(path)).st_mode
+    kind = special_kind(mode)
+    if kind is not None:
+        raise NotRegularFile(path, kind)
+
+
+def open_regular(path, mode: str = "rb"):
+    """`open(path, mode)` for reading, which never blocks: the path is checked (`check_regular`),
+    opened non-blocking and checked again on its descriptor (a FIFO swapped in between is refused)."""
+    check_regular(path)
+    fd = os.open(os.fspath(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        kind = special_kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise NotRegularFile(path, kind)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, mode)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def parquet_footer_problem(path, limit: int | None = None) -> str | None:
+    """Why the Parquet file `path` must not be handed to pyarrow, or None: it is no regular file
+    (`NotRegularFile` is raised), too short or without Parquet's trailing magic, or its footer (whose
+    length is the 4 bytes before that magic) is longer than `limit` bytes (`PARQUET_FOOTER_MAX`).
+    Reads 8 bytes."""
+    limit = PARQUET_FOOTER_MAX if limit is None else limit
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size < 12:
+            return None  # pyarrow words a file too short to be Parquet
+        fh.seek(size - 8)
+        tail = fh.read(8)
+    if tail[4:] != _PARQUET_MAGIC:
+        return None
+    length = struct.unpack("<I", tail[:4])[0]
+    if length > limit:
+        return f"its footer declares {length:,} bytes, more than the {limit:,} a fastsnake file's footer holds"
+    return None
+
+
+# -- text taken from a file, printed -----------------------------------------------------------------
+
+# A message shows at most this many characters of a value it quotes (`clipped`).
+SHOWN_CHARS = 200
+# A whole line printed to the terminal (an error, a note): at most this many characters.
+LINE_CHARS = 2000
+# Control characters (C0 but tab, DEL, C1) and the invisible ones that reorder or hide text (bidi
+# overrides, zero-width marks, line and paragraph separators): escaped wherever text is printed.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def printable(text, limit: int | None = None) -> str:
+    """`text` as it may go to a terminal: every control character (ESC, BEL, CR, newline, C1, the
+    bidi overrides …) written as its escape (``\\x1b``, ``\\u202e``), so text taken from a file can
+    neither move the cursor, set the window's title, clear the screen nor forge another line; with
+    `limit`, cut to about that many characters (`clipped`)."""
+    text = str(text)
+    if limit is not None:
+        text = clipped(text, limit)
+    if not _UNPRINTABLE.search(text):
+        return text
+    return _UNPRINTABLE.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def clipped(text, limit: int = SHOWN_CHARS) -> str:
+    """`text` cut to its first `limit` characters and how long it was, if it is longer: a message about
+    a value never carries a 50 MB value."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def shown_value(value, limit: int = SHOWN_CHARS) -> str:
+    """`value` as a message quotes it: its repr, escaped and cut to about `limit` characters."""
+    return printable(clipped(repr(value), limit))

@@ -110,3 +110,15 @@ def check_memory(need: int, what: str, budget=None) -> None:
         raise MemoryBudgetError(
             f"{what} needs {need:,} bytes, over the memory budget of {limit:,} bytes "
             f"(set {MEMORY_BUDGET_ENV} to allow more)")
+
+
+def resident_bytes() -> int:
+    """This process's resident memory now (Linux ``/proc/self/statm``; 0 where it cannot be read): what
+    a budget check adds to the memory a computation is about to take, since the budget is the process's."""
+    import os
+
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0

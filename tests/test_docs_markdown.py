@@ -13,6 +13,7 @@ markdown = pytest.importorskip("markdown")
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
 INCLUDE = re.compile(r'^--8<-- "README\.md:(?P<section>[a-z-]+)"$', re.M)
+FIGURE_INCLUDE = re.compile(r'^--8<-- "docs/figures\.md:(?P<section>[a-z-]+)"$', re.M)
 # A name ending in a star (A*, IDA*), escaped (A\*) or not; not the closing stars of **bold**.
 STARRED = re.compile(r"(?<!\*)\b[A-Z][A-Za-z0-9]*\\?\*(?!\*)")
 ENGINE_FIGURE = re.compile(r"~(\d+) M moves per (CPU-second|second per core)")
@@ -28,8 +29,16 @@ def readme_section(name: str) -> str:
 
 def site_text(page: Path) -> str:
     """The page as the docs site shows it: snippets included."""
-    text = page.read_text()
-    return INCLUDE.sub(lambda m: readme_section(m["section"]), text)
+    text = INCLUDE.sub(lambda m: readme_section(m["section"]), page.read_text())
+    return FIGURE_INCLUDE.sub(lambda m: figure_section(m["section"]), text)
+
+
+def figure_section(name: str) -> str:
+    """A section of docs/figures.md, the one home of figures several pages quote."""
+    text = (ROOT / "docs" / "figures.md").read_text()
+    match = re.search(rf"^--8<-- \[start:{name}\]\n(?P<body>.*?)^--8<-- \[end:{name}\]", text, re.S | re.M)
+    assert match, f"docs/figures.md has no snippet section {name!r}"
+    return match["body"]
 
 
 def rendered_text(source: str) -> str:

@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None, *, tiered: bool = False) -> int:
     try:
         if tiered:
             first_call(_tier_job(args), argv)
-        with compile_notice(verb=getattr(args, "verb", None)), _our_warnings():
+        with compile_notice(verb=getattr(args, "verb", None)), _our_warnings(), common.escaped_stdout():
             result = args.handler(args)
         signals.raise_if_received()  # a signal whose exception the code it interrupted swallowed
     except NeedsCompiled as exc:
@@ -134,12 +134,16 @@ def _our_warnings():
 
 def _tier_job(args):
     """The verb's `tier_job(args)`: what it needs compiled and how big it is (None: not tiered).
-    Bad input is the handler's to report, with its own words."""
+    A tier job checks the verb's input first, with the handler's own checks: bad input is one
+    line and exit 2 before any background compile starts (an InputError passes through). Any
+    other failure leaves the verb to the compiled path, whose handler reports it."""
     job = getattr(args, "tier_job", None)
     if job is None:
         return None
     try:
         return job(args)
+    except InputError:
+        raise
     except Exception:  # noqa: BLE001 - the compiled path reports what is wrong with the input
         return None
 

@@ -15,6 +15,7 @@ asking:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -23,7 +24,7 @@ import sys
 from decimal import Decimal, InvalidOperation
 
 from fastsnake.errors import InputError
-from fastsnake.files import file_in_the_way, not_utf8
+from fastsnake.files import LINE_CHARS, file_in_the_way, not_utf8, printable
 from fastsnake.renamed import RENAMED_KEYS
 from fastsnake.sizes import parse_size  # noqa: F401 - verbs use common.parse_size
 
@@ -144,8 +145,38 @@ def shown(path) -> str:
     return text if text.isprintable() else repr(text)
 
 
+class EscapedOutput:
+    """A text stream (the command's stdout) that writes every control character but newline and tab
+    as its escape (`fastsnake.files.printable`): text a file holds (a policy name, options, a file
+    name) can never reach the terminal as an escape sequence, whichever line prints it."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if not text.isprintable():
+            text = "\n".join(printable(line) for line in text.split("\n"))
+        return self._stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def escaped_stdout():
+    """Within the block, `sys.stdout` is an `EscapedOutput` over what it was."""
+    before = sys.stdout
+    sys.stdout = EscapedOutput(before)
+    try:
+        yield
+    finally:
+        if isinstance(sys.stdout, EscapedOutput):
+            sys.stdout = before
+
+
 def fail(message: str, code: int) -> int:
     """Say what went wrong on stderr in one line; with `--json`, also as one JSON value on stdout."""
+    message = printable(message, LINE_CHARS)  # text from a file: no escapes reach the terminal
     sys.stderr.write(f"fastsnake: error: {message}\n")
     sys.stderr.flush()
     if _json_errors and not _json_written:
@@ -287,5 +318,5 @@ def kernel_time_name() -> str:
 
 
 def log(message: str) -> None:
-    sys.stderr.write(message + "\n")
+    sys.stderr.write(printable(message, LINE_CHARS) + "\n")
     sys.stderr.flush()

@@ -73,7 +73,7 @@ def register(subparsers) -> None:
     _limit_args(p)
     p.add_argument("--partition", "--pdb", dest="partition", default=None,
                    help="pdb tile groups, e.g. 6-6-3 (default on 4x4), 5-5-5, 7-8 (built on first "
-                        "use: minutes, 2.1 GB while building, 577 MB of files) or "
+                        "use: minutes, 2.2 GB while building, so --memory-budget 3G; 577 MB of files) or "
                         "'1,2,3/4,5,6,7/…' (goal tiles); pdb-max: partitions joined by '+' "
                         "(default 6-6-6-6+6-6-6-6b on 5x5, 6-6-3+5-5-5 on 4x4)")
     p.add_argument("--prune-depth", type=_prune_depth, default=None, metavar="N",
@@ -273,25 +273,50 @@ _TIER_HEURISTICS = ("auto", "misplaced", "manhattan", "linear-conflict")
 
 
 def _solve_job(args):
-    """One small board may be solved interpreted; a batch, a table heuristic or a time limit not."""
+    """One small board may be solved interpreted; a batch, a table heuristic or a time limit not.
+    The input is checked first (`_solve_input`): bad input starts no background compile."""
     from fastsnake.warm import puzzle_job
 
-    if args.batch is not None or args.start is None or args.time_limit is not None or args.partition is not None \
-            or args.heuristic not in _TIER_HEURISTICS:
+    if _solve_input(args) is None:
+        return None  # a batch: its file is read and checked by the handler, never tiered
+    if args.time_limit is not None or args.partition is not None or args.heuristic not in _TIER_HEURISTICS:
         return None
     rows, cols = _dims(args, args.start)
     return puzzle_job(rows, cols, args.algorithm)
 
 
-def cmd_solve(args):
+def _solve_input(args) -> tuple[int, int] | None:
+    """`puzzle solve`'s input checks, none of which loads or compiles a kernel: the options that
+    go together, the board size, the start and goal tiles (their count, values and the size's
+    limit for the algorithm), the limits and the --save path. (rows, cols) of one instance; None
+    for --batch (checked by `_solve_batch`)."""
     from fastsnake import puzzle as P
 
     if (args.start is None) == (args.batch is None):
         raise InputError("give exactly one of --start and --batch")
     if args.batch is not None:
-        return _solve_batch(args)
+        return None
     if args.threads != 1:
         raise InputError("--threads goes with --batch")
+    rows, cols = _dims(args, args.start)
+    # The count and values of the tiles (a board too big for an optimal search is refused by `solve`,
+    # before it loads a kernel; it is never small enough to run interpreted).
+    P.parse_tiles(args.start, rows, cols, "start", P.MAX_CELLS_ANY)
+    if args.goal is not None:
+        P.parse_tiles(args.goal, rows, cols, "goal", P.MAX_CELLS_ANY)
+    _limits(args)  # a bad --memory-budget
+    if args.max_nodes is not None and args.max_nodes < 16:
+        raise InputError(f"--max-nodes {args.max_nodes} must be at least 16")
+    if args.save:
+        common.check_output("--save", args.save)
+    return rows, cols
+
+
+def cmd_solve(args):
+    from fastsnake import puzzle as P
+
+    if _solve_input(args) is None:
+        return _solve_batch(args)
     rows, cols = _dims(args, args.start)
     try:
         result = P.solve(args.start, args.goal, rows=rows, cols=cols, algorithm=args.algorithm,

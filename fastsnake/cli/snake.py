@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastsnake.cli import common
 from fastsnake.errors import InputError, Terminated
+from fastsnake.files import LINE_CHARS, SHOWN_CHARS, printable
 
 REPLAY_TAG = "fastsnake-replay/1"
 
@@ -196,7 +197,7 @@ def register(sub) -> None:
     p.add_argument("--slower", type=float, metavar="SHARE", default=0.10,
                    help="with --baseline-from: a median speed more than SHARE below the baseline's counts as worse "
                         "(default 0.10; needs --repeat on both runs)")
-    _format_option(p)
+    _format_option(p, tables=True)
     _game_options(p, size_help="board RxC or N (2..256 a side), or several: 10,20,30x40")
     p.set_defaults(handler=cmd_compare, tier_job=_compare_job)
 
@@ -244,14 +245,32 @@ def _repeat_options(p) -> None:
                    help="with --repeat: K untimed runs first (default 0; the compile is never timed)")
 
 
-def _format_option(p) -> None:
+def _format_option(p, tables: bool = False) -> None:
     p.add_argument("--format", dest="table_format", choices=("text", "markdown", "csv", "latex"), default="text",
-                   help="the tables printed: aligned text (default), Markdown, CSV or LaTeX")
+                   help="the tables printed: aligned text (default), Markdown or LaTeX for people; CSV as data "
+                        "(numbers as numbers, each interval as NAME, NAME_ci_low, NAME_ci_high; one table: "
+                        + ("the one --table picks)" if tables else "the summary)"))
+    if tables:
+        p.add_argument("--table", choices=("summary", "paired", "robust", "baseline"), default=None,
+                       help="print this table only (default: every table; with --format csv, the summary)")
+        p.add_argument("--tables", metavar="PREFIX", default=None,
+                       help="also write every table, one a file, in --format: PREFIX.summary.csv, "
+                            "PREFIX.paired.csv, ... (.md, .tex, .txt for the other formats)")
+
+
+def _game_input(args, names, sizes) -> None:
+    """The rules, seed and (one policy's) options checked as the game's set-up checks them, before a
+    tier job may start a background compile: bad input is one line, and nothing compiles."""
+    from fastsnake.snake import check_game_input
+
+    check_game_input(names, sizes, args.seed, start_length=args.start_length, tail=args.tail,
+                     max_moves=args.max_moves, options=_options(args))
 
 
 def _play_job(args):
     from fastsnake.warm import snake_job
 
+    _game_input(args, [args.policy], [args.size])
     return snake_job([args.policy], args.size, max_moves=args.max_moves)
 
 
@@ -261,6 +280,7 @@ def _sweep_job(args):
 
     if args.resume or args.cluster or None in (args.policy, args.size, args.games):
         return None
+    _game_input(args, [args.policy], [args.size])
     return snake_job([args.policy], args.size, args.games, args.max_moves)
 
 
@@ -273,6 +293,7 @@ def _compare_job(args):
     # Several sizes: the largest board is the one that decides whether to compile.
     sizes = fastsnake.snake.board_sizes(args.size)
     biggest = max(sizes, key=lambda size: _cells(size)) if len(sizes) > 1 else args.size
+    _game_input(args, [], sizes)  # options: each policy takes its own (the handler checks them)
     return snake_job(names, biggest, args.games, args.max_moves)
 
 
@@ -358,7 +379,11 @@ def _require(args, *names):
 
 def _finish_sweep(args, summary, interrupted):
     fmt = getattr(args, "table_format", "text")
-    if not args.json and fmt != "text":
+    if not args.json and fmt == "csv":  # as data: numbers as numbers
+        import fastsnake.snake as api
+
+        print(api.render_csv(*api.summary_table([summary])).rstrip("\n"))
+    elif not args.json and fmt != "text":
         print(format_table([summary], fmt=fmt))
     elif not args.json:
         import fastsnake.snake as api
@@ -400,7 +425,7 @@ def cmd_verify(args):
         # a compare file: one line per run (policy and board), each checked as a sweep file
         for part in report.get("sections") or [report]:
             state = "complete" if part["complete"] else "intact, incomplete" if part["ok"] else "DAMAGED"
-            run = f" [{part['policy']} {part['board']}]" if "sections" in report else ""
+            run = f" [{printable(part['policy'], SHOWN_CHARS)} {part['board']}]" if "sections" in report else ""
             print(f"{common.shown(report['path'])}{run}: {state}: {part['rows']:,} rows of {part['games']:,} games; "
                   f"{part['missing_games']:,} missing, {part['doubled_games']:,} doubled, "
                   f"{part['damaged_games']:,} damaged")
@@ -410,7 +435,7 @@ def cmd_verify(args):
                     more = " ..." if len(part[key]) > 10 else ""
                     print(f"  {key}: {ranges}{more}")
             for problem in part["problems"]:
-                print(f"  {problem}")
+                print(f"  {printable(problem, LINE_CHARS)}")
         _print_replay(report.get("replay"))
     if not report["ok"]:
         raise InputError(f"{args.path!r} is damaged: {report['problems'][0] if report['problems'] else 'see above'}")
@@ -450,6 +475,7 @@ def cmd_compare(args):
         raise InputError("--warmup needs --repeat N (the timed runs it comes before)")
     if args.repeat and args.precision is not None:
         raise InputError("--repeat times a fixed number of games: it cannot be combined with --precision")
+    _check_tables(args)
     baseline_source = api.find_baseline(args.baseline_from) if args.baseline_from else None
     if baseline_source is not None:
         api.read_baseline(baseline_source)  # a damaged or malformed baseline fails before the games
@@ -471,6 +497,8 @@ def cmd_compare(args):
                                      allow_partial=args.allow_partial)
     if args.out:
         api.write_compare(results, args.out)
+    if args.tables:
+        _write_tables(api, args, summaries, verdict)
     if args.save_baseline and not interrupted:
         saved = api.save_baseline(results, args.save_baseline)
         common.log(f"baseline {args.save_baseline!r}: {common.shown(saved)}")
@@ -480,7 +508,7 @@ def cmd_compare(args):
         else:
             api.plot_results(results, args.plot)
     if not args.json:
-        _print_compare(api, summaries, args.table_format, verdict)
+        _print_compare(api, summaries, args.table_format, verdict, args.table)
     if interrupted:
         if args.json:
             common.emit_json(summaries)
@@ -489,16 +517,66 @@ def cmd_compare(args):
     return summaries
 
 
-def _print_compare(api, summaries, fmt, verdict) -> None:
-    tables = [api.compare_rows(summaries)]
+def _check_tables(args) -> None:
+    """--table and --tables fail before the games, not after them."""
+    if args.table == "robust" and not args.robust:
+        raise InputError("--table robust needs --robust (the table it prints)")
+    if args.table == "baseline" and not args.baseline_from:
+        raise InputError("--table baseline needs --baseline-from NAME|FILE (the check it prints)")
+    if args.table == "paired" and args.policies is not None and len([n for n in args.policies.split(",")
+                                                                     if n.strip()]) < 2:
+        raise InputError("--table paired needs two policies or more (one paired with the other)")
+    if args.tables:
+        import fastsnake.snake as api
+
+        common.check_output("--tables", api.table_file(args.tables, "summary", args.table_format))
+
+
+def _compare_tables(api, summaries, fmt, verdict) -> dict:
+    """{name: table text} of every table the run made (`api.DATA_TABLES` names), in `fmt`: CSV as
+    data (`api.data_tables`), the others the printed tables."""
+    if fmt == "csv":
+        return {name: api.render_csv(header, rows).rstrip("\n")
+                for name, (header, rows) in api.data_tables(summaries, verdict).items()}
+    tables = {"summary": api.compare_rows(summaries)}
     if any(s.get("paired") or s.get("pairs") for s in summaries):
-        tables.append(api.paired_rows(summaries))
+        tables["paired"] = api.paired_rows(summaries)
     if any(s.get("robust") for s in summaries):
-        tables.append(api.robust_rows(summaries))
+        tables["robust"] = api.robust_rows(summaries)
     if verdict is not None:
-        tables.append(api.baseline_rows(verdict))
-    if fmt != "text":  # the tables alone, for a paper or a spreadsheet, a blank line between
-        print("\n\n".join(api.render_table(header, rows, fmt) for header, rows in tables))
+        tables["baseline"] = api.baseline_rows(verdict)
+    return {name: api.render_table(header, rows, fmt) for name, (header, rows) in tables.items()}
+
+
+def _write_tables(api, args, summaries, verdict) -> None:
+    """--tables PREFIX: each table in its own file, whole or absent."""
+    from fastsnake.files import written_atomically
+
+    for name, text in _compare_tables(api, summaries, args.table_format, verdict).items():
+        path = api.table_file(args.tables, name, args.table_format)
+        with written_atomically(path) as tmp, open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text + "\n")
+        common.log(f"{name} table: {common.shown(path)}")
+
+
+def _print_compare(api, summaries, fmt, verdict, table=None) -> None:
+    if table is not None or fmt == "csv":  # one table a stream: the one picked, CSV's summary by default
+        tables = _compare_tables(api, summaries, fmt, verdict)
+        name = table or "summary"
+        if name not in tables:
+            common.log(f"fastsnake: no {name} table: this run made none")
+            if fmt == "csv":
+                print(api.render_csv(api.table_header(name), []).rstrip("\n"))  # the header: still data
+            return
+        print(tables[name])
+        others = [n for n in tables if n != name]
+        if table is None and others:
+            common.log(f"fastsnake: CSV is one table a stream: this is the summary; also made: {', '.join(others)} "
+                       "(--table NAME prints one, --tables PREFIX writes each to a file)")
+        return
+    tables = list(_compare_tables(api, summaries, fmt, verdict).values())
+    if fmt != "text":  # the tables alone, for a paper, a blank line between
+        print("\n\n".join(tables))
         return
     s = summaries[0]
     boards = ", ".join(dict.fromkeys(f"{x['rows']}x{x['cols']}" for x in summaries))
@@ -506,7 +584,7 @@ def _print_compare(api, summaries, fmt, verdict) -> None:
     games = f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,}-{counts[-1]:,}"
     print(f"{boards}, start length {s['start_length']}, tail {s['tail_rule']}, "
           f"seed {s['seed']}, {games} games per policy")
-    print("\n\n".join(api.render_table(header, rows) for header, rows in tables))
+    print("\n\n".join(tables))
     for line in api.compare_lines(summaries):
         print(line)
     if verdict is not None:

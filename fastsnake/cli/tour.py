@@ -63,8 +63,11 @@ def register(subparsers) -> None:
 
 
 def _tour_job(args):
+    """The input checked first (`_tour_input`: bad input starts no background compile), then what
+    a tour needs compiled."""
     from fastsnake.warm import tour_job
 
+    _tour_input(args, warn=False)
     if args.count and args.time_limit is not None:
         return None  # a count cut by time is a lower bound: interpreted, a smaller one
     rows, cols = args.size
@@ -74,6 +77,7 @@ def _tour_job(args):
 def _reach_job(args):
     from fastsnake.warm import tour_job
 
+    _piece_board(args, warn=False)
     rows, cols = args.size
     return tour_job(rows, cols, jumps=args.n)
 
@@ -209,7 +213,9 @@ def run_compare(args):
     return None
 
 
-def _piece_board(args):
+def _piece_board(args, warn: bool = True):
+    """(piece, rows, cols, start square or None), checked; `warn`: say that --jumps is deprecated
+    (the handler does; the tier job's check before it does not, so it is said once)."""
     from fastsnake.tour import parse_piece, parse_square
 
     moves = args.moves
@@ -217,8 +223,9 @@ def _piece_board(args):
     if old is not None:
         if moves is not None:
             raise InputError("give the jump list once, with --moves (--jumps is its deprecated spelling)")
-        common.log("fastsnake: warning: 'tour --jumps' is deprecated, use --moves 'dr,dc;...' "
-                   "(in 'reach', --jumps is the number of jumps)")
+        if warn:
+                common.log("fastsnake: warning: 'tour --jumps' is deprecated, use --moves 'dr,dc;...' "
+                       "(in 'reach', --jumps is the number of jumps)")
         moves = old
     if args.asymmetric and args.piece:
         raise InputError("--asymmetric applies to --moves only, not to --piece")
@@ -234,16 +241,27 @@ def _piece_board(args):
     return piece, rows, cols, start
 
 
-def run_tour(args):
-    from fastsnake.tour import find_tour, square_name
-
-    piece, rows, cols, start = _piece_board(args)
+def _tour_input(args, warn: bool = True):
+    """`tour`'s input checks, none of which compiles a kernel: (piece, rows, cols, start)."""
+    found = _piece_board(args, warn)
     if args.count:
-        return _run_count(args, piece, rows, cols, start)
-    if args.save:
+        if args.save:
+            raise InputError("--save applies to a single tour, not to --count")
+        if args.max_nodes is not None:
+            raise InputError("--max-nodes applies to a single tour, not to --count (use --time-limit)")
+    elif args.save:
         from fastsnake.tour import check_save_path
 
         check_save_path(args.save)  # a bad extension fails before a long search
+    return found
+
+
+def run_tour(args):
+    from fastsnake.tour import find_tour, square_name
+
+    piece, rows, cols, start = _tour_input(args)
+    if args.count:
+        return _run_count(args, piece, rows, cols, start)
     from fastsnake.tour import DEFAULT_TIME_LIMIT
 
     limit = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
@@ -278,10 +296,6 @@ def run_tour(args):
 def _run_count(args, piece, rows, cols, start):
     from fastsnake.tour import count_tours
 
-    if args.save:
-        raise InputError("--save applies to a single tour, not to --count")
-    if args.max_nodes is not None:
-        raise InputError("--max-nodes applies to a single tour, not to --count (use --time-limit)")
     if rows * cols > 64:
         common.log(f"counting every tour of a {rows}x{cols} board may take very long (Ctrl-C stops it)")
     result = count_tours(piece, rows, cols, start, closed=args.closed, time_limit=args.time_limit)

@@ -8,6 +8,7 @@ import os
 
 from fastsnake.cli import common
 from fastsnake.errors import InputError, cli_text
+from fastsnake.files import SHOWN_CHARS, printable
 
 OVERLAYS = ("cycle", "path")
 MAX_CELL = 64
@@ -164,7 +165,8 @@ def cmd_report(args):
               f"{len(result['plots'])} plots, {len(result['tables'])} tables, {result['picked']} solution(s) "
               f"to play, in {result['seconds']:.1f} s")
     elif not args.json:
-        what = f"{', '.join(result['policies'])}: {result['games']:,} games, " if result["policies"] else ""
+        policies = ", ".join(printable(p, SHOWN_CHARS) for p in result["policies"])  # names a file holds
+        what = f"{policies}: {result['games']:,} games, " if result["policies"] else ""
         print(f"wrote {common.shown(args.out)} ({result['bytes'] / 1e6:.2f} MB): "
               f"{what}{result['picked']} picked game(s), "
               f"{result['embedded']} playable, in {result['seconds']:.1f} s")

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fastsnake.published import MEASURED_ON
 from fastsnake.puzzle.board import PuzzleInputError
 from fastsnake.puzzle.pdb_build import (  # noqa: F401  (public names kept here)
     MAX_GROUP,
@@ -55,7 +56,9 @@ from fastsnake.puzzle.pdb_store import (  # noqa: F401  (public names kept here)
     DamagedSetFile,
     cache_dir,
     load_table,
+    measured_build,
     open_sparse_set,
+    record_build,
     recorded_digest,
     save_table,
     set_path,
@@ -63,7 +66,7 @@ from fastsnake.puzzle.pdb_store import (  # noqa: F401  (public names kept here)
     table_path,
     write_sparse_set,
 )
-from fastsnake.sizes import MEMORY_BUDGET_ENV, memory_budget
+from fastsnake.sizes import MEMORY_BUDGET_ENV, memory_budget, resident_bytes
 
 # The names these had before the split (bench/bench_puzzle.py reads _path and _key).
 _key, _path, _load, _save, _symmetries = table_key, table_path, load_table, save_table, symmetries
@@ -77,11 +80,18 @@ SPARSE_MAX = 1 << 24
 # the sparse set fits the memory budget: IDA* then never ranks (10 -> 15 M nodes/CPU-s on
 # Korf & Felner's 24-puzzles); else they stay compact, as while they are built.
 SPARSE_MAX_BIG = 1 << 28
-# Sets whose tables are all sparse and together at least this big (6-6-6-6 on 5x5: 977 MB)
-# are memory-mapped from one expanded file in the cache (`pattern_databases(mapped=...)`
-# forces it either way): loading them costs a header check instead of 6-11 CPU-s of reading,
-# hashing and expanding, and processes share the pages.
-MAPPED_MIN_BYTES = 1 << 27
+# Sets whose tables are all sparse and together at least this big (6-6-6-6 on 5x5: 977 MB; 6-6-3
+# on 4x4: 34 MB) are memory-mapped from one expanded file in the cache (`pattern_databases(mapped=...)`
+# forces it either way), by a single solve as by a batch: loading them costs a header check instead of
+# reading, hashing and expanding them (4x4 6-6-3: 0.001 against 0.32-0.38 CPU-s a load; 5x5: 6-11
+# CPU-s), and processes share the pages. Smaller sets (3x3) are not worth a file.
+MAPPED_MIN_BYTES = 1 << 24
+
+# CPU seconds of building one table of k tiles on R x C, (lowest, highest) measured on MEASURED_ON, quoted
+# until this machine has built one (docs/puzzle.md, "The 24-puzzle"): 6 tiles on 5x5 (the
+# 6-6-6-6 default): docs/puzzle.md's 425.8 CPU-s for the four, issue 55's trial 450, and issue 55's fix
+# session 425.4 (409.9 user + 15.5 sys, 44 min wall at load 8-10, kernels and a solve included).
+PUBLISHED_BUILD_CPU = {(5, 5, 6): (104, 113)}
 
 # Partitions of the 4x4 goal with the blank in cell 0, as cells. 6-6-3 is the shape
 # used with Korf & Felner's results (two staircase sixes and the bottom-left three):
@@ -220,26 +230,59 @@ def build_bytes(n: int, k: int) -> int:
     return size * 3 * np.dtype(state_dtype(n, k)).itemsize + (size if is_sparse(n, k) else 0)
 
 
+def build_cost(rows: int, cols: int, k: int, count: int = 1) -> str | None:
+    """What building `count` tables of `k` tiles on `rows` x `cols` costs, measured: this machine's last
+    build of one (`pdb_store.record_build`), else the published range and the machine it was measured
+    on (`PUBLISHED_BUILD_CPU`); None when neither exists (small tables: seconds)."""
+    each = "" if count == 1 else f" each, {count} to build"
+    found = measured_build(rows, cols, k)
+    if found is not None:
+        return (f"the last one built here took {found['cpu_seconds']:.0f} CPU-s, {found['wall_seconds']:.0f} s "
+                f"wall{each}")
+    published = PUBLISHED_BUILD_CPU.get((rows, cols, k))
+    if published is None:
+        return None
+    low, high = published
+    return f"measured {low}-{high} CPU-s{each} on {MEASURED_ON}, none built here yet"
+
+
 class PdbMemoryError(PuzzleInputError):
     """Pattern databases whose tables and build would not fit the memory budget."""
 
 
-def check_budget(rows: int, cols: int, groups, names: str, budget=None, cached=None) -> int:
-    """Bytes the tables of `groups` need in memory, with the largest BFS among the groups
-    not in `cached` (a set of group indices whose files exist); raises PdbMemoryError
-    naming both numbers when that is over the memory budget (`budget`, else
-    FASTSNAKE_MEMORY_BUDGET, else 2 GiB)."""
+def check_budget(rows: int, cols: int, groups, names: str, budget=None, cached=None,
+                 mapped: bool | None = None) -> int:
+    """Bytes the pattern databases of `groups` need in memory, refused up front when that is over the
+    memory budget (`budget`, else FASTSNAKE_MEMORY_BUDGET, else 2 GiB): PdbMemoryError naming both.
+
+    The rule (docs/puzzles.md, "Memory"): what the process holds now (`sizes.resident_bytes`: the
+    interpreter, numpy, the loaded kernels) plus the most the tables will add at any moment. Missing
+    tables (not in `cached`, a set of group indices whose files exist) are built one at a time before
+    anything is loaded, each saved and dropped: one table and its BFS (`build_bytes`). Then the set is loaded:
+    `mapped` (the set's sparse file in the cache, memory-mapped read-only; None: as `pattern_databases`
+    decides by default) adds the largest compact
+    table, read once to write that file; the mapped pages themselves are the page cache's, shared and
+    dropped by the kernel under pressure, so they are not counted. Else the tables in memory count,
+    with the largest compact table a sparse one is expanded from."""
     n = rows * cols
-    tables = sum(table_size(n, len(g)) for g in groups)
-    extra = [build_bytes(n, len(g)) if cached is None or i not in cached else
-             (math.perm(n, len(g)) if is_sparse(n, len(g)) else 0) for i, g in enumerate(groups)]
-    need = tables + max(extra, default=0)
+    cached = set() if cached is None else set(cached)
+    if mapped is None:
+        mapped = _maps(n, groups, budget, None)
+    build = max((table_size(n, len(g)) + build_bytes(n, len(g)) for i, g in enumerate(groups) if i not in cached),
+                default=0)
+    if mapped:
+        load = max(math.perm(n, len(g)) for g in groups)
+    else:
+        load = (sum(table_size(n, len(g)) for g in groups)
+                + max((math.perm(n, len(g)) if is_sparse(n, len(g)) else 0 for g in groups), default=0))
+    own = resident_bytes()
+    need = own + max(build, load)
     limit = memory_budget(budget)
     if need > limit:
-        how = "building" if cached is None or len(cached) < len(groups) else "loading"
+        how = "building" if build > load else "loading"
         raise PdbMemoryError(
-            f"pattern databases {names} on {rows}x{cols}: {how} them needs {need:,} bytes "
-            f"({tables:,} of tables), over the memory budget of {limit:,} bytes (raise it with "
+            f"pattern databases {names} on {rows}x{cols}: {how} them needs {need:,} bytes ({own:,} this "
+            f"process holds already), over the memory budget of {limit:,} bytes (raise it with "
             f"{MEMORY_BUDGET_ENV}, or use a partition of smaller groups such as 6-6-3)")
     return need
 
@@ -277,10 +320,13 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
             f"beyond the tables, over the {max_build_bytes:,} bytes the memory budget leaves (raise it "
             f"with {MEMORY_BUDGET_ENV})")
     if progress is not None:
+        cost = build_cost(rows, cols, k)
         progress(f"pdb: building {rows}x{cols} group of {k} tiles at cells {list(cells)} "
                  f"({compact_size:,} placements; {build_bytes(n, k):,} bytes "
-                 f"of BFS state)")
+                 f"of BFS state{'; ' + cost if cost else ''})")
+    t_build, cpu_build = time.perf_counter(), time.process_time()
     built, seen = build_group(rows, cols, blank_cell, cells, progress, None if sparse else table)
+    took = (time.process_time() - cpu_build, time.perf_counter() - t_build)
     seconds = time.perf_counter() - t0
     if sparse:
         table[:] = 0
@@ -288,6 +334,7 @@ def group_table(rows: int, cols: int, blank_cell: int, cells, progress=None,
     try:
         save_table(path, key, built, seconds)
         saved = f"saved {compact_size:,} bytes to {path}"
+        record_build(rows, cols, k, *took)  # beside the table it saved: a full disk keeps neither
     except OSError as exc:
         saved = f"not saved: cannot write {path} ({exc.strerror or exc})"
     info.update(source="built", seconds=seconds, bfs_states=seen, max=int(built.max()))
@@ -421,10 +468,28 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None,
         groups = parse_partition(partition, rows, cols, goal)
         names = "-".join(str(len(g)) for g in groups)
     cached = {i for i, g in enumerate(groups) if table_path(table_key(rows, cols, blank_cell, g)).exists()}
-    check_budget(rows, cols, groups, names, budget, cached)
-    big = (n > 16 and len(cached) == len(groups)
-           and sum(table_size(n, len(g), True) for g in groups) + max(math.perm(n, len(g)) for g in groups)
-           <= memory_budget(budget))
+    check_budget(rows, cols, groups, names, budget, cached, mapped=_maps(n, groups, budget, mapped))
+    built_here = {}
+    if len(cached) < len(groups) and _writable(cache_dir()):
+        # Missing tables are built one at a time, each saved and dropped, before any is loaded: the
+        # most memory at any moment is one table and its BFS (`check_budget`), not every table with it.
+        for i, g in enumerate(groups):
+            if i not in cached:
+                built_here[i] = group_table(rows, cols, blank_cell, g, progress)[1]  # budget checked above
+        cached = {i for i, g in enumerate(groups) if table_path(table_key(rows, cols, blank_cell, g)).exists()}
+    pset = _load_set(rows, cols, blank_cell, groups, parts, cached, n, budget, mapped, progress)
+    for i, info in built_here.items():  # what this call did: built them (then loaded what it saved)
+        pset.infos[i] = dict(pset.infos[i], **{k: v for k, v in info.items() if k in _BUILD_INFO})
+    return pset
+
+
+_BUILD_INFO = ("source", "seconds", "bfs_states", "max")
+
+
+def _load_set(rows, cols, blank_cell, groups, parts, cached, n, budget, mapped, progress) -> PdbSet:
+    """The set of `groups` loaded: mapped from its sparse file, or in memory (tables not in `cached`
+    are built into it)."""
+    big = len(cached) == len(groups) and _big(n, groups, budget)
     sizes = [table_size(n, len(g), big) for g in groups]
     if (len(cached) == len(groups) and all(s == n ** len(g) for s, g in zip(sizes, groups, strict=True))
             and (mapped if mapped is not None else sum(sizes) >= MAPPED_MIN_BYTES)):
@@ -441,6 +506,30 @@ def pattern_databases(rows: int, cols: int, goal, partition=None, progress=None,
         tables.append(table)
         infos.append(info)
     return PdbSet(rows, cols, blank_cell, groups, tables, infos, data, parts)
+
+
+def _big(n: int, groups, budget) -> bool:
+    """Whether a set whose tables are all cached loads every group sparse (boards over 16 cells): the
+    sparse tables and one compact one fit the budget beside what the process holds."""
+    return (n > 16 and sum(table_size(n, len(g), True) for g in groups) + max(math.perm(n, len(g)) for g in groups)
+            + resident_bytes() <= memory_budget(budget))
+
+
+def _maps(n: int, groups, budget, mapped: bool | None) -> bool:
+    """Whether the set, once every table is cached, is mapped from its sparse file (`pattern_databases`)."""
+    sizes = [table_size(n, len(g), _big(n, groups, budget)) for g in groups]
+    return (all(s == n ** len(g) for s, g in zip(sizes, groups, strict=True))
+            and bool(mapped if mapped is not None else sum(sizes) >= MAPPED_MIN_BYTES))
+
+
+def _writable(folder) -> bool:
+    """Whether tables can be saved in `folder` (or the first existing folder above it)."""
+    import os
+
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    return os.access(probe, os.W_OK)
 
 
 def _mapped_set(rows, cols, blank_cell, groups, sizes, parts, progress) -> PdbSet | None:

@@ -112,6 +112,48 @@ def save_table(path: Path, key, compact: np.ndarray, seconds: float) -> None:
 
 
 
+# ---------------------------------------------------------------- what builds took here
+
+BUILDS_FILE = "builds.json"  # beside the tables: the last build of each table size on this machine
+
+
+def _build_key(rows: int, cols: int, k: int) -> str:
+    return f"{rows}x{cols}-k{k}"
+
+
+def record_build(rows: int, cols: int, k: int, cpu_seconds: float, wall_seconds: float) -> None:
+    """Keep what building a table of `k` tiles on `rows` x `cols` took here (CPU and wall seconds),
+    as the next announcement's cost; written whole (a read-only cache only forgets it)."""
+    path = cache_dir() / BUILDS_FILE
+    builds = _read_builds(path)
+    builds[_build_key(rows, cols, k)] = {"cpu_seconds": round(cpu_seconds, 6), "wall_seconds": round(wall_seconds, 6)}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with written_atomically(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(builds, fh, indent=1, sort_keys=True)
+    except OSError:
+        pass
+
+
+def measured_build(rows: int, cols: int, k: int) -> dict | None:
+    """``{"cpu_seconds", "wall_seconds"}`` of this machine's last build of such a table, else None."""
+    entry = _read_builds(cache_dir() / BUILDS_FILE).get(_build_key(rows, cols, k))
+    if not isinstance(entry, dict):
+        return None
+    values = [entry.get("cpu_seconds"), entry.get("wall_seconds")]
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in values):
+        return None
+    return {"cpu_seconds": float(values[0]), "wall_seconds": float(values[1])}
+
+
+def _read_builds(path: Path) -> dict:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            value = json.loads(fh.read(1 << 16))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
 
 # ---------------------------------------------------------------- sparse sets, mapped
 

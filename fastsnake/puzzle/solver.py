@@ -93,17 +93,20 @@ def pdb_auto(rows: int, cols: int, goal, memory_budget=None, progress=None) -> b
     missing = [g for g in groups if not P.table_path(P.table_key(rows, cols, blank_cell, g)).exists()]
     cached = {i for i, g in enumerate(groups) if g not in missing}
     try:
-        P.check_budget(rows, cols, groups, "-".join(str(len(g)) for g in groups), memory_budget, cached)
-    except P.PdbMemoryError:
+        need = P.check_budget(rows, cols, groups, "-".join(str(len(g)) for g in groups), memory_budget, cached)
+    except P.PdbMemoryError as exc:  # said before anything starts: the budget is the user's
+        P.announce(f"auto on {rows}x{cols}: {exc}; solving with reduce instead (a short, not optimal solution)",
+                   progress)
         return False
     if missing:
         n = rows * cols
         each = math.perm(n, len(missing[0]))
+        cost = P.build_cost(rows, cols, len(missing[0]), len(missing)) or "no build measured yet"
         P.announce(f"auto on {rows}x{cols}: IDA* with pattern databases "
                 f"{'-'.join(str(len(g)) for g in groups)}; building the {len(missing)} missing "
-                f"table(s) once into {P.cache_dir()} (about 100 CPU-s, {P.build_bytes(n, len(missing[0])):,} "
-                f"bytes of memory and a {each:,}-byte file each; the next load (budget allowing) expands them once "
-                f"into a {sum(n ** len(g) for g in groups):,}-byte file that later loads map)", progress)
+                f"table(s) once into {P.cache_dir()} ({cost}; one at a time, {need:,} bytes of memory at "
+                f"most with this process, and a {each:,}-byte file each), then expands them once "
+                f"into a {sum(n ** len(g) for g in groups):,}-byte file that later loads map", progress)
     return True
 
 

@@ -9,11 +9,18 @@ _API = ("Game", "Policy", "SweepResult", "compare", "load_game", "check_game", "
 _PRESENT = ("compare_lines", "compare_rows", "summary_rows", "paired_rows", "robust_rows", "render_table",
             "paired_sentences", "describe_sweep", "TABLE_FORMATS", "baseline_rows", "baseline_lines")
 
+# The same tables as data (numbers as numbers; ``--format csv``): `fastsnake.snake.tables`.
+_TABLES = ("data_tables", "summary_table", "paired_table", "robust_table", "baseline_table", "table_header",
+           "render_csv", "table_file", "DATA_TABLES")
+
 # Repeated timing, robust aggregates, all pairs and saved baselines: `fastsnake.snake.benchmark`.
 _BENCHMARK = ("save_baseline", "find_baseline", "read_baseline", "check_baseline", "baseline_path", "load_warning",
               "holm", "repeat_summary", "robust_summary")
 
-__all__ = list(_API + _PRESENT + _BENCHMARK)
+# Input checks run before anything compiles: `fastsnake.snake.inputs`.
+_INPUTS = ("check_game_input",)
+
+__all__ = list(_API + _PRESENT + _TABLES + _BENCHMARK + _INPUTS)
 
 
 def __getattr__(name):
@@ -26,8 +33,16 @@ def __getattr__(name):
         from fastsnake.snake import present
 
         return getattr(present, name)
+    if name in _TABLES:
+        from fastsnake.snake import tables
+
+        return getattr(tables, name)
     if name in _BENCHMARK:
         from fastsnake.snake import benchmark
 
         return getattr(benchmark, name)
+    if name in _INPUTS:
+        from fastsnake.snake import inputs
+
+        return getattr(inputs, name)
     raise AttributeError(f"module 'fastsnake.snake' has no attribute {name!r}")

@@ -296,6 +296,11 @@ def read_baseline(path: str):
     of the format before checksums (``fastsnake-baseline/1``) is refused with a word to re-save it."""
     import pyarrow.parquet as pq
 
+    from fastsnake.snake.store.sweepfile import readable_problem
+
+    problem = readable_problem(path) if os.path.exists(path) else None  # a FIFO, a giant footer: unread
+    if problem:
+        raise InputError(f"baseline {path!r} {problem}")
     try:
         table = pq.read_table(path)
     except (OSError, ValueError) as exc:

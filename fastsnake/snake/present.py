@@ -32,6 +32,15 @@ def format_p(p: float | None) -> str:
     return f"p = {p:.3g}"
 
 
+def p_cell(p: float | None) -> str:
+    """A p-value as a table cell: '0.012', '1.2e-05', '< 1e-300' when it underflows (a bound stays
+    a bound in every format), '-' when there is none."""
+    if p is None:
+        return "-"
+    text = format_p(p)
+    return text[len("p = "):] if text.startswith("p = ") else text[len("p "):]
+
+
 def format_mean_ci(mean: float | None, interval, digits: int = 1) -> str:
     """'2425.3 ± 3.1': a mean and the half-width of its 95 % interval."""
     if mean is None:
@@ -173,11 +182,11 @@ def paired_rows(summaries: list[dict]) -> tuple[list[str], list[list[str]]]:
             pct = "-" if p.get("moves_diff_pct") is None else f"{signed(p['moves_diff_pct'], 2)} %"
             row = ([f"{s['rows']}x{s['cols']}"] if several else []) + [
                 s["policy"], p["baseline"], f"{p['games_total']:,}", win, apples, f"{p['games']:,}", moves, pct,
-                format_p(p.get("p_value"))[4:] if p.get("p_value") is not None else "-"]
+                p_cell(p.get("p_value"))]
             if wilcoxon:
-                row.append("-" if p.get("wilcoxon_p") is None else format_p(p["wilcoxon_p"])[4:])
+                row.append(p_cell(p.get("wilcoxon_p")))
             if holm:
-                row.append("-" if p.get("p_holm") is None else format_p(p["p_holm"])[4:])
+                row.append(p_cell(p.get("p_holm")))
             rows.append(row)
     return header, rows
 
@@ -241,7 +250,8 @@ def render_table(header: list[str], rows: list[list[str]], fmt: str = "text") ->
     if fmt == "latex":
         def tex(cell):
             for old, new in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"),
-                             ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("±", r"$\pm$"), ("−", "$-$")):
+                             ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("±", r"$\pm$"), ("−", "$-$"),
+                             ("<", "$<$"), (">", "$>$")):
                 if old in ("{", "}") and cell.startswith("\\textbackslash"):
                     continue
                 cell = cell.replace(old, new)

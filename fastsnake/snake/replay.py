@@ -33,13 +33,13 @@ from itertools import pairwise
 import numpy as np
 
 from fastsnake.errors import InputError, in_cli_words
-from fastsnake.files import NotAnArchive, NpzArchive, RefusedMember, loads_json, written_atomically
+from fastsnake.files import NotAnArchive, NpzArchive, RefusedMember, loads_json, shown_value, written_atomically
 from fastsnake.sizes import parse_size
 from fastsnake.snake.board import MAX_MOVE_CAP, TAIL_RULES, GameConfig
 from fastsnake.snake.cancel import call_kernel, compile_first
 from fastsnake.snake.engine import BROKEN, OUTCOME_NAMES, RUNNING, trace_moves
 from fastsnake.snake.policies import recorded_options, resolved_name
-from fastsnake.snake.rng import game_seed
+from fastsnake.snake.rng import GAME_INDEX_LIMIT, game_seed
 from fastsnake.snake.store.reader import open_sweep
 from fastsnake.snake.store.versions import warn_if_newer_files
 from fastsnake.snake.sweep import check_seed, prepare
@@ -102,8 +102,8 @@ def compile_and_play(policy_name: str, config: GameConfig, seed: int = 0, game: 
     """`play_game`, with the compile apart: (Replay, seconds playing, seconds compiling or loading
     the kernel; 0.0 when it was ready)."""
     check_seed(seed)
-    if game < 0:
-        raise ReplayError(f"game index {game} must be at least 0")
+    if not 0 <= game < GAME_INDEX_LIMIT:
+        raise ReplayError(f"game index {shown_value(game)} must be at least 0 and below 2**63 (game indices are int64)")
     policy, resolved, params, cfg, nbr = prepare(policy_name, config, options)
     game_seed_value = np.uint64(game_seed(np.uint64(seed), np.uint64(game)))
     compile_seconds = compile_first(policy.play_kernel, cfg, nbr, params, game_seed_value)

@@ -102,6 +102,12 @@ def _parquet_sources(path: str) -> list[SweepSource]:
     import pyarrow.parquet as pq
 
     try:
+        problem = sweepfile.readable_problem(path)  # a FIFO, a giant footer or column: refused unread
+    except FileNotFoundError:
+        raise ReportError(f"{path!r} does not exist") from None
+    if problem:
+        raise ReportError(f"{path!r} {problem}")
+    try:
         pf = pq.ParquetFile(path, **READ_OPTIONS)
         meta = pf.metadata.metadata or {}
     except FileNotFoundError:
@@ -459,37 +465,16 @@ def scaling_fit(cells, values) -> dict | None:
     return fit
 
 
-def _scaling(sections: list[dict]) -> dict | None:
-    """Per policy, mean moves and games per CPU-second against cells, with the fitted exponents of
-    `intervals.growth_by_policy` (the fit `fastsnake.snake.scaling` returns); None unless the report
-    holds several board sizes."""
-    boards = {(s["summary"]["rows"], s["summary"]["cols"]) for s in sections}
-    if len(boards) < 2:
-        return None
-    by_policy: dict[str, list[dict]] = {}
-    for s in sections:
-        by_policy.setdefault(s["policy"], []).append(s["summary"])
-    fits = intervals.growth_by_policy([dict(m, policy=policy) for policy, group in by_policy.items() for m in group])
-    policies = []
-    for policy, summaries in by_policy.items():
-        summaries = sorted(summaries, key=lambda m: m["rows"] * m["cols"])
-        fit = fits[policy]
-        policies.append({"policy": policy, "cells": fit["cells"],
-                         "boards": [f"{m['rows']}x{m['cols']}" for m in summaries],
-                         "moves_mean": [m["moves_mean"] for m in summaries],
-                         "moves_mean_ci95": [m.get("moves_mean_ci95") for m in summaries],
-                         "games": [m["games"] for m in summaries],
-                         "games_per_cpu_second": [m.get("games_per_cpu_second") for m in summaries],
-                         "games_per_cpu_second_ci95": [_speed_interval(m) for m in summaries],
-                         "moves_fit": fit["moves_fit"], "cpu_seconds_per_game_fit": fit["cpu_seconds_per_game_fit"]})
-    return {"policies": policies}
+def _scaling(sections: list[dict], items: list[Summarised] | None = None) -> dict | None:
+    """Mean moves and games per CPU-second against cells, one curve a policy and its options and
+    rules (tail, start length, move cap), with the fitted exponents and ``notes`` on what was kept
+    apart or counted once (`growth.report_scaling`); None unless the report holds several boards."""
+    from fastsnake.snake.growth import report_scaling
 
-
-def _speed_interval(summary: dict) -> list[float] | None:
-    """The interval of a summary's games per CPU-second that the page may draw: the bootstrap
-    interval of the median over ``--repeat`` runs, else none (one run's chunks do not give one)."""
-    repeats = summary.get("repeats") or {}
-    return repeats.get("median_ci95")
+    params = [it.source.params for it in items] if items is not None else [{} for _ in sections]
+    keys = ("options", "tail_rule", "start_length", "max_moves", "seed")
+    return report_scaling([dict({k: p.get(k) for k in keys}, policy=s["policy"], summary=s["summary"])
+                           for s, p in zip(sections, params, strict=True)])
 
 
 def _per_apple(replays: list[Replay]) -> dict:
@@ -814,6 +799,7 @@ def page_data(items: list[Summarised], sections: list[dict], games: list[dict], 
     if len(items) > 1 and not paired:
         notes.append("no paired difference: the inputs do not share board, rules and seeds")
     sources, aggs = [it.source for it in items], [it.agg for it in items]
+    scaling = _scaling(sections, items)
     edges = _hist_edges(aggs)
     policies = ", ".join(dict.fromkeys(s.policy for s in sources))
     boards = ", ".join(dict.fromkeys(f"{s.config.rows}x{s.config.cols}" for s in sources))
@@ -830,9 +816,9 @@ def page_data(items: list[Summarised], sections: list[dict], games: list[dict], 
         "sections": sections,
         "hist_edges": None if edges is None else edges.tolist(),
         "paired": paired,
-        "scaling": _scaling(sections),
+        "scaling": scaling,
         "games": games,
-        "notes": notes,
+        "notes": notes + (scaling["notes"] if scaling else []),
         "problems": list(problems),
     }
 

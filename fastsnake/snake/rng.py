@@ -16,6 +16,12 @@ if config.DISABLE_JIT:
     # compiled code does, and numpy warns each time. The wrapping is the algorithm.
     warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning, re.escape(__name__))
 
+# Game indices are int64 everywhere (the engine's game index, the game column, `game_seeds`' first
+# and count): a game index is below GAME_INDEX_LIMIT. A sweep's first game and its count are each at
+# most MAX_GAMES, so that first + games never passes the limit (the store checks the same bound).
+GAME_INDEX_LIMIT = 2**63
+MAX_GAMES = GAME_INDEX_LIMIT // 2
+
 GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)

@@ -21,11 +21,12 @@ import numpy as np
 
 from fastsnake import __version__
 from fastsnake.errors import Terminated
+from fastsnake.files import shown_value
 from fastsnake.snake import record
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.cancel import call_kernel, stop_requests
 from fastsnake.snake.policies import get_policy, resolve_options, resolved_name
-from fastsnake.snake.rng import game_seeds
+from fastsnake.snake.rng import MAX_GAMES, game_seeds
 from fastsnake.snake.stats import Summary, SummaryAccumulator
 from fastsnake.snake.store.folder import SweepDataset, SweepSpec, check_folder_disk
 from fastsnake.snake.store.sweepfile import (  # noqa: F401  (re-exported: their old home)
@@ -125,7 +126,10 @@ def check_games(games) -> int:
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)):
         raise SweepError(f"games={games!r} is not a whole number")
     if games < 1:
-        raise SweepError(f"games={games}: a sweep needs at least 1 game")
+        raise SweepError(f"games={shown_value(games)}: a sweep needs at least 1 game")
+    if games > MAX_GAMES:
+        raise SweepError(f"games={shown_value(games)} is more than the engine can index: game indices are "
+                         f"int64, a sweep holds at most 2**62 = {MAX_GAMES:,} games")
     return int(games)
 
 

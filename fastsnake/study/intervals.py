@@ -142,7 +142,8 @@ def scaling_fit(cells, values) -> dict | None:
 
     Returns ``{"exponent", "exponent_ci95", "coefficient", "sizes"}``: value ~= coefficient *
     cells ** exponent; the 95 % t interval of the slope (``scipy.stats.linregress``'s standard
-    error, n - 2 degrees of freedom) needs at least three sizes (None with two). A board whose
+    error, n - 2 degrees of freedom) needs at least three distinct boards (None with two, however
+    many times a board is given: a run counted twice is no evidence of a straight line). A board whose
     value is not positive and finite (no game timed, no mean) is left out of the fit, never read as
     a value; ``sizes`` counts the boards fitted. None with fewer than two distinct boards left.
     """
@@ -158,7 +159,7 @@ def scaling_fit(cells, values) -> dict | None:
 
     fit = stats.linregress(np.log(x), np.log(y))
     ci = None
-    if x.size >= 3:
+    if np.unique(x).size >= 3:  # two boards (one of them counted twice, say) leave no error to estimate
         t = float(stats.t.ppf((1 + CONFIDENCE) / 2, x.size - 2))
         ci = [float(fit.slope - t * fit.stderr), float(fit.slope + t * fit.stderr)]
     return {"exponent": float(fit.slope), "exponent_ci95": ci, "coefficient": float(math.exp(fit.intercept)),

@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 from fastsnake.errors import InputError, read_error_reason
-from fastsnake.files import loads_json, read_npz
+from fastsnake.files import loads_json, open_regular, read_npz
 from fastsnake.viewer.backend import ViewerError
 
 KNOWN = "fastsnake-replay, fastsnake-puzzle, fastsnake-tour and fastsnake-reach"
@@ -22,7 +22,7 @@ _READ_ERRORS = (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, 
 def sniff(path: Path) -> str:
     """The file's format tag (e.g. 'fastsnake-replay/1'); ViewerError if it has none."""
     name = str(path)
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:  # a FIFO or device: refused, never opened
         magic = fh.read(4)
     if not magic:  # named .npz or .json, an empty file is neither
         raise ViewerError(f"{name!r} is empty (0 bytes; a file cut short or never written)")

@@ -5,9 +5,11 @@ A *family* is the set of kernels one name stands for, keyed as `fastsnake warm` 
 ``puzzle``, ``tour``, ``envs``, and ``snake`` (the Snake engine's own helpers).
 
 - `family_of(py_func)`: the family of a kernel numba is about to compile (None: not ours).
-- Estimates are CPU seconds per family (`CPU_FILE` in the cache root, this machine's own once
-  measured; `TYPICAL_CPU_SECONDS` before), turned into an expected wall time by the cores free now
-  (`expected_wall`): a compile runs on one core, and on a machine busier than its cores it gets a share.
+- Costs are measurements (`cost`): this machine's last compile of a family, CPU and wall seconds
+  (`MEASURED_FILE` in the cache root), once there is one; before, the published range of CPU seconds and
+  the machine it was measured on (`PUBLISHED_CPU_RANGE`, `MEASURED_ON`). Either is turned into an
+  expected wall time by the cores free now (`expected_wall`): a compile runs on one core, and on a
+  machine busier than its cores it gets a share.
 - `guard_compiles()`: while it is on, a process that misses numba's cache for a kernel of a family
   takes that family's lock (``compile-<family>.lock`` in the cache root, `fcntl.flock`; released by
   the kernel, so a killed process never leaves it held) before compiling; a second process that
@@ -25,14 +27,22 @@ import threading
 import time
 from dataclasses import dataclass
 
+from fastsnake.published import MEASURED_ON
 from fastsnake.warm import store
 
-CPU_FILE = "compile-cpu-seconds.json"
+# This machine's last compile of each family: ``{key: {"cpu_seconds": c, "wall_seconds": w}}``, written
+# atomically beside the cache after every command that compiled; a notice quotes it once there is one.
+MEASURED_FILE = "compile-measured.json"
+CPU_FILE = "compile-cpu-seconds.json"  # before: CPU seconds only, still read where no measurement is
 POLICY_PREFIX = "policy:"
-# Cold compile CPU seconds per family (cold - warm CPU time of a first run), used until this machine
-# recorded its own: docs/performance.md's cold-start table (wall seconds at load 2.4-3 on 2 cores,
-# halved). A policy's figure is declared with it (`EnginePolicy.compile_cpu_seconds`), read from the registry.
-TYPICAL_CPU_SECONDS = {"snake": 5, "puzzle": 12, "tour": 5, "envs": 8}
+# Cold compile CPU seconds of the parts that are not policies, on MEASURED_ON, as (lowest, highest) of
+# the measurements we have, quoted until this machine recorded its own: docs/performance.md's cold-start
+# table, whose wall seconds at load 2.4-3.0 on 2 cores mean 0.50-0.59 of a core for a single-threaded
+# compile (CPU between 0.5 x (cold - warm) and 0.59 x cold). A policy declares its own range with it
+# (`EnginePolicy.compile_cpu_range`), read from the registry (`published_range`).
+PUBLISHED_CPU_RANGE = {"snake": (1.4, 1.8), "puzzle": (1.8, 12), "tour": (2.2, 3.0), "envs": (3.1, 4.1)}
+# The estimate a wall time is worked out from before a measurement here: the top of the range.
+TYPICAL_CPU_SECONDS = {key: high for key, (_, high) in PUBLISHED_CPU_RANGE.items()}
 # Compiles of less CPU than this leave no estimate behind: a stray helper compiled in a warm run
 # must not teach the next cold run that a family takes a second.
 RECORD_AT_LEAST = 2.0
@@ -167,33 +177,90 @@ def _index_exists(dispatcher) -> bool:
 
 # --- estimates ----------------------------------------------------------------------------------------
 
+def measured(key: str) -> dict | None:
+    """This machine's last compile of family `key`: ``{"cpu_seconds", "wall_seconds"}`` (wall None when
+    an older version recorded CPU only), or None before the first."""
+    entry = store.read_json(MEASURED_FILE).get(key)
+    if (isinstance(entry, dict) and _positive(entry.get("cpu_seconds"))
+            and (entry.get("wall_seconds") is None or _positive(entry.get("wall_seconds")))):
+        return {"cpu_seconds": float(entry["cpu_seconds"]),
+                "wall_seconds": None if entry.get("wall_seconds") is None else float(entry["wall_seconds"])}
+    legacy = store.read_json(CPU_FILE).get(key)
+    if _positive(legacy):
+        return {"cpu_seconds": float(legacy), "wall_seconds": None}
+    return None
+
+
+def _positive(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
 def cpu_seconds(key: str) -> float | None:
-    """This machine's last measured CPU seconds for compiling `key`, else the typical figure."""
-    recorded = store.read_json(CPU_FILE).get(key)
-    if isinstance(recorded, (int, float)) and recorded > 0:
-        return float(recorded)
-    typical = _policy_typical(key[len(POLICY_PREFIX):]) if key.startswith(POLICY_PREFIX) \
-        else TYPICAL_CPU_SECONDS.get(key)
-    return None if typical is None else float(typical)
+    """This machine's last measured CPU seconds for compiling `key`, else the top of the published range."""
+    found = measured(key)
+    if found is not None:
+        return found["cpu_seconds"]
+    published = published_range(key)
+    return None if published is None else float(published[1])
 
 
-def _policy_typical(name: str) -> float | None:
-    """The typical compile CPU seconds a policy declares (`EnginePolicy.compile_cpu_seconds`), else None."""
+def published_range(key: str) -> tuple[float, float] | None:
+    """The (lowest, highest) cold-compile CPU seconds measured for family `key` on MEASURED_ON: a policy's
+    as it declares it (`EnginePolicy.compile_cpu_range`), another part's from PUBLISHED_CPU_RANGE."""
+    if not key.startswith(POLICY_PREFIX):
+        return PUBLISHED_CPU_RANGE.get(key)
     from fastsnake.snake.policies import PolicyError, get_policy
 
     try:
-        return get_policy(name).compile_cpu_seconds
+        return get_policy(key[len(POLICY_PREFIX):]).compile_cpu_range
     except PolicyError:
         return None
 
 
-def record(cpu_by_family: dict[str, float]) -> None:
-    """Keep each family's compile CPU seconds of this process as its next estimate."""
-    kept = {k: round(v, 1) for k, v in cpu_by_family.items() if v >= RECORD_AT_LEAST}
+def record(cpu_by_family: dict[str, float], wall_by_family: dict[str, float] | None = None) -> None:
+    """Keep each family's compile CPU and wall seconds of this process as its next announced cost."""
+    wall_by_family = wall_by_family or {}
+    kept = {k: {"cpu_seconds": round(v, 1), "wall_seconds": (round(wall_by_family[k], 1) if k in wall_by_family
+                                                              else None)}
+            for k, v in cpu_by_family.items() if v >= RECORD_AT_LEAST}
     if kept:
-        times = store.read_json(CPU_FILE)
+        times = store.read_json(MEASURED_FILE)
         times.update(kept)
-        store.write_json(CPU_FILE, times)
+        store.write_json(MEASURED_FILE, times)
+
+
+def _number(x: float) -> str:
+    return f"{x:.0f}" if x >= 10 else f"{x:.1f}".rstrip("0").rstrip(".")
+
+
+def cost(keys, load: float | None = None, cores: int | None = None) -> str:
+    """What compiling families `keys` costs, from a measurement: this machine's last compiles when every
+    one was recorded here ("the last compile here took 67 CPU-s, 110 s wall; about 2.1 min at load 3.0 on
+    2 cores now"), else the published range with the machine it was measured on ("measured 35-92 CPU-s on
+    a 2-core AMD EPYC VM; up to about 3.1 min at load 3.0 on 2 cores now")."""
+    keys = list(dict.fromkeys(canonical(key) for key in keys))
+    cores = cores or os.cpu_count() or 1
+    if load is None:
+        try:
+            load = os.getloadavg()[0]
+        except OSError:
+            load = 0.0
+    now = f" at load {load:.1f} on {cores} cores now" if free_cores(load, cores) < 1.0 else " now"
+    found = [measured(k) for k in keys]
+    if keys and all(f is not None for f in found):
+        cpu = sum(f["cpu_seconds"] for f in found)
+        walls = [f["wall_seconds"] for f in found]
+        wall = "" if None in walls else f", {_duration(sum(walls))} wall"
+        last = "the last compile here" if len(keys) == 1 else "their last compiles here"
+        return (f"{last} took {_number(cpu)} CPU-s{wall}; about {_duration(expected_wall(cpu, load, cores))}"
+                f"{now}")
+    ranges = [published_range(k) for k in keys]
+    if not keys or None in ranges:
+        return "a compile of unknown length (none measured yet)"
+    low, high = sum(r[0] for r in ranges), sum(r[1] for r in ranges)
+    span = _number(high) if low == high else f"{_number(low)}-{_number(high)}"
+    return (f"measured {span} CPU-s on {MEASURED_ON}, none here yet; up to about "
+            f"{_duration(expected_wall(high, load, cores))}{now}")
 
 
 def free_cores(load: float | None = None, cores: int | None = None) -> float:
@@ -264,7 +331,7 @@ def acquire(family: Family, say=None, owner=None) -> bool:
             return False
     # The wait holds no lock of this process: a compile waits on a worker thread (`cancel.call_kernel`)
     # while the main thread answers Ctrl-C, and its way out (`compile_notice` releases the family
-    # locks) must not wait for another process's compile to end (issue 46: 30 s to answer a SIGINT).
+    # locks) must not wait for another process's compile to end (a SIGINT once took 30 s to answer).
     waited = False
     try:
         try:

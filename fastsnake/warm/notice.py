@@ -4,10 +4,11 @@ numba broadcasts a ``numba:compile`` event only when a dispatcher misses both it
 overloads and the on-disk cache, i.e. exactly when it is about to compile. `compile_notice`
 listens for it for the length of a command: the first compile of each kernel family
 (`fastsnake.warm.family`: a policy, the puzzle solvers, the tours, the envs) prints one line
-naming the policy or verb it is for, never a module, with the estimate in CPU seconds and the
-wall time that means at the machine's load now, and where the cache lives; a terminal also gets the
-elapsed seconds ticking; a warm run prints nothing. Each family's compile CPU seconds are kept
-beside the cache (`family.CPU_FILE`), so the next estimate is this machine's own. Within the block,
+naming the policy or verb it is for, never a module, with its cost as measured (`family.cost`: this
+machine's last compile of the family, else the published range and the machine it was measured on)
+and the wall time that means at the machine's load now, and where the cache lives; a terminal also
+gets the elapsed seconds ticking; a warm run prints nothing. Each family's compile CPU and wall
+seconds are kept beside the cache (`family.MEASURED_FILE`), so the next notice quotes this machine. Within the block,
 one process compiles a family at a time (`family.guard_compiles`): a second one waits, says so, and
 loads what the first compiled.
 """
@@ -45,8 +46,7 @@ def expect_nothing() -> None:
 
 def typical_seconds(key: str) -> float | None:
     """The compile estimate of family (or warm part) `key` in CPU seconds (`family.cpu_seconds`)."""
-    part = "puzzle" if key == "puzzle-large" else key
-    return F.cpu_seconds(F.canonical(part) if part.startswith(F.POLICY_PREFIX) else part)
+    return F.cpu_seconds(_family_key(key))
 
 
 def describe(module: str, verb: str | None = None) -> str:
@@ -58,6 +58,16 @@ def describe(module: str, verb: str | None = None) -> str:
         if module == prefix or module.startswith(prefix + "."):
             return F.words_of(key)
     return f"the kernels fastsnake {verb} needs" if verb else f"the numba code of {module}"
+
+
+def cost(keys) -> str:
+    """What compiling families or warm parts `keys` costs, measured (`family.cost`)."""
+    return F.cost([_family_key(key) for key in keys])
+
+
+def _family_key(key: str) -> str:
+    part = "puzzle" if key == "puzzle-large" else key
+    return F.canonical(part) if part.startswith(F.POLICY_PREFIX) else part
 
 
 def about(seconds: float | None) -> str:
@@ -77,6 +87,7 @@ class CompileWatch:
         self.compiles = 0  # outermost compiles seen
         self.seconds = 0.0
         self.cpu_by_family: dict[str, float] = {}
+        self.wall_by_family: dict[str, float] = {}
         self.key: str | None = None  # the family of the first compile
         self._announced: set[str] = set()
         self._family: F.Family | None = None  # of the outermost compile running now
@@ -125,7 +136,7 @@ class CompileWatch:
         if family.key not in self._announced:
             self._announced.add(family.key)
             variant = f" {family.variant}" if family.variant else ""
-            self._say(f"fastsnake: compiling {family.words}{variant} once, {about(typical_seconds(family.key))}; "
+            self._say(f"fastsnake: compiling {family.words}{variant} once ({cost([family.key])}); "
                       f"later runs load them from the cache in {store.cache_root()} (fastsnake warm compiles "
                       f"ahead of time)\n")
             if len(self._announced) == 1:
@@ -143,11 +154,13 @@ class CompileWatch:
             self._depth = max(0, self._depth - 1)
             if self._depth:
                 return
-            self.seconds += time.perf_counter() - self._started
+            wall = time.perf_counter() - self._started
+            self.seconds += wall
             family = self._family
         if family is not None:
             cpu = time.thread_time() - self._cpu_started
             self.cpu_by_family[family.key] = self.cpu_by_family.get(family.key, 0.0) + cpu
+            self.wall_by_family[family.key] = self.wall_by_family.get(family.key, 0.0) + wall
         failed = bool(getattr(event, "exc_details", None)) and event.exc_details[0] is not None
         if failed:  # no save will release the family's lock
             F.release()
@@ -172,8 +185,8 @@ class CompileWatch:
             pass
 
     def record(self) -> None:
-        """Keep each family's compile CPU seconds as its next estimate (`family.record`)."""
-        F.record({key: cpu for key, cpu in self.cpu_by_family.items() if key != "other"})
+        """Keep each family's compile CPU and wall seconds as its next announced cost (`family.record`)."""
+        F.record({key: cpu for key, cpu in self.cpu_by_family.items() if key != "other"}, self.wall_by_family)
 
 
 @contextmanager

@@ -154,15 +154,8 @@ def start_background_warm(parts) -> bool:
     return not busy
 
 
-def estimate_seconds(parts) -> float | None:
-    from fastsnake.warm.notice import typical_seconds
-
-    known = [typical_seconds(part) for part in parts]
-    return None if any(s is None for s in known) else sum(known)
-
-
 def announce(job: Job, parts, started: bool, stream=None) -> None:
-    from fastsnake.warm.notice import about
+    from fastsnake.warm.notice import cost
 
     stream = sys.stderr if stream is None else stream
     if os.environ.get("FASTSNAKE_QUIET_COMPILE"):
@@ -173,7 +166,7 @@ def announce(job: Job, parts, started: bool, stream=None) -> None:
     else:
         when = "in the background" if started else "in the background after the compile running now"
         line = (f"fastsnake: the kernels of {job.what} are not compiled yet: they compile {when} "
-                f"({about(estimate_seconds(parts))}; log {root / LOG_FILE}); this run is interpreted, "
+                f"({cost(parts)}; log {root / LOG_FILE}); this run is interpreted, "
                 f"same results ({TIER_ENV}=compiled to compile first)")
     try:
         stream.write(line + "\n")

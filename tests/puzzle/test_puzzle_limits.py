@@ -75,15 +75,19 @@ def test_batch_keeps_limit_errors_per_line(capsys, tmp_path):
 def test_pdb_budget_refused_up_front(tmp_path, monkeypatch):
     monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))  # nothing cached: every group is built
     groups = P.parse_partition("7-8", 4, 4, np.arange(16))
-    # 7-8: 576,576,000 bytes of tables + the 8-tile BFS (1,556,755,200 bytes) fits 2 GiB, not 2 GB.
-    assert P.check_budget(4, 4, groups, "7-8") == 576_576_000 + 3 * 518_918_400
-    with pytest.raises(P.PdbMemoryError, match=r"needs 2,133,331,200 bytes \(576,576,000 of tables\), "
-                                               r"over the memory budget of 2,000,000,000 bytes"):
+    # 7-8: the tables are built one at a time, then loaded: the most at once is the 8-tile table
+    # (518,918,400 bytes) and its BFS (1,556,755,200), beside what the process holds (fixed here).
+    monkeypatch.setattr(P, "resident_bytes", lambda: 50_000_000)
+    assert P.check_budget(4, 4, groups, "7-8", budget=3 << 30) == 50_000_000 + 4 * 518_918_400
+    with pytest.raises(P.PdbMemoryError, match=r"building them needs 2,125,673,600 bytes \(50,000,000 this process "
+                                               r"holds already\), over the memory budget of 2,000,000,000 bytes"):
         P.check_budget(4, 4, groups, "7-8", budget=2_000_000_000)
+    # Cached: loading them needs the two compact tables in memory.
+    assert P.check_budget(4, 4, groups, "7-8", cached={0, 1}) == 50_000_000 + 576_576_000
     monkeypatch.setenv("FASTSNAKE_MEMORY_BUDGET", "100k")
     with pytest.raises(PuzzleInputError, match="over the memory budget of 102,400 bytes"):
         solve(KORF1, algorithm="idastar", heuristic="pdb", partition="5-5-5")
-    assert not list(tmp_path.rglob("*.bin"))  # refused before any build
+    assert not list(tmp_path.rglob("pdb-*.bin"))  # refused before any build (a move automaton may be cached)
 
 
 def test_cli_pdb_budget_error(capsys, tmp_path, monkeypatch):

@@ -203,3 +203,79 @@ def contradict_row(path, game: int, kind: str, k: int = 7) -> str:
         table = table.set_column(table.schema.get_field_index(name), name, array.cast(column.type))
     pq.write_table(table.replace_schema_metadata(meta), path, write_page_checksum=True)
     return f"game {game}: {kind} ({row})"
+
+
+# -- issue 55: inputs that could hang or blow up a reader, text that could forge output -------------
+
+# A policy name that sets a terminal's title, clears its screen, starts a forged line and reverses text.
+EVIL_NAME = "\x1b]0;PWNED\x07\x1b[2J\nforged line\u202e"
+
+
+def fifo(path):
+    """A FIFO (named pipe) at `path`: opening it for reading blocks until a writer comes."""
+    import os
+
+    os.mkfifo(path)
+    return Path(path)
+
+
+def _params(games: int, **change) -> dict:
+    from fastsnake.snake.store.sweepfile import SWEEP_FORMAT, with_run
+
+    params = dict(policy="cycle", rows=6, cols=6, tail_rule="follow", start_length=2, max_moves=10_000, seed=1,
+                  games=games, first_game=0, options={}, format=SWEEP_FORMAT)
+    params.update(change)
+    return with_run(params)
+
+
+def _rows(count: int):
+    """Kernel rows of `count` possible games (died after 50 moves, 3 apples, length 5), none played."""
+    import numpy as np
+
+    from fastsnake.snake.engine import DIED
+
+    rows = np.zeros((count, 4), np.int64)
+    rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3] = DIED, 50, 3, 5
+    return rows
+
+
+def _write(path, tables, rows: int, row_group: int | None = None) -> Path:
+    import pyarrow.parquet as pq
+
+    from fastsnake.snake.store.sweepfile import ROWS_META_KEY, WRITE_OPTIONS
+
+    tables = iter(tables)
+    first = next(tables)
+    with pq.ParquetWriter(path, first.schema, **WRITE_OPTIONS) as writer:
+        for table in (first, *tables):
+            writer.write_table(table, row_group_size=row_group)
+        writer.add_key_value_metadata({ROWS_META_KEY: str(rows).encode()})
+    return Path(path)
+
+
+def sweep_file(path, games: int, *, row_group: int | None = None, column_text: dict | None = None, **params) -> Path:
+    """A sweep file of `games` made-up possible games of a 6x6 sweep (seed 1, their own seeds), written
+    with pyarrow as the store writes one; `params` change its parameters (a policy name, options),
+    `column_text` puts another word in an identity column (its one dictionary entry)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from fastsnake.snake.store.sweepfile import rows_table
+
+    table = rows_table(_rows(games), 0, 1, _params(games, **params))
+    for name, word in (column_text or {}).items():
+        column = pa.DictionaryArray.from_arrays(pa.array(np.zeros(games, np.int32)), pa.array([word]))
+        table = table.set_column(table.schema.get_field_index(name), name, column)
+    return _write(path, [table], games, row_group)
+
+
+def repeated_game_file(path, rows: int, row_group: int) -> Path:
+    """Issue 55's file: game 0 of a sweep of `rows` games, repeated `rows` times in row groups of
+    `row_group` rows (10⁷ rows in 1 M-row groups: 612 kB)."""
+    import numpy as np
+
+    from fastsnake.snake.store.sweepfile import rows_table
+
+    one = rows_table(_rows(1), 0, 1, _params(rows))
+    groups = (one.take(np.zeros(min(row_group, rows - done), np.int64)) for done in range(0, rows, row_group))
+    return _write(path, groups, rows, row_group)

@@ -45,6 +45,13 @@ def test_duckdb_groups_files_and_a_folder_by_policy_and_board(doc):
         assert r["moves_ci95_half"] == pytest.approx(1.96 * moves.std(ddof=1) / np.sqrt(len(moves)))
 
 
+def test_read_sweep_gives_the_folders_rows_as_they_were_written(doc):
+    checked = doc["checked"]
+    assert checked.num_rows == 400
+    assert checked.column("moves").to_numpy().tolist() == _moves(doc["folder"] / "greedy8").tolist()
+    assert checked.column("game").to_numpy().tolist() == list(range(400))
+
+
 def test_the_worst_games_are_those_with_most_moves(doc):
     worst = doc["worst"]
     greedy = _moves(doc["folder"] / "greedy6.parquet")
@@ -100,3 +107,45 @@ def test_pooled_runs_keep_conditions_apart_and_count_each_game_once(doc):
             assert got[key][0] == 400 and got[key][1] == pytest.approx(mean)
     every = doc["duckdb"].sql("SELECT count(*) FROM read_parquet(['*.parquet', 'greedy8/*.parquet'])").fetchall()
     assert every == [(2800,)]  # 400 games in each of 7 runs: 800 of them kept twice
+
+
+_GROUPED = re.compile(r"GROUP BY|group_by\(|groupby\(")
+
+
+def test_the_page_leads_with_the_query_that_keeps_conditions_apart_and_counts_each_game_once():
+    """Issue 55: the page opened with queries grouped by policy and board only, which on a user's
+    folder of runs pooled conditions and counted duplicated games twice; "Pooling runs" came after."""
+    blocks = [m["code"] for m in _BLOCK.finditer(DOC.read_text())]
+    first = next(code for code in blocks if _GROUPED.search(code))
+    assert "pooled = " in first, "the first grouped query must be the pooling one"
+    for condition in ("options", "tail_rule", "start_length", "max_moves"):
+        assert condition in first
+    assert "QUALIFY" in first and "base_seed, game" in first  # one copy of each game
+    text = DOC.read_text()
+    assert text.index("## Pooling runs") < min(text.index(h) for h in ("## One run a file: DuckDB",
+                                                                      "## One run a file: polars"))
+
+
+# The page's first query at f2b2bd8: grouped by policy and board only.
+OLD_FIRST_QUERY = """
+    SELECT policy, rows, cols, count(*) AS games, avg(moves) AS moves_mean
+    FROM read_parquet(['*.parquet', 'greedy8/*.parquet'])
+    GROUP BY ALL ORDER BY policy, rows
+"""
+
+
+def test_the_old_first_query_pools_conditions_and_counts_games_twice_on_a_folder_of_runs(doc):
+    """What the page now warns of, on its own files: the old first query, run over the folder as a
+    user runs it, gives one cycle 6x6 row of 1,600 games from three conditions (400 counted twice),
+    where the pooling query gives three rows of 400."""
+    duckdb = doc["duckdb"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(doc["folder"])
+        old = duckdb.sql(OLD_FIRST_QUERY).df()
+    cycle6 = old[(old.policy == "cycle") & (old.rows == 6)]
+    assert cycle6["games"].tolist() == [1600]
+    apart = doc["pooled"][(doc["pooled"].policy == "cycle") & (doc["pooled"].rows == 6)]
+    assert apart["games"].tolist() == [400, 400, 400] and apart["max_moves"].nunique() == 2
+    assert apart["options"].nunique() == 2
+    # The pooled mean is none of the conditions' means: it answers no question a run asked.
+    assert all(abs(cycle6["moves_mean"].iloc[0] - m) > 1 for m in apart["moves_mean"])

@@ -89,8 +89,10 @@ def test_every_policy_a_policy_module_defines_is_registered_under_its_name():
 
 
 _NUMBER = r"(?:\d+|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen)"
+# "compared 2 of 2 policies" is a run's output quoted, not a count of the registry.
 HAND_COUNT = re.compile(
-    rf"\b{_NUMBER}\s+(?:built-in\s+|admissible\s+|registered\s+)?(?:snake\s+)?(?:policies|heuristics)\b", re.I)
+    rf"(?<!\bof )\b{_NUMBER}\s+(?:built-in\s+|admissible\s+|registered\s+)?(?:snake\s+)?(?:policies|heuristics)\b",
+    re.I)
 
 
 def test_no_page_counts_the_policies_or_heuristics_by_hand():

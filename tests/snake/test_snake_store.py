@@ -249,7 +249,7 @@ def test_running_out_of_memory_is_never_called_damage(tmp_path, monkeypatch):
     def no_memory(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(pq.ParquetFile, "read_row_group", no_memory)
+    monkeypatch.setattr(pq.ParquetFile, "iter_batches", no_memory)  # how rows are read, in slices
     with pytest.raises(MemoryError):
         fastsnake.verify_sweep(path)
 

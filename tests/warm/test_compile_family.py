@@ -38,12 +38,55 @@ def test_estimates_are_kept_per_family_in_cpu_seconds(cache):
     # The old file held wall seconds at the cache root, one figure whatever compiled: never read again.
     (cache / "compile-seconds.json").write_text(json.dumps({"policy:strongest": 666.7, "fastsnake.snake": 600}))
     assert notice.typical_seconds("policy:cell") == get_policy("cell").compile_cpu_seconds
-    F.record({"policy:grove": 88.4, "tour": 0.5})  # under RECORD_AT_LEAST: a warm run's stray helper
-    assert json.loads((cache / F.CPU_FILE).read_text()) == {"policy:grove": 88.4}
+    F.record({"policy:grove": 88.4, "tour": 0.5}, {"policy:grove": 130.2})  # tour: a warm run's stray helper
+    assert json.loads((cache / F.MEASURED_FILE).read_text()) == {
+        "policy:grove": {"cpu_seconds": 88.4, "wall_seconds": 130.2}}
     assert notice.typical_seconds("policy:strongest") == 88.4  # an alias is its policy's family
     assert notice.typical_seconds("policy:cell") == get_policy("cell").compile_cpu_seconds
     assert notice.typical_seconds("tour") == F.TYPICAL_CPU_SECONDS["tour"]
     assert get_policy("cell").compile_cpu_seconds > get_policy("greedy").compile_cpu_seconds > 0  # declared
+
+
+def test_an_announced_cost_is_this_machines_last_compile_or_a_published_range_with_its_machine(cache):
+    """Issue 55: "about 1.5 CPU-min" was a constant (grove took 67 CPU-s, 110 s). A notice quotes this
+    machine's last compile of the family, CPU and wall, else the published range and where it was measured."""
+    cold = F.cost(["policy:grove"], load=0.3, cores=2)
+    low, high = F.published_range("policy:grove")
+    assert cold == f"measured {low}-{high} CPU-s on {F.MEASURED_ON}, none here yet; up to about 1.5 min now"
+    assert "AMD EPYC" in cold
+    assert F.cost(["policy:grove"], load=8.0, cores=2).endswith("up to about 6.9 min at load 8.0 on 2 cores now")
+    F.record({"policy:grove": 67.0}, {"policy:grove": 110.0})
+    assert F.cost(["policy:strongest"], load=0.3, cores=2) == ("the last compile here took 67 CPU-s, 1.8 min "
+                                                               "wall; about 67 s now")
+    # Several parts: measured only when every one was; else the ranges add up.
+    assert F.cost(["policy:grove", "tour"], load=0.3, cores=2).startswith(
+        f"measured {_n(low + F.PUBLISHED_CPU_RANGE['tour'][0])}-{_n(high + F.PUBLISHED_CPU_RANGE['tour'][1])} CPU-s")
+    F.record({"tour": 4.0}, {"tour": 5.5})
+    assert F.cost(["policy:grove", "tour"], load=0.3, cores=2).startswith(
+        "their last compiles here took 71 CPU-s, 1.9 min wall")
+    # A record from before wall times were kept still counts, as CPU seconds.
+    (cache / F.MEASURED_FILE).unlink()
+    (cache / F.CPU_FILE).write_text(json.dumps({"policy:cell": 40.5}))
+    assert F.cost(["policy:cell"], load=0.3, cores=2) == "the last compile here took 40 CPU-s; about 40 s now"
+
+
+def _n(x):
+    return f"{x:.0f}" if x >= 10 else f"{x:.1f}".rstrip("0").rstrip(".")
+
+
+def test_a_compile_records_its_cpu_and_wall_seconds(cache):
+    from fastsnake.snake import engine
+
+    helper = next(v for v in vars(engine).values() if hasattr(v, "py_func") and hasattr(v, "_cache"))
+    watch = notice.CompileWatch(stream=io.StringIO(), tick=False)
+    watch.on_start(_start(helper))
+    time.sleep(0.05)
+    watch.on_end(_end())
+    assert watch.wall_by_family["snake"] >= 0.05
+    watch.cpu_by_family["snake"] = 3.0  # as a real compile's CPU (sleeping used none)
+    watch.record()
+    kept = json.loads((cache / F.MEASURED_FILE).read_text())["snake"]
+    assert kept["cpu_seconds"] == 3.0 and kept["wall_seconds"] == round(watch.wall_by_family["snake"], 1)
 
 
 def _start(dispatcher):
@@ -71,7 +114,7 @@ def test_a_compare_names_each_policy_it_compiles_never_a_module(cache, monkeypat
         watch.on_start(_start(kernel))
         watch.on_end(_end())
     lines = stream.getvalue().splitlines()
-    assert [line.split(" once,")[0] for line in lines] == [
+    assert [line.split(" once (")[0] for line in lines] == [
         "fastsnake: compiling policy cycle's kernels", "fastsnake: compiling policy greedy's kernels",
         "fastsnake: compiling policy grove's kernels"]  # strongest is grove's alias: its kernels
     assert all("CPU-" in line and "module" not in line and "fastsnake." not in line for line in lines)
@@ -90,7 +133,7 @@ def test_an_engine_helper_compiled_first_counts_for_the_expected_policy(cache):
         watch.on_end(_end())
     finally:
         notice.expect_nothing()
-    assert stream.getvalue().startswith("fastsnake: compiling policy strongest's kernels once, about ")
+    assert stream.getvalue().startswith("fastsnake: compiling policy strongest's kernels once (")
     assert list(watch.cpu_by_family) == ["policy:grove"]
 
 
@@ -119,7 +162,7 @@ def test_a_policy_compiling_for_another_variant_says_why(monkeypatch):
     watch.on_start(_start(cycle.sweep_kernel.kernels[True]))
     watch.on_end(_end())
     F._known.clear()
-    assert stream.getvalue().startswith(f"fastsnake: compiling policy cycle's kernels {words} once, about ")
+    assert stream.getvalue().startswith(f"fastsnake: compiling policy cycle's kernels {words} once (")
 
 
 def test_cell_has_one_kernel_pair_for_every_board_size():

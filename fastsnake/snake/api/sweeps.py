@@ -10,6 +10,7 @@ import os
 import numpy as np
 
 from fastsnake.errors import Terminated
+from fastsnake.files import shown_value
 from fastsnake.sizes import MemoryBudgetError, check_memory
 from fastsnake.snake import seedcheck
 from fastsnake.snake.api.folders import run_folder
@@ -24,6 +25,7 @@ from fastsnake.snake.api.inputs import (
 from fastsnake.snake.api.results import BYTES_PER_KEPT_GAME, SweepResult
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.policies import named_by_files, resolved_name
+from fastsnake.snake.rng import MAX_GAMES
 from fastsnake.snake.store import (
     DEFAULT_CHUNK_SIZE,
     MANIFEST,
@@ -66,10 +68,6 @@ def sweep(policy, size, games, seed=None, *, threads=None, out=None, progress=Fa
     seed : int, optional
         Base seed (0 .. 2**64-1; default the settings' seed, 0). Game k of this sweep equals
         ``play(policy, size, seed, game=k)``.
-    start_length, tail, max_moves
-        The setting keywords (`GameSettings`): start length of the snake (default 3); whether the
-        head may enter the cell the tail leaves in the same move (``"follow"``, default, or
-        ``"blocked"``); the move cap, a game reaching it ends "stuck" (default (rows*cols)**2).
     threads : int, optional
         Threads (default: all cores; with `cluster`, per worker, default 1).
     out : str or path, optional
@@ -100,7 +98,12 @@ def sweep(policy, size, games, seed=None, *, threads=None, out=None, progress=Fa
     warmup : int
         With `repeat`: untimed runs first (default 0; the compile is never timed in any case).
     **options
-        Policy options, e.g. ``cycle="random"``; checked as ``--opt`` is.
+        The setting keywords, fields of `GameSettings` (each overrides the field of a `GameSettings`
+        given as `size`): ``start_length`` (start length of the snake, default 3), ``tail``
+        (``"follow"``, the default: the head may enter the cell the tail leaves in the same move;
+        or ``"blocked"``) and ``max_moves`` (the move cap: a game reaching it ends "stuck"; default
+        (rows*cols)**2). Every other keyword is a policy option, e.g. ``cycle="random"``, checked
+        as ``--opt`` is.
 
     Returns
     -------
@@ -134,8 +137,9 @@ def sweep(policy, size, games, seed=None, *, threads=None, out=None, progress=Fa
     if threads is not None:
         check_threads(threads)
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer))
-                                   or chunk_size < 1):
-        raise SweepError(f"chunk_size={chunk_size!r} must be a whole number >= 1")
+                                   or not 1 <= chunk_size <= MAX_GAMES):
+        raise SweepError(f"chunk_size={shown_value(chunk_size)} must be a whole number 1..2**62 (game indices "
+                         "are int64)")
     repeat, warmup = check_repeat(repeat, warmup)
     if repeat is not None and (precision is not None or cluster is not None or is_folder_target(out)):
         raise SweepError("repeat times the games in memory or to one *.parquet file: not with precision, cluster "

@@ -123,4 +123,4 @@ def cycle_params(config, options) -> np.ndarray:
 
 
 POLICY = KERNELS.policy("cycle", __doc__, cycle_params, guaranteed=True, options=(CYCLE_OPTION,),
-                        compile_cpu_seconds=12)
+                        compile_cpu_range=(3, 12))

@@ -236,4 +236,4 @@ KERNELS = cycle_kernels(_alloc, _decide, _cycle_cells, reset_on=_reset_on)
 
 
 POLICY = KERNELS.policy("dhcr", __doc__, cycle_params, guaranteed=True, options=(CYCLE_OPTION,),
-                        compile_cpu_seconds=10)
+                        compile_cpu_range=(4.1, 5.3))

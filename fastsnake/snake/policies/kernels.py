@@ -70,7 +70,7 @@ class Kernels(NamedTuple):
     def policy(self, name: str, summary: str, make_params: Callable = no_params, **fields) -> EnginePolicy:
         """The `EnginePolicy` that plays these kernels: every built-in policy is declared by this one call
         (its module's ``KERNELS.policy("name", __doc__, make_params, guaranteed=..., options=...)``);
-        `fields` are `EnginePolicy`'s others (``compile_cpu_seconds``, ``alias_of`` ...)."""
+        `fields` are `EnginePolicy`'s others (``compile_cpu_range``, ``alias_of`` ...)."""
         return EnginePolicy(name=name, summary=summary, sweep_kernel=self.sweep, play_kernel=self.play,
                             make_params=make_params, **fields)
 

@@ -50,9 +50,15 @@ class EnginePolicy:
     batch_games: int = 1
     # The policy an alias names (``strongest``: ``grove``): sweep files record that one as `policy`.
     alias_of: str | None = None
-    # CPU seconds a cold compile of its two kernels typically takes: the compile notice's estimate
-    # until this machine has measured its own (`fastsnake.warm.family.cpu_seconds`); None: no estimate.
-    compile_cpu_seconds: float | None = None
+    # The (lowest, highest) CPU seconds a cold compile of its two kernels took where it was measured
+    # (`fastsnake.published.MEASURED_ON`): what the compile notice quotes until this machine has measured
+    # its own (`fastsnake.warm.family.cost`); None: no estimate.
+    compile_cpu_range: tuple[float, float] | None = None
+
+    @property
+    def compile_cpu_seconds(self) -> float | None:
+        """The estimate of a cold compile before one here: the top of `compile_cpu_range`."""
+        return None if self.compile_cpu_range is None else float(self.compile_cpu_range[1])
 
     @property
     def headline(self) -> str:

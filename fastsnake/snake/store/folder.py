@@ -37,7 +37,15 @@ import numpy as np
 
 from fastsnake import __version__
 from fastsnake.errors import in_cli_words
-from fastsnake.files import file_in_the_way, fsync_path, host_name, pid_alive, remove_stale_temps
+from fastsnake.files import (
+    file_in_the_way,
+    fsync_path,
+    host_name,
+    open_regular,
+    pid_alive,
+    remove_stale_temps,
+    shown_value,
+)
 from fastsnake.signals import announce
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.stats import SummaryAccumulator
@@ -159,7 +167,7 @@ def chunk_index(name: str) -> int | None:
 
 def sha256_file(path) -> str:
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open_regular(path) as fh:  # a FIFO in a chunk's place: refused, never opened
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -275,7 +283,8 @@ class SweepDataset:
     def _read_manifest(path: Path, warn: bool = True):
         where = str(path / MANIFEST)
         try:
-            raw = (path / MANIFEST).read_bytes()
+            with open_regular(path / MANIFEST) as fh:  # a FIFO: refused, never opened
+                raw = fh.read()
             try:
                 data = json.loads(raw.decode("utf-8"))  # not json's own guess: zeroed bytes read as UTF-32
             except UnicodeDecodeError:
@@ -302,7 +311,7 @@ class SweepDataset:
             raise manifest_problem(path, f"{where!r} is damaged (its checksum does not match its content)")
         if warn and data.get("code") != code_fingerprint():
             sys.stderr.write(f"fastsnake: warning: {str(path)!r} was started by other code "
-                             f"(version {data.get('version')}); resumed chunks use this version\n")
+                             f"(version {shown_value(data.get('version'))}); resumed chunks use this version\n")
         return spec, records, data
 
     def save_manifest(self) -> None:

@@ -15,12 +15,23 @@ import shutil
 import numpy as np
 
 from fastsnake.errors import InputError
-from fastsnake.files import fsync_path, remove_stale_temps, temp_name, written_atomically
+from fastsnake.files import (
+    MAX_TEXT_CHARS,
+    SHOWN_CHARS,
+    NotRegularFile,
+    fsync_path,
+    parquet_footer_problem,
+    printable,
+    remove_stale_temps,
+    shown_value,
+    temp_name,
+    written_atomically,
+)
 from fastsnake.signals import raise_if_received
 from fastsnake.snake import record
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, TAIL_RULES
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, STUCK, WON
-from fastsnake.snake.rng import game_seeds, seeds_of_games
+from fastsnake.snake.rng import MAX_GAMES, game_seeds, seeds_of_games
 from fastsnake.study.rows import canonical_json, new_run_id  # noqa: F401  (new_run_id: the store's too)
 
 # The game record's columns (`fastsnake.snake.record`, their one declaration), as of import.
@@ -49,6 +60,13 @@ IDENTITY_COLUMNS = ("policy", "policy_asked", "options", "rows", "cols", "tail_r
 IDENTITY_COLUMNS_2 = ("policy", "rows", "cols", "tail_rule", "start_length")
 # Rows read at once: every reader's memory is bounded by a few batches, whatever the file's size.
 BATCH_ROWS = 1 << 18
+# Bytes a column of a sweep file may take a row once inflated (its widest value is 8 bytes), and
+# beyond that a column chunk (its dictionary: a policy name, options of at most MAX_TEXT_CHARS
+# characters, levels and page headers): a footer declaring more is refused before a row is read.
+MAX_ROW_BYTES = 64
+MAX_CHUNK_EXTRA = 1 << 20
+# Bytes pyarrow reads from the file at once (`SweepFile._tables`).
+READ_BUFFER = 1 << 20
 # Parquet page checksums: written by every writer, verified by every reader.
 WRITE_OPTIONS = {"write_page_checksum": True}
 READ_OPTIONS = {"page_checksum_verification": True}
@@ -385,12 +403,47 @@ def parameters_problem(params) -> str | None:
         value = short(params.get("start_length"))
         return f"its parameter 'start_length' is {value}, not a whole number 1..{cells - 1}"
     for name in ("first_game", "games", "chunk_size"):
-        if name in params and not _whole(params[name], 0 if name != "chunk_size" else 1, 2**62):
+        if name in params and not _whole(params[name], 0 if name != "chunk_size" else 1, MAX_GAMES):
             return f"its parameter {name!r} is {short(params[name])}, not a whole number 0..2**62"
     if not isinstance(params.get("options", {}), dict):
         return f"its parameter 'options' is {short(params.get('options'))}, not an object"
+    if len(canonical_options(params.get("options"))) > MAX_TEXT_CHARS:
+        return (f"its parameter 'options' is {len(canonical_options(params.get('options'))):,} characters of JSON, "
+                f"more than the {MAX_TEXT_CHARS:,} a sweep's options hold")
     if "format" in params and params["format"] not in SWEEP_FORMATS:
         return f"its format is {short(params['format'])}, not one of {', '.join(SWEEP_FORMATS)}"
+    return None
+
+
+def distinct_words(column) -> list:
+    """The distinct values a dictionary-encoded column's rows use, each read once from its dictionary
+    (never cast to one string a row: a long word times every row is no allocation we make)."""
+    import pyarrow.compute as pc
+
+    seen: list = []
+    for chunk in column.chunks:
+        for word in chunk.dictionary.take(pc.unique(chunk.indices).drop_null()).to_pylist():
+            if word not in seen:
+                seen.append(word)
+    return seen
+
+
+def text_problem(table) -> str | None:
+    """Why a batch's text columns cannot be a sweep's (a word longer than `MAX_TEXT_CHARS`), or
+    None; measured on the dictionaries, before any column is turned into one string a row."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for name in table.column_names:
+        column = table.column(name)
+        for chunk in column.chunks:
+            words = chunk.dictionary if pa.types.is_dictionary(column.type) else chunk
+            if not (pa.types.is_string(words.type) or pa.types.is_binary(words.type)) or not len(words):
+                continue
+            longest = pc.max(pc.binary_length(words)).as_py() or 0
+            if longest > MAX_TEXT_CHARS:
+                return f"its {printable(name, SHOWN_CHARS)!r} column holds a value of {longest:,} bytes, " \
+                       f"more than the {MAX_TEXT_CHARS:,} a sweep file's text holds"
     return None
 
 
@@ -441,11 +494,12 @@ def values_problem(table, params: dict) -> str | None:
         if name in table.column_names and (name not in ("run_id", "fastsnake_version") or
                                            {"run_id": "run_id", "fastsnake_version": "version"}[name] in params):
             column = table.column(name)
-            words = pa.types.is_dictionary(column.type) or pa.types.is_string(column.type)
-            values = pc.unique(column.cast(pa.string()) if words else column).to_pylist()
+            values = distinct_words(column) if pa.types.is_dictionary(column.type) else \
+                pc.unique(column).to_pylist()
             # (`policy` held the name asked before it held the policy that played: both are right)
             if values != [identity[name]] and not (name == "policy" and values == [identity["policy_asked"]]):
-                return f"its {name!r} column holds {short(values[:3])} where its parameters say {identity[name]!r}"
+                return (f"its {name!r} column holds {short(values[:3])} where its parameters say "
+                        f"{shown_value(identity[name])}")
     return None
 
 
@@ -466,6 +520,14 @@ class SweepFile:
         if os.path.isdir(self.path):
             raise SweepFileError(path, "is a folder, not a sweep file")
         try:
+            problem = parquet_footer_problem(self.path)  # a FIFO or device: refused, never opened
+        except FileNotFoundError:
+            raise SweepError(f"sweep file {self.path!r} does not exist") from None
+        except NotRegularFile as exc:
+            raise SweepFileError(path, exc.reason) from None
+        if problem:
+            raise SweepFileError(path, f"is not a sweep file fastsnake reads ({problem})")
+        try:
             self.file = pq.ParquetFile(self.path, **READ_OPTIONS)
             schema = self.file.schema_arrow
             self.num_rows = self.file.metadata.num_rows
@@ -477,6 +539,9 @@ class SweepFile:
         except (OSError, ValueError, TypeError, NotImplementedError, pa.ArrowException):
             raise SweepFileError(path, "is not a readable Parquet file (cut short, damaged, or another format)") \
                 from None
+        problem = declared_size_problem(self.file.metadata)
+        if problem:
+            raise SweepFileError(path, f"is not a sweep file fastsnake reads ({problem})")
         self.metadata = meta
         raw = meta.get(PARQUET_META_KEY)
         names = schema.names
@@ -604,6 +669,9 @@ class SweepFile:
                 raise_if_received()  # a Ctrl-C that pyarrow's lazy import of pandas swallowed
                 # The footer (names, lengths, null flags) has no page checksum: validation sees a flip.
                 table.validate(full=True)
+                problem = text_problem(table)
+                if problem:
+                    raise SweepFileError(self.path, f"is damaged ({problem})")
                 for name in record.required():
                     if table.column(name).null_count:
                         raise SweepFileError(self.path, f"is damaged (column {name!r} has nulls)")
@@ -628,13 +696,24 @@ class SweepFile:
             raise SweepFileError(self.path, f"is damaged ({rows} rows read where its footer says {self.num_rows})")
 
     def _tables(self, batch_rows: int):
-        """The rows a row group at a time, cut into tables of at most `batch_rows` rows. Not
-        `iter_batches`, whose memory grows with the file (2 GB over a 10⁸-row file, 200 MB this way)."""
+        """The rows in tables of at most `batch_rows` rows, read in slices of one row group at a time
+        (`iter_batches` over a single row group, the file read through a buffer of `READ_BUFFER`
+        bytes): memory stays that of a batch whatever size of row group the writer chose (a whole
+        1 M-row group read at once took 2.7 GB in `verify`). Not `iter_batches` over the whole file,
+        whose memory grows with the file (2 GB over a 10⁸-row file)."""
         import pyarrow as pa
 
-        for group in range(self.file.num_row_groups):
-            for batch in self.file.read_row_group(group).to_batches(max_chunksize=batch_rows):
+        sliced = self._sliced()
+        for group in range(sliced.num_row_groups):
+            for batch in sliced.iter_batches(batch_size=batch_rows, row_groups=[group]):
                 yield pa.Table.from_batches([batch])
+
+    def _sliced(self):
+        """The file opened for reading in slices: a bounded read buffer, no pre-buffering of whole
+        column chunks."""
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(self.path, buffer_size=READ_BUFFER, pre_buffer=False, **READ_OPTIONS)
 
     def read(self, first: int | None = None, *, check: bool = True):
         """Every row as one pyarrow table (memory: the whole file), checked as `batches` does."""
@@ -668,6 +747,54 @@ def read_sweep_table(path):
     not its rows (`read_parquet` checks those too); SweepError naming the file."""
     sweep = SweepFile(path)
     return sweep.parameters, sweep.read(check=False)
+
+
+def readable_problem(path) -> str | None:
+    """Why the Parquet file `path` is not read at all (its clause after the path), or None: no
+    regular file (a FIFO, a device), a footer or a column declaring more than a sweep file holds
+    (`parquet_footer_problem`, `declared_size_problem`). FileNotFoundError passes through; a file
+    pyarrow cannot parse is left for the caller to word."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        problem = parquet_footer_problem(path)
+    except NotRegularFile as exc:
+        return exc.reason
+    if problem:
+        return f"is not a sweep file fastsnake reads ({problem})"
+    try:
+        metadata = pq.ParquetFile(path).metadata
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, TypeError, NotImplementedError, pa.ArrowException):
+        return None
+    problem = declared_size_problem(metadata)
+    return f"is not a sweep file fastsnake reads ({problem})" if problem else None
+
+
+def declared_size_problem(metadata) -> str | None:
+    """Why a Parquet file whose footer `metadata` (pyarrow's FileMetaData) declares these sizes
+    cannot be a sweep file we read in bounded memory, or None. Checked from the footer alone, before
+    any row is read: the row groups' rows add up to the file's, and no row group inflates to more
+    than `MAX_ROW_BYTES` a row plus `MAX_CHUNK_EXTRA` a column (a sweep's columns hold a few bytes a
+    row; the text of its identity columns is one dictionary entry of at most `MAX_TEXT_CHARS` characters):
+    50 MB of options in the options column is refused here, not met as a 100 GB allocation."""
+    total = 0
+    for group in range(metadata.num_row_groups):
+        part = metadata.row_group(group)
+        rows = part.num_rows
+        if rows < 0:
+            return f"row group {group} declares {rows} rows"
+        total += rows
+        # (the row group's own total: pyarrow aborts the process on some damaged column records)
+        size, columns = part.total_byte_size, max(1, metadata.num_columns)
+        if size > columns * (rows * MAX_ROW_BYTES + MAX_CHUNK_EXTRA):
+            return (f"row group {group} declares {size:,} bytes for {rows:,} rows of {columns} columns, more than "
+                    "a sweep file's columns hold")
+    if total != metadata.num_rows:
+        return f"its row groups hold {total:,} rows where its footer says {metadata.num_rows:,}"
+    return None
 
 
 def record_types() -> dict:

@@ -15,6 +15,7 @@ from fastsnake.snake.store.sweepfile import (
     SweepFile,
     SweepFileError,
     row_problem,
+    seeds_of_games,
     valid_games,
     values_problem,
 )
@@ -23,101 +24,134 @@ from fastsnake.snake.store.sweepfile import (
 MAX_LISTED_RANGES = 100
 
 
-def _runs(games) -> list[tuple[int, int]]:
-    """Sorted game indices as inclusive runs of consecutive indices (a repeat starts a new run)."""
+def _runs(games):
+    """Sorted distinct game indices as inclusive runs of consecutive indices: (starts, ends) arrays."""
     import numpy as np
 
+    games = np.asarray(games, np.int64)
     if len(games) == 0:
-        return []
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     breaks = np.flatnonzero(np.diff(games) != 1) + 1
     starts = np.concatenate(([0], breaks))
     ends = np.concatenate((breaks - 1, [len(games) - 1]))
-    return [(int(games[a]), int(games[b])) for a, b in zip(starts, ends, strict=True)]
+    return games[starts], games[ends]
 
 
-def _merge(runs) -> list[list[int]]:
-    """The union of inclusive runs, as sorted disjoint [a, b] ranges."""
-    out: list[list[int]] = []
-    for a, b in sorted(runs):
-        if out and a <= out[-1][1] + 1:
-            out[-1][1] = max(out[-1][1], b)
-        else:
-            out.append([a, b])
-    return out
+def _combine(parts, keep):
+    """The game indices where `keep(depth)` holds, as disjoint, non-adjacent inclusive runs (starts,
+    ends): `parts` are (starts, ends, weight) interval sets and a game's depth is the sum of the
+    weights of the intervals holding it. Memory and time: the intervals', never the games'."""
+    import numpy as np
+
+    parts = [(np.asarray(s, np.int64), np.asarray(e, np.int64), w) for s, e, w in parts if len(s)]
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    at = np.concatenate([np.concatenate((s, e + 1)) for s, e, _ in parts])
+    step = np.concatenate([np.concatenate((np.full(len(s), w, np.int64), np.full(len(s), -w, np.int64)))
+                           for s, _, w in parts])
+    order = np.argsort(at, kind="stable")
+    at, step = at[order], step[order]
+    where, first = np.unique(at, return_index=True)
+    depth = np.cumsum(np.add.reduceat(step, first))
+    on = keep(depth)
+    before = np.concatenate(([False], on[:-1]))
+    return where[on & ~before], where[~on & before] - 1
 
 
-def _subtract(ranges, cut) -> list[list[int]]:
-    """Sorted disjoint `ranges` without the sorted disjoint ranges `cut`."""
-    out, k = [], 0
-    for a, b in ranges:
-        while k < len(cut) and cut[k][1] < a:
-            k += 1
-        j, start = k, a
-        while j < len(cut) and cut[j][0] <= b:
-            if cut[j][0] > start:
-                out.append([start, cut[j][0] - 1])
-            start = max(start, cut[j][1] + 1)
-            j += 1
-        if start <= b:
-            out.append([start, b])
-    return out
+def _union(*sets):
+    return _combine([(s, e, 1) for s, e in sets], lambda d: d >= 1)
+
+
+def _overlap(a, b):
+    """Games in both of the disjoint sets `a` and `b`."""
+    return _combine([(a[0], a[1], 1), (b[0], b[1], 1)], lambda d: d >= 2)
+
+
+def _minus(a, b):
+    """Games of the disjoint set `a` not in `b`."""
+    return _combine([(a[0], a[1], 1), (b[0], b[1], 2)], lambda d: d == 1)
 
 
 def _size(ranges) -> int:
-    return sum(b - a + 1 for a, b in ranges)
+    return int((ranges[1] - ranges[0] + 1).sum()) if len(ranges[0]) else 0
+
+
+def _listed(ranges) -> list[list[int]]:
+    return [[int(a), int(b)] for a, b in zip(ranges[0][:MAX_LISTED_RANGES], ranges[1][:MAX_LISTED_RANGES],
+                                               strict=True)]
 
 
 class Coverage:
-    """Which games of a sweep were found whole (as runs, with how often), which damaged."""
+    """Which games of a sweep were found whole (once, or more than once), which damaged: kept as
+    disjoint runs of game indices in numpy arrays, merged batch by batch, so memory follows the runs
+    (one for a healthy file), never the rows: a file of one game repeated 10⁷ times is one run found
+    and one doubled."""
 
     def __init__(self, first: int, games: int):
+        import numpy as np
+
         self.first, self.games = first, games
-        self.found: list[tuple[int, int]] = []
-        self.damaged: list[tuple[int, int]] = []
+        empty = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        self.found = self.doubled = self.damaged = empty
         self.problems: list[str] = []
         self.rows = 0
 
+    def _add(self, runs, doubled=None) -> None:
+        self.doubled = _union(self.doubled, _overlap(self.found, runs), *(() if doubled is None else (doubled,)))
+        self.found = _union(self.found, runs)
+
     def add_run(self, a: int, b: int) -> None:
+        import numpy as np
+
         if a <= b:
-            self.found.append((a, b))
+            self._add((np.array([a], np.int64), np.array([b], np.int64)))
 
     def add_rows(self, table, base_seed: int) -> None:
         """The rows of `table` that are games of this sweep (inside it, with their own seeds)."""
+        import numpy as np
+
         self.rows += table.num_rows
-        self.found += _runs(valid_games(table, base_seed, self.first, self.games))
+        games, counts = np.unique(valid_games(table, base_seed, self.first, self.games), return_counts=True)
+        self._add(_runs(games), _runs(games[counts > 1]))
+
+    def mark_misplaced(self, table, base_seed: int, expected: int) -> None:
+        """The games whose place in the file (from `expected` on) holds another row (another game, or
+        the game with another seed): damaged."""
+        import numpy as np
+
+        index = table.column("game").to_numpy(zero_copy_only=False).astype(np.int64)
+        seeds = table.column("seed").to_numpy(zero_copy_only=False).astype(np.uint64)
+        want = np.arange(expected, expected + len(index), dtype=np.int64)
+        wrong = (index != want) | (seeds != seeds_of_games(np.uint64(base_seed), want))
+        if wrong.any():
+            lo, hi = self.first, self.first + self.games - 1
+            places = want[wrong]
+            starts, ends = _runs(places[(places >= lo) & (places <= hi)])
+            self.damaged = _union(self.damaged, (starts, ends))
 
     def mark_damaged(self, first: int, count: int, problem: str | None) -> None:
+        import numpy as np
+
         lo, hi = max(first, self.first), min(first + count, self.first + self.games) - 1
         if lo <= hi:
-            self.damaged.append((lo, hi))
+            self.damaged = _union(self.damaged, (np.array([lo], np.int64), np.array([hi], np.int64)))
         if problem:
             self.problems.append(problem)
 
     def report(self, path, kind: str, **extra) -> dict:
-        events = sorted([(a, 1) for a, _ in self.found] + [(b + 1, -1) for _, b in self.found])
-        covered, doubled, depth, since = [], [], 0, None
-        for at, step in events:  # a sweep over run ends: where one run, and where two or more, cover
-            before = depth
-            depth += step
-            if before == 0 and depth > 0:
-                since = at
-            elif before > 0 and depth == 0:
-                covered.append((since, at - 1))
-            if before < 2 <= depth:
-                since2 = at
-            elif before >= 2 > depth:
-                doubled.append((since2, at - 1))
-        damaged = _merge(self.damaged)
-        doubled = _merge(doubled)
-        missing = _subtract(_subtract([[self.first, self.first + self.games - 1]] if self.games else [],
-                                      _merge(covered)), damaged)
+        import numpy as np
+
+        whole = (np.array([self.first], np.int64), np.array([self.first + self.games - 1], np.int64)) \
+            if self.games else (np.zeros(0, np.int64), np.zeros(0, np.int64))
+        missing = _minus(_minus(whole, self.found), self.damaged)
+        damaged, doubled = self.damaged, self.doubled
         report = {"path": str(path), "kind": kind, "games": self.games, "rows": self.rows,
                   "missing_games": _size(missing), "doubled_games": _size(doubled), "damaged_games": _size(damaged),
-                  "missing": missing[:MAX_LISTED_RANGES], "doubled": doubled[:MAX_LISTED_RANGES],
-                  "damaged": damaged[:MAX_LISTED_RANGES], "problems": self.problems}
+                  "missing": _listed(missing), "doubled": _listed(doubled), "damaged": _listed(damaged),
+                  "problems": self.problems}
         report.update(extra)
-        report["ok"] = not (self.problems or doubled or damaged)
-        report["complete"] = report["ok"] and not missing
+        report["ok"] = not (self.problems or len(doubled[0]) or len(damaged[0]))
+        report["complete"] = report["ok"] and not len(missing[0])
         return report
 
 
@@ -138,10 +172,12 @@ def verify_sweep_path(path) -> dict:
     try:
         for table in sweep.batches(check=False):
             coverage.add_rows(table, params["seed"])
+            coverage.mark_misplaced(table, params["seed"], expected)
+            values = values_problem(table, params)
+            if values:
+                coverage.mark_damaged(expected, table.num_rows, None)
             if problem is None:
-                problem = row_problem(table, params, expected) or values_problem(table, params)
-                if problem:
-                    coverage.mark_damaged(expected, table.num_rows, None)
+                problem = row_problem(table, params, expected) or values
             expected += table.num_rows
     except SweepFileError as exc:
         raise SweepError(str(exc)) from None
@@ -165,11 +201,14 @@ def _verify_compare(path: Path, sweep: SweepFile) -> dict:
                 key = sweep.section_key(section)
                 coverage = coverages[key]
                 coverage.add_rows(part, section["seed"])
+                coverage.mark_misplaced(part, section["seed"], expected[key])
+                values = values_problem(part, section)
+                if values:
+                    coverage.mark_damaged(expected[key], part.num_rows, None)
                 if problems[key] is None:
-                    problem = row_problem(part, section, expected[key]) or values_problem(part, section)
+                    problem = row_problem(part, section, expected[key]) or values
                     if problem:
                         problems[key] = problem
-                        coverage.mark_damaged(expected[key], part.num_rows, None)
                         coverage.problems.append(f"{path.name} [{key[0]} {key[1]}x{key[2]}] is damaged ({problem})")
                 expected[key] += part.num_rows
     except SweepFileError as exc:

@@ -81,12 +81,53 @@
     return out;
   }
 
-  // A title longer than `width` px (about 7.5 px a character at 13 px) is squeezed to fit rather than cut off.
-  function fitText(text, width) {
-    if (text.textContent.length * 7.5 > width) {
-      text.setAttribute("textLength", width);
-      text.setAttribute("lengthAdjust", "spacingAndGlyphs");
-    }
+  /* Text that fits on any screen. The plots are drawn in their own units (560 wide) and scaled to the
+   * screen; on a phone page.css sets their text at BIG_TEXT and titles at BIG_TITLE units, so a text is laid
+   * out for those sizes (measured in the page's own font) and wrapped onto more lines where it would not
+   * fit: never squeezed (unreadable) nor cut off. */
+  var BIG_TEXT = 17, BIG_TITLE = 18, LINE = 1.25;
+  var measurer = null;
+  function textWidth(str, size, cls) {
+    try {
+      if (!measurer) {
+        // Not a plot (nothing that reads the plots finds it); the plots' text styles given inline.
+        measurer = sv("svg", { "class": "text-measure", width: 1, height: 1, "aria-hidden": "true",
+                               style: "position:absolute;left:-10000px;top:0;visibility:hidden" });
+        measurer.appendChild(sv("text", {}));
+        document.body.appendChild(measurer);
+      }
+      var t = measurer.firstChild;
+      t.setAttribute("style", "font-size:" + size + "px" + (cls === "plot-title" ? ";font-weight:600" : ""));
+      t.textContent = str;
+      var w = t.getComputedTextLength();
+      if (w > 0) return w;
+    } catch (e) { /* no layout (a detached document): estimate */ }
+    return String(str).length * size * 0.62;
+  }
+  // `str` in lines no wider than `width` at `size`: broken at spaces, a word too long for a line at any char.
+  function wrapLines(str, width, size, cls) {
+    var words = String(str).split(" "), lines = [], line = "";
+    words.forEach(function (word) {
+      var next = line ? line + " " + word : word;
+      // A line broken at a space keeps it, so the text's textContent reads as the words it shows.
+      if (!line || textWidth(next, size, cls) <= width) { line = next; } else { lines.push(line + " "); line = word; }
+      while (textWidth(line, size, cls) > width && line.length > 1) {
+        var k = line.length - 1;
+        while (k > 1 && textWidth(line.slice(0, k), size, cls) > width) k--;
+        lines.push(line.slice(0, k));
+        line = line.slice(k);
+      }
+    });
+    lines.push(line);
+    return lines;
+  }
+  // A <text> of several lines (tspans), the first line's baseline at attrs.y, each next `size * LINE` lower.
+  function textLines(attrs, lines, size) {
+    var text = sv("text", attrs);
+    lines.forEach(function (line, k) {
+      text.appendChild(sv("tspan", { x: attrs.x, dy: k ? (size * LINE).toFixed(1) : 0 }, line));
+    });
+    text.setAttribute("data-lines", lines.length);
     return text;
   }
 
@@ -103,26 +144,42 @@
   /* One plot frame: returns {svg, x(v), y(v), g} with axes drawn. opts: xlo, xhi, ylo, yhi, xlabel, ylabel,
    * and logx / logy for log axes (the limits are then positive data values). */
   function frame(opts) {
-    var W = 560, H = 300, L = 64, R = 16, T = 28, B = 44;
+    // The margins follow the text: the title's lines above, the widest y tick label and the y axis title on
+    // the left, the x axis title's lines below; the plot grows taller when its y axis title needs it.
+    var W = 560, R = 16;
+    var xt = opts.xticks || (opts.logx ? logTicks(opts.xlo, opts.xhi) : ticks(opts.xlo, opts.xhi, 6));
+    var yt = opts.logy ? logTicks(opts.ylo, opts.yhi) : ticks(opts.ylo, opts.yhi, 5);
+    var titleLines = wrapLines(opts.title, W - 24, BIG_TITLE, "plot-title");
+    var tickW = Math.max.apply(null, yt.map(function (v) { return textWidth(fmt(v), BIG_TEXT); }));
+    var yTitle = BIG_TEXT * LINE;  // the y axis title's line, rotated, left of the tick labels
+    var L = Math.max(64, Math.ceil(6 + yTitle + 8 + tickW + 8));
+    var xMid = (L + W - R) / 2, xLines = wrapLines(opts.xlabel, 2 * (W - 12 - xMid), BIG_TEXT);  // centred under the axis
+    var T = Math.round(10 + BIG_TITLE * LINE * titleLines.length + BIG_TEXT / 2);  // room for the top tick label
+    var B = Math.round(BIG_TEXT * 1.6 + BIG_TEXT * LINE * xLines.length + 6);
+    var inner = Math.max(228, Math.ceil(textWidth(opts.ylabel, BIG_TEXT) + 16));
+    var H = T + inner + B;
     var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "class": "plot" });
-    svg.appendChild(fitText(sv("text", { x: L, y: 18, "class": "plot-title" }, opts.title), W - L - R));
+    svg.appendChild(textLines({ x: 12, y: 8 + BIG_TITLE, "class": "plot-title" }, titleLines, BIG_TITLE));
     var tx = opts.logx ? Math.log10 : function (v) { return v; };
     var ty = opts.logy ? Math.log10 : function (v) { return v; };
     var xlo = tx(opts.xlo), xhi = tx(opts.xhi), ylo = ty(opts.ylo), yhi = ty(opts.yhi);
     var x = function (v) { return L + (tx(v) - xlo) / ((xhi - xlo) || 1) * (W - L - R); };
     var y = function (v) { return H - B - (ty(v) - ylo) / ((yhi - ylo) || 1) * (H - B - T); };
     var axes = sv("g", { "class": "axes" });
-    (opts.xticks || (opts.logx ? logTicks(opts.xlo, opts.xhi) : ticks(opts.xlo, opts.xhi, 6))).forEach(function (v) {
+    xt.forEach(function (v) {
       axes.appendChild(sv("line", { x1: x(v), x2: x(v), y1: H - B, y2: H - B + 4 }));
-      axes.appendChild(sv("text", { x: x(v), y: H - B + 16, "text-anchor": "middle" }, fmt(v)));
+      axes.appendChild(sv("text", { x: x(v), y: H - B + 6 + BIG_TEXT, "text-anchor": "middle", "class": "tick" },
+                          fmt(v)));
     });
-    (opts.logy ? logTicks(opts.ylo, opts.yhi) : ticks(opts.ylo, opts.yhi, 5)).forEach(function (v) {
+    yt.forEach(function (v) {
       axes.appendChild(sv("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), "class": "gridline" }));
-      axes.appendChild(sv("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, fmt(v)));
+      axes.appendChild(sv("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "class": "tick" }, fmt(v)));
     });
-    axes.appendChild(sv("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle" }, opts.xlabel));
-    axes.appendChild(sv("text", { x: 14, y: (T + H - B) / 2, "text-anchor": "middle",
-                                  transform: "rotate(-90 14 " + (T + H - B) / 2 + ")" }, opts.ylabel));
+    axes.appendChild(textLines({ x: xMid, y: H - B + 8 + BIG_TEXT * 2.2, "text-anchor": "middle",
+                                 "class": "axis-title" }, xLines, BIG_TEXT));
+    var cy = (T + H - B) / 2, cx = 6 + yTitle * 0.75;  // the rotated title's baseline, its glyphs to the left
+    axes.appendChild(sv("text", { x: cx, y: cy, "text-anchor": "middle", "class": "axis-title",
+                                  transform: "rotate(-90 " + cx + " " + cy + ")" }, opts.ylabel));
     svg.appendChild(axes);
     var g = sv("g");
     svg.appendChild(g);
@@ -130,16 +187,17 @@
   }
 
   function legend(svg, names) {
-    // Below the plot, outside the data: the picture grows by a row per name, each with its marker.
-    var box = svg.getAttribute("viewBox").split(" ").map(Number), W = box[2], H = box[3], row = 20;
-    var g = sv("g", { "class": "legend-box" });
+    // Below the plot, outside the data: the picture grows by a row per line of each name, with its marker.
+    var box = svg.getAttribute("viewBox").split(" ").map(Number), W = box[2], H = box[3], row = BIG_TEXT * LINE;
+    var g = sv("g", { "class": "legend-box" }), yy = H + 8;
     names.forEach(function (name, i) {
-      var yy = H + 8 + row * i + row / 2;
-      g.appendChild(marker(i, 70, yy - 4, 5, { "class": "legend-marker" }));
-      g.appendChild(sv("text", { x: 84, y: yy, "class": "legend" }, name));
+      var lines = wrapLines(name, W - 84 - 12, BIG_TEXT, "legend");
+      g.appendChild(marker(i, 70, yy + row / 2 - 1, 5, { "class": "legend-marker" }));
+      g.appendChild(textLines({ x: 84, y: yy + row / 2 + 5, "class": "legend" }, lines, BIG_TEXT));
+      yy += row * lines.length;
     });
     svg.appendChild(g);
-    var grown = H + 12 + row * names.length;
+    var grown = Math.ceil(yy + 10);
     svg.setAttribute("viewBox", "0 0 " + W + " " + grown);
     svg.setAttribute("height", grown);
   }
@@ -168,14 +226,30 @@
   }
 
   function outcomes(sections) {
-    var longest = Math.max.apply(null, sections.map(function (s) { return sectionName(s).length; }));
-    var W = 560, rowH = 26, H = 40 + rowH * sections.length + 24, R = 16, L = Math.max(80, Math.min(280, 16 + 6.3 * longest));
-    var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "class": "plot" });
-    svg.appendChild(sv("text", { x: 12, y: 18, "class": "plot-title" }, "Outcomes"));
+    // Names beside their bars when they take less than 40 % of the width on a phone; else each name on its
+    // own line(s) above its bar, full width, never cut off.
+    var W = 560, R = 16, bar = 20, widths = sections.map(function (s) { return textWidth(sectionName(s), BIG_TEXT, "legend"); });
+    var beside = 16 + Math.max.apply(null, widths) + 8 <= 0.4 * W;
+    var L = beside ? Math.max(80, Math.ceil(16 + Math.max.apply(null, widths) + 8)) : 12;
+    var labels = sections.map(function (s) {
+      return beside ? [sectionName(s)] : wrapLines(sectionName(s), W - 24, BIG_TEXT, "legend");
+    });
+    var tops = [], top = 34;
+    labels.forEach(function (lines) {
+      top += beside ? 0 : BIG_TEXT * LINE * lines.length + 2;
+      tops.push(top);
+      top += bar + 8;
+    });
+    var H = top + 16;
+    var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "class": "plot outcomes" });
+    svg.appendChild(sv("text", { x: 12, y: 8 + BIG_TITLE, "class": "plot-title" }, "Outcomes"));
     var kinds = [["won", "wins", PAL.body_head], ["died", "deaths", PAL.apple], ["stuck", "stuck", PAL.text_dim]];
+    var rowH = bar + 6;
     sections.forEach(function (s, i) {
-      var y = 34 + i * rowH, x = L, n = s.summary.games || 1;
-      svg.appendChild(sv("text", { x: L - 8, y: y + 15, "text-anchor": "end", "class": "legend" }, sectionName(s)));
+      var y = tops[i], x = L, n = s.summary.games || 1;
+      if (beside) svg.appendChild(sv("text", { x: L - 8, y: y + 15, "text-anchor": "end", "class": "legend" }, sectionName(s)));
+      else svg.appendChild(textLines({ x: 12, y: y - 6 - BIG_TEXT * LINE * (labels[i].length - 1), "class": "legend" },
+                                     labels[i], BIG_TEXT));
       kinds.forEach(function (k) {
         var count = s.summary[k[1]] || 0, w = count / n * (W - L - R);
         if (!count) return;
@@ -183,8 +257,8 @@
         rect.appendChild(sv("title", {}, sectionName(s) + ": " + k[0] + " " + fmt(count) + " of " + fmt(n) +
                                          " (" + (100 * count / n).toFixed(2) + " %)"));
         svg.appendChild(rect);
-        if (w > 60) svg.appendChild(sv("text", { x: x + 6, y: y + 14, "class": "on-bar" },
-                                       k[0] + " " + (100 * count / n).toFixed(1) + " %"));
+        var said = k[0] + " " + (100 * count / n).toFixed(1) + " %";  // on the bar where it fits on a phone too
+        if (w > textWidth(said, BIG_TEXT, "on-bar") + 12) svg.appendChild(sv("text", { x: x + 6, y: y + 15, "class": "on-bar" }, said));
         x += w;
       });
       var ci = s.summary.win_rate_ci95;  // the win rate's 95 % (Wilson) interval, across the bar's end
@@ -292,11 +366,11 @@
         var ci = intervals(q) && intervals(q)[k];
         if (ci && ci[0] > 0 && ci[1] > 0) f.g.appendChild(whisker(f, f.x(c), ci[0], ci[1], color));
         var dot = marker(i, f.x(c), f.y(v), 4.5, { "class": "scaling-point" });
-        dot.appendChild(sv("title", {}, q.policy + " on " + q.boards[k] + ": " + fmt(v) + " (" + fmt(q.games[k]) + " games)"));
+        dot.appendChild(sv("title", {}, (q.label || q.policy) + " on " + q.boards[k] + ": " + fmt(v) + " (" + fmt(q.games[k]) + " games)"));
         f.g.appendChild(dot);
       });
       f.g.appendChild(sv("polyline", { points: pts.join(" "), fill: "none", stroke: color, "stroke-width": 1.2, opacity: 0.5 }));
-      var label = q.policy;
+      var label = q.label || q.policy;  // a policy under several options: one curve each, named
       if (fit) {
         var sign = fitWord === "cost" ? -1 : 1;  // games per CPU-s fall as the cost per game grows
         var line = function (c) { return Math.pow(fit.coefficient * Math.pow(c, fit.exponent), sign); };
