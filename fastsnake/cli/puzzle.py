@@ -153,6 +153,9 @@ def register(subparsers) -> None:
     p.add_argument("--baseline-from", metavar="FILE", default=None,
                    help="pair with a saved baseline on the same instances: exit 4 when a heuristic needs "
                         "significantly more nodes or CPU, 2 when the instances differ")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="--baseline-from: accept comparing only the heuristics and instances the baseline "
+                        "holds (at least one must pair); without it a partial comparison exits 2")
     p.add_argument("--format", default=None, choices=("text", "json", "csv", "markdown", "latex"),
                    help="text (default), json (as --json), csv (data: one table, see --table), markdown, latex")
     p.add_argument("--table", default="heuristics", choices=("heuristics", "pairs"),
@@ -525,7 +528,9 @@ def cmd_compare(args):
             S.check_out(path)
     base_rows = None
     if args.baseline_from is not None:
-        base_rows = P.check_baseline_instances(instances, names, args.baseline_from)
+        # --precision plays a prefix of the instances: how many the baseline must hold is decided after the run.
+        base_rows = P.check_baseline_instances(instances, names, args.baseline_from,
+                                               allow_partial=args.allow_partial or args.precision is not None)
     run_id = S.new_run_id()
     kwargs = dict(partition=args.partition, progress=_progress(args), run_id=run_id, **_limits(args))
     precision = None
@@ -551,7 +556,7 @@ def cmd_compare(args):
             written["baseline"] = S.write_rows(table, args.save_baseline, meta)
     verdict = None
     if base_rows is not None:
-        verdict = P.check_baseline(study, base_rows)
+        verdict = P.check_baseline(study, base_rows, allow_partial=args.allow_partial)
         if verdict["worse"]:
             common.log(f"fastsnake: worse than baseline {args.baseline_from!r}: " + ", ".join(verdict["worse"]))
             args.exit_status = 4
@@ -584,8 +589,10 @@ def cmd_compare(args):
               f"with {precision['instances']:,} instances in {precision['rounds']} rounds "
               f"(widest: {precision['limiting']})")
     if verdict is not None:
-        print(f"baseline {common.shown(args.baseline_from)}: " + ("worse: " + ", ".join(verdict["worse"])
-                                                                  if verdict["worse"] else "no heuristic is worse"))
+        print(f"baseline {common.shown(args.baseline_from)}: {verdict['headline']}; "
+              + ("worse: " + ", ".join(verdict["worse"]) if verdict["worse"] else "no heuristic is worse"))
+        for line in verdict["unmatched"]:
+            print(f"  not compared: {line}")
     for key, path in written.items():
         for p in [path] if isinstance(path, str) else path:
             print(f"{key}: {common.shown(os.fspath(p))}")

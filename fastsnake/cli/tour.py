@@ -134,6 +134,9 @@ def _compare_parser(tour) -> None:
     p.add_argument("--save-baseline", metavar="FILE", default=None, help="keep this run's rows as a baseline")
     p.add_argument("--baseline-from", metavar="FILE", default=None,
                    help="exit 4 when a method needs significantly more CPU or nodes; 2 for other trials")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="--baseline-from: accept comparing only the methods and trials the baseline holds "
+                        "(at least one must pair); without it a partial comparison exits 2")
     p.add_argument("--format", default=None, choices=("text", "json", "csv", "markdown", "latex"))
     p.add_argument("--table", default="methods", choices=("methods", "pairs"),
                    help="--format csv: the table printed (default methods)")
@@ -162,7 +165,8 @@ def run_compare(args):
     for path in (args.out, args.save_baseline):
         if path is not None:
             S.check_out(path)
-    base_rows = None if args.baseline_from is None else T.study.check_baseline_trials(trials, args.baseline_from)
+    base_rows = None if args.baseline_from is None else T.study.check_baseline_trials(
+        trials, args.baseline_from, arms, allow_partial=args.allow_partial)
     study = T.study.run_study(trials, arms, time_limit=args.time_limit, max_nodes=args.max_nodes,
                               progress=None if args.quiet else common.log)
     if study.interrupted:
@@ -181,7 +185,7 @@ def run_compare(args):
             written["baseline"] = S.write_rows(table, args.save_baseline, meta)
     verdict = None
     if base_rows is not None:
-        verdict = T.study.check_baseline(study, base_rows)
+        verdict = T.study.check_baseline(study, base_rows, allow_partial=args.allow_partial)
         if verdict["worse"]:
             common.log(f"fastsnake: worse than baseline {args.baseline_from!r}: " + ", ".join(verdict["worse"]))
             args.exit_status = 4
@@ -199,8 +203,10 @@ def run_compare(args):
     print(S.render(tables, "text" if fmt == "text" else fmt))
     if fmt == "text":
         if verdict is not None:
-            print(f"baseline {common.shown(args.baseline_from)}: " + ("worse: " + ", ".join(verdict["worse"])
-                                                                      if verdict["worse"] else "no method is worse"))
+            print(f"baseline {common.shown(args.baseline_from)}: {verdict['headline']}; "
+                  + ("worse: " + ", ".join(verdict["worse"]) if verdict["worse"] else "no method is worse"))
+            for line in verdict["unmatched"]:
+                print(f"  not compared: {line}")
         for key, path in written.items():
             for p in [path] if isinstance(path, str) else path:
                 print(f"{key}: {common.shown(os.fspath(p))}")

@@ -101,12 +101,15 @@ def register_report(subparsers) -> None:
         description="Write one HTML file (all scripts and data inlined: it opens from file:// after scp) with "
                     "the run's configuration, the summary table, plots and a player for picked games. INPUT: "
                     "sweep files, sweep folders, compare files (several policies side by side), or files "
-                    "'fastsnake view' shows (replay .npz, puzzle solution, tour) for a page of just the player.",
+                    "'fastsnake view' shows (replay .npz, puzzle solution, tour) for a page of just the player; "
+                    "or one study file ('puzzle compare --out', 'tour compare --out'): its plots, tables and "
+                    "picked solutions (--pick longest, shortest, most-nodes, fewest-nodes or an instance id).",
         epilog=common.examples(
             "fastsnake report sweep.parquet --out report.html",
             "fastsnake report c.parquet --out compare.html --worst 5 --pick 41   # compare file: a section a policy",
             "fastsnake report big/ --out big.html --random 50                      # a sweep folder, streamed",
             "fastsnake report died.npz s.json --out games.html                     # just the player",
+            "fastsnake report study.parquet --out study.html --pick 3               # a puzzle study",
         ),
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="sweep files or folders, compare files, viewer files")
@@ -156,7 +159,12 @@ def cmd_report(args):
     for note in result["notes"]:
         if note not in result.get("warnings", ()):  # printed already, as "fastsnake: warning: ..."
             common.log(f"note: {note}")
-    if not args.json:
+    if not args.json and result.get("kind") == "study":
+        print(f"wrote {common.shown(args.out)} ({result['bytes'] / 1e6:.2f} MB): {result['study']} study of "
+              f"{result['trials']:,} {'instances' if result['study'] == 'puzzle' else 'trials'}, "
+              f"{len(result['plots'])} plots, {len(result['tables'])} tables, {result['picked']} solution(s) "
+              f"to play, in {result['seconds']:.1f} s")
+    elif not args.json:
         policies = ", ".join(printable(p, SHOWN_CHARS) for p in result["policies"])  # names a file holds
         what = f"{policies}: {result['games']:,} games, " if result["policies"] else ""
         print(f"wrote {common.shown(args.out)} ({result['bytes'] / 1e6:.2f} MB): "

@@ -413,11 +413,10 @@ def study_meta(study: Study, spec: str) -> dict:
 
 
 def baseline_from(path: str):
-    """(identities by instance id, {(heuristic/algorithm, measure): values by instance id}) of a
-    saved rows file."""
+    """(identities by instance id, rows) of a saved rows file, checksum verified."""
     from fastsnake.study.rows import read_rows
 
-    meta, table = read_rows(path)
+    meta, table = read_rows(path, need_checksum=True)
     if meta.get("kind") != "puzzle":
         raise StudyInputError(f"baseline {path!r} is a {meta.get('kind')!r} study, not a puzzle study")
     rows = table.to_pylist()
@@ -427,36 +426,42 @@ def baseline_from(path: str):
     return ident, rows
 
 
-def check_baseline_instances(instances: list[Instance], heuristics: list[str], path: str):
-    """Before any search: the baseline `path` describes these instances and at least one of these
-    heuristics, else `BaselineMismatch`; returns its rows."""
-    from fastsnake.study.baseline import BaselineMismatch, same_trials
+def check_baseline_instances(instances: list[Instance], heuristics: list[str], path: str, *,
+                             allow_partial: bool = False):
+    """Before any search: the baseline `path` is a checksummed puzzle study whose instances are
+    these, described alike, and that holds every one of these heuristics on all of them (some,
+    with `allow_partial`), else `BaselineMismatch` (`fastsnake.study.baseline.gate`); returns
+    its rows (`check_baseline` decides again on what the run played)."""
+    from fastsnake.study.baseline import gate, same_trials
 
     ident, rows = baseline_from(path)
     same_trials({i.id: i.identity() for i in instances}, ident)
-    theirs = {r["heuristic"] for r in rows}
-    if not set(heuristics) & theirs:
-        raise BaselineMismatch(f"baseline {path!r} has none of the heuristics {', '.join(heuristics)} "
-                               f"(it has {', '.join(sorted(theirs))}): nothing to compare")
+    theirs: dict = {}
+    for r in rows:
+        theirs.setdefault(r["heuristic"], []).append(r["instance_id"])
+    gate({h: [i.id for i in instances] for h in heuristics}, theirs, allow_partial=allow_partial,
+         words=("heuristic", "instance"))
     return rows
 
 
-def check_baseline(study: Study, base_rows: list[dict]) -> dict:
-    """Today's study against the baseline's rows, instance by instance: `fastsnake.study.baseline.check`
-    of nodes generated and CPU-seconds per heuristic/algorithm."""
-    from fastsnake.study.baseline import check
+def _solved_value(measure: str):
+    def value(r):
+        v = r.get(measure)
+        return float(v) if r["status"] == "solved" and v is not None else math.nan
+    return value
 
-    ids = [i.id for i in study.instances]
 
-    def table(rows):
-        out = {}
-        for name, algo in sorted({(r["heuristic"], r["algorithm"]) for r in rows}):
-            mine = [r for r in rows if r["algorithm"] == algo]
-            for m in RATIO_MEASURES:
-                out[(f"{name}/{algo}", m)] = _values(mine, name, m, ids)
-        return out
+def check_baseline(study: Study, base_rows: list[dict], *, allow_partial: bool = False) -> dict:
+    """Today's study against the baseline's rows, instance by instance, with the one gate logic
+    (`fastsnake.study.baseline.compare_rows`): every heuristic/algorithm of the run on the same
+    options and instances, else `BaselineMismatch` unless `allow_partial`; then nodes and
+    CPU-seconds of each compared one judged on the instances both solved."""
+    from fastsnake.study.baseline import compare_rows
 
-    return check(table(study.rows), table(base_rows))
+    return compare_rows(study.rows, base_rows, key=lambda r: f"{r['heuristic']}/{r['algorithm']}",
+                        trial=lambda r: r["instance_id"],
+                        measures=lambda k: [(m, _solved_value(m)) for m in RATIO_MEASURES],
+                        conditions=("options",), allow_partial=allow_partial, words=("heuristic", "instance"))
 
 
 def study_tables(summary: dict) -> list:

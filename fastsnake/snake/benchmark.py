@@ -142,20 +142,10 @@ def _jsonable(value):
 def baseline_checksum(meta: dict, table) -> str:
     """``"blake2b:<hex>"`` over a canonical serialisation of a baseline: its metadata but the
     checksum (JSON, sorted keys), then each column of `BASELINE_COLUMNS` in order as
-    little-endian values (the policy names NUL-separated UTF-8)."""
-    import hashlib
+    little-endian values (the policy names NUL-separated UTF-8): `fastsnake.study.checksum`."""
+    from fastsnake.study.checksum import table_checksum
 
-    digest = hashlib.blake2b(digest_size=32)
-    body = {k: v for k, v in meta.items() if k != "checksum"}
-    digest.update(json.dumps(body, sort_keys=True, separators=(",", ":")).encode())
-    for name, kind in BASELINE_COLUMNS:
-        column = table.column(name)
-        digest.update(f"\0{name}:{len(column)}\0".encode())
-        if kind == "string":
-            digest.update("\0".join("\1" if v is None else v for v in column.to_pylist()).encode())  # null: refused
-        else:
-            digest.update(np.ascontiguousarray(column.to_numpy(), dtype=np.dtype(kind).newbyteorder("<")).tobytes())
-    return "blake2b:" + digest.hexdigest()
+    return table_checksum(meta, table, BASELINE_COLUMNS)
 
 
 def code_fingerprint(policy_name: str) -> str | None:
@@ -406,7 +396,7 @@ def check_baseline(results, name_or_file: str, *, slower: float = 0.10, allow_pa
     [...], "worse": [one line per finding], "unmatched": [...], "coverage": {...}, "replayed":
     {...}, "not_replayed": [...]}``; each result's summary gains ``baseline_check``.
     """
-    from fastsnake.study.gate import coverage, gate_problem, pair_runs
+    from fastsnake.study.gate import coverage, gate_problem, pair_runs, refusal
 
     if isinstance(slower, bool) or not isinstance(slower, (int, float)) or not 0 <= slower < 1:
         raise InputError(f"slower={slower!r} must be a share between 0 and 1 (0.10: 10 % slower)")
@@ -427,9 +417,7 @@ def check_baseline(results, name_or_file: str, *, slower: float = 0.10, allow_pa
     problem = gate_problem(pairings, allow_partial=allow_partial, words=("policy", "game"))
     name = meta.get("name") if isinstance(meta.get("name"), str) else os.path.basename(path)
     if problem is not None:
-        said = f"baseline {name!r}: {problem}"
-        raise in_cli_words(BaselineError(said + " (allow_partial=True)" if "explicitly" in said else said),
-                           said + " (--allow-partial)" if "explicitly" in said else said)
+        raise refusal(BaselineError, f"baseline {name!r}: {problem}")
     out = {"baseline": name, "file": path, "slower": slower, "policies": [], "worse": [],
            "unmatched": [f"{p.label} ({', '.join(p.reasons)})" for p in pairings if not p.compared]
            + [f"{p.run_count - p.shared:,} of the {p.run_count:,} games of {p.label} (not in the baseline)"

@@ -1,14 +1,16 @@
 """A study against a saved baseline: the same trials, algorithm by algorithm, measure by measure.
 
-A baseline is a study's rows file (`fastsnake.study.rows`). Today's run and the baseline pair
-trial by trial on a key (a puzzle's instance id); they must describe the same trials (`same_trials`:
-the same keys with the same identity, e.g. set, board, start and goal), else `BaselineMismatch`
-(bad input) names the first difference. For each algorithm both ran and each measure (nodes,
-CPU-seconds), `paired_ratio` gives the geometric mean of today / baseline with its 95 % interval
-and Wilcoxon's p; Holm adjusts the p-values across every check. A check is worse when its
-interval lies wholly above 1 + tolerance and its adjusted p is below `ALPHA`: significantly more
-than the baseline, by more than the tolerance. A comparison that paired nothing is refused
-(`BaselineMismatch`), never passed.
+A baseline is a study's rows file (`fastsnake.study.rows`). Today's run and the baseline pair trial
+by trial on a key (a puzzle's instance id); the trials both hold must be described alike
+(`same_trials`: the same identity, e.g. set, board, start and goal), else `BaselineMismatch` (bad
+input) names the first difference. `compare_rows` decides with `fastsnake.study.gate` (the one gate
+logic, Snake's too) whether every algorithm of the run was compared on the same conditions and
+shared trials; a partial comparison is refused unless accepted. For each algorithm both ran and
+each measure (nodes, CPU-seconds), `paired_ratio` gives the geometric mean of today / baseline with
+its 95 % interval and Wilcoxon's p; Holm adjusts the p-values across every check. A check is worse
+when its interval lies wholly above 1 + tolerance and its adjusted p is below `ALPHA`:
+significantly more than the baseline, by more than the tolerance. A comparison that paired nothing
+is refused (`BaselineMismatch`), never passed.
 """
 
 from __future__ import annotations
@@ -30,23 +32,90 @@ class BaselineMismatch(InputError):
 
 def same_trials(today: dict, base: dict, what: str = "instance") -> None:
     """`today` and `base` map a trial key to its identity (a dict or tuple); raise
-    `BaselineMismatch` naming the first key that is missing on one side or described differently."""
+    `BaselineMismatch` when the baseline holds no trial, shares none with today, or describes a
+    shared key differently (naming the first). Trials on one side only are the gate's matter
+    (`compare_rows`: a partial comparison is refused unless accepted)."""
     if not base:
         raise BaselineMismatch("the baseline holds no trials: nothing to compare")
-    missing = [k for k in today if k not in base]
-    if missing:
-        raise BaselineMismatch(f"{what} {missing[0]!r} is not in the baseline "
-                               f"({len(missing)} of {len(today)} missing): run the baseline's {what}s")
-    extra = [k for k in base if k not in today]
-    if extra:
-        raise BaselineMismatch(f"the baseline has {what} {extra[0]!r}, which this run lacks "
-                               f"({len(extra)} more there): run the baseline's {what}s")
-    for key, ident in today.items():
-        if base[key] != ident:
-            theirs = base[key]
+    shared = [k for k in today if k in base]
+    if not shared:
+        raise BaselineMismatch(f"the {what}s of this run are not in the baseline (none of {len(today):,} here; "
+                               f"{len(base):,} there, e.g. {next(iter(base))!r}): run the baseline's {what}s")
+    for key in shared:
+        ident, theirs = today[key], base[key]
+        if theirs != ident:
             diff = [f"{k} {theirs.get(k)!r} there, {v!r} here" for k, v in ident.items()
                     if theirs.get(k) != v] if isinstance(ident, dict) else [f"{theirs!r} there, {ident!r} here"]
             raise BaselineMismatch(f"{what} {key!r} differs from the baseline's: " + "; ".join(diff))
+
+
+def gate(run_ids: dict, base_ids: dict, *, conditions=(), run_conditions=None, base_conditions=None,
+         allow_partial: bool = False, words=("algorithm", "instance")):
+    """The gate's pairings (`fastsnake.study.gate.pair_runs`) of a run's algorithms (``run_ids``:
+    label -> the ids of its trials, any hashable) with a baseline's (the same shape), on the same
+    `conditions` (``run_conditions`` / ``base_conditions``: label -> {condition: value}); raises
+    `BaselineMismatch` with `gate_problem`'s line when the gate must refuse (a partial comparison
+    unless `allow_partial`, or nothing comparable at all). Usable before a run (the algorithms and
+    trials it will play) and after it (`compare_rows`)."""
+    from fastsnake.study.gate import gate_problem, pair_runs, refusal
+
+    numbering: dict = {}
+    for ids in (*run_ids.values(), *base_ids.values()):
+        for t in ids:
+            numbering.setdefault(t, len(numbering))
+    run_cond = run_conditions or {k: {} for k in run_ids}
+    base_cond = base_conditions or {k: {} for k in base_ids}
+    pairings = pair_runs(run_cond, base_cond, conditions, {k: [numbering[t] for t in v] for k, v in run_ids.items()},
+                         {k: [numbering[t] for t in v] for k, v in base_ids.items()}, noun=words[1])
+    problem = gate_problem(pairings, allow_partial=allow_partial, words=words)
+    if problem is not None:
+        raise refusal(BaselineMismatch, f"baseline: {problem}")
+    return pairings
+
+
+def compare_rows(today: list[dict], base: list[dict], *, key, trial, measures, conditions=("options",),
+                 allow_partial: bool = False, words=("algorithm", "instance")) -> dict:
+    """Today's rows against a baseline's, with the one gate logic (`fastsnake.study.gate`): every
+    algorithm of today (``key(row)``, a label) must be in the baseline on the same `conditions`
+    (row fields, e.g. the options) and every trial of today (``trial(row)``) among the baseline's,
+    else `BaselineMismatch` naming what was not compared, unless `allow_partial` (even then at
+    least one algorithm must pair). Each compared algorithm's `measures(label)` (``[(name,
+    value(row))]``: nan where a trial did not finish) are then judged by `check` on the trials both
+    ran. Returns `check`'s verdict plus ``coverage`` (`fastsnake.study.gate.coverage`),
+    ``unmatched`` (one line per algorithm or trials left out) and ``headline`` (how many were
+    compared)."""
+    from fastsnake.study.gate import coverage
+
+    def group(rows):
+        cond, ids, by = {}, {}, {}
+        for r in rows:
+            k = key(r)
+            cond.setdefault(k, {c: r.get(c) for c in conditions})
+            ids.setdefault(k, []).append(trial(r))
+            by.setdefault(k, {})[trial(r)] = r
+        return cond, ids, by
+
+    run_cond, run_ids, run_by = group(today)
+    base_cond, base_ids, base_by = group(base)
+    pairings = gate(run_ids, base_ids, conditions=conditions, run_conditions=run_cond, base_conditions=base_cond,
+                    allow_partial=allow_partial, words=words)
+    mine, theirs = {}, {}
+    for p in pairings:
+        if not p.compared:
+            continue
+        order = list(dict.fromkeys(run_ids[p.key]))
+        for name, value in measures(p.key):
+            mine[(p.key, name)] = [value(run_by[p.key][t]) for t in order]
+            theirs[(p.key, name)] = [value(base_by[p.key][t]) if t in base_by[p.key] else math.nan for t in order]
+    verdict = check(mine, theirs)
+    cov = coverage(pairings)
+    verdict["coverage"] = cov
+    verdict["unmatched"] = ([f"{p.label} ({', '.join(p.reasons)})" for p in pairings if not p.compared]
+                            + [f"{p.run_count - p.shared:,} of the {p.run_count:,} {words[1]}s of {p.label} "
+                               "(not in the baseline)" for p in pairings if p.partial])
+    verdict["headline"] = (f"compared {cov['keys']} of {cov['keys_total']} {words[0]}s on "
+                           f"{cov['instances']:,} of {cov['instances_total']:,} {words[1]} runs")
+    return verdict
 
 
 def check(today: dict, base: dict, tolerance: dict | None = None) -> dict:

@@ -95,3 +95,14 @@ def gate_problem(pairings: list[Pairing], *, allow_partial: bool = False,
     if allow_partial:
         return None
     return f"the run is not wholly in the baseline ({what}); a partial comparison must be accepted explicitly"
+
+
+def refusal(error, problem: str):
+    """`error` (an exception class) carrying `problem` (`gate_problem`'s line), worded for the
+    library (``allow_partial=True``) and for the command line (``--allow-partial``) when a partial
+    comparison could be accepted."""
+    from fastsnake.errors import in_cli_words
+
+    partial = "explicitly" in problem
+    return in_cli_words(error(problem + (" (allow_partial=True)" if partial else "")),
+                        problem + (" (--allow-partial)" if partial else ""))

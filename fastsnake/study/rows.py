@@ -59,22 +59,28 @@ def check_out(out: str) -> None:
 
 def write_rows(table, out: str, meta: dict) -> str:
     """Write the Arrow `table` to `rows_path(out, meta["run_id"])` whole or absent, with `meta`
-    (plus ``format``) in the footer under `META_KEY`; returns the path written."""
+    (plus ``format`` and a ``checksum`` over both, `fastsnake.study.checksum`) in the footer under
+    `META_KEY`; returns the path written."""
     import pyarrow.parquet as pq
 
     from fastsnake.files import written_atomically
+    from fastsnake.study.checksum import all_columns, table_checksum
 
     path = rows_path(out, meta["run_id"])
+    meta = {"format": STUDY_FORMAT, **{k: v for k, v in meta.items() if k != "checksum"}}
+    meta["checksum"] = table_checksum(meta, table, all_columns(table))
     footer = dict(table.schema.metadata or {})
-    footer[META_KEY] = json.dumps({"format": STUDY_FORMAT, **meta}, sort_keys=True).encode()
+    footer[META_KEY] = json.dumps(meta, sort_keys=True).encode()
     table = table.replace_schema_metadata(footer)
     with written_atomically(path) as tmp:
         pq.write_table(table, tmp, **WRITE_OPTIONS)
     return path
 
 
-def read_rows(path: str):
-    """(meta, Arrow table) of a study rows file; `StudyFileError` naming the file otherwise."""
+def read_rows(path: str, *, need_checksum: bool = False):
+    """(meta, Arrow table) of a study rows file; `StudyFileError` naming the file otherwise: not
+    Parquet, no study footer, another format, or a ``checksum`` that does not match its rows and
+    footer (one is required when `need_checksum`: a baseline)."""
     import pyarrow.parquet as pq
 
     if not os.path.isfile(path):
@@ -82,7 +88,8 @@ def read_rows(path: str):
     try:
         table = pq.read_table(path, **READ_OPTIONS)
     except Exception as exc:  # noqa: BLE001 - any reader failure: not a readable file
-        raise StudyFileError(f"study file {path!r} is not a readable Parquet file: {exc}") from None
+        said = " ".join(str(exc).split())[:200]  # one line, however the reader words it
+        raise StudyFileError(f"study file {path!r} is not a readable Parquet file: {said}") from None
     raw = (table.schema.metadata or {}).get(META_KEY)
     if raw is None:
         raise StudyFileError(f"{path!r} is not a fastsnake study file (no {META_KEY.decode()!r} footer)")
@@ -92,4 +99,22 @@ def read_rows(path: str):
         raise StudyFileError(f"study file {path!r}: its footer is not JSON") from None
     if meta.get("format") != STUDY_FORMAT:
         raise StudyFileError(f"study file {path!r} has format {meta.get('format')!r}, not {STUDY_FORMAT!r}")
+    _check_sum(path, meta, table, need_checksum)
     return meta, table
+
+
+def _check_sum(path: str, meta: dict, table, need: bool) -> None:
+    from fastsnake.study.checksum import all_columns, table_checksum
+
+    said = meta.get("checksum")
+    if said is None and not need:
+        return
+    if not isinstance(said, str):
+        raise StudyFileError(f"study file {path!r} has no checksum: save it again with this fastsnake")
+    try:
+        found = table_checksum(meta, table, all_columns(table))
+    except Exception as exc:  # noqa: BLE001 - a column the checksum cannot read: damaged
+        raise StudyFileError(f"study file {path!r}: its rows cannot be checksummed: {exc}") from None
+    if found != said:
+        raise StudyFileError(f"study file {path!r}: its checksum does not match its rows and footer "
+                             "(the file was changed after it was written)")

@@ -218,12 +218,15 @@ def study_meta(study: TourStudy) -> dict:
             "options": study.options, "interrupted": study.interrupted, "count": len(study.trials)}
 
 
-def check_baseline_trials(all_trials: list[Trial], path: str) -> list[dict]:
-    """Before any search: the baseline `path` is a tour study of these trials; returns its rows."""
-    from fastsnake.study.baseline import same_trials
+def check_baseline_trials(all_trials: list[Trial], path: str, arms=None, *, allow_partial: bool = False) -> list[dict]:
+    """Before any search: the baseline `path` is a checksummed tour study of these trials,
+    described alike, and holds every arm of `arms` ((method, seed) pairs) on all of them (some,
+    with `allow_partial`), else `BaselineMismatch` (`fastsnake.study.baseline.gate`); returns its
+    rows (`check_baseline` decides again on what the run played)."""
+    from fastsnake.study.baseline import gate, same_trials
     from fastsnake.study.rows import read_rows
 
-    meta, table = read_rows(path)
+    meta, table = read_rows(path, need_checksum=True)
     if meta.get("kind") != "tour":
         raise TourInputError(f"baseline {path!r} is a {meta.get('kind')!r} study, not a tour study")
     rows = table.to_pylist()
@@ -231,23 +234,32 @@ def check_baseline_trials(all_trials: list[Trial], path: str) -> list[dict]:
     for r in rows:
         ident.setdefault(r["trial_id"], {k: r[k] for k in IDENTITY})
     same_trials({t.id: t.identity() for t in all_trials}, ident, what="trial")
+    if arms is not None:
+        theirs: dict = {}
+        for r in rows:
+            theirs.setdefault(label(r["method"], r["seed"]), []).append(r["trial_id"])
+        gate({label(m, s): [t.id for t in all_trials] for m, s in arms}, theirs, allow_partial=allow_partial,
+             words=("method", "trial"))
     return rows
 
 
-def check_baseline(study: TourStudy, base_rows: list[dict]) -> dict:
-    """Today against the baseline, trial by trial: CPU-seconds of every arm both ran, nodes of the
-    searches (`fastsnake.study.baseline.check`)."""
-    from fastsnake.study.baseline import check
+def _found_value(measure: str):
+    def value(r):
+        return float(r[measure]) if r["found"] and r[measure] is not None else np.nan
+    return value
 
-    ids = [t.id for t in study.trials]
 
-    def table(rows):
-        out = {}
-        for method, seed in sorted({(r["method"], r["seed"]) for r in rows}):
-            by = {r["trial_id"]: r for r in rows if (r["method"], r["seed"]) == (method, seed)}
-            measures = ("nodes", "cpu_seconds") if method == "search" else ("cpu_seconds",)
-            for m in measures:
-                out[(label(method, seed), m)] = [by[i][m] if i in by and by[i]["found"] else np.nan for i in ids]
-        return out
+def check_baseline(study: TourStudy, base_rows: list[dict], *, allow_partial: bool = False) -> dict:
+    """Today against the baseline, trial by trial, with the one gate logic
+    (`fastsnake.study.baseline.compare_rows`): every method of the run on the same options and
+    trials, else `BaselineMismatch` unless `allow_partial`; then CPU-seconds of every compared
+    method, and nodes of the searches, judged on the trials both found."""
+    from fastsnake.study.baseline import compare_rows
 
-    return check(table(study.rows), table(base_rows))
+    def measures(name):
+        return [(m, _found_value(m)) for m in (("nodes", "cpu_seconds") if name.startswith("search")
+                                               else ("cpu_seconds",))]
+
+    return compare_rows(study.rows, base_rows, key=lambda r: label(r["method"], r["seed"]),
+                        trial=lambda r: r["trial_id"], measures=measures, conditions=("options",),
+                        allow_partial=allow_partial, words=("method", "trial"))

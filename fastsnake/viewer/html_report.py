@@ -53,6 +53,12 @@ def _viewer_entry(path: str) -> dict:
     raise ViewerError(f"{path!r} is a {view.kind} file: it has no moves to play ('fastsnake view' shows it)")
 
 
+def _log(text: str) -> None:
+    import sys
+
+    print(text, file=sys.stderr, flush=True)
+
+
 def report(inputs, out, *, worst=None, best=None, died=None, random=None, picks=(), sample=None, title=None,
            progress=False, models=(), replay=None, replay_seed=None) -> dict:
     """Write one self-contained HTML page: plots, tables and a replay player.
@@ -62,7 +68,9 @@ def report(inputs, out, *, worst=None, best=None, died=None, random=None, picks=
     inputs : path, SweepResult, or a list of them
         Sweep files (``*.parquet``), sweep folders, ``compare`` files (several policies: one
         section each, and a paired difference per seed), `SweepResult`s, and files
-        ``fastsnake view`` shows (replay ``.npz``, puzzle solution, tour).
+        ``fastsnake view`` shows (replay ``.npz``, puzzle solution, tour). Or one study rows
+        file (``puzzle compare --out``, ``tour compare --out``), alone: its page
+        (`fastsnake.viewer.study_report.report_study`: plots, tables, the picked solutions).
     out : path
         The HTML file to write (whole or not at all).
     worst, best, died, random : int, optional
@@ -70,7 +78,8 @@ def report(inputs, out, *, worst=None, best=None, died=None, random=None, picks=
         stuck one) up to a count, and a uniform random few (defaults 10, 10, 20, 10).
     picks : sequence of str
         More picks, as ``fastsnake replay --pick`` spells them: ``died``, ``longest``,
-        ``shortest`` or a game index.
+        ``shortest`` or a game index. A study's: ``longest``, ``shortest``, ``most-nodes``,
+        ``fewest-nodes`` or an instance (trial) id (default longest and most-nodes).
     sample : int, optional
         Games re-played per policy to plot moves per apple as the snake grows (default 30).
     replay, replay_seed : int, optional
@@ -109,9 +118,16 @@ def report(inputs, out, *, worst=None, best=None, died=None, random=None, picks=
     (['greedy'], [])
     """
     from fastsnake.snake.policies import is_family_name, named_by_files
+    from fastsnake.viewer.study_report import report_study, study_kind
 
     if isinstance(inputs, (str, os.PathLike)) or not isinstance(inputs, (list, tuple)):
         inputs = [inputs]
+    studies = [item for item in inputs if isinstance(item, (str, os.PathLike)) and study_kind(item)]
+    if studies:  # a puzzle or tour study's rows: its own page (fastsnake.viewer.study_report)
+        if len(studies) < len(inputs):
+            raise InputError(f"{os.fspath(studies[0])!r} is a study file: report it on a page of its own, "
+                             "without sweeps or viewer files")
+        return report_study(studies, out, picks=picks, title=title, progress=_log if progress else None)
     own = [item.summary["policy"].partition(":")[2] for item in inputs
            if _is_sweep(item) and not isinstance(item, (str, os.PathLike)) and is_family_name(item.summary["policy"])]
     with named_by_files([*models, *own]):

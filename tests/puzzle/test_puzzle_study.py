@@ -15,7 +15,7 @@ from scipy import stats
 
 from fastsnake import puzzle as P
 from fastsnake.cli import main
-from fastsnake.study.rows import META_KEY
+from fastsnake.study.rows import META_KEY, read_rows, write_rows
 
 H2 = "manhattan,linear-conflict"
 
@@ -106,15 +106,42 @@ def test_baseline_same_instances_passes_worse_exits_4_other_instances_exit_2(cap
     assert code == 0, err
     assert "no heuristic is worse" in out
     # A baseline that needed half the nodes: today needs significantly more.
-    table = pq.read_table(base)
+    meta, table = read_rows(str(base))
     half = pa.array([max(1, v // 2) for v in table.column("nodes_generated").to_pylist()], pa.int64())
     cheaper = table.set_column(table.column_names.index("nodes_generated"), "nodes_generated", half)
-    pq.write_table(cheaper.replace_schema_metadata(table.schema.metadata), tmp_path / "cheap.parquet")
+    write_rows(cheaper, str(tmp_path / "cheap.parquet"), meta)
     code, _, err = _run(capsys, *args, "--baseline-from", str(tmp_path / "cheap.parquet"))
     assert code == 4 and "nodes_generated" in err
+    # The same rows edited without saving them again: the checksum refuses them.
+    pq.write_table(cheaper.replace_schema_metadata(table.schema.metadata), tmp_path / "edited.parquet")
+    code, out, err = _run(capsys, *args, "--baseline-from", str(tmp_path / "edited.parquet"))
+    assert code == 2 and out == "" and err.count("\n") == 1 and "checksum does not match" in err
     code, out, err = _run(capsys, "--size", "3", "--count", "8", "--seed", "2", "--heuristics", H2,
                           "--baseline-from", str(base))
     assert code == 2 and out == "" and "differs from the baseline" in err
+
+
+def test_a_baseline_that_compared_only_some_heuristics_or_instances_exits_2_unless_allowed(capsys, tmp_path):
+    base = tmp_path / "base.parquet"
+    assert _run(capsys, "--size", "3", "--count", "4", "--seed", "1", "--heuristics", "manhattan",
+                "--save-baseline", str(base))[0] == 0
+    # linear-conflict is not in the baseline: the old gate compared manhattan alone and passed.
+    args = ("--size", "3", "--count", "4", "--seed", "1", "--heuristics", H2, "--baseline-from", str(base))
+    code, out, err = _run(capsys, *args)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "linear-conflict: not in the baseline" in err and "--allow-partial" in err
+    code, out, err = _run(capsys, *args, "--allow-partial")
+    assert code in (0, 4), err  # 4 only when CPU-seconds drifted on a loaded machine: the gate let it compare
+    assert "compared 1 of 2 heuristics on 4 of 8 instance runs" in out and "not compared: linear-conflict" in out
+    # More instances than the baseline holds: partial too.
+    more = ("--size", "3", "--count", "6", "--seed", "1", "--heuristics", "manhattan", "--baseline-from", str(base))
+    code, _, err = _run(capsys, *more)
+    assert code == 2 and "only 4 of the run's 6 instances" in err
+    code, out, err = _run(capsys, *more, "--allow-partial", "--json")
+    assert code in (0, 4), err
+    doc = json.loads(out)
+    assert doc["baseline"]["coverage"] == {"keys": 1, "keys_total": 1, "instances": 4, "instances_total": 6}
+    assert doc["baseline"]["checks"][0]["n"] == 4
 
 
 def _no_search(monkeypatch):
@@ -127,7 +154,7 @@ def _no_search(monkeypatch):
 
 @pytest.mark.parametrize("case,fragment", [
     ("set", "nosuch"), ("heuristic", "magic"), ("tiles", "line 2"), ("unsolvable", "unsolvable"),
-    ("baseline", "is not in the baseline"), ("easiest", "korf100 and korf-felner-50"),
+    ("baseline", "not wholly in the baseline"), ("easiest", "korf100 and korf-felner-50"),
 ])
 def test_bad_input_is_one_line_exit_2_before_any_search_and_nothing_written(capsys, tmp_path, monkeypatch,
                                                                             case, fragment):

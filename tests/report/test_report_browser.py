@@ -364,3 +364,31 @@ def test_screenshot_of_a_report(pages, open_page, tmp_path, name, width):
     if os.environ.get("FASTSNAKE_DOCS_SHOTS"):
         DOCS_IMG.mkdir(exist_ok=True)
         shutil.copy(shot, DOCS_IMG / target)
+
+
+def test_a_puzzle_study_page_shows_its_plots_tables_and_plays_every_picked_solution(tmp_path, open_page):
+    from fastsnake.cli import main
+
+    rows_file = tmp_path / "study.parquet"
+    assert main(["puzzle", "compare", "--size", "3", "--count", "4", "--heuristics", "manhattan,linear-conflict",
+                 "--out", str(rows_file), "--quiet", "--json"]) == 0
+    out = tmp_path / "study.html"
+    info = fastsnake.report(str(rows_file), str(out), picks=["longest", "most-nodes", "1"])
+    assert info["problems"] == [] and info["picked"] >= 2
+    page = open_page(out)
+    assert page.js("document.querySelectorAll('#study-section svg.study-plot').length") == len(info["plots"]) == 3
+    assert page.js("document.querySelectorAll('#study-section table.study-table').length") == 2
+    assert page.js("document.querySelectorAll('#study-section .ratio-plot g.ratio').length") == 3
+    # Visible and laid out: the plots have a size, the tables rows.
+    assert page.js("document.getElementById('nodes-per-instance').getBoundingClientRect().width") > 200
+    assert page.js("document.querySelectorAll('table.study-table[data-name=pairs] tbody tr').length") == 3
+    games = page.js("JSON.parse(document.getElementById('fastsnake-data').textContent).games")
+    assert page.js("document.querySelectorAll('#games tbody tr').length") == len(games) == info["picked"]
+    for i, g in enumerate(games):
+        page.page.click(f"#games tbody tr[data-index='{i}']")
+        assert page.js("window.fastsnake.current()") == i
+        page.page.keyboard.press("End")
+        last = page.state()
+        assert last["tiles"] == g["data"]["goal"] and last["solved"] is True and last["move"] == g["moves"]
+        assert page.js("window.fastsnake.seek(0)")["tiles"] == g["data"]["start"]
+    assert page.errors == []

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from fastsnake.study import describe, holm, median_ci95, p_fields, paired_ratio
-from fastsnake.study.baseline import BaselineMismatch, check, same_trials
+from fastsnake.study.baseline import BaselineMismatch, check, compare_rows, same_trials
 from fastsnake.study.precision import Figure, next_total, worst
 from fastsnake.study.stats import P_FLOOR, iqm, robust, trimmed_mean
 from fastsnake.study.tables import Table, p_cells, p_columns, paired_p_cells, render, to_csv
@@ -139,12 +139,31 @@ def test_the_baseline_check_flags_only_a_significant_increase():
 
 def test_same_trials_names_the_first_difference():
     same_trials({"1": {"goal": "0 1"}}, {"1": {"goal": "0 1"}})
-    with pytest.raises(BaselineMismatch, match="'2' is not in the baseline"):
-        same_trials({"1": {}, "2": {}}, {"1": {}})
+    same_trials({"1": {}, "2": {}}, {"1": {}})  # coverage is the gate's matter (compare_rows)
+    with pytest.raises(BaselineMismatch, match="not in the baseline"):
+        same_trials({"2": {}}, {"1": {}})
     with pytest.raises(BaselineMismatch, match="goal"):
         same_trials({"1": {"goal": "0 1"}}, {"1": {"goal": "1 0"}})
     with pytest.raises(BaselineMismatch, match="no trials"):
         same_trials({"1": {}}, {})
+
+
+def test_compare_rows_refuses_a_partial_comparison_unless_allowed():
+    rng = np.random.default_rng(1)
+    base = [{"a": a, "t": t, "o": "{}", "v": float(v)} for a in ("x",) for t, v in enumerate(rng.integers(5, 50, 12))]
+    today = [dict(r) for r in base] + [{"a": "y", "t": t, "o": "{}", "v": 9.0} for t in range(12)]
+    how = dict(key=lambda r: r["a"], trial=lambda r: r["t"], measures=lambda k: [("nodes", lambda r: r["v"])],
+               conditions=("o",))
+    with pytest.raises(BaselineMismatch, match=r"y: not in the baseline.*allow_partial=True"):
+        compare_rows(today, base, **how)
+    verdict = compare_rows(today, base, allow_partial=True, **how)
+    assert verdict["coverage"] == {"keys": 1, "keys_total": 2, "instances": 12, "instances_total": 24}
+    assert verdict["worse"] == [] and verdict["checks"][0]["n"] == 12 and verdict["unmatched"][0].startswith("y")
+    assert verdict["headline"] == "compared 1 of 2 algorithms on 12 of 24 instance runs"
+    # Other options: not the same conditions, never compared; nothing compared is refused even when allowed.
+    other = [dict(r, o='{"max_nodes":1}') for r in base]
+    with pytest.raises(BaselineMismatch, match="no algorithm of the run could be compared.*o differs"):
+        compare_rows(other, base, allow_partial=True, **how)
 
 
 def test_precision_rounds():

@@ -11,6 +11,7 @@ from scipy import stats
 
 from fastsnake import tour as T
 from fastsnake.cli import main
+from fastsnake.study.rows import read_rows, write_rows
 
 
 def _run(capsys, *argv):
@@ -50,12 +51,22 @@ def test_baseline_and_csv(capsys, tmp_path):
     assert _run(capsys, *args, "--save-baseline", str(base))[0] == 0
     code, out, err = _run(capsys, *args, "--baseline-from", str(base))
     assert code == 0 and "no method is worse" in out, err
-    table = pq.read_table(base)
+    meta, table = read_rows(str(base))
     cheap = table.set_column(table.column_names.index("nodes"), "nodes",
                              pa.array([max(1, n // 3) for n in table.column("nodes").to_pylist()], pa.int64()))
-    pq.write_table(cheap.replace_schema_metadata(table.schema.metadata), tmp_path / "c.parquet")
+    write_rows(cheap, str(tmp_path / "c.parquet"), meta)
     code, _, err = _run(capsys, *args, "--baseline-from", str(tmp_path / "c.parquet"))
     assert code == 4 and "nodes" in err
+    pq.write_table(cheap.replace_schema_metadata(table.schema.metadata), tmp_path / "edited.parquet")
+    code, _, err = _run(capsys, *args, "--baseline-from", str(tmp_path / "edited.parquet"))
+    assert code == 2 and "checksum does not match" in err
+    # A method the baseline lacks (seed 2): the old gate compared seeds 0 and 1 alone and passed.
+    more = ("--size", "6", "--methods", "search", "--seeds", "0,1,2", "--starts", "all", "--baseline-from", str(base))
+    code, out, err = _run(capsys, *more)
+    assert code == 2 and out == "" and "search seed=2: not in the baseline" in err and "--allow-partial" in err
+    code, out, err = _run(capsys, *more, "--allow-partial")
+    # 4 only when CPU-seconds on a loaded machine drifted past the baseline's: the gate let it compare.
+    assert code in (0, 4) and "compared 2 of 3 methods on 72 of 108 trial runs" in out, err
     code, out, err = _run(capsys, "--size", "5", "--methods", "search", "--baseline-from", str(base))
     assert code == 2 and out == "" and err.count("\n") == 1 and "not in the baseline" in err
     code, out, _ = _run(capsys, *args, "--format", "csv")

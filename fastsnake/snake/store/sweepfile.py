@@ -32,6 +32,7 @@ from fastsnake.snake import record
 from fastsnake.snake.board import MAX_SIDE, MIN_SIDE, TAIL_RULES
 from fastsnake.snake.engine import DIED, OUTCOME_NAMES, STUCK, WON
 from fastsnake.snake.rng import MAX_GAMES, game_seeds, seeds_of_games
+from fastsnake.study.rows import canonical_json, new_run_id  # noqa: F401  (new_run_id: the store's too)
 
 # The game record's columns (`fastsnake.snake.record`, their one declaration), as of import.
 RECORD_COLUMNS = record.names()
@@ -142,8 +143,9 @@ def with_absent_columns(table):
 
 
 def canonical_options(options) -> str:
-    """Options as canonical JSON (sorted keys, no spaces): equal options, equal text."""
-    return json.dumps(options or {}, sort_keys=True, separators=(",", ":"))
+    """Options as canonical JSON (sorted keys, no spaces; none as ``{}``): equal options, equal
+    text (`fastsnake.study.rows.canonical_json`)."""
+    return canonical_json(options or {})
 
 
 def derived_run_id(text) -> str:
@@ -151,13 +153,6 @@ def derived_run_id(text) -> str:
     its recorded parameters, so every read of it gives the same id."""
     raw = text if isinstance(text, bytes) else json.dumps(text, sort_keys=True).encode()
     return "h" + hashlib.sha256(raw).hexdigest()[:15]
-
-
-def new_run_id() -> str:
-    """A fresh run id (16 hex digits): the games of one run, whatever file they end up in."""
-    import uuid
-
-    return uuid.uuid4().hex[:16]
 
 
 def with_run(parameters: dict) -> dict:
