@@ -17,11 +17,10 @@ from fastsnake.puzzle.heuristics import (
     HC_KIND,
     HC_NGROUPS,
     HC_NLK,
-    LINE_CONFLICT_BUF,
     REGISTRY,
     build_context,
     heuristic_code,
-    scratch_heuristic,
+    root_value,
 )
 from fastsnake.puzzle.idastar import IDA_BUDGET, IDA_FOUND, IdaSearch
 from fastsnake.sizes import MEMORY_BUDGET_ENV, parse_size
@@ -238,7 +237,10 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
     nlk, ngroups = int(hc[HC_NLK]), int(hc[HC_NGROUPS])
     idx = np.zeros(max(nlk * ngroups, 1), np.int64)
     hl = np.zeros(max(nlk, 1), np.int64)
-    h0 = int(scratch_heuristic(start, hc, idx, hl, np.zeros(LINE_CONFLICT_BUF, np.int64)))
+    h0 = root_value(start, hc, idx, hl)
+    from fastsnake.puzzle.user_kernels import kernels_of
+
+    user = kernels_of(hc)  # None for a built-in heuristic: the searches' own kernels
     extra = {k: v for k, v in info.items() if k != "setup_seconds"}
     t0 = time.perf_counter()
     if time_limit is not None:
@@ -256,7 +258,7 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
         depth = PR.prune_depth(rows, cols) if prune_depth is None else prune_depth
         extra["prune_depth"] = depth
         search = IdaSearch(start, nbr, hc, h0, wd_ids=wd_ids, pdb_state=(idx, hl),
-                           prune=PR.move_pruning(rows, cols, depth))
+                           prune=PR.move_pruning(rows, cols, depth), run=user and user[0])
         status = None
         shown = search.bound
         chunk = 1 << 20
@@ -289,7 +291,7 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
         moves = search.moves() if status == "solved" else None
         gen, exp, mem, iters = search.generated, search.expanded, 0, search.iterations
     else:
-        search = AStarSearch(start, goal, nbr, hc, h0, max_nodes, max_bytes)
+        search = AStarSearch(start, goal, nbr, hc, h0, max_nodes, max_bytes, run=user and user[1])
         status = None
         while status is None:
             # Each expansion generates at most 4 nodes: never pass max_nodes.
