@@ -130,6 +130,26 @@ def _importable(fn):
     return None
 
 
+def import_targets(spec: HeuristicSpec) -> list:
+    """[(module, attribute) of evaluate, of update or None]: how another process (a batch worker)
+    imports a registered heuristic; UserHeuristicError when it cannot."""
+    targets = [_importable(spec.evaluate), _importable(spec.update) if spec.update is not None else None]
+    if targets[0] is None or (spec.update is not None and targets[1] is None):
+        raise UserHeuristicError(f"heuristic {spec.name!r}: worker processes cannot import its functions "
+                                 "(defined in __main__ or a closure); define them in a module")
+    return targets
+
+
+def register_targets(name: str, targets) -> None:
+    """Register `name` from `import_targets`' answer (in a worker process)."""
+    import importlib
+
+    from fastsnake.puzzle.heuristics import register_heuristic
+
+    fns = [None if t is None else getattr(importlib.import_module(t[0]), t[1]) for t in targets]
+    register_heuristic(name, fns[0], fns[1])
+
+
 def kernels_folder() -> Path:
     from fastsnake._numba_cache import cache_root
 
