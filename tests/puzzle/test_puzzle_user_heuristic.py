@@ -240,12 +240,13 @@ def test_a_users_manhattan_searches_as_the_builtin(user_module, with_update):
 
 @pytest.mark.slow
 def test_a_heuristic_negative_inside_the_search_stops_it_in_one_line(tmp_path, monkeypatch):
-    # Zero near the goal (so the start checks pass), negative deeper: the kernel's check reports it.
+    # Zero near the goal (so the start checks pass; the start has Manhattan 6 and many moves to go), negative from
+    # Manhattan 7 on, which the blind deepening reaches: the kernel's check reports it.
     (tmp_path / "fs_test_deep_negative.py").write_text(SOURCE + textwrap.dedent('''
 
         @njit
         def deep_negative(cells, goal, rows, cols):
-            return -5 if evaluate(cells, goal, rows, cols) > 12 else 0
+            return -5 if evaluate(cells, goal, rows, cols) > 6 else 0
     '''))
     monkeypatch.syspath_prepend(str(tmp_path))
     import importlib
@@ -254,7 +255,7 @@ def test_a_heuristic_negative_inside_the_search_stops_it_in_one_line(tmp_path, m
     try:
         register_heuristic("deep-negative", module.deep_negative)
         with pytest.raises(UserHeuristicError, match="'deep-negative' failed during the search"):
-            solve("1 2 0 3 4 5 6 7 8", GOAL3, rows=3, cols=3, algorithm="idastar", heuristic="deep-negative")
+            solve("0 2 1 5 4 3 6 7 8", GOAL3, rows=3, cols=3, algorithm="idastar", heuristic="deep-negative")
     finally:
         sys.modules.pop("fs_test_deep_negative", None)
 
