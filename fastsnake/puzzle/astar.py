@@ -225,6 +225,10 @@ def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, h
     return status
 
 
+# The kernel under its public name: `user_kernels` copies it for a user's heuristic.
+astar_run = _astar_run
+
+
 @njit(cache=True)
 def _trace(parent, pmove, node):
     """The moves from the start to `node`, following `parent` links back (int8, in order)."""

@@ -92,7 +92,9 @@ def register_heuristic(name: str, h, update=None, doc: str = "", naive: str = ""
     """
     with _lock:
         if isinstance(h, (int, np.integer)) and not isinstance(h, bool):
-            code, doc = int(h), (update if update is not None else doc)
+            # The built-ins' positional form (name, code, doc, naive, tables).
+            code, doc, naive, tables = (int(h), update or "", doc or naive,
+                                        (tables or naive) if doc else tables)
             if name in REGISTRY or any(s.code == code for s in REGISTRY.values()):
                 raise ValueError(f"heuristic {name!r} (code {code}) is registered twice")
             if tables not in ("", "pdb", "pdb-max", "walking"):

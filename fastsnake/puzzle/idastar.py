@@ -284,6 +284,10 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
     return status
 
 
+# The kernel under its public name: `user_kernels` copies it for a user's heuristic.
+ida_run = _ida_run
+
+
 def kind_is_pdb(hc) -> bool:
     return int(hc[HC_KIND]) in (H_PDB, H_PDB_MAX)
 
