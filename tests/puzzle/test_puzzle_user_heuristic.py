@@ -271,3 +271,19 @@ def test_the_cli_solves_with_an_entry_point(user_module, tmp_path, monkeypatch, 
     ours = solve("8 0 6 5 4 7 2 3 1", algorithm="idastar", heuristic="manhattan")
     assert doc["heuristic"] == "ep-module" and doc["length"] == ours.length
     assert doc["nodes_generated"] == ours.nodes_generated
+
+
+@pytest.mark.slow
+def test_batch_workers_use_a_heuristic_registered_by_function(user_module):
+    # Worker processes (spawned) import the user's module again and register the heuristic there.
+    from fastsnake.puzzle import random_solvable, solve_processes
+
+    register_heuristic("user-manhattan", user_module.evaluate, user_module.update)
+    rng = np.random.default_rng(7)
+    starts = [random_solvable(3, 3, GOAL3, rng) for _ in range(3)]
+    outcome = solve_processes(starts, rows=3, cols=3, heuristic="user-manhattan", algorithm="idastar", workers=2)
+    got = {r["index"]: r for r in outcome.results}
+    for i, start in enumerate(starts):
+        ours = solve(start, GOAL3, rows=3, cols=3, algorithm="idastar", heuristic="manhattan")
+        assert (got[i]["moves"], got[i]["nodes_generated"]) == (ours.moves, ours.nodes_generated)
+        assert got[i]["heuristic"] == "user-manhattan"
