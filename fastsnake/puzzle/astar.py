@@ -253,7 +253,7 @@ class AStarSearch:
     """
 
     def __init__(self, start, goal, nbr, hc, h0, max_nodes: int, max_bytes: int | None = None, run=None):
-        check_evaluable(hc, "A*")
+        check_evaluable(hc, "A*", copied=run is not None)
         # The kernel: `_astar_run`, or its copy for a user's heuristic (`user_kernels.kernels_of`).
         self.run = _astar_run if run is None else run
         n = len(start)

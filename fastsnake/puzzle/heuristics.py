@@ -238,14 +238,18 @@ def heuristic_code(name: str) -> int:
             f"heuristic {name!r} is not one of {', '.join(heuristic_names())}, auto") from None
 
 
-def check_evaluable(hc, search: str) -> None:
+def check_evaluable(hc, search: str, copied: bool = False) -> None:
     """Raise UnknownHeuristicError unless the kernels evaluate the context's kind: the
-    searches call this before they start, so no kind is ever searched as h = 0."""
+    searches call this before they start, so no kind is ever searched as h = 0. A user's
+    kind is evaluated only by the kernels' copies made for it (`copied`)."""
     kind = int(hc[HC_KIND])
     if kind not in {s.code for s in REGISTRY.values()}:
         raise UnknownHeuristicError(f"{search}: heuristic code {kind} is not registered")
     if is_user_kind(kind):
-        return  # `user_kernels.kernels_of` probes it
+        if not copied:
+            raise UnknownHeuristicError(f"{search}: heuristic code {kind} is a user's: search it with the "
+                                        "kernels `fastsnake.puzzle.user_kernels.kernels_of` makes")
+        return  # `user_kernels.kernels_of` probed it
     n = int(hc[HC_ROWS]) * int(hc[HC_COLS])
     goal = np.zeros(n, np.int8)
     goalpos = np.asarray(hc[HC_GOALPOS])

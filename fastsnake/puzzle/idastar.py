@@ -296,7 +296,7 @@ class IdaSearch:
     """Python driver state of one IDA* search (see `fastsnake.puzzle.solver.solve`)."""
 
     def __init__(self, start, nbr, hc, h0, wd_ids=(0, 0), pdb_state=None, prune=NO_PRUNING, run=None):
-        check_evaluable(hc, "IDA*")
+        check_evaluable(hc, "IDA*", copied=run is not None)
         # The kernel: `_ida_run`, or its copy for a user's heuristic (`user_kernels.kernels_of`).
         self.run = _ida_run if run is None else run
         self.prune = prune
