@@ -198,7 +198,8 @@ def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, h
                 hsize = heap_push(heap, hsize, ((ng + np.int64(hv[k])) << 48) | (np.int64(hv[k]) << 32) | k)
                 continue
             # Cheap heuristics are updated from the parent's value; the rest are
-            # evaluated from scratch (a call that costs more than the whole update).
+            # evaluated from scratch (a call that costs more than the whole update), a
+            # user's heuristic by its update in the copies made for it (`user_kernels`).
             if kind == H_MANHATTAN:
                 h = np.int64(hv[j]) + md[t * n + blank] - md[t * n + a]
             elif kind == H_ZERO:

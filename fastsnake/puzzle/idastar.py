@@ -236,7 +236,8 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
                 nh -= 1
         else:
             # Any other registered heuristic: evaluated from scratch on the child, never
-            # taken as 0 (IdaSearch refuses a kind the kernels cannot evaluate).
+            # taken as 0 (IdaSearch refuses a kind the kernels cannot evaluate); in the
+            # copies made for a user's heuristic (`user_kernels`), its update.
             nh = child_heuristic(board, hc, sc_idx, sc_hl, buf, h, t, a, blank)
         f = d + 1 + nh
         if f > bound:
