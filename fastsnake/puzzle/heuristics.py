@@ -496,7 +496,7 @@ def scratch_heuristic(board, hc, idx, hl, buf):
                   hc[HC_POP], pc)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def child_heuristic(board, hc, idx, hl, buf, h, tile, src, dst):
     """h of the child in which `tile` moved from cell `src` to cell `dst` (the blank), for the kinds
     the search kernels do not update themselves: from scratch on the child (`board` is left as it
