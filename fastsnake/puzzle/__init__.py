@@ -23,7 +23,7 @@ from fastsnake.puzzle.board import (
     random_solvable,
 )
 from fastsnake.puzzle.heuristics import REGISTRY as HEURISTIC_REGISTRY
-from fastsnake.puzzle.heuristics import heuristic_names
+from fastsnake.puzzle.heuristics import UserHeuristicError, heuristic_names, register_heuristic
 from fastsnake.puzzle.prune import MAX_PRUNE_DEPTH
 from fastsnake.puzzle.solver import (
     DEFAULT_MAX_NODES,
@@ -36,7 +36,7 @@ from fastsnake.puzzle.solver import (
 
 __all__ = [
     "DEFAULT_MAX_NODES", "HEURISTIC_REGISTRY", "MAX_CELLS_ANY", "MAX_PRUNE_DEPTH", "MOVES", "SEED_NAMES",
-    "TILE_MOVE_NAMES",
+    "TILE_MOVE_NAMES", "UserHeuristicError", "check_admissible", "register_heuristic",
     "PuzzleInputError", "PuzzleLimitError", "SolveResult", "apply_moves", "format_board", "goal_default",
     "heuristic_context", "heuristic_names", "is_solvable", "limit_message", "load_solution", "parse_tiles",
     "random_solvable", "save_solution", "solve", "solve_many", "solve_processes",
@@ -59,6 +59,10 @@ def __getattr__(name):
         from fastsnake.puzzle.batch import solve_processes
 
         return solve_processes
+    if name == "check_admissible":
+        from fastsnake.puzzle.admissible import check_admissible
+
+        return check_admissible
     if name in ("load_solution", "save_solution"):
         from fastsnake.puzzle import solution
 

@@ -33,7 +33,8 @@ from fastsnake.puzzle.heuristics import (
     HC_ROWS,
     LINE_CONFLICT_BUF,
     check_evaluable,
-    scratch_heuristic,
+    child_heuristic,
+    user_failure,
 )
 from fastsnake.search.heap import heap_pop, heap_push
 
@@ -197,7 +198,8 @@ def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, h
                 hsize = heap_push(heap, hsize, ((ng + np.int64(hv[k])) << 48) | (np.int64(hv[k]) << 32) | k)
                 continue
             # Cheap heuristics are updated from the parent's value; the rest are
-            # evaluated from scratch (a call that costs more than the whole update).
+            # evaluated from scratch (a call that costs more than the whole update), a
+            # user's heuristic by its update in the copies made for it (`user_kernels`).
             if kind == H_MANHATTAN:
                 h = np.int64(hv[j]) + md[t * n + blank] - md[t * n + a]
             elif kind == H_ZERO:
@@ -205,11 +207,7 @@ def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, h
             elif kind == H_MISPLACED:
                 h = np.int64(hv[j]) + (goalpos[t] != blank) - (goalpos[t] != a)
             else:
-                board[blank] = t
-                board[a] = 0
-                h = scratch_heuristic(board, hc, idx, hl, buf)
-                board[a] = t
-                board[blank] = 0
+                h = child_heuristic(board, hc, idx, hl, buf, np.int64(hv[j]), t, a, blank)
             k = nodes
             nodes += 1
             for w in range(nwords):
@@ -226,6 +224,10 @@ def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, h
     st[C_GENERATED] = generated
     st[C_EXPANDED] = expanded
     return status
+
+
+# The kernel under its public name: `user_kernels` copies it for a user's heuristic.
+astar_run = _astar_run
 
 
 @njit(cache=True)
@@ -251,8 +253,10 @@ class AStarSearch:
     is copied, its old copy) stay within `max_bytes`; `grow` reports when they would not.
     """
 
-    def __init__(self, start, goal, nbr, hc, h0, max_nodes: int, max_bytes: int | None = None):
-        check_evaluable(hc, "A*")
+    def __init__(self, start, goal, nbr, hc, h0, max_nodes: int, max_bytes: int | None = None, run=None):
+        check_evaluable(hc, "A*", copied=run is not None)
+        # The kernel: `_astar_run`, or its copy for a user's heuristic (`user_kernels.kernels_of`).
+        self.run = _astar_run if run is None else run
         n = len(start)
         self.bits, self.per, self.nwords = layout(n)
         self.nbr = nbr
@@ -330,9 +334,14 @@ class AStarSearch:
         return True
 
     def step(self, budget: int) -> int:
-        return _astar_run(self.nbr, self.hc, self.goal_words, self.states, self.g, self.hv,
-                          self.parent, self.pmove, self.table, self.tkey, self.heap, self.st, self.board,
-                          self.child, self.idx, self.hl, self.buf, budget)
+        try:
+            return self.run(self.nbr, self.hc, self.goal_words, self.states, self.g, self.hv,
+                            self.parent, self.pmove, self.table, self.tkey, self.heap, self.st, self.board,
+                            self.child, self.idx, self.hl, self.buf, budget)
+        except Exception as exc:
+            if self.run is _astar_run:
+                raise
+            raise user_failure(self.hc, exc) from None
 
     def moves(self) -> np.ndarray:
         return _trace(self.parent, self.pmove, int(self.st[C_GOAL]))

@@ -40,6 +40,10 @@ def _worker_init(spec: dict) -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it terminates us
     rows, cols, goal = spec["rows"], spec["cols"], np.array(spec["goal"], np.int8)
+    if spec.get("user"):
+        from fastsnake.puzzle.user_kernels import register_targets
+
+        register_targets(spec["heuristic"], spec["user"])
     if spec["pdb_file"] is not None:
         from fastsnake.puzzle import pdb as P
 
@@ -146,6 +150,10 @@ def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: st
     heuristic_code(heuristic)
     spec = {"rows": rows, "cols": cols, "goal": goal.tolist(), "heuristic": heuristic, "algorithm": algorithm,
             "max_nodes": int(max_nodes or DEFAULT_MAX_NODES), "time_limit": time_limit, "pdb_file": None}
+    if REGISTRY[heuristic].evaluate is not None and not REGISTRY[heuristic].origin.startswith("entry point"):
+        from fastsnake.puzzle.user_kernels import import_targets
+
+        spec["user"] = import_targets(REGISTRY[heuristic])  # the workers register it again
     t0 = time.perf_counter()
     tables: dict = {}
     tmp = None

@@ -19,6 +19,7 @@ Context tuple `hc` (built by `build_context`; kernels read it through the HC_* s
 
 from __future__ import annotations
 
+import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -54,19 +55,149 @@ class HeuristicSpec(NamedTuple):
     # (state, goal, rows, cols) and must return the kernel's value on every state.
     naive: str
     tables: str = ""  # the tables `solver.heuristic_context` builds: "", "pdb", "pdb-max", "walking"
+    # A user's heuristic (`register_heuristic` with a function): its njit evaluate(cells, goal,
+    # rows, cols) and optional update(h, cells, goal, rows, cols, tile, src, dst), and where it
+    # came from ("function" or the entry point's package). Built-ins have None.
+    evaluate: object = None
+    update: object = None
+    origin: str = "fastsnake"
 
 
 REGISTRY: dict[str, HeuristicSpec] = {}
+# Kind codes of users' heuristics start here; the kernels take them to their `child_heuristic`.
+USER_CODE_BASE = 100
+ENTRY_POINT_GROUP = "fastsnake.heuristics"
+_lock = threading.RLock()
+_entry_points: dict | None = None  # name -> EntryPoint, discovered once
 
 
-def register_heuristic(name: str, code: int, doc: str, naive: str = "", tables: str = "") -> int:
-    """Add a heuristic to REGISTRY; returns its code (the kernels' kind)."""
-    if name in REGISTRY or any(s.code == code for s in REGISTRY.values()):
-        raise ValueError(f"heuristic {name!r} (code {code}) is registered twice")
-    if tables not in ("", "pdb", "pdb-max", "walking"):
-        raise ValueError(f"heuristic {name!r}: unknown tables {tables!r}")
-    REGISTRY[name] = HeuristicSpec(name, code, doc, naive, tables)
-    return code
+class UserHeuristicError(PuzzleInputError):
+    """A user's heuristic that cannot be used: not njit, fails to import, returns a negative
+    value or raises (a ValueError, as every PuzzleInputError)."""
+
+
+def register_heuristic(name: str, h, update=None, doc: str = "", naive: str = "", tables: str = "",
+                       *, origin: str = "function") -> int:
+    """Add a heuristic to REGISTRY; returns its kind code.
+
+    A user's heuristic: ``register_heuristic(name, h, update=None, doc="")`` where `h` is a
+    numba ``@njit`` function ``h(cells, goal, rows, cols) -> int`` (``cells[i]`` the tile on cell
+    i, 0 the blank; ``goal[t]`` tile t's goal cell) and `update`, optional, an ``@njit``
+    ``update(h, cells, goal, rows, cols, tile, src, dst) -> int``: the value after `tile` moved
+    from cell `src` to cell `dst` (`cells` already shows the move). The searches then run copies
+    of their kernels with these functions inlined (`fastsnake.puzzle.user_kernels`).
+
+    The built-ins' form ``register_heuristic(name, code, doc, naive, tables)`` (an int code the
+    kernels branch on) is the module's own.
+    """
+    with _lock:
+        if isinstance(h, (int, np.integer)) and not isinstance(h, bool):
+            # The built-ins' positional form (name, code, doc, naive, tables).
+            code, doc, naive, tables = (int(h), update or "", doc or naive,
+                                        (tables or naive) if doc else tables)
+            if name in REGISTRY or any(s.code == code for s in REGISTRY.values()):
+                raise ValueError(f"heuristic {name!r} (code {code}) is registered twice")
+            if tables not in ("", "pdb", "pdb-max", "walking"):
+                raise ValueError(f"heuristic {name!r}: unknown tables {tables!r}")
+            REGISTRY[name] = HeuristicSpec(name, code, doc, naive, tables)
+            return code
+        if not isinstance(name, str) or not name or name == "auto" or any(c.isspace() or c == "," for c in name):
+            raise UserHeuristicError(f"heuristic name {name!r} must be a non-empty word without spaces or "
+                                     "commas, not 'auto'")
+        _check_njit(name, h, "h(cells, goal, rows, cols)")
+        if update is not None:
+            _check_njit(name, update, "update(h, cells, goal, rows, cols, tile, src, dst)")
+        old = REGISTRY.get(name)
+        if old is not None:
+            if old.evaluate is None:
+                raise UserHeuristicError(f"heuristic {name!r} is a built-in: choose another name")
+            if old.evaluate is h and old.update is update:
+                return old.code
+            code = old.code  # a user's heuristic registered again (edited): same name, same code
+        else:
+            code = max([USER_CODE_BASE - 1, *(s.code for s in REGISTRY.values())]) + 1
+        REGISTRY[name] = HeuristicSpec(name, code, doc or f"a user's heuristic ({origin})", naive, "",
+                                       h, update, origin)
+        return code
+
+
+def _check_njit(name: str, fn, signature: str) -> None:
+    from numba.core.dispatcher import Dispatcher
+
+    if not isinstance(fn, Dispatcher):
+        what = getattr(fn, "__name__", type(fn).__name__)
+        raise UserHeuristicError(f"heuristic {name!r}: {what} is not a numba function; decorate it with "
+                                 f"@numba.njit ({signature} -> int)")
+
+
+def unregister_heuristic(name: str) -> None:
+    """Forget a user's heuristic (built-ins stay)."""
+    with _lock:
+        spec = REGISTRY.get(name)
+        if spec is not None and spec.evaluate is not None:
+            del REGISTRY[name]
+
+
+def is_user_kind(kind) -> bool:
+    return int(kind) >= USER_CODE_BASE
+
+
+def spec_of_kind(kind) -> HeuristicSpec | None:
+    kind = int(kind)
+    for spec in REGISTRY.values():
+        if spec.code == kind:
+            return spec
+    return None
+
+
+def _discover() -> dict:
+    """The entry points of the group `fastsnake.heuristics` (name -> EntryPoint; first one wins)."""
+    global _entry_points
+    with _lock:
+        if _entry_points is None:
+            from importlib.metadata import entry_points
+
+            found: dict = {}
+            for ep in entry_points(group=ENTRY_POINT_GROUP):
+                found.setdefault(ep.name, ep)
+            _entry_points = found
+        return _entry_points
+
+
+def rediscover() -> None:
+    """Forget the discovered entry points (e.g. after installing a package in a running process);
+    heuristics loaded from them are dropped too."""
+    global _entry_points
+    with _lock:
+        for name in list(_entry_points or ()):
+            spec = REGISTRY.get(name)
+            if spec is not None and spec.origin.startswith("entry point"):
+                del REGISTRY[name]
+        _entry_points = None
+
+
+def _load_entry_point(name: str) -> bool:
+    """Register the heuristic entry point `name` names; False when there is none."""
+    ep = _discover().get(name)
+    if ep is None or name in REGISTRY:
+        return ep is not None
+    try:
+        obj = ep.load()
+    except Exception as exc:  # an outside package: any failure to import is its own
+        raise UserHeuristicError(f"heuristic {name!r}: entry point {ep.value!r} failed to import: "
+                                 f"{type(exc).__name__}: {exc}".splitlines()[0]) from None
+    from numba.core.dispatcher import Dispatcher
+
+    if isinstance(obj, Dispatcher) or callable(obj) and not hasattr(obj, "evaluate"):
+        evaluate, update = obj, None
+    else:
+        evaluate, update = getattr(obj, "evaluate", None), getattr(obj, "update", None)
+        if evaluate is None:
+            raise UserHeuristicError(f"heuristic {name!r}: entry point {ep.value!r} names neither an @njit "
+                                     "function nor an object with an `evaluate` attribute")
+    doc = (getattr(obj, "__doc__", None) or "").strip().splitlines()
+    register_heuristic(name, evaluate, update, doc=doc[0] if doc else "", origin=f"entry point {ep.value}")
+    return True
 
 
 H_ZERO = register_heuristic("zero", 0, "0 everywhere: uniform-cost search (algorithm bfs)")
@@ -86,8 +217,10 @@ HEURISTICS = {name: spec.code for name, spec in REGISTRY.items()}
 
 
 def heuristic_names() -> list[str]:
-    """The names a caller may pass as heuristic= (all but 'zero', which bfs uses), in order."""
-    return [name for name in REGISTRY if name != "zero"]
+    """The names a caller may pass as heuristic= (all but 'zero', which bfs uses), in order:
+    the built-ins, the users' registered ones, then the entry points of `fastsnake.heuristics`."""
+    names = [name for name in REGISTRY if name != "zero"]
+    return names + [name for name in _discover() if name not in REGISTRY and name != "auto"]
 
 
 class UnknownHeuristicError(PuzzleInputError):
@@ -95,19 +228,28 @@ class UnknownHeuristicError(PuzzleInputError):
 
 
 def heuristic_code(name: str) -> int:
+    """The kind code of `name` (an entry point of `fastsnake.heuristics` is loaded on first use)."""
+    if name not in REGISTRY and isinstance(name, str):
+        _load_entry_point(name)
     try:
         return REGISTRY[name].code
-    except KeyError:
+    except (KeyError, TypeError):
         raise UnknownHeuristicError(
             f"heuristic {name!r} is not one of {', '.join(heuristic_names())}, auto") from None
 
 
-def check_evaluable(hc, search: str) -> None:
+def check_evaluable(hc, search: str, copied: bool = False) -> None:
     """Raise UnknownHeuristicError unless the kernels evaluate the context's kind: the
-    searches call this before they start, so no kind is ever searched as h = 0."""
+    searches call this before they start, so no kind is ever searched as h = 0. A user's
+    kind is evaluated only by the kernels' copies made for it (`copied`)."""
     kind = int(hc[HC_KIND])
     if kind not in {s.code for s in REGISTRY.values()}:
         raise UnknownHeuristicError(f"{search}: heuristic code {kind} is not registered")
+    if is_user_kind(kind):
+        if not copied:
+            raise UnknownHeuristicError(f"{search}: heuristic code {kind} is a user's: search it with the "
+                                        "kernels `fastsnake.puzzle.user_kernels.kernels_of` makes")
+        return  # `user_kernels.kernels_of` probed it
     n = int(hc[HC_ROWS]) * int(hc[HC_COLS])
     goal = np.zeros(n, np.int8)
     goalpos = np.asarray(hc[HC_GOALPOS])
@@ -354,5 +496,55 @@ def scratch_heuristic(board, hc, idx, hl, buf):
                   hc[HC_POP], pc)
 
 
+@njit(cache=True, inline="always")
+def child_heuristic(board, hc, idx, hl, buf, h, tile, src, dst):
+    """h of the child in which `tile` moved from cell `src` to cell `dst` (the blank), for the kinds
+    the search kernels do not update themselves: from scratch on the child (`board` is left as it
+    was). A user's heuristic replaces this function in its copies of the kernels
+    (`fastsnake.puzzle.user_kernels`), with its own update."""
+    board[dst] = tile
+    board[src] = 0
+    nh = scratch_heuristic(board, hc, idx, hl, buf)
+    board[src] = tile
+    board[dst] = 0
+    return nh
+
+
+# The largest value a heuristic may take: A* keys nodes by 16-bit h.
+MAX_H = 32767
+
+
+def user_value(spec: HeuristicSpec, board, hc) -> int:
+    """A user's heuristic on `board` (called from Python), checked: an int in 0..MAX_H."""
+    try:
+        value = spec.evaluate(board, hc[HC_GOALPOS], hc[HC_ROWS], hc[HC_COLS])
+    except Exception as exc:  # the user's code: whatever it raises is reported as its failure
+        raise UserHeuristicError(f"heuristic {spec.name!r} raised {type(exc).__name__}: {exc}".splitlines()[0]
+                                 ) from None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise UserHeuristicError(f"heuristic {spec.name!r} returned {value!r}, not an int")
+    if not 0 <= int(value) <= MAX_H:
+        raise UserHeuristicError(f"heuristic {spec.name!r} returned {int(value)} on "
+                                 f"{' '.join(map(str, np.asarray(board).tolist()))}: it must be 0..{MAX_H}")
+    return int(value)
+
+
+def user_failure(hc, exc: Exception) -> UserHeuristicError:
+    """The error a search raises when a user's heuristic raised (or left 0..MAX_H) inside a kernel."""
+    spec = spec_of_kind(hc[HC_KIND])
+    name = spec.name if spec is not None else f"code {int(hc[HC_KIND])}"
+    return UserHeuristicError(f"heuristic {name!r} failed during the search: {type(exc).__name__}: "
+                              f"{exc}".splitlines()[0])
+
+
+def root_value(board, hc, idx, hl) -> int:
+    """The heuristic's value of a search's start (the PDB's idx/hl are left describing it)."""
+    if is_user_kind(hc[HC_KIND]):
+        return user_value(spec_of_kind(hc[HC_KIND]), np.asarray(board, dtype=np.int8), hc)
+    return int(scratch_heuristic(board, hc, idx, hl, np.zeros(LINE_CONFLICT_BUF, np.int64)))
+
+
 def heuristic_value(board, ctx) -> int:
+    if is_user_kind(ctx[HC_KIND]):
+        return user_value(spec_of_kind(ctx[HC_KIND]), np.asarray(board, dtype=np.int8), ctx)
     return int(_h_full(np.asarray(board, dtype=np.int8), ctx))

@@ -45,9 +45,10 @@ from fastsnake.puzzle.heuristics import (
     HC_WDV_NEXT,
     LINE_CONFLICT_BUF,
     check_evaluable,
+    child_heuristic,
     line_conflicts,
     pdb_cells,
-    scratch_heuristic,
+    user_failure,
 )
 from fastsnake.puzzle.pdb_build import MAX_GROUP, group_rank
 from fastsnake.puzzle.prune import NO_PRUNING
@@ -235,12 +236,9 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
                 nh -= 1
         else:
             # Any other registered heuristic: evaluated from scratch on the child, never
-            # taken as 0 (IdaSearch refuses a kind the kernels cannot evaluate).
-            board[blank] = t
-            board[a] = 0
-            nh = scratch_heuristic(board, hc, sc_idx, sc_hl, buf)
-            board[a] = t
-            board[blank] = 0
+            # taken as 0 (IdaSearch refuses a kind the kernels cannot evaluate); in the
+            # copies made for a user's heuristic (`user_kernels`), its update.
+            nh = child_heuristic(board, hc, sc_idx, sc_hl, buf, h, t, a, blank)
         f = d + 1 + nh
         if f > bound:
             if f < next_bound:
@@ -287,6 +285,10 @@ def _ida_run(board, nbr, hc, st, path, nxt, hst, wdv, wdh, idx, hl, sv_idx, sv_h
     return status
 
 
+# The kernel under its public name: `user_kernels` copies it for a user's heuristic.
+ida_run = _ida_run
+
+
 def kind_is_pdb(hc) -> bool:
     return int(hc[HC_KIND]) in (H_PDB, H_PDB_MAX)
 
@@ -294,8 +296,10 @@ def kind_is_pdb(hc) -> bool:
 class IdaSearch:
     """Python driver state of one IDA* search (see `fastsnake.puzzle.solver.solve`)."""
 
-    def __init__(self, start, nbr, hc, h0, wd_ids=(0, 0), pdb_state=None, prune=NO_PRUNING):
-        check_evaluable(hc, "IDA*")
+    def __init__(self, start, nbr, hc, h0, wd_ids=(0, 0), pdb_state=None, prune=NO_PRUNING, run=None):
+        check_evaluable(hc, "IDA*", copied=run is not None)
+        # The kernel: `_ida_run`, or its copy for a user's heuristic (`user_kernels.kernels_of`).
+        self.run = _ida_run if run is None else run
         self.prune = prune
         self.root = np.array(start, dtype=np.int8)
         self.board = self.root.copy()
@@ -345,9 +349,14 @@ class IdaSearch:
         IDA_ITERATION_DONE after moving on to the next bound (never returns it when
         the next bound would exceed every reachable f: then IDA_ITERATION_DONE with
         bound = _INF means the goal is unreachable)."""
-        status = _ida_run(self.board, self.nbr, self.hc, self.st, self.path, self.nxt, self.hst,
-                          self.wdv, self.wdh, self.idx, self.hl, self.sv_idx, self.sv_hl, self.prune,
-                          self.fsm, budget)
+        try:
+            status = self.run(self.board, self.nbr, self.hc, self.st, self.path, self.nxt, self.hst,
+                              self.wdv, self.wdh, self.idx, self.hl, self.sv_idx, self.sv_hl, self.prune,
+                              self.fsm, budget)
+        except Exception as exc:
+            if self.run is _ida_run:
+                raise
+            raise user_failure(self.hc, exc) from None
         if status == IDA_ITERATION_DONE:
             nb = int(self.st[S_NEXT_BOUND])
             if nb >= _INF:

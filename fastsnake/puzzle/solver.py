@@ -17,11 +17,10 @@ from fastsnake.puzzle.heuristics import (
     HC_KIND,
     HC_NGROUPS,
     HC_NLK,
-    LINE_CONFLICT_BUF,
     REGISTRY,
     build_context,
     heuristic_code,
-    scratch_heuristic,
+    root_value,
 )
 from fastsnake.puzzle.idastar import IDA_BUDGET, IDA_FOUND, IdaSearch
 from fastsnake.sizes import MEMORY_BUDGET_ENV, parse_size
@@ -241,8 +240,14 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
     nlk, ngroups = int(hc[HC_NLK]), int(hc[HC_NGROUPS])
     idx = np.zeros(max(nlk * ngroups, 1), np.int64)
     hl = np.zeros(max(nlk, 1), np.int64)
-    h0 = int(scratch_heuristic(start, hc, idx, hl, np.zeros(LINE_CONFLICT_BUF, np.int64)))
+    h0 = root_value(start, hc, idx, hl)
+    from fastsnake.puzzle.user_kernels import kernels_of
+
+    user = kernels_of(hc)  # None for a built-in heuristic: the searches' own kernels
     extra = {k: v for k, v in info.items() if k != "setup_seconds"}
+    if user is not None:
+        extra["compile_seconds"] = _load_user_kernels(user, algorithm, start, goal, nbr, hc, h0, rows, cols,
+                                                      prune_depth)
     t0 = time.perf_counter()
     if time_limit is not None:
         deadline = t0 + time_limit
@@ -259,7 +264,7 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
         depth = PR.prune_depth(rows, cols) if prune_depth is None else prune_depth
         extra["prune_depth"] = depth
         search = IdaSearch(start, nbr, hc, h0, wd_ids=wd_ids, pdb_state=(idx, hl),
-                           prune=PR.move_pruning(rows, cols, depth))
+                           prune=PR.move_pruning(rows, cols, depth), run=user and user[0])
         status = None
         shown = search.bound
         chunk = 1 << 20
@@ -292,7 +297,7 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
         moves = search.moves() if status == "solved" else None
         gen, exp, mem, iters = search.generated, search.expanded, 0, search.iterations
     else:
-        search = AStarSearch(start, goal, nbr, hc, h0, max_nodes, max_bytes)
+        search = AStarSearch(start, goal, nbr, hc, h0, max_nodes, max_bytes, run=user and user[1])
         status = None
         while status is None:
             # Each expansion generates at most 4 nodes: never pass max_nodes.
@@ -319,6 +324,18 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
         moves = search.moves() if status == "solved" else None
         gen, exp, mem, iters = search.generated, search.expanded, search.memory_bytes(), None
     return status, moves, gen, exp, mem, iters, h0, setup, extra, time.perf_counter() - t0
+
+
+def _load_user_kernels(user, algorithm, start, goal, nbr, hc, h0, rows, cols, prune_depth) -> float:
+    """Load (or compile) a user's heuristic's kernels with a search of no node, so that `seconds`
+    is the search alone; the seconds it took."""
+    t0 = time.perf_counter()
+    if algorithm == "idastar":
+        depth = PR.prune_depth(rows, cols) if prune_depth is None else prune_depth
+        IdaSearch(start, nbr, hc, h0, prune=PR.move_pruning(rows, cols, depth), run=user[0]).step(0)
+    else:
+        AStarSearch(start, goal, nbr, hc, h0, 16, None, run=user[1]).step(0)
+    return time.perf_counter() - t0
 
 
 def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None, size=None,
@@ -436,10 +453,12 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
         return SolveResult(**base, solvable=False, length=None, moves=None, nodes_generated=0,
                            nodes_expanded=0, seconds=time.perf_counter() - t_start,
                            optimal=True, status="unsolvable")
-    compile_seconds = load_kernels(algorithm, rows * cols)
+    # A user's heuristic runs copies of the kernels: `_search` loads those (extra["compile_seconds"]).
+    compile_seconds = load_kernels(algorithm, rows * cols) if REGISTRY[heuristic].evaluate is None else 0.0
     status, moves, gen, exp, mem, iters, h0, setup, extra, seconds = _search(
         start, goal, rows, cols, algorithm, heuristic, int(max_nodes), max_bytes, None, progress,
         context, time_limit=time_limit, partition=partition, prune_depth=prune_depth)
+    compile_seconds += extra.pop("compile_seconds", 0.0)
     text = "".join(B.MOVES[m] for m in moves) if moves is not None else None
     result = SolveResult(**base, solvable=True, length=(len(text) if text is not None else None),
                          moves=text, nodes_generated=gen, nodes_expanded=exp, seconds=seconds,

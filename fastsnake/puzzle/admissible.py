@@ -1,0 +1,143 @@
+"""`check_admissible`: a heuristic's values against true distances on sampled states.
+
+An optimal search is optimal only with an admissible heuristic (never above the true distance to
+the goal). A user's heuristic is not trusted blindly: this samples states and compares. On boards
+of at most `BFS_MAX_CELLS` cells every state's distance is known by a breadth-first search from
+the goal, and states are drawn uniformly from all of them; on larger boards states are random
+walks of 1..`max_walk` moves from the goal, each solved optimally with IDA* and Manhattan distance
+(admissible by construction). A violation is a sampled state where h exceeds that distance; none
+seen is evidence, not proof.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from fastsnake.puzzle import board as B
+
+# Boards up to this many cells are searched whole (3x3: 181,440 states, about 1 CPU-s).
+BFS_MAX_CELLS = 9
+DEFAULT_MAX_WALK = 30
+
+
+@dataclass
+class AdmissibilityReport:
+    """What `check_admissible` found. `violations`: one dict per state where the heuristic is above
+    the true distance, ``{"state": [tiles], "h": value, "distance": true distance}``, the worst first."""
+
+    heuristic: str
+    rows: int
+    cols: int
+    method: str  # "bfs" (uniform over every state) or "walks" (random walks from the goal)
+    samples: int  # states compared
+    seed: int
+    violations: list = field(default_factory=list)
+
+    @property
+    def admissible(self) -> bool:
+        """No sampled state has h above its distance."""
+        return not self.violations
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "admissible": self.admissible}
+
+
+def _bfs_distances(goal: np.ndarray, rows: int, cols: int) -> dict:
+    """Distance to `goal` of every state reachable from it (tuples of tiles)."""
+    nbr = [[(r + dr) * cols + c + dc for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+            if 0 <= r + dr < rows and 0 <= c + dc < cols] for r in range(rows) for c in range(cols)]
+    start = tuple(goal.tolist())
+    dist = {start: 0}
+    queue = deque([(start, start.index(0))])
+    while queue:
+        state, blank = queue.popleft()
+        d = dist[state] + 1
+        for a in nbr[blank]:
+            s = list(state)
+            s[blank], s[a] = s[a], 0
+            t = tuple(s)
+            if t not in dist:
+                dist[t] = d
+                queue.append((t, a))
+    return dist
+
+
+def check_admissible(name: str, rows: int, cols: int | None = None, samples: int = 200, seed: int = 0,
+                     goal=None, max_walk: int = DEFAULT_MAX_WALK) -> AdmissibilityReport:
+    """Compare heuristic `name`'s values to true distances on `samples` sampled states.
+
+    Parameters
+    ----------
+    name : str
+        A registered heuristic (built-in, registered function or entry point).
+    rows, cols : int
+        The board (cols defaults to rows); at most 36 cells.
+    samples : int, optional
+        States compared (on boards of at most 9 cells: drawn from every state without repeats).
+    seed : int, optional
+        The sample's seed: the same seed, the same states.
+    goal : str or sequence of int, optional
+        The goal board; default the identity.
+    max_walk : int, optional
+        Longest random walk from the goal on boards above 9 cells.
+
+    Returns
+    -------
+    AdmissibilityReport
+        ``admissible`` (no violation seen), ``violations`` (state, h, distance; the worst first),
+        ``method`` ("bfs" or "walks"), ``samples``.
+
+    Raises
+    ------
+    PuzzleInputError
+        An unknown heuristic, a bad board or goal; UserHeuristicError when the heuristic raises or
+        returns a value outside 0..32767.
+
+    Examples
+    --------
+    >>> check_admissible("manhattan", 2, 3, samples=50).admissible
+    True
+    """
+    from fastsnake.puzzle.heuristics import heuristic_code, heuristic_value
+    from fastsnake.puzzle.solver import heuristic_context, solve
+
+    cols = rows if cols is None else cols
+    B.check_size(rows, cols, B.MAX_CELLS)
+    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 1:
+        raise B.PuzzleInputError(f"samples {samples!r} must be a positive integer")
+    if isinstance(max_walk, bool) or not isinstance(max_walk, (int, np.integer)) or max_walk < 1:
+        raise B.PuzzleInputError(f"max_walk {max_walk!r} must be a positive integer")
+    heuristic_code(name)
+    goal = B.goal_default(rows, cols) if goal is None else B.parse_tiles(goal, rows, cols, "goal")
+    hc, _ = heuristic_context(name, rows, cols, goal)
+    rng = np.random.default_rng(seed)
+    pairs = []  # (state, true distance)
+    if rows * cols <= BFS_MAX_CELLS:
+        method = "bfs"
+        dist = _bfs_distances(goal, rows, cols)
+        states = list(dist)
+        for i in rng.choice(len(states), min(int(samples), len(states)), replace=False):
+            pairs.append((np.array(states[i], np.int8), dist[states[i]]))
+    else:
+        method = "walks"
+        nbr = B.neighbours(rows, cols)
+        for _ in range(int(samples)):
+            state = goal.copy()
+            blank = int(np.flatnonzero(state == 0)[0])
+            for _ in range(int(rng.integers(1, max_walk + 1))):
+                moves = [a for a in nbr[blank * 4:blank * 4 + 4] if a >= 0]
+                a = int(moves[int(rng.integers(len(moves)))])
+                state[blank], state[a] = state[a], 0
+                blank = a
+            length = solve(state, goal, rows=rows, cols=cols, algorithm="idastar", heuristic="manhattan").length
+            pairs.append((state, length))
+    violations = []
+    for state, d in pairs:
+        h = heuristic_value(state, hc)
+        if h > d:
+            violations.append({"state": state.tolist(), "h": int(h), "distance": int(d)})
+    violations.sort(key=lambda v: (v["distance"] - v["h"], v["state"]))
+    return AdmissibilityReport(name, rows, cols, method, len(pairs), int(seed), violations)
