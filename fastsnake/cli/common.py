@@ -249,6 +249,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def nonnegative_float(text: str) -> float:
+    """A finite number >= 0 (a share such as --slower)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a finite number >= 0")
+    return value
+
+
 def nonnegative_int(text: str) -> int:
     value = whole_number(text)
     if value < 0:

@@ -153,6 +153,9 @@ def register(subparsers) -> None:
     p.add_argument("--baseline-from", metavar="FILE", default=None,
                    help="pair with a saved baseline on the same instances: exit 4 when a heuristic needs "
                         "significantly more nodes or CPU, 2 when the instances differ")
+    p.add_argument("--slower", type=common.nonnegative_float, default=0.10, metavar="SHARE",
+                   help="--baseline-from: CPU-seconds count as worse only beyond this share of the baseline's "
+                        "(default 0.10; node counts are judged exactly)")
     p.add_argument("--allow-partial", action="store_true",
                    help="--baseline-from: accept comparing only the heuristics and instances the baseline "
                         "holds (at least one must pair); without it a partial comparison exits 2")
@@ -556,7 +559,7 @@ def cmd_compare(args):
             written["baseline"] = S.write_rows(table, args.save_baseline, meta)
     verdict = None
     if base_rows is not None:
-        verdict = P.check_baseline(study, base_rows, allow_partial=args.allow_partial)
+        verdict = P.check_baseline(study, base_rows, allow_partial=args.allow_partial, slower=args.slower)
         if verdict["worse"]:
             common.log(f"fastsnake: worse than baseline {args.baseline_from!r}: " + ", ".join(verdict["worse"]))
             args.exit_status = 4

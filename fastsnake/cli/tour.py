@@ -134,6 +134,9 @@ def _compare_parser(tour) -> None:
     p.add_argument("--save-baseline", metavar="FILE", default=None, help="keep this run's rows as a baseline")
     p.add_argument("--baseline-from", metavar="FILE", default=None,
                    help="exit 4 when a method needs significantly more CPU or nodes; 2 for other trials")
+    p.add_argument("--slower", type=common.nonnegative_float, default=0.10, metavar="SHARE",
+                   help="--baseline-from: CPU-seconds count as worse only beyond this share of the baseline's "
+                        "(default 0.10; node counts are judged exactly)")
     p.add_argument("--allow-partial", action="store_true",
                    help="--baseline-from: accept comparing only the methods and trials the baseline holds "
                         "(at least one must pair); without it a partial comparison exits 2")
@@ -185,7 +188,7 @@ def run_compare(args):
             written["baseline"] = S.write_rows(table, args.save_baseline, meta)
     verdict = None
     if base_rows is not None:
-        verdict = T.study.check_baseline(study, base_rows, allow_partial=args.allow_partial)
+        verdict = T.study.check_baseline(study, base_rows, allow_partial=args.allow_partial, slower=args.slower)
         if verdict["worse"]:
             common.log(f"fastsnake: worse than baseline {args.baseline_from!r}: " + ", ".join(verdict["worse"]))
             args.exit_status = 4

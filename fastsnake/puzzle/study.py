@@ -451,17 +451,20 @@ def _solved_value(measure: str):
     return value
 
 
-def check_baseline(study: Study, base_rows: list[dict], *, allow_partial: bool = False) -> dict:
+def check_baseline(study: Study, base_rows: list[dict], *, allow_partial: bool = False,
+                   slower: float | None = None) -> dict:
     """Today's study against the baseline's rows, instance by instance, with the one gate logic
     (`fastsnake.study.baseline.compare_rows`): every heuristic/algorithm of the run on the same
     options and instances, else `BaselineMismatch` unless `allow_partial`; then nodes and
-    CPU-seconds of each compared one judged on the instances both solved."""
+    CPU-seconds of each compared one judged on the instances both solved (CPU worse only beyond the
+    share `slower`, default 0.10)."""
     from fastsnake.study.baseline import compare_rows
 
     return compare_rows(study.rows, base_rows, key=lambda r: f"{r['heuristic']}/{r['algorithm']}",
                         trial=lambda r: r["instance_id"],
                         measures=lambda k: [(m, _solved_value(m)) for m in RATIO_MEASURES],
-                        conditions=("options",), allow_partial=allow_partial, words=("heuristic", "instance"))
+                        conditions=("options",), allow_partial=allow_partial, words=("heuristic", "instance"),
+                        slower=slower)
 
 
 def study_tables(summary: dict) -> list:

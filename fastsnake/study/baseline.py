@@ -74,14 +74,15 @@ def gate(run_ids: dict, base_ids: dict, *, conditions=(), run_conditions=None, b
 
 
 def compare_rows(today: list[dict], base: list[dict], *, key, trial, measures, conditions=("options",),
-                 allow_partial: bool = False, words=("algorithm", "instance")) -> dict:
+                 allow_partial: bool = False, words=("algorithm", "instance"), slower: float | None = None) -> dict:
     """Today's rows against a baseline's, with the one gate logic (`fastsnake.study.gate`): every
     algorithm of today (``key(row)``, a label) must be in the baseline on the same `conditions`
     (row fields, e.g. the options) and every trial of today (``trial(row)``) among the baseline's,
     else `BaselineMismatch` naming what was not compared, unless `allow_partial` (even then at
     least one algorithm must pair). Each compared algorithm's `measures(label)` (``[(name,
     value(row))]``: nan where a trial did not finish) are then judged by `check` on the trials both
-    ran. Returns `check`'s verdict plus ``coverage`` (`fastsnake.study.gate.coverage`),
+    ran (CPU-seconds worse only beyond the share `slower`, default `DEFAULT_TOLERANCE`'s). Returns
+    `check`'s verdict plus ``coverage`` (`fastsnake.study.gate.coverage`),
     ``unmatched`` (one line per algorithm or trials left out) and ``headline`` (how many were
     compared)."""
     from fastsnake.study.gate import coverage
@@ -107,7 +108,7 @@ def compare_rows(today: list[dict], base: list[dict], *, key, trial, measures, c
         for name, value in measures(p.key):
             mine[(p.key, name)] = [value(run_by[p.key][t]) for t in order]
             theirs[(p.key, name)] = [value(base_by[p.key][t]) if t in base_by[p.key] else math.nan for t in order]
-    verdict = check(mine, theirs)
+    verdict = check(mine, theirs, None if slower is None else {"cpu": float(slower)})
     cov = coverage(pairings)
     verdict["coverage"] = cov
     verdict["unmatched"] = ([f"{p.label} ({', '.join(p.reasons)})" for p in pairings if not p.compared]

@@ -249,11 +249,13 @@ def _found_value(measure: str):
     return value
 
 
-def check_baseline(study: TourStudy, base_rows: list[dict], *, allow_partial: bool = False) -> dict:
+def check_baseline(study: TourStudy, base_rows: list[dict], *, allow_partial: bool = False,
+                   slower: float | None = None) -> dict:
     """Today against the baseline, trial by trial, with the one gate logic
     (`fastsnake.study.baseline.compare_rows`): every method of the run on the same options and
     trials, else `BaselineMismatch` unless `allow_partial`; then CPU-seconds of every compared
-    method, and nodes of the searches, judged on the trials both found."""
+    method, and nodes of the searches, judged on the trials both found (CPU worse only beyond the
+    share `slower`, default 0.10)."""
     from fastsnake.study.baseline import compare_rows
 
     def measures(name):
@@ -262,4 +264,4 @@ def check_baseline(study: TourStudy, base_rows: list[dict], *, allow_partial: bo
 
     return compare_rows(study.rows, base_rows, key=lambda r: label(r["method"], r["seed"]),
                         trial=lambda r: r["trial_id"], measures=measures, conditions=("options",),
-                        allow_partial=allow_partial, words=("method", "trial"))
+                        allow_partial=allow_partial, words=("method", "trial"), slower=slower)

@@ -130,15 +130,15 @@ def test_a_baseline_that_compared_only_some_heuristics_or_instances_exits_2_unle
     code, out, err = _run(capsys, *args)
     assert code == 2 and out == "" and err.count("\n") == 1
     assert "linear-conflict: not in the baseline" in err and "--allow-partial" in err
-    code, out, err = _run(capsys, *args, "--allow-partial")
-    assert code in (0, 4), err  # 4 only when CPU-seconds drifted on a loaded machine: the gate let it compare
+    code, out, err = _run(capsys, *args, "--allow-partial", "--slower", "1e9")  # CPU not judged: no timing
+    assert code == 0, err
     assert "compared 1 of 2 heuristics on 4 of 8 instance runs" in out and "not compared: linear-conflict" in out
     # More instances than the baseline holds: partial too.
     more = ("--size", "3", "--count", "6", "--seed", "1", "--heuristics", "manhattan", "--baseline-from", str(base))
     code, _, err = _run(capsys, *more)
     assert code == 2 and "only 4 of the run's 6 instances" in err
-    code, out, err = _run(capsys, *more, "--allow-partial", "--json")
-    assert code in (0, 4), err
+    code, out, err = _run(capsys, *more, "--allow-partial", "--json", "--slower", "1e9")
+    assert code == 0, err
     doc = json.loads(out)
     assert doc["baseline"]["coverage"] == {"keys": 1, "keys_total": 1, "instances": 4, "instances_total": 6}
     assert doc["baseline"]["checks"][0]["n"] == 4
