@@ -280,7 +280,7 @@ def _puzzle_entry(row: dict, why: str, problems: list[str]) -> dict:
     start = [int(t) for t in row["start"].split()]
     goal = [int(t) for t in row["goal"].split()]
     return {"kind": "puzzle", "rows": row["rows"], "cols": row["cols"], "moves": len(result.moves),
-            "optimal": bool(result.optimal), "outcome": "solved", "why": [why],
+            "optimal": bool(result.optimal and row["optimal"]), "outcome": "solved", "why": [why],
             "policy": f"{row['heuristic']}/{row['algorithm']}", "game": str(row["instance_id"]),
             "nodes": int(result.nodes_generated), "instance_set": row["instance_set"],
             "data": {"rows": row["rows"], "cols": row["cols"], "start": start, "goal": goal,
@@ -424,7 +424,7 @@ def inadmissible_marks(meta: dict, rows: list[dict]) -> list[str]:
                        f"(e.g. h {v['h']}, distance {v['distance']})")
         if e.get("longer_path_count"):
             f = e["longer_paths"][0]
-            why.append(f"{e['longer_path_count']:,} paths longer than the optimum (e.g. {f['instance_id']}: "
+            why.append(f"{e['longer_path_count']:,} paths longer than the optimum (e.g. instance {f['instance_id']}: "
                        f"{f['length']} moves, optimum {f['optimal_length']})")
         marks.append(f"{name} is not admissible" + (f": {'; '.join(why)}" if why else "")
                      + f"; its {len(solved):,} solutions are marked non-optimal (optimal=false)")

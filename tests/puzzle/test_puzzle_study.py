@@ -294,6 +294,6 @@ def test_a_users_longer_path_marks_its_rows_non_optimal_without_failing_the_stud
     assert summary["heuristics"]["manhattan"]["optimal"] and not summary["heuristics"]["mine"]["optimal"]
     assert summary["admissibility"]["mine"] is entry
     marks = inadmissible_marks({"admissibility": study.admissibility}, study.rows)
-    assert marks == ["mine is not admissible: 2 paths longer than the optimum (e.g. 3x3: 33 moves, optimum 31); "
+    assert marks == ["mine is not admissible: 2 paths longer than the optimum (e.g. instance 3x3: 33 moves, optimum 31); "
                      "its 1 solutions are marked non-optimal (optimal=false)"]
     assert inadmissible_marks({}, rows) == []
