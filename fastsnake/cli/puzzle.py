@@ -508,7 +508,6 @@ def cmd_compare(args):
     from fastsnake import __version__
     from fastsnake import puzzle as P
     from fastsnake import study as S
-    from fastsnake.puzzle.study import DEFAULT_ADMISSIBILITY_SAMPLES
 
     fmt = "json" if args.json else (args.format or "text")
     if args.json and args.format not in (None, "json"):
@@ -540,9 +539,10 @@ def cmd_compare(args):
         base_rows = P.check_baseline_instances(instances, names, args.baseline_from,
                                                allow_partial=args.allow_partial or args.precision is not None)
     run_id = S.new_run_id()
-    samples = DEFAULT_ADMISSIBILITY_SAMPLES if args.admissibility_samples is None else args.admissibility_samples
-    kwargs = dict(partition=args.partition, progress=_progress(args), run_id=run_id, admissibility_samples=samples,
-                  warn=common.log, **_limits(args))
+    kwargs = dict(partition=args.partition, progress=_progress(args), run_id=run_id, warn=common.log,
+                  **_limits(args))
+    if args.admissibility_samples is not None:  # else run_study's default
+        kwargs["admissibility_samples"] = args.admissibility_samples
     precision = None
     if args.precision is not None:
         study, precision = P.run_to_precision(rows, cols, names, args.algorithm, target=args.precision, cap=count,

@@ -294,6 +294,16 @@ def test_a_users_longer_path_marks_its_rows_non_optimal_without_failing_the_stud
     assert summary["heuristics"]["manhattan"]["optimal"] and not summary["heuristics"]["mine"]["optimal"]
     assert summary["admissibility"]["mine"] is entry
     marks = inadmissible_marks({"admissibility": study.admissibility}, study.rows)
-    assert marks == ["mine is not admissible: 2 paths longer than the optimum (e.g. instance 3x3: 33 moves, optimum 31); "
-                     "its 1 solutions are marked non-optimal (optimal=false)"]
+    assert marks == ["mine is not admissible: 2 paths longer than the optimum (e.g. instance 3x3: 33 moves, "
+                     "optimum 31); its 1 solutions are marked non-optimal (optimal=false)"]
     assert inadmissible_marks({}, rows) == []
+
+
+def test_the_admissibility_samples_default_is_the_one_the_help_names(capsys):
+    from fastsnake.puzzle.study import DEFAULT_ADMISSIBILITY_SAMPLES
+
+    with pytest.raises(SystemExit):
+        main(["puzzle", "compare", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--admissibility-samples N states of each board" in text.split("options:")[1]
+    assert f"(default {DEFAULT_ADMISSIBILITY_SAMPLES}; 0: none)" in text
