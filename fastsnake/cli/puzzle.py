@@ -598,8 +598,9 @@ def cmd_compare(args):
           + (f", {', '.join(flagged)} apart" if flagged else ""))
     for name, e in study.admissibility.items():
         print(f"{name}: " + (_inadmissible_line(e) if not e["admissible"] else
-                             f"no value above the true distance on {e['samples']:,} sampled states, every path optimal"
-                             if e["samples"] else "every path of optimal length (no states sampled)"))
+                             f"no value above the true distance on {e['samples']:,} sampled states, no path longer than "
+                             "an optimal one" if e["samples"] else "no path longer than an optimal one (no states "
+                             "sampled)"))
     if precision is not None:
         print(f"precision {precision['target']:.2%}: {'reached' if precision['reached'] else 'not reached'} "
               f"with {precision['instances']:,} instances in {precision['rounds']} rounds "
