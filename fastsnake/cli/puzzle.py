@@ -597,10 +597,10 @@ def cmd_compare(args):
                                                           if any(i.optimum for i in study.instances) else "")
           + (f", {', '.join(flagged)} apart" if flagged else ""))
     for name, e in study.admissibility.items():
+        sampled = f"no value above the true distance on {e['samples']:,} sampled states, " if e["samples"] else ""
         print(f"{name}: " + (_inadmissible_line(e) if not e["admissible"] else
-                             f"no value above the true distance on {e['samples']:,} sampled states, no path longer than "
-                             "an optimal one" if e["samples"] else "no path longer than an optimal one (no states "
-                             "sampled)"))
+                             sampled + "no path longer than an optimal one"
+                             + ("" if e["samples"] else " (no states sampled)")))
     if precision is not None:
         print(f"precision {precision['target']:.2%}: {'reached' if precision['reached'] else 'not reached'} "
               f"with {precision['instances']:,} instances in {precision['rounds']} rounds "
