@@ -163,6 +163,10 @@ def register(subparsers) -> None:
                    help="text (default), json (as --json), csv (data: one table, see --table), markdown, latex")
     p.add_argument("--table", default="heuristics", choices=("heuristics", "pairs"),
                    help="--format csv: the table printed (default heuristics)")
+    p.add_argument("--admissibility-samples", type=common.whole_number, default=None, metavar="N",
+                   help="states of each board a user's heuristic is checked on against their true distance "
+                        "before the searches (default 40; 0: none); one found above it, or a path longer than "
+                        "the optimum, marks the heuristic's rows optimal=false with a warning")
     _limit_args(p, per="per solve")
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true")
@@ -535,7 +539,10 @@ def cmd_compare(args):
         base_rows = P.check_baseline_instances(instances, names, args.baseline_from,
                                                allow_partial=args.allow_partial or args.precision is not None)
     run_id = S.new_run_id()
-    kwargs = dict(partition=args.partition, progress=_progress(args), run_id=run_id, **_limits(args))
+    kwargs = dict(partition=args.partition, progress=_progress(args), run_id=run_id, warn=common.log,
+                  **_limits(args))
+    if args.admissibility_samples is not None:  # else run_study's default
+        kwargs["admissibility_samples"] = args.admissibility_samples
     precision = None
     if args.precision is not None:
         study, precision = P.run_to_precision(rows, cols, names, args.algorithm, target=args.precision, cap=count,
@@ -585,8 +592,15 @@ def cmd_compare(args):
              + (f", seed {args.seed}" if spec == "random" else ""))
     print(f"{where}: {', '.join(names)}; CPU-seconds per search, kernels loaded and tables built beforehand")
     print(S.render(tables, "text"))
+    flagged = [n for n, e in study.admissibility.items() if not e["admissible"]]
     print("every optimal search agrees on every length" + (" and with the published optima"
-                                                          if any(i.optimum for i in study.instances) else ""))
+                                                          if any(i.optimum for i in study.instances) else "")
+          + (f", {', '.join(flagged)} apart" if flagged else ""))
+    for name, e in study.admissibility.items():
+        sampled = f"no value above the true distance on {e['samples']:,} sampled states, " if e["samples"] else ""
+        print(f"{name}: " + (_inadmissible_line(e) if not e["admissible"] else
+                             sampled + "no path longer than an optimal one"
+                             + ("" if e["samples"] else " (no states sampled)")))
     if precision is not None:
         print(f"precision {precision['target']:.2%}: {'reached' if precision['reached'] else 'not reached'} "
               f"with {precision['instances']:,} instances in {precision['rounds']} rounds "
@@ -602,13 +616,26 @@ def cmd_compare(args):
     return None
 
 
+def _inadmissible_line(e: dict) -> str:
+    """What a study saw against a user's heuristic, in one line."""
+    seen = []
+    if e["sample_violations"]:
+        seen.append(f"{e['sample_violations']:,} of {e['samples']:,} sampled states above their true distance")
+    if e["longer_path_count"]:
+        seen.append(f"{e['longer_path_count']:,} paths longer than the optimum")
+    return "NOT admissible (" + "; ".join(seen) + "): its rows are marked optimal=false"
+
+
 def _compare_json(study, summary, spec, names, precision, verdict, written, version) -> dict:
     """`puzzle compare --json`: the summary, plus the keys of 0.x's compare (deprecated, kept a release)."""
     first = study.instances[0] if study.instances else None
-    lengths = {}
-    for r in study.rows:
+    lengths, optimal = {}, {}
+    for r in study.rows:  # an optimal search's length (not an inadmissible heuristic's), else the first's
         if r["heuristic"] == names[0]:
             lengths[r["instance_id"]] = r["length"]
+        if r["optimal"]:
+            optimal.setdefault(r["instance_id"], r["length"])
+    lengths = {i: optimal.get(i, n) for i, n in lengths.items()}
     per = summary["heuristics"]
     for s in per.values():  # the old flat keys (wall seconds were search seconds)
         s["mean_nodes_generated"] = s["nodes_generated"]["mean"]
@@ -623,6 +650,7 @@ def _compare_json(study, summary, spec, names, precision, verdict, written, vers
             "goal": list(first.goal) if first else None, "instance_ids": [i.id for i in study.instances],
             "heuristics": per, "pairs": summary["pairs"], "all_pairs": summary["all_pairs"],
             "lengths_agree": True, "lengths": [lengths.get(i.id) for i in study.instances],
+            "admissibility": summary["admissibility"],
             "mean_length": sum(known) / len(known) if known else None, "options": study.options,
             "interrupted": study.interrupted, "precision": precision, "baseline": verdict, "files": written}
 

@@ -6,6 +6,10 @@ instance with every heuristic (instance-major, so a study stopped by Ctrl-C keep
 timing each search in process CPU-seconds with the kernels loaded and the tables built beforehand
 (their CPU apart), and checks the lengths: every optimal search of an instance must find the same
 length, and a published optimum that differs is a `StudyLengthError` naming instance and heuristic.
+A user's heuristic is not trusted blindly: `check_admissible` samples states of each board it is
+used on, and a sampled value above the true distance, or a path longer than another optimal
+search's (or the published optimum), marks its rows non-optimal and is said in a warning
+(``Study.admissibility``) instead of failing the study; a built-in heuristic stays strict.
 `summarize` gives, per heuristic, the solved count and mean / median of nodes generated and
 expanded, CPU-seconds and length, each with its 95 % interval; per pair on the instances both
 solved, the geometric mean of the per-instance node and CPU ratios with 95 % intervals and
@@ -55,6 +59,12 @@ PRECISION_MEASURES = ("nodes_generated", "nodes_expanded")
 ROW_COLUMNS = ("instance_set", "instance_id", "rows", "cols", "start", "goal", "heuristic", "algorithm",
                "options", "length", "optimal", "published_length", "nodes_generated", "nodes_expanded",
                "cpu_seconds", "table_cpu_seconds", "status", "fastsnake_version", "run_id")
+# States `check_admissible` samples per user's heuristic and board before a study's searches (0: none):
+# a few dozen catch a grossly inadmissible heuristic for about a CPU-second (3x3: a breadth-first
+# search of every state; larger boards: short random walks, each solved with Manhattan).
+DEFAULT_ADMISSIBILITY_SAMPLES = 40
+# Sampled violations and longer paths a study keeps per heuristic (the counts are whole).
+KEPT_FINDINGS = 10
 # The instance identity a baseline must share.
 IDENTITY = ("instance_set", "rows", "cols", "start", "goal")
 
@@ -236,6 +246,80 @@ class Study:
     options: dict = field(default_factory=dict)
     interrupted: bool = False
     table_cpu_seconds: dict = field(default_factory=dict)
+    # user's heuristic -> what its admissibility checks found (`admissibility_entry`)
+    admissibility: dict = field(default_factory=dict)
+    # (heuristic, rows, cols, goal) already sampled by `check_admissible`
+    sampled: set = field(default_factory=set)
+
+
+def is_user_heuristic(name: str) -> bool:
+    """`name` is a user's heuristic (registered with a function or through an entry point)."""
+    from fastsnake.puzzle.heuristics import REGISTRY
+
+    spec = REGISTRY.get(name)
+    return spec is not None and spec.evaluate is not None
+
+
+def admissibility_entry() -> dict:
+    """A user's heuristic's admissibility in a study: ``admissible`` (nothing seen against it),
+    ``samples`` (states compared), ``violations`` (sampled states with h above the true distance:
+    ``state, h, distance``, the worst first, at most `KEPT_FINDINGS`) and ``sample_violations``
+    (their count), ``longer_paths`` (``instance_set, instance_id, length, optimal_length,
+    against``) and ``longer_path_count``."""
+    return {"admissible": True, "samples": 0, "sample_violations": 0, "violations": [], "longer_path_count": 0,
+            "longer_paths": []}
+
+
+def _warn(warn, text: str) -> None:
+    if warn is not None:
+        warn(f"fastsnake: warning: {text}")
+
+
+def sample_admissibility(study: Study, name: str, rows: int, cols: int, goal: tuple, samples: int,
+                         warn=None) -> None:
+    """`check_admissible` on `samples` states of the board, once per (heuristic, board); a
+    violation marks the heuristic inadmissible (a warning line: state, h, true distance)."""
+    from fastsnake.puzzle.admissible import check_admissible
+
+    key = (name, rows, cols, goal)
+    if samples <= 0 or key in study.sampled:
+        return
+    study.sampled.add(key)
+    report = check_admissible(name, rows, cols, samples=int(samples), seed=0, goal=np.array(goal))
+    entry = study.admissibility.setdefault(name, admissibility_entry())
+    entry["samples"] += report.samples
+    if report.violations:
+        v = report.violations[0]
+        if entry["admissible"]:
+            _warn(warn, f"heuristic {name!r} is not admissible: on the {rows}x{cols} state {_tiles(v['state'])} "
+                        f"it gives {v['h']}, the true distance is {v['distance']} ({len(report.violations)} of "
+                        f"{report.samples} sampled states above it); its rows are marked optimal=false")
+        entry["admissible"] = False
+        entry["sample_violations"] += len(report.violations)
+        entry["violations"] = (entry["violations"] + report.violations)[:KEPT_FINDINGS]
+
+
+def record_longer(study: Study, longer: list[dict], warn=None) -> None:
+    """Note the paths of users' heuristics longer than an optimal one (`check_lengths`); the first of
+    each heuristic is a warning line naming the instance and both lengths."""
+    for f in longer:
+        entry = study.admissibility.setdefault(f["heuristic"], admissibility_entry())
+        if entry["longer_path_count"] == 0:
+            _warn(warn, f"heuristic {f['heuristic']!r} is not admissible: on {f['instance_set']} {f['instance_id']} "
+                        f"it found {f['length']} moves, {f['against']} {f['optimal_length']}; its rows are marked "
+                        "optimal=false")
+        entry["admissible"] = False
+        entry["longer_path_count"] += 1
+        if len(entry["longer_paths"]) < KEPT_FINDINGS:
+            entry["longer_paths"].append({k: v for k, v in f.items() if k != "heuristic"})
+
+
+def mark_inadmissible(study: Study, rows: list[dict]) -> None:
+    """Rows of heuristics found inadmissible are not optimal."""
+    bad = {n for n, e in study.admissibility.items() if not e["admissible"]}
+    for r in rows:
+        if r["heuristic"] in bad:
+            r["optimal"] = False
 
 
 def _one_move(goal, rows, cols) -> np.ndarray:
@@ -249,11 +333,13 @@ def _one_move(goal, rows, cols) -> np.ndarray:
 
 def run_study(instances: list[Instance], heuristics, algorithm: str = "auto", *, max_nodes: int | None = None,
               time_limit: float | None = None, memory_budget=None, partition=None, prune_depth=None,
-              progress=None, run_id: str | None = None, on_instance=None, study: Study | None = None) -> Study:
+              progress=None, run_id: str | None = None, on_instance=None, study: Study | None = None,
+              admissibility_samples: int = DEFAULT_ADMISSIBILITY_SAMPLES, warn=None) -> Study:
     """Solve every instance with every heuristic; returns the `Study` (rows appended to `study`'s
     when given, the next round of a precision run). `progress(text)` hears what happens;
-    `on_instance(instance, rows)` each finished instance. Ctrl-C ends the study with the
-    instances finished (``interrupted``)."""
+    `warn(line)` hears that a user's heuristic is not admissible (`admissibility_samples` states
+    of each board sampled first, 0: none; longer paths seen); `on_instance(instance, rows)` each
+    finished instance. Ctrl-C ends the study with the instances finished (``interrupted``)."""
     from fastsnake import __version__
     from fastsnake.puzzle.solver import DEFAULT_MAX_NODES
 
@@ -284,6 +370,11 @@ def run_study(instances: list[Instance], heuristics, algorithm: str = "auto", *,
                   algorithm=resolve_algorithm(algorithm, rows, cols), heuristic=name, context=ctx,
                   prune_depth=prune_depth)
             contexts[key] = ctx
+    users = {n for n in heuristics if is_user_heuristic(n)}
+    for rows, cols, goal in sorted(boards):
+        for name in sorted(users):
+            study.admissibility.setdefault(name, admissibility_entry())
+            sample_admissibility(study, name, rows, cols, goal, admissibility_samples, warn)
     try:
         for n, inst in enumerate(instances, 1):
             algo = resolve_algorithm(algorithm, inst.rows, inst.cols)
@@ -308,8 +399,13 @@ def run_study(instances: list[Instance], heuristics, algorithm: str = "auto", *,
                     "nodes_expanded": int(r.nodes_expanded), "cpu_seconds": cpu,
                     "table_cpu_seconds": study.table_cpu_seconds[key][0], "status": r.status,
                     "fastsnake_version": __version__, "run_id": study.run_id})
-            check_lengths(inst, found)
+            flagged = {n for n, e in study.admissibility.items() if not e["admissible"]}
+            record_longer(study, check_lengths(inst, found, users), warn)
             study.rows.extend(found)
+            if {n for n, e in study.admissibility.items() if not e["admissible"]} != flagged:
+                mark_inadmissible(study, study.rows)  # newly found out: its earlier rows too
+            else:
+                mark_inadmissible(study, found)
             study.instances.append(inst)
             if progress is not None:
                 progress(f"{inst.set} {inst.id}: length {found[0]['length']}, "
@@ -322,23 +418,45 @@ def run_study(instances: list[Instance], heuristics, algorithm: str = "auto", *,
     return study
 
 
-def check_lengths(inst: Instance, rows: list[dict]) -> None:
+def check_lengths(inst: Instance, rows: list[dict], users=frozenset()) -> list[dict]:
     """Every optimal search of `inst` found the same length, and the published optimum when there
-    is one; else `StudyLengthError` naming the instance and the heuristic."""
+    is one; else `StudyLengthError` naming the instance and the heuristic. The heuristics in
+    `users` (users' heuristics) are not trusted: one that found a longer path than the shortest
+    optimal one (or the published optimum) is returned, ``{heuristic, instance_set, instance_id,
+    length, optimal_length, against}``, for its rows to be marked non-optimal; none of them is
+    an error unless it found a shorter path than a trusted search's or the published optimum."""
     optimal = [r for r in rows if r["optimal"]]
-    lengths = {r["length"] for r in optimal}
+    trusted = [r for r in optimal if r["heuristic"] not in users]
+    lengths = {r["length"] for r in trusted}
     if len(lengths) > 1:
         shortest = min(lengths)
-        bad = next(r for r in optimal if r["length"] != shortest)
-        good = next(r for r in optimal if r["length"] == shortest)
+        bad = next(r for r in trusted if r["length"] != shortest)
+        good = next(r for r in trusted if r["length"] == shortest)
         raise StudyLengthError(f"instance {inst.set} {inst.id}: {bad['heuristic']} found an 'optimal' length of "
                                f"{bad['length']}, {good['heuristic']} {shortest}: a heuristic is not admissible "
                                "or a search is wrong")
     if inst.optimum is not None:
-        for r in optimal:
+        for r in trusted:
             if r["length"] != inst.optimum:
                 raise StudyLengthError(f"instance {inst.set} {inst.id}: {r['heuristic']} found an optimal length "
                                        f"of {r['length']}, the published optimum is {inst.optimum}")
+    mine = [r for r in optimal if r["heuristic"] in users]
+    if not mine:
+        return []
+    if inst.optimum is not None:
+        reference, against = inst.optimum, "the published optimum is"
+    else:
+        best = min(trusted or mine, key=lambda r: r["length"])
+        reference, against = best["length"], f"{best['heuristic']} found"
+    longer = []
+    for r in mine:
+        if r["length"] < reference:  # a real path shorter than an optimal one: the trusted side is wrong
+            raise StudyLengthError(f"instance {inst.set} {inst.id}: {r['heuristic']} found a path of {r['length']} "
+                                   f"moves, shorter than the optimum ({against} {reference}): a search is wrong")
+        if r["length"] > reference:
+            longer.append({"heuristic": r["heuristic"], "instance_set": inst.set, "instance_id": inst.id,
+                           "length": r["length"], "optimal_length": reference, "against": against})
+    return longer
 
 
 def _values(rows: list[dict], heuristic: str, measure: str, ids: list[str]) -> np.ndarray:
@@ -358,7 +476,8 @@ def summarize(study: Study, all_pairs: bool = False) -> dict:
     `describe`d over the solved instances, table_cpu_seconds, unsolved_status) and ``pairs``
     (each heuristic against the first, or every pair with `all_pairs`: for each of
     `RATIO_MEASURES`, `paired_ratio` of this / baseline with Holm's adjusted p ``p_holm`` across
-    the pairs), ``lengths_agree`` and ``instances``."""
+    the pairs), ``instances`` and ``admissibility`` (users' heuristics: `admissibility_entry`);
+    a heuristic's ``optimal`` is False when one of its solved rows is not (found inadmissible)."""
     ids = [i.id for i in study.instances]
     per = {}
     for name in study.heuristics:
@@ -371,6 +490,8 @@ def summarize(study: Study, all_pairs: bool = False) -> dict:
             **{m: S.describe([r[m] for r in solved if r[m] is not None]) for m in MEASURES},
             "table_cpu_seconds": float(sum(v[0] for k, v in study.table_cpu_seconds.items() if k[0] == name)),
             "unsolved_status": sorted({r["status"] for r in mine if r["status"] != "solved"}),
+            # False when a solved row is not optimal (a user's heuristic found inadmissible)
+            "optimal": all(r["optimal"] for r in solved),
         }
     names = study.heuristics
     pairs_of = [(a, b) for k, b in enumerate(names) for a in names[k + 1:]] if all_pairs \
@@ -384,7 +505,8 @@ def summarize(study: Study, all_pairs: bool = False) -> dict:
     for m in RATIO_MEASURES:
         for entry, p in zip(pairs, S.holm([S.p_of(e[m]) for e in pairs]), strict=True):
             entry[m]["p_holm"] = p
-    return {"instances": len(ids), "heuristics": per, "pairs": pairs, "all_pairs": bool(all_pairs)}
+    return {"instances": len(ids), "heuristics": per, "pairs": pairs, "all_pairs": bool(all_pairs),
+            "admissibility": study.admissibility}
 
 
 def rows_table(rows: list[dict]):
@@ -409,7 +531,8 @@ def rows_table(rows: list[dict]):
 def study_meta(study: Study, spec: str) -> dict:
     """The rows file's footer (`fastsnake.study.rows`): kind, run id, instance set, heuristics, options."""
     return {"kind": "puzzle", "run_id": study.run_id, "instances": spec, "heuristics": study.heuristics,
-            "options": study.options, "interrupted": study.interrupted, "count": len(study.instances)}
+            "options": study.options, "interrupted": study.interrupted, "count": len(study.instances),
+            "admissibility": study.admissibility}
 
 
 def baseline_from(path: str):

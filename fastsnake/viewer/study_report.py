@@ -218,9 +218,12 @@ def html_table(table) -> str:
             "</table></div>")
 
 
-def section_html(title: str, plots: list[str], tables: list) -> str:
-    """The study's section of the page (`STUDY_SECTION_ID`)."""
+def section_html(title: str, plots: list[str], tables: list, marks: list[str] = ()) -> str:
+    """The study's section of the page (`STUDY_SECTION_ID`); `marks` are warnings shown above the
+    plots (a user's heuristic found inadmissible)."""
     return (f'<section id="{STUDY_SECTION_ID}"><h2>{_esc(title)}</h2>'
+            + "".join(f'<p class="study-mark" style="border-left:4px solid #D55E00;padding-left:8px">'
+                      f"<strong>{_esc(m)}</strong></p>" for m in marks)
             + '<div id="study-plots">' + "".join(plots) + "</div>"
             + '<div id="study-tables">' + "".join(html_table(t) for t in tables) + "</div></section>\n")
 
@@ -277,7 +280,7 @@ def _puzzle_entry(row: dict, why: str, problems: list[str]) -> dict:
     start = [int(t) for t in row["start"].split()]
     goal = [int(t) for t in row["goal"].split()]
     return {"kind": "puzzle", "rows": row["rows"], "cols": row["cols"], "moves": len(result.moves),
-            "optimal": bool(result.optimal), "outcome": "solved", "why": [why],
+            "optimal": bool(result.optimal and row["optimal"]), "outcome": "solved", "why": [why],
             "policy": f"{row['heuristic']}/{row['algorithm']}", "game": str(row["instance_id"]),
             "nodes": int(result.nodes_generated), "instance_set": row["instance_set"],
             "data": {"rows": row["rows"], "cols": row["cols"], "start": start, "goal": goal,
@@ -366,6 +369,7 @@ def _puzzle_parts(meta: dict, rows: list[dict]):
     board = f"{rows[0]['rows']}x{rows[0]['cols']}"
     notes = [f"{len(instances):,} instances of {rows[0]['instance_set']} ({board}), heuristics "
              f"{', '.join(heuristics)}; CPU-seconds per search, tables built apart; intervals are 95 %"]
+    notes += inadmissible_marks(meta, rows)
     return summary, tables, plots, notes, dict(length="length", nodes="nodes_generated",
                                                ok=lambda r: r["status"] == "solved", trial="instance_id",
                                                noun="instance")
@@ -401,6 +405,30 @@ def _tour_parts(meta: dict, rows: list[dict]):
     notes = [f"{len(trials):,} trials, methods {', '.join(names)}; intervals are 95 %"]
     return summary, tables, plots, notes, dict(length="nodes", nodes="nodes", ok=lambda r: bool(r["found"]),
                                                trial="trial_id", noun="trial")
+
+
+def inadmissible_marks(meta: dict, rows: list[dict]) -> list[str]:
+    """One line per heuristic with solved rows marked non-optimal (a user's heuristic the study found
+    inadmissible), saying what was seen when the file's footer holds it (``admissibility``)."""
+    seen = meta.get("admissibility") or {}
+    marks = []
+    for name in dict.fromkeys(r["heuristic"] for r in rows):
+        solved = [r for r in rows if r["heuristic"] == name and r["status"] == "solved"]
+        if not solved or all(r["optimal"] for r in solved):
+            continue
+        e = seen.get(name) or {}
+        why = []
+        if e.get("sample_violations"):
+            v = e["violations"][0]
+            why.append(f"{e['sample_violations']:,} of {e['samples']:,} sampled states above their true distance "
+                       f"(e.g. h {v['h']}, distance {v['distance']})")
+        if e.get("longer_path_count"):
+            f = e["longer_paths"][0]
+            why.append(f"{e['longer_path_count']:,} paths longer than the optimum (e.g. instance {f['instance_id']}: "
+                       f"{f['length']} moves, optimum {f['optimal_length']})")
+        marks.append(f"{name} is not admissible" + (f": {'; '.join(why)}" if why else "")
+                     + f"; its {len(solved):,} solutions are marked non-optimal (optimal=false)")
+    return marks
 
 
 class _TrialView:
@@ -441,8 +469,9 @@ def report_study(paths, out, *, picks=(), title=None, progress=None) -> dict:
     page = webpage.render(data)
     if PLAYER_SECTION not in page:
         raise RuntimeError("the page template has no player section to put the study before")
-    page = page.replace(PLAYER_SECTION, section_html(heading, [p[2] for p in plots], tables) + PLAYER_SECTION,
-                        1)
+    marks = inadmissible_marks(meta, rows) if kind == "puzzle" else []
+    page = page.replace(PLAYER_SECTION, section_html(heading, [p[2] for p in plots], tables, marks)
+                        + PLAYER_SECTION, 1)
     size = webpage.write(out, page)
     algorithms = list(summary["heuristics"] if kind == "puzzle" else
                       dict.fromkeys(m["method"] for m in summary["methods"]))
@@ -455,4 +484,5 @@ def report_study(paths, out, *, picks=(), title=None, progress=None) -> dict:
             "solutions": [{"algorithm": g["policy"], "trial": g["game"], "why": g["why"][0], "moves": g["moves"],
                            "nodes": g.get("nodes"), "embedded": bool(g.get("data"))} for g in games],
             "embedded": sum(bool(g.get("data")) for g in games), "problems": problems, "notes": notes,
+            "marks": marks,
             "policies": [], "games": 0, "seconds": time.perf_counter() - t0}

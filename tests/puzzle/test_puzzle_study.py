@@ -258,3 +258,52 @@ def test_an_interrupted_study_keeps_whole_instances():
     assert study.interrupted and [i.id for i in study.instances] == ["0", "1"]
     assert len(study.rows) == 4  # both heuristics on each finished instance: still paired
     assert P.summarize(study)["pairs"][0]["nodes_generated"]["n"] == 2
+
+
+def test_a_users_longer_path_marks_its_rows_non_optimal_without_failing_the_study():
+    """The marking logic alone (no search): a user's heuristic's longer path is a warning and a mark,
+    a built-in's stays an error, a user's shorter path than the trusted optimum is an error."""
+    from fastsnake.viewer.study_report import inadmissible_marks
+
+    inst = P.load_instances("assignment")[0]  # published optimum 31
+    row = {"instance_set": inst.set, "instance_id": inst.id, "status": "solved", "algorithm": "astar",
+           "nodes_generated": 10, "nodes_expanded": 5, "cpu_seconds": 0.01}
+    rows = [{**row, "heuristic": "manhattan", "optimal": True, "length": 31},
+            {**row, "heuristic": "mine", "optimal": True, "length": 33}]
+    longer = P.study.check_lengths(inst, rows, users={"mine"})
+    assert longer == [{"heuristic": "mine", "instance_set": "assignment", "instance_id": "3x3", "length": 33,
+                       "optimal_length": 31, "against": "the published optimum is"}]
+    with pytest.raises(P.StudyLengthError, match="mine found a path of 29 moves, shorter than the optimum"):
+        P.study.check_lengths(inst, [rows[0], {**rows[1], "length": 29}], users={"mine"})
+    with pytest.raises(P.StudyLengthError, match="manhattan found an optimal length of 33"):
+        P.study.check_lengths(inst, [{**rows[0], "length": 33}, rows[1]], users={"mine"})
+    # Without a published optimum the shortest trusted search is the reference, named.
+    free = P.study.Instance("file", "a", 3, 3, inst.start, inst.goal)
+    assert P.study.check_lengths(free, rows, users={"mine"})[0]["against"] == "manhattan found"
+    study = P.study.Study(["manhattan", "mine"], [inst], rows=[dict(r) for r in rows])
+    said = []
+    P.study.record_longer(study, longer, said.append)
+    P.study.record_longer(study, longer, said.append)  # the second longer path is counted, not said again
+    P.study.mark_inadmissible(study, study.rows)
+    assert len(said) == 1 and said[0].startswith("fastsnake: warning: heuristic 'mine' is not admissible")
+    assert "assignment 3x3" in said[0] and "33 moves" in said[0] and "31" in said[0]
+    assert [r["optimal"] for r in study.rows] == [True, False]
+    entry = study.admissibility["mine"]
+    assert not entry["admissible"] and entry["longer_path_count"] == 2 and entry["samples"] == 0
+    summary = P.summarize(study)
+    assert summary["heuristics"]["manhattan"]["optimal"] and not summary["heuristics"]["mine"]["optimal"]
+    assert summary["admissibility"]["mine"] is entry
+    marks = inadmissible_marks({"admissibility": study.admissibility}, study.rows)
+    assert marks == ["mine is not admissible: 2 paths longer than the optimum (e.g. instance 3x3: 33 moves, "
+                     "optimum 31); its 1 solutions are marked non-optimal (optimal=false)"]
+    assert inadmissible_marks({}, rows) == []
+
+
+def test_the_admissibility_samples_default_is_the_one_the_help_names(capsys):
+    from fastsnake.puzzle.study import DEFAULT_ADMISSIBILITY_SAMPLES
+
+    with pytest.raises(SystemExit):
+        main(["puzzle", "compare", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--admissibility-samples N states of each board" in text.split("options:")[1]
+    assert f"(default {DEFAULT_ADMISSIBILITY_SAMPLES}; 0: none)" in text

@@ -303,3 +303,52 @@ def test_batch_workers_use_a_heuristic_registered_by_function(user_module):
         ours = solve(start, GOAL3, rows=3, cols=3, algorithm="idastar", heuristic="manhattan")
         assert (got[i]["moves"], got[i]["nodes_generated"]) == (ours.moves, ours.nodes_generated)
         assert got[i]["heuristic"] == "user-manhattan"
+
+
+@pytest.mark.slow
+def test_a_study_marks_an_inadmissible_users_heuristic_non_optimal(user_module, tmp_path, capsys):
+    """3x Manhattan in `puzzle compare`: its sampled values above the true distance and its longer
+    paths are warnings, its rows optimal=false, its lengths outside the agreement; the report says so."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    register_heuristic("tripled", user_module.tripled)
+    out = tmp_path / "study.parquet"
+    code = main(["puzzle", "compare", "--size", "3", "--count", "6", "--seed", "1", "--heuristics",
+                 "manhattan,tripled", "--admissibility-samples", "30", "--out", str(out), "--json", "--quiet"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    doc = json.loads(captured.out)
+    warnings = [line for line in captured.err.splitlines() if line.startswith("fastsnake: warning:")]
+    assert len(warnings) == 2 and all("heuristic 'tripled' is not admissible" in w for w in warnings)
+    seen = doc["admissibility"]["tripled"]
+    assert not seen["admissible"] and seen["samples"] == 30 and seen["sample_violations"] > 0
+    dist = bfs_distances(tuple(range(9)), 3, 3)
+    for v in seen["violations"]:
+        assert v["h"] == 3 * manhattan(v["state"], tuple(range(9)), 3, 3) > dist[tuple(v["state"])] == v["distance"]
+    assert seen["longer_path_count"] > 0
+    table = pq.read_table(out).to_pylist()
+    by = {(r["heuristic"], r["instance_id"]): r for r in table}
+    for f in seen["longer_paths"]:
+        mine, ref = by[("tripled", f["instance_id"])], by[("manhattan", f["instance_id"])]
+        assert mine["length"] == f["length"] > f["optimal_length"] == ref["length"]
+        assert f["against"] == "manhattan found"
+    assert any(f"found {f['length']} moves, manhattan found {f['optimal_length']}" in warnings[1]
+               for f in seen["longer_paths"])
+    assert all(not r["optimal"] for r in table if r["heuristic"] == "tripled")
+    assert all(r["optimal"] for r in table if r["heuristic"] == "manhattan")
+    assert doc["heuristics"]["tripled"]["optimal"] is False and doc["heuristics"]["manhattan"]["optimal"] is True
+    assert doc["lengths"] == [by[("manhattan", i)]["length"] for i in doc["instance_ids"]]
+    page = tmp_path / "study.html"
+    assert main(["report", str(out), "--out", str(page), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert any(m.startswith("tripled is not admissible: ") for m in report["marks"])
+    assert "tripled is not admissible" in page.read_text()
+    # Without sampling, only the longer paths speak.
+    assert main(["puzzle", "compare", "--size", "3", "--count", "6", "--seed", "1", "--heuristics",
+                 "manhattan,tripled", "--admissibility-samples", "0", "--json", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    seen = json.loads(captured.out)["admissibility"]["tripled"]
+    assert seen["samples"] == 0 and seen["sample_violations"] == 0 and seen["longer_path_count"] > 0
+    assert captured.err.count("fastsnake: warning:") == 1
