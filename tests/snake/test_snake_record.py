@@ -7,6 +7,7 @@ existed reads the column as null and its mean as None, never as zeros.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -253,13 +254,15 @@ print(json.dumps({"package": fastsnake.__file__, "file": rows[NAME], "want": wan
 
 # The quick tests a new column must pass unedited, run again on the scratch copy: the record's (its
 # declaration reaching files, folders, compare, verify, the reader, the report; the kernel slots; the
-# state and the row writers) and the mixed folders' (an old release's chunks lacking the column).
+# state and the row writers) and the mixed folders' (an old release's chunks lacking the column). Not
+# the pages' column lists: a real column's docs line is the recipe's, the scratch column has none.
 QUICK_TESTS = ("test_snake_record.py", "test_snake_mixed_folder.py")
+NOT_QUICK = "not test_the_pages_list_the_declared_columns"
 QUICK_SCRIPT = """
 import sys
 import fastsnake, pytest
 assert fastsnake.__file__.startswith(sys.argv[1]), fastsnake.__file__  # the scratch copy is the one tested
-sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-m", "not slow", *sys.argv[2:]]))
+sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-m", "not slow", "-k", sys.argv[2], *sys.argv[3:]]))
 """
 
 
@@ -294,8 +297,24 @@ def test_a_counted_column_is_its_declaration_and_one_kernel_line(tmp_path):
     assert len(got["compare"]) == 2 and all(m > 0 for m in got["compare"])
     assert "scratch turns" in got["header"]
     here = Path(__file__).resolve().parent
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(QUICK_SCRIPT), str(root),
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(QUICK_SCRIPT), str(root), NOT_QUICK,
                            *(str(here / name) for name in QUICK_TESTS)], env=env, cwd=root,
                           capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout and "failed" not in proc.stdout
+
+
+def test_the_pages_list_the_declared_columns():
+    """Every page that lists a sweep file's columns (``game, seed, outcome, ...``) lists the declared
+    ones, and docs/sweeps.md names each ``<name>_mean`` of the summary: the docs lines of CONTRIBUTING's
+    column recipe, found here rather than by a reader."""
+    root = Path(__file__).resolve().parents[2]
+    pages = sorted((root / "docs").glob("*.md")) + [root / "README.md"]
+    listed = {}
+    for page in pages:
+        for match in re.finditer(r"\bgame, seed, outcome(?:, \w+)*", page.read_text()):
+            listed.setdefault(tuple(match[0].split(", ")), []).append(page.name)
+    assert sum(map(len, listed.values())) >= 3  # data-tools.md, sweeps.md, user-policies.md at least
+    assert list(listed) == [record.names()], listed
+    keys = (root / "docs" / "sweeps.md").read_text()
+    assert [c.name for c in record.mean_columns() if f"{c.name}_mean" not in keys] == []
