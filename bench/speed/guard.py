@@ -209,11 +209,12 @@ def sweep_path(policy: str, side: int, games: int, unit: str = "games"):
     moves) per CPU-second. The kernel the CLI runs, without the chunking around it."""
     import numpy as np
 
+    from fastsnake.snake import record
     from fastsnake.snake.board import GameConfig
     from fastsnake.snake.sweep import prepare
 
     pol, _, params, cfg, nbr = prepare(policy, GameConfig(side, side), {})
-    out = np.zeros((games, 4), np.int64)
+    out = np.zeros((games, record.width()), np.int64)  # a row per game, as wide as the record
 
     def run():
         pol.sweep_kernel(cfg, nbr, params, np.uint64(7), np.int64(0), out, 1)

@@ -15,6 +15,13 @@ import numpy as np
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.sweep import prepare
 
+try:  # a row per game, as wide as the record (a build before the record was declared: 4)
+    from fastsnake.snake.record import width
+
+    WIDTH = width()
+except ImportError:
+    WIDTH = 4
+
 CASES = {
     "cycle": (GameConfig(10, 10, 3, "follow"), 100_000),
     "phc": (GameConfig(10, 10, 3, "follow"), 20_000),
@@ -30,7 +37,7 @@ numba.set_num_threads(1)
 for name in sys.argv[1].split(","):
     config, games = CASES[name]
     pol, _, params, cfg, nbr = prepare(name.partition("@")[0], config, {})
-    out = np.zeros((games, 4), np.int64)
+    out = np.zeros((games, WIDTH), np.int64)
     pol.sweep_kernel(cfg, nbr, params, np.uint64(0), np.int64(0), out[:1], 1)
     best = 1e9
     for _ in range(int(sys.argv[2]) if len(sys.argv) > 2 else 3):

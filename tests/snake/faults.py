@@ -232,9 +232,10 @@ def _rows(count: int):
     """Kernel rows of `count` possible games (died after 50 moves, 3 apples, length 5), none played."""
     import numpy as np
 
+    from fastsnake.snake import record
     from fastsnake.snake.engine import DIED
 
-    rows = np.zeros((count, 4), np.int64)
+    rows = np.zeros((count, record.width()), np.int64)  # columns declared after length: 0
     rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3] = DIED, 50, 3, 5
     return rows
 

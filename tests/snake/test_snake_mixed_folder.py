@@ -2,7 +2,12 @@
 manifest fastsnake-sweep-dataset/1 without run id) and finished by this one reads as one dataset
 (issue 46, item 2): through `read_sweep`, replay, `sweep(..., out=DIR).table`, DuckDB's and polars'
 plain globs, pandas. The old chunks are made here in that format without running old code (its writer:
-`git show 878e551:fastsnake/snake/dataset.py`, `write_chunk`)."""
+`git show 878e551:fastsnake/snake/dataset.py`, `write_chunk`).
+
+Each test runs twice: with the game record as declared, and with a scratch column added to the
+declaration (`record.declared`), as a column a later release adds would be: the old chunks lack it and
+read it as null, the rows played since hold it. Only the old release's columns are compared whole, so
+a column declared in `fastsnake/snake/record.py` needs no edit here."""
 
 import hashlib
 import json
@@ -12,12 +17,17 @@ import pytest
 
 import fastsnake
 from fastsnake.errors import InputError
-from fastsnake.snake import store
+from fastsnake.snake import record, store
 from fastsnake.snake.store import sweepfile
 from fastsnake.snake.store.folder import CHUNK_META_KEY, MANIFEST, chunk_name, manifest_checksum, sha256_file
 from fastsnake.snake.store.sweepfile import schema_names
 
+# The previous release's game record (878e551 wrote these and no others): a fact about that release,
+# not a copy of the declaration.
 OLD_COLUMNS = ["game", "seed", "outcome", "moves", "apples", "length"]
+# A column the declaration may gain after 878e551 (next free slot, optional as every added column is).
+SCRATCH = record.Column("scratch", "int32", record.width(), "mean", optional=True, title="scratch",
+                        doc="a column added after the old release")
 
 
 def _as_previous_release(folder, keep):
@@ -48,8 +58,18 @@ def _as_previous_release(folder, keep):
     (folder / MANIFEST).write_text(json.dumps(old, indent=1))
 
 
+@pytest.fixture(params=["declared", "plus-a-column"])
+def declaration(request):
+    """The game record as `GAME_RECORD` declares it, or with `SCRATCH` added (no kernel fills it: 0)."""
+    if request.param == "declared":
+        yield record.columns()
+        return
+    with record.declared(record.columns() + (SCRATCH,)) as cols:
+        yield cols
+
+
 @pytest.fixture
-def mixed(tmp_path):
+def mixed(tmp_path, declaration):
     clean = fastsnake.sweep("greedy", 6, 200, seed=9, out=tmp_path / "clean", chunk_size=50, threads=1)
     folder = tmp_path / "A"
     fastsnake.sweep("greedy", 6, 200, seed=9, out=folder, chunk_size=50, threads=1)
@@ -57,9 +77,28 @@ def mixed(tmp_path):
     return folder, clean.table
 
 
-def _same_games(a, b):
-    ignore = ["run_id", "fastsnake_version"]
-    return a.drop_columns(ignore).to_pydict() == b.drop_columns(ignore).to_pydict()  # (values, not dictionaries)
+def _added_since_old() -> list[str]:
+    """The record's columns 878e551 did not write: optional ones (else its files would be damaged)."""
+    added = [c for c in record.columns() if c.name not in OLD_COLUMNS]
+    assert all(c.optional for c in added), [c.name for c in added if not c.optional]
+    return [c.name for c in added]
+
+
+def _same_games(a, b, old_rows=None):
+    """`a` holds `b`'s games: every column but the run's identity and those the old release lacked
+    compared whole (values, not dictionaries); the lacked ones null in `a`'s first `old_rows` rows (by
+    default all: they were written by the old release) and `b`'s values in the rest."""
+    old_rows = a.num_rows if old_rows is None else old_rows
+    added = _added_since_old()
+    ignore = ["run_id", "fastsnake_version", *added]
+    if a.drop_columns(ignore).to_pydict() != b.drop_columns(ignore).to_pydict():
+        return False
+    for name in added:
+        if a.column(name).slice(0, old_rows).null_count != old_rows:
+            return False  # an old chunk's absent column must read as null, never as zeros
+        if a.column(name).slice(old_rows).to_pylist() != b.column(name).slice(old_rows).to_pylist():
+            return False
+    return True
 
 
 def test_the_checked_reader_fills_an_old_folder_into_the_one_schema(mixed):
@@ -84,7 +123,7 @@ def test_a_resume_upgrades_the_old_chunks_and_every_reader_sees_one_table(mixed)
         assert tuple(pq.read_schema(folder / chunk_name(index)).names) == schema_names()
     assert fastsnake.verify_sweep(folder)["complete"]
     table = result.table
-    assert _same_games(table, clean)
+    assert _same_games(table, clean, old_rows=150)
     assert table.column("run_id").unique().to_pylist() == run_id  # the old identity kept
     assert table.column("fastsnake_version").to_pylist() == ["0.1.0"] * 150 + [fastsnake.__version__] * 50
     glob = str(folder / "*.parquet")

@@ -7,6 +7,7 @@ existed reads the column as null and its mean as None, never as zeros.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from numba.core.errors import TypingError
 import fastsnake
 from fastsnake.envs import kernels as K
 from fastsnake.snake import engine, present, record
+from fastsnake.snake import report as report_module
 from fastsnake.snake.record import Column
 from fastsnake.snake.stats import SummaryAccumulator
 from fastsnake.snake.store import read_sweep
@@ -36,12 +38,18 @@ def with_extra():
     return record.declared(record.columns() + (EXTRA,))
 
 
+# The record's first columns, in the order every release has written them; a column added later goes
+# after them (the next free slot), so these assertions need no edit when one is declared.
+FIRST_COLUMNS = ("game", "seed", "outcome", "moves", "apples", "length")
+
+
 def test_the_kernel_slots_are_the_declarations():
-    assert [c.name for c in record.kernel_columns()] == ["outcome", "moves", "apples", "length"]
+    assert [c.name for c in record.kernel_columns()][:4] == ["outcome", "moves", "apples", "length"]
     assert (engine.ROW_OUTCOME, engine.ROW_MOVES, engine.ROW_APPLES, engine.ROW_LENGTH) == tuple(
-        record.slot(n) for n in ("outcome", "moves", "apples", "length"))
-    assert record.width() == 4
-    assert RECORD_COLUMNS == record.names() == ("game", "seed", "outcome", "moves", "apples", "length")
+        record.slot(n) for n in ("outcome", "moves", "apples", "length")) == (0, 1, 2, 3)
+    assert [c.slot for c in record.kernel_columns()] == list(range(record.width()))
+    assert RECORD_COLUMNS == record.names() and record.names()[:6] == FIRST_COLUMNS
+    assert all(record.column(n).optional for n in record.names()[6:])  # older files lack them
 
 
 def test_a_bad_declaration_is_refused():
@@ -69,7 +77,15 @@ def test_a_declared_column_reaches_file_summary_folder_and_compare(tmp_path):
         assert "extra" in pq.read_schema(tmp_path / "c.parquet").names
         header, _ = present.summary_rows([result.summary])
         assert "extra" in header
+        # The checks and readers of every file: verify, the public reader, the report's data.
+        assert fastsnake.verify_sweep(path)["ok"] and fastsnake.verify_sweep(folder)["complete"]
+        assert fastsnake.read_sweep(folder).column("extra").to_pylist() == [0] * 60
+        assert fastsnake.read_sweep(tmp_path / "c.parquet").column("extra").null_count == 0
+        assert report_module.record_arrays(read_sweep(path)[1])["extra"].tolist() == [0] * 60
+        page = fastsnake.report(str(path), str(tmp_path / "r.html"))
+        assert page["games"] == 60
     assert "extra" not in present.summary_rows([result.summary])[0]
+    assert "extra" not in report_module.record_arrays(read_sweep(path)[1])
 
 
 def test_a_file_without_an_optional_column_reads_it_as_absent(tmp_path):
@@ -179,18 +195,24 @@ def test_counted_refuses_a_name_that_is_no_counter():
 
 # The recipe of CONTRIBUTING.md, "Add a per-game column to sweep files", done on a scratch copy of the
 # package: a column the rules do not keep (turns: moves in another direction than the one before) is
-# its declaration in record.py and one kernel line in engine.py's rules loop, nothing else.
-TURNS_DECLARATION = (
-    '    Column("length", "int32", 3, "mean", doc="final length (start length + apples)"),\n',
-    '    Column("length", "int32", 3, "mean", doc="final length (start length + apples)"),\n'
-    '    Column("turns", "int32", 4, "mean", optional=True, title="turns", doc="moves that change direction"),\n',
-)
+# its declaration in record.py and one kernel line in engine.py's rules loop, nothing else. The scratch
+# column has a name no real column has and the next free slot, declared last in `GAME_RECORD`, so the
+# test keeps working when a real column (a real "turns", say) is declared.
+SCRATCH = "scratch_turns"
 TURNS_KERNEL_LINE = (
     "        moves = st.moves + 1\n        target = nbr[ix(st.head * 4 + move)]\n",
     "        neck = body[ix(st.head_i - 1 if st.head_i > 0 else n - 1)]\n"
-    "        st = counted(st, \"turns\", st.turns + (st.length > 1 and nbr[ix(neck * 4 + move)] != st.head))\n"
+    f"        st = counted(st, \"{SCRATCH}\", st.{SCRATCH} + (st.length > 1 and nbr[ix(neck * 4 + move)] != st.head))\n"
     "        moves = st.moves + 1\n        target = nbr[ix(st.head * 4 + move)]\n",
 )
+
+
+def _declare_last(text: str, line: str) -> str:
+    """record.py's `text` with `line` added as the last column of `GAME_RECORD`."""
+    start = text.index("GAME_RECORD: tuple[Column, ...] = (\n")
+    end = text.index("\n)\n", start)
+    return text[: end + 1] + line + text[end + 1:]
+
 
 TURNS_SCRIPT = """
 import json, sys
@@ -198,6 +220,8 @@ import numpy as np
 import pyarrow.parquet as pq
 import fastsnake
 from fastsnake.snake import present
+
+NAME = sys.argv[2]
 
 def turns(game):  # the naive count, from the recorded moves and the start body's direction
     step = {-game.cols: 0, 1: 1, game.cols: 2, -1: 3}
@@ -221,31 +245,49 @@ want = [turns(fastsnake.play("greedy", 6, seed=3, game=k)) for k in range(12)]
 mine = fastsnake.sweep(python_greedy, 6, 4, seed=3)
 table = fastsnake.compare(["greedy", "cycle"], 6, 6, seed=3)
 header, _ = present.compare_rows([result.summary])
-print(json.dumps({"package": fastsnake.__file__, "file": rows["turns"], "want": want,
-                  "mean": result.summary["turns_mean"],
-                  "python": mine.table.column("turns").to_pylist(),
+print(json.dumps({"package": fastsnake.__file__, "file": rows[NAME], "want": want,
+                  "mean": result.summary[NAME + "_mean"],
+                  "python": mine.table.column(NAME).to_pylist(),
                   "python_want": [turns(fastsnake.play(python_greedy, 6, seed=3, game=k)) for k in range(4)],
-                  "compare": table.column("turns_mean").to_pylist(), "header": header}))
+                  "compare": table.column(NAME + "_mean").to_pylist(), "header": header}))
+"""
+
+# The quick tests a new column must pass unedited, run again on the scratch copy: the record's (its
+# declaration reaching files, folders, compare, verify, the reader, the report; the kernel slots; the
+# state and the row writers) and the mixed folders' (an old release's chunks lacking the column). Not
+# the pages' column lists: a real column's docs line is the recipe's, the scratch column has none.
+QUICK_TESTS = ("test_snake_record.py", "test_snake_mixed_folder.py")
+NOT_QUICK = "not test_the_pages_list_the_declared_columns"
+QUICK_SCRIPT = """
+import sys
+import fastsnake, pytest
+assert fastsnake.__file__.startswith(sys.argv[1]), fastsnake.__file__  # the scratch copy is the one tested
+sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", "-m", "not slow", "-k", sys.argv[2], *sys.argv[3:]]))
 """
 
 
-@pytest.mark.slow  # compiles greedy's and cycle's kernels cold in a subprocess (about a minute)
+@pytest.mark.slow  # compiles greedy's and cycle's kernels cold in a subprocess (about two minutes)
 def test_a_counted_column_is_its_declaration_and_one_kernel_line(tmp_path):
     """A new per-game column the rules do not keep: the declaration (record.py) and the kernel line
     that fills it (engine.py) reach a sweep file, its summary, `compare` and the plain-Python
-    policies' rows, with values the naive count of each replayed game confirms."""
+    policies' rows, with values the naive count of each replayed game confirms; the quick tests of
+    the record and of mixed folders pass on that package without an edit."""
+    assert SCRATCH not in record.names()
     package = Path(fastsnake.__file__).resolve().parent
     root = tmp_path / "src"
     shutil.copytree(package, root / "fastsnake", ignore=shutil.ignore_patterns("__pycache__"))
-    for name, (old, new) in (("snake/record.py", TURNS_DECLARATION), ("snake/engine.py", TURNS_KERNEL_LINE)):
-        path = root / "fastsnake" / name
-        text = path.read_text()
-        assert text.count(old) == 1, name
-        path.write_text(text.replace(old, new))
+    declaration = (f'    Column("{SCRATCH}", "int32", {record.width()}, "mean", optional=True, title="scratch turns",'
+                   ' doc="moves that change direction"),\n')
+    path = root / "fastsnake" / "snake" / "record.py"
+    path.write_text(_declare_last(path.read_text(), declaration))
+    path = root / "fastsnake" / "snake" / "engine.py"
+    old, new = TURNS_KERNEL_LINE
+    assert path.read_text().count(old) == 1
+    path.write_text(path.read_text().replace(old, new))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_DISABLE_JIT")}
     env.update(PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(TURNS_SCRIPT), str(tmp_path)], env=env, cwd=root,
-                          capture_output=True, text=True, timeout=1200)
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(TURNS_SCRIPT), str(tmp_path), SCRATCH], env=env,
+                          cwd=root, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert Path(got["package"]).is_relative_to(root)  # the scratch copy, not this checkout
@@ -253,4 +295,26 @@ def test_a_counted_column_is_its_declaration_and_one_kernel_line(tmp_path):
     assert got["mean"] == pytest.approx(np.mean(got["want"]))
     assert got["python"] == got["python_want"] and sum(got["python"]) > 0
     assert len(got["compare"]) == 2 and all(m > 0 for m in got["compare"])
-    assert "turns" in got["header"]
+    assert "scratch turns" in got["header"]
+    here = Path(__file__).resolve().parent
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(QUICK_SCRIPT), str(root), NOT_QUICK,
+                           *(str(here / name) for name in QUICK_TESTS)], env=env, cwd=root,
+                          capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert " passed" in proc.stdout and "failed" not in proc.stdout
+
+
+def test_the_pages_list_the_declared_columns():
+    """Every page that lists a sweep file's columns (``game, seed, outcome, ...``) lists the declared
+    ones, and docs/sweeps.md names each ``<name>_mean`` of the summary: the docs lines of CONTRIBUTING's
+    column recipe, found here rather than by a reader."""
+    root = Path(__file__).resolve().parents[2]
+    pages = sorted((root / "docs").glob("*.md")) + [root / "README.md"]
+    listed = {}
+    for page in pages:
+        for match in re.finditer(r"\bgame, seed, outcome(?:, \w+)*", page.read_text()):
+            listed.setdefault(tuple(match[0].split(", ")), []).append(page.name)
+    assert sum(map(len, listed.values())) >= 3  # data-tools.md, sweeps.md, user-policies.md at least
+    assert list(listed) == [record.names()], listed
+    keys = (root / "docs" / "sweeps.md").read_text()
+    assert [c.name for c in record.mean_columns() if f"{c.name}_mean" not in keys] == []
