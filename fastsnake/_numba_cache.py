@@ -503,7 +503,7 @@ def _blas_is_there() -> None:
 # numba's import (most of a start-up: a signal then used to print a KeyboardInterrupt traceback).
 NUMBA_FREE_MODULES = frozenset(
     {"fastsnake.__main__", "fastsnake.signals", "fastsnake.errors", "fastsnake._numba_cache",
-     "fastsnake.files", "fastsnake.sizes", "fastsnake.renamed"}
+     "fastsnake.files", "fastsnake.sizes", "fastsnake.renamed", "fastsnake.published"}
 )
 # Packages none of whose modules defines a kernel (the CLI, the compile notices and warm-up): importing
 # them does not configure numba's cache, so `fastsnake --help` never loads numba (0.3 CPU-s). Their

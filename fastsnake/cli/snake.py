@@ -142,7 +142,7 @@ def register(sub) -> None:
     p = sub.add_parser("verify", help="check a sweep file or folder: which games are missing, doubled or damaged",
                        epilog=common.examples("fastsnake verify sweep.parquet",
                                               "fastsnake verify big/ --json     # a sweep folder, every chunk",
-                                              "fastsnake verify s.parquet --replay 1000 --replay-seed 7"))
+                                              "fastsnake verify sweep.parquet --replay 1000 --replay-seed 7"))
     p.add_argument("path", metavar="FILE.parquet|DIR", help="a sweep's --out file or folder")
     p.add_argument("--repair", action="store_true",
                    help="rebuild a sweep folder's missing or damaged manifest from its chunks' footers, then check")

@@ -257,8 +257,9 @@ def read_baseline(path: str):
     if fmt in OLD_BASELINE_FORMATS:
         said = (f"baseline {path!r} was saved by an older fastsnake (format {fmt}, without a checksum): "
                 f"re-save it from the code it stands for")
-        raise in_cli_words(BaselineError(said + " (compare(..., save_baseline=NAME))"),
+        exc = in_cli_words(BaselineError(said + " (compare(..., save_baseline=NAME))"),
                            said + " (fastsnake compare ... --save-baseline NAME)")
+        raise exc
     if fmt != BASELINE_FORMAT:
         raise BaselineError(f"{path!r} is not a fastsnake baseline (compare(..., save_baseline=NAME) writes one)")
     problem = _meta_problem(meta)

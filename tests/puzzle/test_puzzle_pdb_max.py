@@ -74,6 +74,12 @@ def test_auto_on_5x5_picks_idastar_with_the_6666_tables_and_announces_a_build(tm
     from fastsnake.puzzle import solver as S
 
     monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("FASTSNAKE_MEMORY_BUDGET", raising=False)
+    # A fresh solve holds about 150 MB; a test worker that ran hundreds of tests holds more, which would
+    # (rightly) push the build over the default budget: stand in for the fresh process.
+    from fastsnake.puzzle import pdb as P
+
+    monkeypatch.setattr(P, "resident_bytes", lambda: 150 * 2**20)
     goal = np.arange(25, dtype=np.int8)
     said = []
     assert S.pdb_auto(5, 5, goal, None, said.append)  # buildable within 2 GiB: announced
