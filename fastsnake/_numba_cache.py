@@ -387,8 +387,8 @@ def locator_base():
     `_SourceFileBackedLocatorMixin`; pyproject.toml caps numba at the versions tested with it):
     a locator for kernels defined in a source file, filed under the folder `cache_path(py_file)`
     of a subclass (its sub-folder `opt_level_folder()` at a non-default optimisation level), for the
-    files its `serves(py_file)` accepts. Ours (below) and the user-policy kernels'
-    (`fastsnake.snake.policies.user_cache`) subclass it."""
+    files its `serves(py_file)` accepts. Ours (below) and the generated modules' of users' policies
+    and heuristics (`fastsnake.generated`) subclass it."""
     from numba.core import caching
 
     class CacheLocatorBase(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):

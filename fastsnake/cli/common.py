@@ -145,6 +145,20 @@ def shown(path) -> str:
     return text if text.isprintable() else repr(text)
 
 
+def print_baseline_and_files(baseline, verdict: dict | None, written: dict, what: str) -> None:
+    """The last lines of a study's text output: the verdict against the baseline file `baseline`
+    (none without one), naming the worse of its `what` (``"heuristic"``, ``"method"``) and what it
+    could not compare, then each file `written` (a path or a list of paths by key)."""
+    if verdict is not None:
+        print(f"baseline {shown(baseline)}: {verdict['headline']}; "
+              + ("worse: " + ", ".join(verdict["worse"]) if verdict["worse"] else f"no {what} is worse"))
+        for line in verdict["unmatched"]:
+            print(f"  not compared: {line}")
+    for key, path in written.items():
+        for p in [path] if isinstance(path, str) else path:
+            print(f"{key}: {shown(os.fspath(p))}")
+
+
 class EscapedOutput:
     """A text stream (the command's stdout) that writes every control character but newline and tab
     as its escape (`fastsnake.files.printable`): text a file holds (a policy name, options, a file

@@ -503,8 +503,6 @@ def cmd_batch(args):
 def cmd_compare(args):
     """`puzzle compare`: a study of heuristics (`fastsnake.puzzle.study`); everything is checked
     before the first search or table build."""
-    import os
-
     from fastsnake import __version__
     from fastsnake import puzzle as P
     from fastsnake import study as S
@@ -605,14 +603,7 @@ def cmd_compare(args):
         print(f"precision {precision['target']:.2%}: {'reached' if precision['reached'] else 'not reached'} "
               f"with {precision['instances']:,} instances in {precision['rounds']} rounds "
               f"(widest: {precision['limiting']})")
-    if verdict is not None:
-        print(f"baseline {common.shown(args.baseline_from)}: {verdict['headline']}; "
-              + ("worse: " + ", ".join(verdict["worse"]) if verdict["worse"] else "no heuristic is worse"))
-        for line in verdict["unmatched"]:
-            print(f"  not compared: {line}")
-    for key, path in written.items():
-        for p in [path] if isinstance(path, str) else path:
-            print(f"{key}: {common.shown(os.fspath(p))}")
+    common.print_baseline_and_files(args.baseline_from, verdict, written, "heuristic")
     return None
 
 

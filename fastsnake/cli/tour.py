@@ -155,8 +155,6 @@ def _sizes(text: str):
 
 def run_compare(args):
     """`tour compare`: a study (`fastsnake.tour.study`); every input checked before the first search."""
-    import os
-
     from fastsnake import __version__
     from fastsnake import study as S
     from fastsnake import tour as T
@@ -205,14 +203,7 @@ def run_compare(args):
         return None
     print(S.render(tables, "text" if fmt == "text" else fmt))
     if fmt == "text":
-        if verdict is not None:
-            print(f"baseline {common.shown(args.baseline_from)}: {verdict['headline']}; "
-                  + ("worse: " + ", ".join(verdict["worse"]) if verdict["worse"] else "no method is worse"))
-            for line in verdict["unmatched"]:
-                print(f"  not compared: {line}")
-        for key, path in written.items():
-            for p in [path] if isinstance(path, str) else path:
-                print(f"{key}: {common.shown(os.fspath(p))}")
+        common.print_baseline_and_files(args.baseline_from, verdict, written, "method")
     return None
 
 

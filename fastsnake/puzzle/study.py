@@ -537,16 +537,9 @@ def study_meta(study: Study, spec: str) -> dict:
 
 def baseline_from(path: str):
     """(identities by instance id, rows) of a saved rows file, checksum verified."""
-    from fastsnake.study.rows import read_rows
+    from fastsnake.study.rows import read_baseline
 
-    meta, table = read_rows(path, need_checksum=True)
-    if meta.get("kind") != "puzzle":
-        raise StudyInputError(f"baseline {path!r} is a {meta.get('kind')!r} study, not a puzzle study")
-    rows = table.to_pylist()
-    ident = {}
-    for r in rows:
-        ident.setdefault(r["instance_id"], {k: r[k] for k in IDENTITY})
-    return ident, rows
+    return read_baseline(path, "puzzle", "instance_id", IDENTITY, StudyInputError)
 
 
 def check_baseline_instances(instances: list[Instance], heuristics: list[str], path: str, *,

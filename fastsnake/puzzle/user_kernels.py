@@ -15,24 +15,20 @@ heuristic importable by name gets a generated two-line module in the numba cache
 (``cache=True``) in a folder of their own. The module's name carries a hash of the user's sources
 and of the sources our kernels reach (`fastsnake._numba_cache`), so an edit to either compiles
 afresh; of one heuristic the newest `VERSIONS_KEPT` versions are kept. A heuristic that is not
-importable (defined in ``__main__`` or a closure) is compiled once per process.
+importable (defined in ``__main__`` or a closure) is compiled once per process. The writing,
+pruning, cache locator and loading are shared with users' Snake policies (`fastsnake.generated`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import inspect
-import os
-import shutil
 import sys
 import threading
 import types
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
+from fastsnake.generated import GeneratedModules, importable_pair, importable_sources
 from fastsnake.puzzle.astar import astar_run
 from fastsnake.puzzle.heuristics import (
     HC_COLS,
@@ -50,8 +46,9 @@ from fastsnake.puzzle.idastar import ida_run
 
 FOLDER = "user-heuristics"
 PREFIX = "fastsnake_userh_"
-CACHE_SUFFIX = ".nbcache"
 VERSIONS_KEPT = 3
+_GENERATED = GeneratedModules(FOLDER, PREFIX, "UserHeuristicCacheLocator", VERSIONS_KEPT)
+kernels_folder = _GENERATED.folder
 
 _lock = threading.RLock()
 _modules: dict = {}  # (evaluate, update) -> its generated module or None, in this process
@@ -124,32 +121,14 @@ def make_kernels(evaluate, update, module: str, filename: str, cache: bool, rows
         return _made[key]
 
 
-def _importable(fn):
-    """(module, attribute) under which the dispatcher `fn` is importable by another process, or None."""
-    py = getattr(fn, "py_func", None)
-    module = getattr(py, "__module__", None)
-    if not module or module == "__main__" or not all(part.isidentifier() for part in module.split(".")):
-        return None
-    loaded = sys.modules.get(module)
-    if loaded is None:
-        return None
-    name = getattr(py, "__qualname__", "")
-    if "." not in name and "<" not in name and getattr(loaded, name, None) is fn:
-        return module, name
-    for attribute, value in sorted(vars(loaded).items()):
-        if value is fn and attribute.isidentifier():
-            return module, attribute
-    return None
-
-
 def import_targets(spec: HeuristicSpec) -> list:
     """[(module, attribute) of evaluate, of update or None]: how another process (a batch worker)
     imports a registered heuristic; UserHeuristicError when it cannot."""
-    targets = [_importable(spec.evaluate), _importable(spec.update) if spec.update is not None else None]
-    if targets[0] is None or (spec.update is not None and targets[1] is None):
+    pair = importable_pair(spec.evaluate, spec.update)
+    if pair is None:
         raise UserHeuristicError(f"heuristic {spec.name!r}: worker processes cannot import its functions "
                                  "(defined in __main__ or a closure); define them in a module")
-    return targets
+    return [None if t is None else tuple(t) for t in pair]
 
 
 def register_targets(name: str, targets) -> None:
@@ -162,95 +141,19 @@ def register_targets(name: str, targets) -> None:
     register_heuristic(name, fns[0], fns[1])
 
 
-def kernels_folder() -> Path:
-    from fastsnake._numba_cache import cache_root
-
-    return cache_root() / FOLDER
-
-
-def _install_locator() -> None:
-    """A numba cache locator filing each generated module's machine code in a folder of its own."""
-    from numba.core import caching
-
-    from fastsnake._numba_cache import locator_base
-
-    class UserHeuristicCacheLocator(locator_base()):
-        @classmethod
-        def serves(cls, py_file: Path) -> bool:
-            return py_file.name.startswith(PREFIX) and py_file.parent.name == FOLDER
-
-        def cache_path(self, py_file: Path) -> Path:
-            return py_file.with_name(py_file.stem + CACHE_SUFFIX)
-
-        def get_source_stamp(self):
-            # The module's name is a hash of what it compiles: a stamp that survives a touch.
-            return Path(self._py_file).stem
-
-    locators = caching.CacheImpl._locator_classes
-    if not any(k.__name__ == UserHeuristicCacheLocator.__name__ for k in locators):
-        locators.insert(0, UserHeuristicCacheLocator)
-
-
-def _prune(folder: Path, target_key: str, keep: str) -> None:
-    """Remove all but the newest VERSIONS_KEPT versions of one heuristic (`keep` always stays)."""
-    def mtime(path):
-        try:
-            return path.stat().st_mtime
-        except OSError:
-            return 0.0
-
-    versions = sorted(folder.glob(f"{PREFIX}{target_key}_*.py"), key=mtime, reverse=True)
-    for path in [p for p in versions if p.stem != keep][VERSIONS_KEPT - 1:]:
-        try:
-            path.unlink()
-        except OSError:
-            pass
-        shutil.rmtree(path.with_name(path.stem + CACHE_SUFFIX), ignore_errors=True)
-
-
 def _cached_module(evaluate, update):
     """The generated module of an importable heuristic (its `kernels(rows, cols)`), or None."""
-    where = _importable(evaluate)
-    uwhere = _importable(update) if update is not None else None
-    if where is None or (update is not None and uwhere is None):
+    found = importable_sources(evaluate, update, distinct=True)
+    if found is None:
         return None
-    try:
-        sources = [inspect.getsource(sys.modules[m]) for m in sorted({where[0], *(uwhere or where)[:1]})]
-    except (OSError, TypeError):
-        return None
-    from fastsnake._numba_cache import import_reach, sources_hash
-
+    where, uwhere, sources = found
     update_line = ("_update = None" if uwhere is None else f"from {uwhere[0]} import {uwhere[1]} as _update")
     target = f"{where[0]}.{where[1]}" + (f" + {uwhere[0]}.{uwhere[1]}" if uwhere else "")
     text = _TEMPLATE.format(target=target, emodule=where[0], ename=where[1], update_line=update_line)
-    target_key = hashlib.blake2b(target.encode(), digest_size=6).hexdigest()
-    digest = hashlib.blake2b(digest_size=8)
-    ours = sources_hash(import_reach(frozenset({__name__})))
-    for part in (text, ours, *sources):
-        digest.update(part.encode())
-    name = f"{PREFIX}{target_key}_{digest.hexdigest()}"
+    name, target_key = _GENERATED.name(target, text, frozenset({__name__}), sources)
     if name in sys.modules:
         return sys.modules[name]
-    _install_locator()
-    folder = kernels_folder()
-    path = folder / f"{name}.py"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if not path.exists() or path.read_text() != text:
-            tmp = folder / f".{name}.{os.getpid()}.tmp"
-            tmp.write_text(text)
-            os.replace(tmp, path)
-        else:
-            os.utime(path)  # in use: the newest versions are kept
-        _prune(folder, target_key, name)
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module  # numba's cache refers to the module by name
-        spec.loader.exec_module(module)
-    except (OSError, ImportError):
-        sys.modules.pop(name, None)
-        return None  # a read-only cache folder: compile per process instead
-    return module
+    return _GENERATED.load(name, text, target_key)
 
 
 def kernels_of(hc):

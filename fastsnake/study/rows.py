@@ -103,6 +103,20 @@ def read_rows(path: str, *, need_checksum: bool = False):
     return meta, table
 
 
+def read_baseline(path: str, kind: str, trial: str, identity, error=StudyFileError):
+    """(identities by trial id, rows as dicts) of the checksummed rows file `path` of a study of
+    `kind` (``"puzzle"``, ``"tour"``): each trial's identity is its first row's `identity` columns,
+    its id the column `trial`; `error` (the problem's input error) when the file is of another kind."""
+    meta, table = read_rows(path, need_checksum=True)
+    if meta.get("kind") != kind:
+        raise error(f"baseline {path!r} is a {meta.get('kind')!r} study, not a {kind} study")
+    rows = table.to_pylist()
+    ident: dict = {}
+    for r in rows:
+        ident.setdefault(r[trial], {k: r[k] for k in identity})
+    return ident, rows
+
+
 def _check_sum(path: str, meta: dict, table, need: bool) -> None:
     from fastsnake.study.checksum import all_columns, table_checksum
 

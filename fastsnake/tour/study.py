@@ -224,15 +224,9 @@ def check_baseline_trials(all_trials: list[Trial], path: str, arms=None, *, allo
     with `allow_partial`), else `BaselineMismatch` (`fastsnake.study.baseline.gate`); returns its
     rows (`check_baseline` decides again on what the run played)."""
     from fastsnake.study.baseline import gate, same_trials
-    from fastsnake.study.rows import read_rows
+    from fastsnake.study.rows import read_baseline
 
-    meta, table = read_rows(path, need_checksum=True)
-    if meta.get("kind") != "tour":
-        raise TourInputError(f"baseline {path!r} is a {meta.get('kind')!r} study, not a tour study")
-    rows = table.to_pylist()
-    ident = {}
-    for r in rows:
-        ident.setdefault(r["trial_id"], {k: r[k] for k in IDENTITY})
+    ident, rows = read_baseline(path, "tour", "trial_id", IDENTITY, TourInputError)
     same_trials({t.id: t.identity() for t in all_trials}, ident, what="trial")
     if arms is not None:
         theirs: dict = {}
