@@ -109,7 +109,7 @@ def register_report(subparsers) -> None:
             "fastsnake report c.parquet --out compare.html --worst 5 --pick 41   # compare file: a section a policy",
             "fastsnake report big/ --out big.html --random 50                      # a sweep folder, streamed",
             "fastsnake report died.npz s.json --out games.html                     # just the player",
-            "fastsnake report study.parquet --out study.html --pick 3               # a puzzle study",
+            "fastsnake report study.parquet --out study.html --pick 3x3             # a puzzle study",
         ),
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="sweep files or folders, compare files, viewer files")

@@ -572,8 +572,8 @@ def check_baseline(study: Study, base_rows: list[dict], *, allow_partial: bool =
     """Today's study against the baseline's rows, instance by instance, with the one gate logic
     (`fastsnake.study.baseline.compare_rows`): every heuristic/algorithm of the run on the same
     options and instances, else `BaselineMismatch` unless `allow_partial`; then nodes and
-    CPU-seconds of each compared one judged on the instances both solved (CPU worse only beyond the
-    share `slower`, default 0.10)."""
+    CPU-seconds of each compared one on the instances both solved (CPU-seconds judged only with a
+    share `slower`: worse beyond it; else reported)."""
     from fastsnake.study.baseline import compare_rows
 
     return compare_rows(study.rows, base_rows, key=lambda r: f"{r['heuristic']}/{r['algorithm']}",

@@ -23,7 +23,9 @@ from fastsnake.study.stats import holm, p_of, paired_ratio
 ALPHA = 0.05
 # How much more a measure may need before it counts as worse: deterministic counts (nodes) none,
 # CPU-seconds 10 % (timing noise between runs on one machine).
-DEFAULT_TOLERANCE = {"nodes": 0.0, "cpu": 0.10}
+# None: reported, not judged. CPU-seconds move with the machine's load between two runs, so a run judges
+# them only when asked (`slower`); node counts are the same on every machine and are judged exactly.
+DEFAULT_TOLERANCE = {"nodes": 0.0, "cpu": None}
 
 
 class BaselineMismatch(InputError):
@@ -81,7 +83,7 @@ def compare_rows(today: list[dict], base: list[dict], *, key, trial, measures, c
     else `BaselineMismatch` naming what was not compared, unless `allow_partial` (even then at
     least one algorithm must pair). Each compared algorithm's `measures(label)` (``[(name,
     value(row))]``: nan where a trial did not finish) are then judged by `check` on the trials both
-    ran (CPU-seconds worse only beyond the share `slower`, default `DEFAULT_TOLERANCE`'s). Returns
+    ran (CPU-seconds judged only with a share `slower`, worse beyond it; else reported). Returns
     `check`'s verdict plus ``coverage`` (`fastsnake.study.gate.coverage`),
     ``unmatched`` (one line per algorithm or trials left out) and ``headline`` (how many were
     compared)."""
@@ -115,7 +117,9 @@ def compare_rows(today: list[dict], base: list[dict], *, key, trial, measures, c
                             + [f"{p.run_count - p.shared:,} of the {p.run_count:,} {words[1]}s of {p.label} "
                                "(not in the baseline)" for p in pairings if p.partial])
     verdict["headline"] = (f"compared {cov['keys']} of {cov['keys_total']} {words[0]}s on "
-                           f"{cov['instances']:,} of {cov['instances_total']:,} {words[1]} runs")
+                           f"{cov['instances']:,} of {cov['instances_total']:,} {words[1]} runs"
+                           + (f" ({', '.join(verdict['not_judged'])} reported, not judged: no share given for them)"
+                              if verdict["not_judged"] else ""))
     return verdict
 
 
@@ -138,14 +142,19 @@ def check(today: dict, base: dict, tolerance: dict | None = None) -> dict:
                                    "nothing to compare")
         checks.append({"algorithm": algorithm, "measure": measure, **paired,
                        "tolerance": tol.get(measure.split("_")[0], 0.0)})
+        checks[-1]["judged"] = checks[-1]["tolerance"] is not None
     if not checks:
         raise BaselineMismatch("no algorithm of this run is in the baseline: nothing to compare "
                                f"(here: {sorted({a for a, _ in today})}, there: {sorted({a for a, _ in base})})")
-    for c, adjusted in zip(checks, holm([p_of(c) for c in checks]), strict=True):
+    judged = [c for c in checks if c["judged"]]
+    for c in checks:
+        c["p_holm"], c["worse"] = None, False
+    for c, adjusted in zip(judged, holm([p_of(c) for c in judged]), strict=True):
         c["p_holm"] = adjusted
         ci = c["ratio_ci95"]
         c["worse"] = bool(ci is not None and ci[0] > 1 + c["tolerance"] and adjusted is not None
                           and adjusted < ALPHA and not math.isnan(ci[0]))
     worse = [f"{c['algorithm']} {c['measure']} x{c['ratio']:.3g} [{c['ratio_ci95'][0]:.3g}, "
              f"{c['ratio_ci95'][1]:.3g}]" for c in checks if c["worse"]]
-    return {"checks": checks, "worse": worse, "compared": sum(c["n"] for c in checks)}
+    not_judged = sorted({c["measure"] for c in checks if not c["judged"]})
+    return {"checks": checks, "worse": worse, "compared": sum(c["n"] for c in checks), "not_judged": not_judged}

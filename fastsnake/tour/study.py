@@ -248,8 +248,8 @@ def check_baseline(study: TourStudy, base_rows: list[dict], *, allow_partial: bo
     """Today against the baseline, trial by trial, with the one gate logic
     (`fastsnake.study.baseline.compare_rows`): every method of the run on the same options and
     trials, else `BaselineMismatch` unless `allow_partial`; then CPU-seconds of every compared
-    method, and nodes of the searches, judged on the trials both found (CPU worse only beyond the
-    share `slower`, default 0.10)."""
+    method, and nodes of the searches, on the trials both found (CPU-seconds judged only with a share
+    `slower`: worse beyond it; else reported)."""
     from fastsnake.study.baseline import compare_rows
 
     def measures(name):
