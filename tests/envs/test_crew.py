@@ -32,9 +32,19 @@ def wait_until(condition, what, limit=60.0):
 
 
 def asleep(games):
+    """Every worker asleep, and staying so: its awake flag down and its wake event clear, twice 20 ms apart.
+    (A wake left set by an earlier step lets a worker that just lowered its flag pass its wait and spin
+    once more: seen alone, the flag can say asleep while the worker is about to be awake.)"""
     crew = games._crew
     awake = C.control_slots(crew.workers)[3]
-    return all(crew.ctrl[awake + k] == 0 for k in range(crew.workers))
+
+    def now():
+        return all(crew.ctrl[awake + k] == 0 and not crew.wakes[k].is_set() for k in range(crew.workers))
+
+    if not now():
+        return False
+    time.sleep(0.02)
+    return now()
 
 
 def test_three_threads_play_the_games_of_one_through_sleeps_and_wakes():
