@@ -122,7 +122,7 @@ def register(subparsers) -> None:
                            "--heuristics manhattan,linear-conflict",
                            "fastsnake puzzle compare --size 3 --count 30 --heuristics manhattan,linear-conflict "
                            "--save-baseline base.parquet && fastsnake puzzle compare --size 3 --count 30 "
-                           "--heuristics manhattan,linear-conflict --baseline-from base.parquet   # exit 4 if more nodes"))
+                           "--heuristics manhattan,linear-conflict --baseline-from base.parquet  # exit 4: more nodes"))
     _board_args(p, need_start=False)
     p.add_argument("--instances", default=None, metavar="NAME|FILE",
                    help="korf100 (15-puzzle), korf-felner-50 (24-puzzle), assignment (the 8-puzzle "
