@@ -62,10 +62,24 @@ def _start(args, until):
 
 
 def _wait_for(proc, until) -> None:
-    """Read the process's events until `until(event)` holds; fail if it ends first."""
+    """Read the process's events until `until(event)` holds for the last one; fail if it ends first.
+
+    `until` may also look at files the process writes (a partial file), which can appear just after
+    the event that announces the stage: so it is asked again, for the last event, while no new event
+    comes (every 50 ms), not only when an event arrives."""
+    quiet = 0.0
     while True:
-        ready, _, _ = select.select([proc.events], [], [], STUCK_SECONDS)
-        line = proc.events.readline() if ready else None
+        ready, _, _ = select.select([proc.events], [], [], 0.05)
+        if not ready:
+            quiet += 0.05
+            if proc.seen and until(proc.seen[-1]):
+                return
+            if quiet < STUCK_SECONDS and proc.poll() is None:
+                continue
+            line = None if proc.poll() is None else ""
+        else:
+            quiet = 0.0
+            line = proc.events.readline()
         if not line:
             proc.kill()
             code, out, err = _finish(proc)
