@@ -263,6 +263,22 @@ def positive_int(text: str) -> int:
     return value
 
 
+def study_baseline_options(p, algorithm: str, trial: str) -> None:
+    """A study's baseline flags (puzzle and tour compare): save one, check against one, what is judged."""
+    p.add_argument("--save-baseline", metavar="FILE", default=None,
+                   help="keep this run's rows as a baseline file for --baseline-from")
+    p.add_argument("--baseline-from", metavar="FILE", default=None,
+                   help=f"pair with a saved baseline on the same {trial}s: exit 4 when a {algorithm} needs "
+                        f"significantly more nodes (CPU-seconds too with --slower), 2 when the {trial}s differ")
+    p.add_argument("--slower", type=nonnegative_float, default=None, metavar="SHARE",
+                   help="--baseline-from: also judge CPU-seconds, worse beyond this share of the baseline's "
+                        "(e.g. 0.10; default: reported, not judged, as they move with the machine's load; node "
+                        "counts are always judged, exactly)")
+    p.add_argument("--allow-partial", action="store_true",
+                   help=f"--baseline-from: accept comparing only the {algorithm}s and {trial}s the baseline "
+                        "holds (at least one must pair); without it a partial comparison exits 2")
+
+
 def nonnegative_float(text: str) -> float:
     """A finite number >= 0 (a share such as --slower)."""
     try:

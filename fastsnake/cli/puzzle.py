@@ -148,18 +148,7 @@ def register(subparsers) -> None:
     p.add_argument("--out", metavar="FILE|DIR", default=None,
                    help="one Parquet row per instance and heuristic (a folder: DIR/RUN_ID.parquet); "
                         "with --format csv, each table as FILE.TABLE.csv beside it")
-    p.add_argument("--save-baseline", metavar="FILE", default=None,
-                   help="keep this run's rows as a baseline file for --baseline-from")
-    p.add_argument("--baseline-from", metavar="FILE", default=None,
-                   help="pair with a saved baseline on the same instances: exit 4 when a heuristic needs "
-                        "significantly more nodes or CPU, 2 when the instances differ")
-    p.add_argument("--slower", type=common.nonnegative_float, default=None, metavar="SHARE",
-                   help="--baseline-from: also judge CPU-seconds, worse beyond this share of the baseline's "
-                        "(e.g. 0.10; default: reported, not judged, as they move with the machine's load; node "
-                        "counts are always judged, exactly)")
-    p.add_argument("--allow-partial", action="store_true",
-                   help="--baseline-from: accept comparing only the heuristics and instances the baseline "
-                        "holds (at least one must pair); without it a partial comparison exits 2")
+    common.study_baseline_options(p, "heuristic", "instance")
     p.add_argument("--format", default=None, choices=("text", "json", "csv", "markdown", "latex"),
                    help="text (default), json (as --json), csv (data: one table, see --table), markdown, latex")
     p.add_argument("--table", default="heuristics", choices=("heuristics", "pairs"),

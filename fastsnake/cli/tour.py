@@ -131,16 +131,7 @@ def _compare_parser(tour) -> None:
     p.add_argument("--max-nodes", type=common.positive_int, default=None, metavar="N")
     p.add_argument("--out", metavar="FILE|DIR", default=None,
                    help="one Parquet row per trial and method (a folder: DIR/RUN_ID.parquet)")
-    p.add_argument("--save-baseline", metavar="FILE", default=None, help="keep this run's rows as a baseline")
-    p.add_argument("--baseline-from", metavar="FILE", default=None,
-                   help="exit 4 when a method needs significantly more CPU or nodes; 2 for other trials")
-    p.add_argument("--slower", type=common.nonnegative_float, default=None, metavar="SHARE",
-                   help="--baseline-from: also judge CPU-seconds, worse beyond this share of the baseline's "
-                        "(e.g. 0.10; default: reported, not judged, as they move with the machine's load; node "
-                        "counts are always judged, exactly)")
-    p.add_argument("--allow-partial", action="store_true",
-                   help="--baseline-from: accept comparing only the methods and trials the baseline holds "
-                        "(at least one must pair); without it a partial comparison exits 2")
+    common.study_baseline_options(p, "method", "trial")
     p.add_argument("--format", default=None, choices=("text", "json", "csv", "markdown", "latex"))
     p.add_argument("--table", default="methods", choices=("methods", "pairs"),
                    help="--format csv: the table printed (default methods)")
