@@ -359,7 +359,9 @@ def test_numba_and_python_policies_accept_and_refuse_the_same_moves(typed, nativ
     _same_outcome_on_both_paths(*typed, native)
 
 
-@pytest.mark.parametrize("dtype, value", [(np.float64, 1.0), (np.bool_, True)])
+# One value type in the quick suite (each compiles a copy of the engine); the bool, with every other type,
+# in the slow hypothesis test above.
+@pytest.mark.parametrize("dtype, value", [(np.float64, 1.0), pytest.param(np.bool_, True, marks=pytest.mark.slow)])
 def test_floats_and_bools_are_no_moves_on_either_path(dtype, value):
     _same_outcome_on_both_paths(dtype, value, native=True)
 
