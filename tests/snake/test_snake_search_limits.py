@@ -159,7 +159,7 @@ def search_pairs(nbr, cols, blocked, queries):
     return lengths, paths
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.integers(1, 9), st.integers(1, 9), st.integers(0, 2**32), st.floats(0, 0.5), st.booleans())
 def test_astar_within_limit_finds_the_unlimited_path_or_none(rows, cols, seed, density, right_hand):
     rng = np.random.default_rng(seed)
