@@ -148,6 +148,7 @@ def test_a_policy_module_dropped_into_the_package_is_found_with_no_other_edit(pa
     ('BUILTIN = dict(bad="POLICY")', "must be one literal dict"),
     ('BUILTIN = {"ok": "not an attribute"}', "must be one literal dict"),
     ('BUILTIN = {}', "must be one literal dict"),
+    ('BUILTIN = {["a"]: "POLICY"}', "must be one literal dict"),
     ('BUILTIN = {"two words": "POLICY"}', "policy name 'two words' must be"),
     ('BUILTIN = {"a": "POLICY"}\nBUILTIN = {"b": "POLICY"}', "written 2 times"),
     ('BUILTIN.update({"a": "POLICY"})', "must be one literal dict"),

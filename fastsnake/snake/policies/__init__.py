@@ -151,7 +151,7 @@ def _declared_in(path: str, module: str) -> list[tuple[str, str]]:
     if [getattr(target, "id", None) for target in targets] == [DECLARATION]:
         try:
             declared = ast.literal_eval(statement.value)
-        except ValueError:
+        except (ValueError, TypeError, SyntaxError, RecursionError):  # not a literal, or an unhashable key
             declared = None
     if not (isinstance(declared, dict) and declared
             and all(isinstance(attr, str) and attr.isidentifier() for attr in declared.values())):
