@@ -7,6 +7,7 @@ import importlib
 import json
 import pkgutil
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -103,6 +104,15 @@ def test_every_declaration_matches_its_module_s_policies():
         policy = getattr(importlib.import_module(module), attr, None)
         assert isinstance(policy, EnginePolicy) and policy.name == name, (name, target)
     assert set(registry.builtin_names()) == set(declared)
+
+
+def test_listing_the_policies_imports_no_policy_module():
+    # What `fastsnake policies --json`'s names and every unknown-name error cost: a scan, no import.
+    code = ("import sys, fastsnake.snake.policies as r; names = r.available(); "
+            "print(len(names), sorted(m for m in sys.modules if m.startswith('fastsnake.snake.policies.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(" ", 1)
+    assert int(out[0]) >= len(registry.builtin_names()) and "phc" in registry.builtin_names()
+    assert out[1].strip() == "['fastsnake.snake.policies.protocol']"
 
 
 def test_every_registered_policy_has_a_guard_reference():
