@@ -11,12 +11,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from scipy import stats
+from lazy_modules import lazy
 
 import fastsnake
 from fastsnake.cli import main
 from fastsnake.snake import benchmark
 from fastsnake.snake.cancel import compile_first
+
+stats = lazy("scipy.stats")  # imported by the first test that reads it (tests/lazy_modules.py)
 
 
 def _run(capsys, *argv):

@@ -9,13 +9,15 @@ import numpy as np
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
-from scipy import stats
+from lazy_modules import lazy
 
 import fastsnake
 from fastsnake.cli import main
 from fastsnake.snake.api import timing_free
 from fastsnake.snake.intervals import half_width
 from fastsnake.snake.present import format_mean_ci, format_p
+
+stats = lazy("scipy.stats")  # imported by the first test that reads it (tests/lazy_modules.py)
 
 # cycle and snake-ai-safe never lose (their moves pair on every game), greedy mostly dies.
 POLICIES = "cycle,snake-ai-safe,greedy"

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats
+from lazy_modules import lazy
 
 from fastsnake.snake.intervals import (
     PairedAccumulator,
@@ -19,7 +19,8 @@ from fastsnake.snake.intervals import (
 from fastsnake.snake.present import format_mean_ci, format_p, format_rate_ci
 from fastsnake.snake.stats import SummaryAccumulator
 
-Z = stats.norm.ppf(0.975)
+stats = lazy("scipy.stats")  # imported by the first test that reads it (tests/lazy_modules.py)
+
 moves_lists = st.lists(st.integers(1, 50_000), min_size=2, max_size=300)
 
 
@@ -48,6 +49,7 @@ def test_a_single_game_has_no_interval():
 
 def _wilson_closed_form(k, n):
     """Wilson (1927): the score interval, written out."""
+    Z = stats.norm.ppf(0.975)
     p = k / n
     centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
     spread = Z / (1 + Z * Z / n) * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n))

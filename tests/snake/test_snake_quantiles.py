@@ -5,10 +5,13 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import special, stats
+from lazy_modules import lazy
 
 from fastsnake.snake.intervals import mean_ci95, ratio_ci95, wilson_ci95
 from fastsnake.snake.quantiles import SERIES_MAX_DF, normal_ppf, t_ppf
+
+special = lazy("scipy.special")  # imported by the first test that reads it (tests/lazy_modules.py)
+stats = lazy("scipy.stats")  # imported by the first test that reads it (tests/lazy_modules.py)
 
 probabilities = st.floats(1e-12, 1 - 1e-12).filter(lambda p: p != 0.5)
 # Whole degrees of freedom, weighted towards both sides of the switch from the series to the expansion.

@@ -2,17 +2,23 @@
 
 Three ways in, one registry:
 
-- our built-in policies, registered at the end of this module by `register_builtin` calls
-  (``name``, ``"package.module:object"``), as Gymnasium registers its environments in its own
-  package: found from the source tree with no install step (a ``git pull`` that brings a policy
-  brings its name), loaded on first use;
+- our built-in policies: each policy module of this package (and of its sub-packages, if any)
+  declares the policies it defines in one literal, ``BUILTIN = {"phc": "PHC", "phc-faithful":
+  "PHC_FAITHFUL"}`` (name -> the module's attribute). `declared_builtins` reads that statement from
+  the source files with a regular expression and `ast.literal_eval`, without importing them (about
+  a millisecond for the package, once a process, when a name is first looked up), and registers each
+  through `register_builtin`; the module is imported when its policy is first used. As Gymnasium
+  registers its environments in its own package, a ``git pull`` that brings a policy module brings its
+  names, with no install step and no list to edit;
 - the entry-point group ``fastsnake.policies`` (``name = "package.module:object"``), for other
   packages' policies: discovered once, loaded on first use. A name a built-in holds stays the
   built-in's: the entry point is ignored with one warning naming both;
 - `register_policy`, for policies defined in a running process.
 
-Listing names costs no import, and a dask worker finds an installed user policy exactly as the
-CLI does. A registered object (a built-in's or an entry point's) may be:
+A name declared twice is a PolicyError, and so is a declaration that is not one literal dict of
+policy names to attribute names (one line naming the module), or an attribute its module does not
+define (when loaded). Listing names costs no import, and a dask worker finds an installed user policy
+exactly as the CLI does. A registered object (a built-in's or an entry point's) may be:
 
 - an `EnginePolicy` (our policies: njit functions inlined into the engine loop,
   ``alloc(cfg, nbr, params)``, ``reset(ws, g)``, ``decide(ws, g, st)``, behind two cached
@@ -23,7 +29,10 @@ CLI does. A registered object (a built-in's or an entry point's) may be:
 
 from __future__ import annotations
 
+import ast
 import contextvars
+import os
+import re
 import sys
 import threading
 from contextlib import contextmanager
@@ -53,6 +62,7 @@ _lock = threading.RLock()
 _registry: dict[str, EnginePolicy] = {}
 _entry_points: dict | None = None  # name -> EntryPoint, discovered once
 _builtins: dict[str, str] = {}  # name -> "module:object" of our own policies (`register_builtin`)
+_scanned = False  # whether the policy modules' declarations are registered (`_builtin_table`)
 _warned: set[str] = set()  # warnings already printed by this process
 
 
@@ -68,7 +78,8 @@ def warn_once(message: str) -> None:
 def register_builtin(name: str, target: str) -> None:
     """Register our policy `name`, the object ``"package.module:object"`` names (imported on first use).
 
-    The calls are at the end of this module, one a policy; a name taken twice is a PolicyError.
+    Our policy modules' ``BUILTIN`` declarations come through here (`declared_builtins`); a name
+    taken twice is a PolicyError.
     """
     check_name(name)
     module, _, attr = target.partition(":")
@@ -80,15 +91,101 @@ def register_builtin(name: str, target: str) -> None:
         _builtins[name] = target
 
 
+# The literal a policy module declares its policies in, at the start of a line (a top-level statement).
+DECLARATION = "BUILTIN"
+_DECLARED = re.compile(rf"^{DECLARATION}\b", re.M)
+# A declaration spans at most this many lines (one a policy, and its braces).
+_DECLARATION_LINES = 64
+
+
+def declared_builtins(folders=None, package: str = __name__) -> list[tuple[str, str]]:
+    """``(name, "module:attribute")`` for each policy the ``BUILTIN`` literals of the modules in
+    `folders` (default: this package's folders, ``__path__``) and their sub-packages declare, read from
+    the source without importing anything.
+
+    Raises PolicyError, one line naming the module, for a declaration that is not one assignment of a
+    literal dict of policy names to attribute names."""
+    found = []
+    for folder in __path__ if folders is None else folders:
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            continue
+        for entry in entries:
+            stem = entry.name[:-3] if entry.name.endswith(".py") else entry.name
+            if not stem.isidentifier():
+                continue
+            if entry.is_dir():
+                init = os.path.join(entry.path, "__init__.py")
+                if os.path.isfile(init):
+                    found += _declared_in(init, f"{package}.{stem}")
+                    found += declared_builtins([entry.path], f"{package}.{stem}")
+            elif entry.name.endswith(".py") and stem != "__init__":
+                found += _declared_in(entry.path, f"{package}.{stem}")
+    return found
+
+
+def _declared_in(path: str, module: str) -> list[tuple[str, str]]:
+    """The declaration of the module at `path` (see `declared_builtins`): a regular expression finds its
+    line, `ast` reads just that statement."""
+    with open(path, encoding="utf-8") as fh:
+        text = fh.read()
+    starts = [m.start() for m in _DECLARED.finditer(text)]
+    if not starts:
+        return []
+    line = text.count("\n", 0, starts[0]) + 1
+    where = f"policy module {module} ({os.path.basename(path)}, line {line})"
+    if len(starts) > 1:
+        raise PolicyError(f"{where}: {DECLARATION} is written {len(starts)} times; declare it once")
+    lines = text[starts[0]:].split("\n", _DECLARATION_LINES)[:_DECLARATION_LINES]
+    statement = None
+    for end in range(1, len(lines) + 1):
+        try:
+            statement = ast.parse("\n".join(lines[:end])).body[0]
+            break
+        except SyntaxError:
+            continue
+    declared = None
+    targets = (statement.targets if isinstance(statement, ast.Assign)
+               else [statement.target] if isinstance(statement, ast.AnnAssign) and statement.value else [])
+    if [getattr(target, "id", None) for target in targets] == [DECLARATION]:
+        try:
+            declared = ast.literal_eval(statement.value)
+        except (ValueError, TypeError, SyntaxError, RecursionError):  # not a literal, or an unhashable key
+            declared = None
+    if not (isinstance(declared, dict) and declared
+            and all(isinstance(attr, str) and attr.isidentifier() for attr in declared.values())):
+        raise PolicyError(f"{where}: {DECLARATION} must be one literal dict of policy names to the module's "
+                          f"attribute names, e.g. {DECLARATION} = {{\"my-policy\": \"POLICY\"}}")
+    for name in declared:
+        try:
+            check_name(name)
+        except PolicyError as exc:
+            raise PolicyError(f"{where}: {exc}") from None
+    return [(name, f"{module}:{attr}") for name, attr in declared.items()]
+
+
+def _builtin_table() -> dict[str, str]:
+    """name -> "module:object" of our built-in policies, the policy modules' declarations registered
+    on first use (once a process: a scan of the package's source files, no import)."""
+    global _scanned
+    with _lock:
+        if not _scanned:
+            for name, target in declared_builtins():
+                register_builtin(name, target)
+            _scanned = True
+        return _builtins
+
+
 def builtin_names() -> list[str]:
     """The names of our built-in policies (aliases such as ``strongest`` included), without loading any."""
     with _lock:
-        return sorted(_builtins)
+        return sorted(_builtin_table())
 
 
 def builtin_module(name: str) -> str | None:
     """The module that defines our policy `name` (no import), else None."""
-    target = _builtins.get(name)
+    target = _builtin_table().get(name)
     return None if target is None else target.partition(":")[0]
 
 
@@ -102,12 +199,13 @@ def _discover() -> dict:
             from importlib.metadata import entry_points
 
             found: dict = {}
+            builtins = _builtin_table()
             for ep in entry_points(group=ENTRY_POINT_GROUP):
                 if _dist_name(ep) == OWN_DISTRIBUTION:
                     continue
-                if ep.name in _builtins:
+                if ep.name in builtins:
                     warn_once(f"policy {ep.name!r} of package {_dist_name(ep)!r} ({ep.value}) is ignored: "
-                              f"fastsnake's built-in policy {ep.name!r} ({_builtins[ep.name]}) keeps that name")
+                              f"fastsnake's built-in policy {ep.name!r} ({builtins[ep.name]}) keeps that name")
                     continue
                 if ep.name in found:
                     if _dist_name(found[ep.name]) != _dist_name(ep):
@@ -189,9 +287,9 @@ def register_policy(name: str, policy, *, replace_existing: bool = False) -> Eng
     module = getattr(getattr(policy, "decide", policy), "__module__", None) or "__main__"
     engine_policy = as_engine_policy(name, policy, origin=module.split(".")[0])
     with _lock:
-        if not replace_existing and (name in _registry or name in _builtins or name in _discover()):
+        if not replace_existing and (name in _registry or name in _builtin_table() or name in _discover()):
             holder = (_registry[name].origin if name in _registry
-                      else OWN_DISTRIBUTION if name in _builtins else _dist_name(_discover()[name]))
+                      else OWN_DISTRIBUTION if name in _builtin_table() else _dist_name(_discover()[name]))
             raise PolicyError(f"policy name {name!r} is taken (by {holder}); choose another or pass "
                               f"replace_existing=True")
         _registry[name] = engine_policy
@@ -217,7 +315,7 @@ def unregister_policy(name: str) -> None:
 def available() -> list[str]:
     """Every policy name, built-in, registered or installed, without loading any."""
     with _lock:
-        return sorted(set(_registry) | set(_builtins) | set(_discover()))
+        return sorted(set(_registry) | set(_builtin_table()) | set(_discover()))
 
 
 # An unknown name lists choices up to this many characters, so the error stays one readable line
@@ -361,7 +459,7 @@ def get_policy(name: str) -> EnginePolicy:
             return _registry[name]
         if isinstance(name, str) and ":" in name:
             return _family_policy(name)
-        if name in _builtins:
+        if name in _builtin_table():
             policy = as_engine_policy(name, _load_builtin(name), origin=OWN_DISTRIBUTION)
             _registry[name] = policy
             return policy
@@ -382,7 +480,11 @@ def _load_builtin(name: str):
     import importlib
 
     module, _, attr = _builtins[name].partition(":")
-    return getattr(importlib.import_module(module), attr)
+    obj = getattr(importlib.import_module(module), attr, None)
+    if obj is None:
+        raise PolicyError(f"policy module {module}: its {DECLARATION} declares policy {name!r} as {attr!r}, "
+                          f"which the module does not define")
+    return obj
 
 
 def resolved_name(name: str) -> str:
@@ -439,22 +541,3 @@ def recorded_options(policy_name: str, options: dict | None) -> dict:
                 and opt.low is not None and opt.low > LEGACY_DEFAULT):
             del options[name]
     return options
-
-
-# Our built-in policies, one line each: the name and the object its module defines (imported on first
-# use). A new policy module adds its line here; tests/snake/test_snake_policy_registry.py fails for a
-# policy module whose policies are not registered, and for a registered policy without a speed-guard
-# reference (bench/speed/reference.json, written by ``python bench/speed/guard.py --update --only NAME``).
-register_builtin("cycle", "fastsnake.snake.policies.cycle:POLICY")
-register_builtin("greedy", "fastsnake.snake.policies.greedy:POLICY")
-register_builtin("greedy-dynamic", "fastsnake.snake.policies.greedy_dynamic:POLICY")
-register_builtin("thesis-shortcut", "fastsnake.snake.policies.thesis_shortcut:THESIS_SHORTCUT")
-register_builtin("thesis-shortcut-faithful", "fastsnake.snake.policies.thesis_shortcut:THESIS_SHORTCUT_FAITHFUL")
-register_builtin("snake-ai", "fastsnake.snake.policies.snake_ai:SNAKE_AI")
-register_builtin("snake-ai-safe", "fastsnake.snake.policies.snake_ai:SNAKE_AI_SAFE")
-register_builtin("phc", "fastsnake.snake.policies.phc:PHC")
-register_builtin("phc-faithful", "fastsnake.snake.policies.phc:PHC_FAITHFUL")
-register_builtin("dhcr", "fastsnake.snake.policies.dhcr:POLICY")
-register_builtin("cell", "fastsnake.snake.policies.cell:POLICY")
-register_builtin("grove", "fastsnake.snake.policies.grove:POLICY")
-register_builtin("strongest", "fastsnake.snake.policies.grove:STRONGEST")

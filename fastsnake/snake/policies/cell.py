@@ -48,6 +48,9 @@ from fastsnake.snake.policies.grove import COUNT_LIMIT
 from fastsnake.snake.policies.kernels import engine_kernels
 from fastsnake.snake.policies.protocol import Option
 
+# Our policies in this module, name -> attribute: the registry reads this literal without an import.
+BUILTIN = {"cell": "POLICY"}
+
 # The tuned defaults (every board size); what they were measured against: docs/agents.md.
 OPTIONS = (
     Option("detours", int, 8, "detour rounds per search", low=0, high=64),

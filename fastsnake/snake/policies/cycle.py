@@ -19,6 +19,9 @@ from fastsnake.snake.policies.kernels import Kernels, by_params, engine_kernels,
 from fastsnake.snake.policies.protocol import Option
 from fastsnake.snake.rng import POLICY_STREAM, RNG_SEED, RNG_STATE, mix64
 
+# Our policies in this module, name -> attribute: the registry reads this literal without an import.
+BUILTIN = {"cycle": "POLICY"}
+
 # Workspace slots.
 W_CELLS, W_ORDER, W_MOVE, W_RNG, W_PARAMS = range(5)
 # Slot of the params array every cycle policy shares: the cycle kind (`cycles.CYCLE_KINDS`).

@@ -41,6 +41,9 @@ from fastsnake.snake.policies.cycle import (
     cycle_workspace_k,
 )
 
+# Our policies in this module, name -> attribute: the registry reads this literal without an import.
+BUILTIN = {"dhcr": "POLICY"}
+
 # Workspace slots: the cycle policy's workspace (start cycle), successor, position, scratch.
 D_CYCLE, D_NXT, D_ORDER, D_SEG, D_BEST = range(5)
 # Slots of ws[D_BEST]: the repair `_best_repair` found last (see there), then the one picked for the move.

@@ -26,6 +26,9 @@ from fastsnake.snake.engine import (
 )
 from fastsnake.snake.policies.kernels import engine_kernels
 
+# Our policies in this module, name -> attribute: the registry reads this literal without an import.
+BUILTIN = {"greedy": "POLICY"}
+
 # Workspace slots: A* buffers, flood-fill buffers, the path the start body lies on, no cycle.
 W_ASTAR, W_BFS, W_PATH0, W_NONE = range(4)
 

@@ -26,6 +26,9 @@ from fastsnake.snake.policies.greedy import roomiest_move
 from fastsnake.snake.policies.kernels import engine_kernels
 from fastsnake.snake.policies.protocol import BySize, Option
 
+# Our policies in this module, name -> attribute: the registry reads this literal without an import.
+BUILTIN = {"greedy-dynamic": "POLICY"}
+
 W_SEARCH, W_BFS, W_PATH0, W_NONE, W_PLAN, W_BODY, W_PARAMS = range(7)
 P_LEN, P_NEXT, P_APPLE = 0, 1, 2
 PARAM_BUDGET = 0  # params: [node budget]

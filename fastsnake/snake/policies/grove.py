@@ -38,6 +38,9 @@ from fastsnake.snake.celltree.workspace import WORKSPACE, alloc, reset, start_ce
 from fastsnake.snake.policies.kernels import engine_kernels
 from fastsnake.snake.policies.protocol import BySize, Option
 
+# Our policies in this module, name -> attribute: the registry reads this literal without an import.
+BUILTIN = {"grove": "POLICY", "strongest": "STRONGEST"}
+
 COUNT_LIMIT = 1 << 30  # bound of the options that count moves or nodes (no practical limit)
 
 

@@ -41,6 +41,9 @@ from fastsnake.snake.policies.cycle import (
     cycle_workspace_k,
 )
 
+# Our policies in this module, name -> attribute: the registry reads this literal without an import.
+BUILTIN = {"phc": "PHC", "phc-faithful": "PHC_FAITHFUL"}
+
 # params: [cycle kind, mode]; the mode folds in the tail rule so a move reads one number.
 PARAM_MODE = 1  # after cycle.PARAM_CYCLE
 FOLLOW_SAFE, BLOCKED_SAFE, FAITHFUL = 0, 1, 2

@@ -37,6 +37,9 @@ from fastsnake.snake.policies.cycle import (
 )
 from fastsnake.snake.policies.phc import FAITHFUL, FOLLOW_SAFE, PARAM_MODE, ahead, safety_params, tail_distance
 
+# Our policies in this module, name -> attribute: the registry reads this literal without an import.
+BUILTIN = {"snake-ai": "SNAKE_AI", "snake-ai-safe": "SNAKE_AI_SAFE"}
+
 W_DISORDERED = 5  # faithful only: 1 once an escape move has left the cycle order this game
 FLAG = 0  # the one slot of ws[W_DISORDERED]
 # The original scans the head's neighbours as up, down, left, right.

@@ -49,6 +49,9 @@ from fastsnake.snake.policies.cycle import (
 from fastsnake.snake.policies.phc import ahead, tail_distance
 from fastsnake.snake.policies.protocol import Option
 
+# Our policies in this module, name -> attribute: the registry reads this literal without an import.
+BUILTIN = {"thesis-shortcut": "THESIS_SHORTCUT", "thesis-shortcut-faithful": "THESIS_SHORTCUT_FAITHFUL"}
+
 FIXED, FAITHFUL = 0, 1
 # Workspace slots after the cycle's five.
 W_ASTAR, W_PLAN, W_BODY_INDEX = 5, 6, 7
