@@ -1,11 +1,10 @@
 """The search kernels for a user's heuristic: copies of IDA*'s and A*'s with its functions inlined.
 
 A user's heuristic (`heuristics.register_heuristic` with an ``@njit`` function, or an entry point of
-``fastsnake.heuristics``) gets its own copies of `idastar.ida_run` and `astar.astar_run`: the same
-code objects, whose global `child_heuristic` (the built-ins' from-scratch path for a kind without an
-update of its own) is replaced by `_child`, which calls the user's ``update`` (or, without one, its
-``evaluate`` on the child). Its kind code is above every built-in's, so the copies take that branch
-on every child; the built-in kernels are not touched.
+``fastsnake.heuristics``) gets its own copies of the searches' templates (`idastar.ida_template`,
+`astar.astar_template`), specialised as a built-in's are on its module's hooks: here the child's
+value comes from `_ida_child`/`_astar_child`, which call the user's ``update`` (or, without one, its
+``evaluate`` on the child), and the other hooks keep no state.
 
 Why copies and not one kernel taking the user's functions as arguments: a cached numba kernel that
 takes functions as arguments records every function it saw, and loading it imports their modules
@@ -29,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from fastsnake.generated import GeneratedModules, importable_pair, importable_sources
-from fastsnake.puzzle.astar import astar_run
+from fastsnake.puzzle.astar import astar_kernel
 from fastsnake.puzzle.heuristics import (
     HC_COLS,
     HC_GOALPOS,
@@ -42,7 +41,8 @@ from fastsnake.puzzle.heuristics import (
     spec_of_kind,
     user_value,
 )
-from fastsnake.puzzle.idastar import ida_run
+from fastsnake.puzzle.heuristics._base import no_scratch, no_step
+from fastsnake.puzzle.idastar import ida_kernel
 
 FOLDER = "user-heuristics"
 PREFIX = "fastsnake_userh_"
@@ -76,7 +76,7 @@ def _update_from_scratch(h, cells, goal, rows, cols, tile, src, dst):
     return _evaluate(cells, goal, rows, cols)
 
 
-def _child(board, hc, idx, hl, buf, h, tile, src, dst):
+def _child(board, hc, h, tile, src, dst):
     """The user's value of the child in which `tile` moved from `src` to `dst` (`board` left as it was)."""
     board[dst] = tile
     board[src] = 0
@@ -88,24 +88,31 @@ def _child(board, hc, idx, hl, buf, h, tile, src, dst):
     return nh
 
 
-def _copy(template, functions: dict, name: str, module: str | None = None, filename: str | None = None):
-    """`template` (a plain function) as a new function `name` whose globals named in `functions` are
-    those; filed under `filename` (numba's cache follows a function's code object's file)."""
+def _ida_child(board, hc, hs, sc, d, h, tile, src, dst, move, limit):
+    """IDA*'s hook: the child's value."""
+    return _child_value(board, hc, h, tile, src, dst)
+
+
+def _astar_child(board, hc, sc, h, tile, src, dst):
+    """A*'s hook: the child's value."""
+    return _child_value(board, hc, h, tile, src, dst)
+
+
+_child_value = None  # bound to a copy of `_child` in each heuristic's hooks
+
+
+def _copy(template, functions: dict, name: str):
+    """`template` (a plain function) as a new function `name` whose globals named in `functions` are those."""
     namespace = dict(template.__globals__)
     namespace.update(functions)
-    code = template.__code__
-    if filename is not None:
-        code = code.replace(co_filename=filename, co_name=name)
-    fn = types.FunctionType(code, namespace, name, template.__defaults__)
+    fn = types.FunctionType(template.__code__, namespace, name, template.__defaults__)
     fn.__qualname__ = name
-    if module is not None:
-        fn.__module__ = module
     return fn
 
 
 def make_kernels(evaluate, update, module: str, filename: str, cache: bool, rows: int, cols: int):
-    """(ida, astar) for boards of `rows` x `cols`: copies of `idastar.ida_run` and `astar.astar_run`
-    in which a child's value comes from `update` (or `evaluate` on the child), with the board's size
+    """(ida, astar) for boards of `rows` x `cols`: the searches' templates specialised on hooks in
+    which a child's value comes from `update` (or `evaluate` on the child), with the board's size
     as constants, named after `module` and the size and cached with the module."""
     key = (evaluate, update, module, int(rows), int(cols))
     with _lock:
@@ -113,11 +120,12 @@ def make_kernels(evaluate, update, module: str, filename: str, cache: bool, rows
             upd = update if update is not None else njit(_copy(_update_from_scratch, {"_evaluate": evaluate},
                                                                "_update_from_scratch"))
             child = njit(_copy(_child, {"_update": upd, "_ROWS": int(rows), "_COLS": int(cols)}, "_child"))
-            pieces = {"child_heuristic": child}
+            hooks = {"h_ida_scratch": no_scratch, "h_ida_down": no_step, "h_ida_up": no_step,
+                     "h_ida_child": njit(_copy(_ida_child, {"_child_value": child}, "_ida_child")),
+                     "h_astar_child": njit(_copy(_astar_child, {"_child_value": child}, "_astar_child"))}
             size = f"{int(rows)}x{int(cols)}"
-            _made[key] = (
-                njit(cache=cache, nogil=True)(_copy(ida_run.py_func, pieces, f"ida_{size}", module, filename)),
-                njit(cache=cache, nogil=True)(_copy(astar_run.py_func, pieces, f"astar_{size}", module, filename)))
+            where = {"cache": cache, "module": module, "filename": filename}
+            _made[key] = (ida_kernel(hooks, f"ida_{size}", **where), astar_kernel(hooks, f"astar_{size}", **where))
         return _made[key]
 
 
