@@ -51,11 +51,8 @@ def _worker_init(spec: dict) -> None:
 
         _WORKER["context"] = heuristic_context(spec["heuristic"], rows, cols, goal)
     _WORKER["spec"] = spec
-    from fastsnake.puzzle.solver import load_kernels
-
-    # Load the search kernels (and a first IDA* call on the real tables) before any
-    # instance, so no instance's CPU-seconds include them.
-    load_kernels(spec["algorithm"], rows * cols)
+    # Load the search kernel specialised on the heuristic (a first call on the real tables) before
+    # any instance, so no instance's CPU-seconds include it.
     _worker_solve((-1, spec["goal"]))
 
 

@@ -90,16 +90,6 @@ def test_cli_and_docstring_read_the_registry(capsys):
         solve(START, GOAL, heuristic="nope")
 
 
-def test_idastar_evaluates_a_kind_without_a_per_move_update_from_scratch():
-    # "zero" has no IDA* branch of its own: it goes through the generic from-scratch path
-    # (the one any newly registered heuristic takes) and stays optimal on every 2x3 state.
-    goal = np.arange(6, dtype=np.int8)
-    dist = bfs_distances(goal, 2, 3)
-    for s, d in list(dist.items())[::37]:
-        r = solve(np.array(s, np.int8), goal, rows=2, cols=3, algorithm="idastar", heuristic="zero")
-        assert r.length == d and r.optimal
-
-
 def test_every_module_of_the_package_is_registered_and_every_builtin_is_a_module():
     import pkgutil
 
