@@ -119,10 +119,13 @@ def make_kernels(evaluate, update, module: str, filename: str, cache: bool, rows
         if key not in _made:
             upd = update if update is not None else njit(_copy(_update_from_scratch, {"_evaluate": evaluate},
                                                                "_update_from_scratch"))
-            child = njit(_copy(_child, {"_update": upd, "_ROWS": int(rows), "_COLS": int(cols)}, "_child"))
+            child = njit(inline="always")(_copy(_child, {"_update": upd, "_ROWS": int(rows), "_COLS": int(cols)},
+                                                "_child"))
             hooks = {"h_ida_scratch": no_scratch, "h_ida_down": no_step, "h_ida_up": no_step,
-                     "h_ida_child": njit(_copy(_ida_child, {"_child_value": child}, "_ida_child")),
-                     "h_astar_child": njit(_copy(_astar_child, {"_child_value": child}, "_astar_child"))}
+                     # Inlined into the kernel, so it calls `_child` as a built-in's calls its hook.
+                     "h_ida_child": njit(inline="always")(_copy(_ida_child, {"_child_value": child}, "_ida_child")),
+                     "h_astar_child": njit(inline="always")(_copy(_astar_child, {"_child_value": child},
+                                                                  "_astar_child"))}
             size = f"{int(rows)}x{int(cols)}"
             where = {"cache": cache, "module": module, "filename": filename}
             _made[key] = (ida_kernel(hooks, f"ida_{size}", **where), astar_kernel(hooks, f"astar_{size}", **where))
