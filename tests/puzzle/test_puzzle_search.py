@@ -43,7 +43,7 @@ def _every_state(rows, cols, pairs, bfs=True):
                 r = solve(start, goal, rows=rows, cols=cols)
                 assert not r.solvable and r.status == "unsolvable" and r.nodes_generated == 0
                 continue
-            for h, ctx in contexts.items():
+            for ctx in contexts.values():
                 assert heuristic_value(start, ctx[0]) <= dist[key]
             for h, alg in pairs:
                 r = solve(start, goal, rows=rows, cols=cols, algorithm=alg, heuristic=h, context=contexts[h])
