@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 from numba import config, njit
 
-from fastsnake.puzzle.heuristics._base import HC_COLS, HC_ROWS, specialise
+from fastsnake.puzzle.heuristic import HC_COLS, HC_ROWS, specialise
 from fastsnake.search.heap import heap_pop, heap_push
 
 if config.DISABLE_JIT:  # interpreted, the uint64 hash sums are numpy scalars: they wrap (as intended) and warn
@@ -103,7 +103,7 @@ def _rehash(table, tkey, states, nodes, nwords):
         tkey[slot] = states[j * nwords]
 
 
-# The heuristic's hook (see `fastsnake.puzzle.heuristics._base.Heuristic`): each kernel is the
+# The heuristic's hook (see `fastsnake.puzzle.heuristic.Heuristic`): each kernel is the
 # template with it bound to one heuristic's function (`astar_kernel`).
 h_astar_child = None
 
@@ -205,7 +205,7 @@ def astar_template(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tke
 
 def astar_kernel(hooks: dict, name: str, **where):
     """The A* kernel `name` for a heuristic's hooks (``h_astar_child``; others are ignored):
-    `astar_template` specialised on it (`fastsnake.puzzle.heuristics._base.specialise`; `where`: a
+    `astar_template` specialised on it (`fastsnake.puzzle.heuristic.specialise`; `where`: a
     user's generated module and file)."""
     return specialise(astar_template, name, {"h_astar_child": hooks["h_astar_child"]}, **where)
 

@@ -41,7 +41,7 @@ def _worker_init(spec: dict) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it terminates us
     rows, cols, goal = spec["rows"], spec["cols"], np.array(spec["goal"], np.int8)
     if spec.get("user"):
-        from fastsnake.puzzle.user_kernels import register_targets
+        from fastsnake.puzzle.heuristics import register_targets
 
         register_targets(spec["heuristic"], spec["user"])
     if spec["pdb_file"] is not None:  # the parent's tables, shared by its heuristic's module (`share`)

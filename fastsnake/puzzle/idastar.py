@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fastsnake.puzzle.heuristics._base import HC_COLS, HC_GOALPOS, HC_ROWS, specialise
+from fastsnake.puzzle.heuristic import HC_COLS, HC_GOALPOS, HC_ROWS, specialise
 from fastsnake.puzzle.prune import NO_PRUNING
 
 # Kernel results.
@@ -24,7 +24,7 @@ S_DEPTH, S_BLANK, S_BOUND, S_NEXT_BOUND, S_GENERATED, S_EXPANDED = range(6)
 _INF = 1 << 30
 
 
-# The heuristic's hooks (see `fastsnake.puzzle.heuristics._base.Heuristic`): each kernel is the
+# The heuristic's hooks (see `fastsnake.puzzle.heuristic.Heuristic`): each kernel is the
 # template with these names bound to one heuristic's functions (`ida_kernel`).
 h_ida_scratch = h_ida_child = h_ida_down = h_ida_up = None
 
@@ -116,7 +116,7 @@ def ida_template(board, nbr, hc, hs, st, path, nxt, hst, prune, fsm, budget):
 
 def ida_kernel(hooks: dict, name: str, **where):
     """The IDA* kernel `name` for a heuristic's hooks (names ``h_ida_*``; others are ignored):
-    `ida_template` specialised on them (`fastsnake.puzzle.heuristics._base.specialise`; `where`: a
+    `ida_template` specialised on them (`fastsnake.puzzle.heuristic.specialise`; `where`: a
     user's generated module and file)."""
     return specialise(ida_template, name, {k: v for k, v in hooks.items() if k.startswith("h_ida_")}, **where)
 

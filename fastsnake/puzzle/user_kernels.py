@@ -29,19 +29,16 @@ from numba import njit
 
 from fastsnake.generated import GeneratedModules, importable_pair, importable_sources
 from fastsnake.puzzle.astar import astar_kernel
-from fastsnake.puzzle.heuristics import (
+from fastsnake.puzzle.heuristic import (
     HC_COLS,
     HC_GOALPOS,
-    HC_KIND,
     HC_ROWS,
     MAX_H,
-    HeuristicSpec,
     UserHeuristicError,
-    is_user_kind,
-    spec_of_kind,
+    no_scratch,
+    no_step,
     user_value,
 )
-from fastsnake.puzzle.heuristics._base import no_scratch, no_step
 from fastsnake.puzzle.idastar import ida_kernel
 
 FOLDER = "user-heuristics"
@@ -132,7 +129,7 @@ def make_kernels(evaluate, update, module: str, filename: str, cache: bool, rows
         return _made[key]
 
 
-def import_targets(spec: HeuristicSpec) -> list:
+def import_targets(spec) -> list:
     """[(module, attribute) of evaluate, of update or None]: how another process (a batch worker)
     imports a registered heuristic; UserHeuristicError when it cannot."""
     pair = importable_pair(spec.evaluate, spec.update)
@@ -140,16 +137,6 @@ def import_targets(spec: HeuristicSpec) -> list:
         raise UserHeuristicError(f"heuristic {spec.name!r}: worker processes cannot import its functions "
                                  "(defined in __main__ or a closure); define them in a module")
     return [None if t is None else tuple(t) for t in pair]
-
-
-def register_targets(name: str, targets) -> None:
-    """Register `name` from `import_targets`' answer (in a worker process)."""
-    import importlib
-
-    from fastsnake.puzzle.heuristics import register_heuristic
-
-    fns = [None if t is None else getattr(importlib.import_module(t[0]), t[1]) for t in targets]
-    register_heuristic(name, fns[0], fns[1])
 
 
 def _cached_module(evaluate, update):
@@ -167,14 +154,9 @@ def _cached_module(evaluate, update):
     return _GENERATED.load(name, text, target_key)
 
 
-def kernels_of(hc):
-    """(ida, astar) kernels for the context's heuristic: None for a built-in (the searches' own),
-    the user's copies otherwise, after checking its value at the goal (0) and at a few states."""
-    if not is_user_kind(hc[HC_KIND]):
-        return None
-    spec = spec_of_kind(hc[HC_KIND])
-    if spec is None:
-        return None  # the searches refuse an unregistered kind
+def kernels_of(hc, spec):
+    """(ida, astar) kernels for a user's heuristic (`spec`, its registry entry) on context `hc`: its
+    copies of the searches, after checking its value at the goal (0) and at a few states."""
     probe(spec, hc)
     rows, cols = int(hc[HC_ROWS]), int(hc[HC_COLS])
     with _lock:
@@ -188,7 +170,7 @@ def kernels_of(hc):
                         False, rows, cols)
 
 
-def probe(spec: HeuristicSpec, hc, samples: int = 8) -> None:
+def probe(spec, hc, samples: int = 8) -> None:
     """Refuse a heuristic that is not 0 at the goal, or whose value (or update) on a few states near
     the goal raises or is outside 0..MAX_H: one line naming it (UserHeuristicError)."""
     rows, cols = int(hc[HC_ROWS]), int(hc[HC_COLS])

@@ -204,7 +204,7 @@ def test_the_default_maps_only_big_sets(cache):
 def test_every_context_gives_the_search_kernel_one_type(cache):
     # Mapped tables are read-only; so are the others (pdb_context), so pdb's IDA* kernel compiles once
     # whichever table source a process uses (and the warm-up covers them all).
-    from fastsnake.puzzle.heuristics import REGISTRY
+    from fastsnake.puzzle.heuristics import REGISTRY, builtin_kernels
     from fastsnake.puzzle.heuristics.pdb import HC_PDB
 
     _mapped()
@@ -214,4 +214,4 @@ def test_every_context_gives_the_search_kernel_one_type(cache):
         assert not ctx[0][HC_PDB].flags.writeable
         for depth in (0, None):  # no pruning and the default automaton: the same array type
             solve(start, GOAL, rows=3, cols=3, algorithm="idastar", heuristic="pdb", context=ctx, prune_depth=depth)
-    assert len(REGISTRY["pdb"].impl.kernels()[0].signatures) == 1
+    assert len(builtin_kernels(REGISTRY["pdb"].impl)[0].signatures) == 1

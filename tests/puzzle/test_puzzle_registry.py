@@ -14,6 +14,7 @@ from fastsnake.puzzle.heuristics import (
     HC_KIND,
     REGISTRY,
     UnknownHeuristicError,
+    builtin_kernels,
     check_evaluable,
     heuristic_value,
     register_heuristic,
@@ -108,7 +109,7 @@ def test_a_module_added_to_the_package_is_registered_with_no_other_edit(tmp_path
 
     (tmp_path / "fs_test_twice_manhattan.py").write_text(
         "from fastsnake.puzzle.heuristics import manhattan as M\n"
-        "from fastsnake.puzzle.heuristics._base import Heuristic\n"
+        "from fastsnake.puzzle.heuristic import Heuristic\n"
         "HEURISTIC = Heuristic('fs-test-twice', 90, 'a test module', 'puzzle_naive:manhattan',\n"
         "                      context=M.context, evaluate=M.evaluate, ida_child=M.ida_child,\n"
         "                      astar_child=M.astar_child, module=__name__)\n")
@@ -128,12 +129,12 @@ def test_a_searchs_kernel_reaches_only_its_own_heuristic():
 
     others = {spec.impl.module for spec in REGISTRY.values() if spec.impl is not None} - {
         "fastsnake.puzzle.heuristics.manhattan"}
-    for kernel, template in zip(REGISTRY["manhattan"].impl.kernels(), (idastar.ida_template, astar.astar_template),
-                                strict=True):
+    templates = (idastar.ida_template, astar.astar_template)
+    for kernel, template in zip(builtin_kernels(REGISTRY["manhattan"].impl), templates, strict=True):
         hooks = {k: v for k, v in kernel.py_func.__globals__.items() if k.startswith("h_")}
         assert hooks and {v.py_func.__module__ for v in hooks.values()} <= {
-            "fastsnake.puzzle.heuristics.manhattan", "fastsnake.puzzle.heuristics._base"}
+            "fastsnake.puzzle.heuristics.manhattan", "fastsnake.puzzle.heuristic"}
         assert kernel.py_func.__code__ is template.__code__ and "HC_KIND" not in template.__code__.co_names
         reach = kernel_modules(kernel.py_func, idastar.__file__ if template is idastar.ida_template else astar.__file__)
         assert "fastsnake.puzzle.heuristics.manhattan" in reach and not reach & others
-    assert REGISTRY["pdb-max"].impl.kernels() == REGISTRY["pdb"].impl.kernels()  # the same hooks, shared
+    assert builtin_kernels(REGISTRY["pdb-max"].impl) == builtin_kernels(REGISTRY["pdb"].impl)  # the same hooks, shared

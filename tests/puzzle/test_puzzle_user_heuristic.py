@@ -220,7 +220,7 @@ def test_a_users_kind_gets_its_own_kernels(user_module):
     register_heuristic("user-manhattan", user_module.evaluate, user_module.update)
     hc, _ = heuristic_context("user-manhattan", 3, 3, GOAL3)
     parts = H.search_parts(hc)
-    builtins = {k for spec in H.REGISTRY.values() if spec.impl is not None for k in spec.impl.kernels()}
+    builtins = {k for spec in H.REGISTRY.values() if spec.impl is not None for k in H.builtin_kernels(spec.impl)}
     assert parts.ida not in builtins and parts.astar not in builtins and parts.on_error is not None
     assert parts.ida.py_func.__globals__["h_ida_child"].py_func.__globals__["_child_value"] is not None
 

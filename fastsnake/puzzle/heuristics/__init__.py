@@ -2,12 +2,12 @@
 
 Every module of this package (but those whose name starts with ``_``) is a heuristic: its
 evaluation, its search hooks and its tables in one file, declared as ``HEURISTIC = Heuristic(...)``
-(`fastsnake.puzzle.heuristics._base.Heuristic`) and registered in REGISTRY, in the order of their
+(`fastsnake.puzzle.heuristic.Heuristic`) and registered in REGISTRY, in the order of their
 codes, when the package is imported. Users' heuristics (an ``@njit`` ``evaluate`` and optional
 ``update``) are registered by `register_heuristic` or found through the entry-point group
 ``fastsnake.heuristics``, and searched with copies of the same kernels (`fastsnake.puzzle.user_kernels`).
 
-A heuristic's context is a tuple whose first slots are shared (`_base.HC_KIND`, ``HC_ROWS``,
+A heuristic's context is a tuple whose first slots are shared (`fastsnake.puzzle.heuristic.HC_KIND`, ``HC_ROWS``,
 ``HC_COLS``, ``HC_GOALPOS``) and whose others are its module's. `context_of` builds it from a name,
 `search_parts` gives the kernels and state makers a search runs for it, `heuristic_value` its value.
 """
@@ -22,7 +22,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from fastsnake.puzzle.board import PuzzleInputError
-from fastsnake.puzzle.heuristics._base import (
+from fastsnake.puzzle.heuristic import (
     HC_COLS,
     HC_FIRST,
     HC_GOALPOS,
@@ -30,16 +30,19 @@ from fastsnake.puzzle.heuristics._base import (
     HC_ROWS,
     MAX_H,
     Heuristic,
+    UserHeuristicError,
     base_context,
     goal_board,
     no_astar_scratch,
     no_state,
+    user_value,
 )
 
 __all__ = ["ENTRY_POINT_GROUP", "HC_COLS", "HC_FIRST", "HC_GOALPOS", "HC_KIND", "HC_ROWS", "HEURISTICS", "MAX_H",
            "REGISTRY", "USER_CODE_BASE", "Heuristic", "HeuristicSpec", "SearchParts", "UnknownHeuristicError",
-           "UserHeuristicError", "check_evaluable", "context_of", "goal_board", "heuristic_code", "heuristic_names",
-           "heuristic_value", "register_heuristic", "search_parts", "unregister_heuristic"]
+           "UserHeuristicError", "builtin_kernels", "check_evaluable", "context_of", "goal_board", "heuristic_code",
+           "heuristic_names", "heuristic_value", "register_heuristic", "register_targets", "search_parts",
+           "unregister_heuristic", "user_value"]
 
 
 # ---------------------------------------------------------------- the registry
@@ -73,11 +76,6 @@ USER_CODE_BASE = 100
 ENTRY_POINT_GROUP = "fastsnake.heuristics"
 _lock = threading.RLock()
 _entry_points: dict | None = None  # name -> EntryPoint, discovered once
-
-
-class UserHeuristicError(PuzzleInputError):
-    """A user's heuristic that cannot be used: not njit, fails to import, returns a negative
-    value or raises (a ValueError, as every PuzzleInputError)."""
 
 
 def register_heuristic(name: str, h, update=None, doc: str = "", naive: str = "", tables: str = "",
@@ -289,27 +287,37 @@ def search_parts(hc, search: str = "search") -> SearchParts:
     `hc`; a user's heuristic is probed first and gets its copies (`fastsnake.puzzle.user_kernels`)."""
     spec = check_evaluable(hc, search)
     if spec.impl is not None:
-        ida, astar = spec.impl.kernels()
+        ida, astar = builtin_kernels(spec.impl)
         return SearchParts(ida, astar, spec.impl.ida_state, spec.impl.astar_scratch(hc), None)
     from fastsnake.puzzle.user_kernels import kernels_of
 
-    ida, astar = kernels_of(hc)
+    ida, astar = kernels_of(hc, spec)
     return SearchParts(ida, astar, no_state, no_astar_scratch(hc), lambda exc: user_failure(hc, exc))
 
 
-def user_value(spec: HeuristicSpec, board, hc) -> int:
-    """A user's heuristic on `board` (called from Python), checked: an int in 0..MAX_H."""
-    try:
-        value = spec.evaluate(board, hc[HC_GOALPOS], hc[HC_ROWS], hc[HC_COLS])
-    except Exception as exc:  # the user's code: whatever it raises is reported as its failure
-        raise UserHeuristicError(f"heuristic {spec.name!r} raised {type(exc).__name__}: {exc}".splitlines()[0]
-                                 ) from None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise UserHeuristicError(f"heuristic {spec.name!r} returned {value!r}, not an int")
-    if not 0 <= int(value) <= MAX_H:
-        raise UserHeuristicError(f"heuristic {spec.name!r} returned {int(value)} on "
-                                 f"{' '.join(map(str, np.asarray(board).tolist()))}: it must be 0..{MAX_H}")
-    return int(value)
+_kernels: dict = {}  # Heuristic -> (IDA*'s, A*'s kernel), made once a process
+
+
+def builtin_kernels(impl: Heuristic) -> tuple:
+    """(IDA*'s, A*'s) kernels of a built-in heuristic: the templates specialised on its module's hooks
+    (`idastar.ida_kernel`, `astar.astar_kernel`), cached with keys covering its module and the
+    template's (`fastsnake._numba_cache`); those of `impl.kernels_of` when its hooks are another's."""
+    if impl.kernels_of is not None:
+        return builtin_kernels(impl.kernels_of)
+    with _lock:
+        if impl not in _kernels:
+            from fastsnake.puzzle.astar import astar_kernel
+            from fastsnake.puzzle.idastar import ida_kernel
+
+            label = impl.name.replace("-", "_")
+            _kernels[impl] = (ida_kernel(impl.hooks, f"ida_{label}"), astar_kernel(impl.hooks, f"astar_{label}"))
+        return _kernels[impl]
+
+
+def register_targets(name: str, targets) -> None:
+    """Register `name` from `user_kernels.import_targets`' answer (in a worker process)."""
+    fns = [None if t is None else getattr(importlib.import_module(t[0]), t[1]) for t in targets]
+    register_heuristic(name, fns[0], fns[1])
 
 
 def user_failure(hc, exc: Exception) -> UserHeuristicError:

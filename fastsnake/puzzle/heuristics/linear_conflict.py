@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fastsnake.puzzle.heuristics._base import HC_COLS, HC_GOALPOS, HC_ROWS, Heuristic
+from fastsnake.puzzle.heuristic import HC_COLS, HC_GOALPOS, HC_ROWS, Heuristic
 from fastsnake.puzzle.heuristics.manhattan import HC_MD, distance_context
 
 CODE = 3
@@ -77,6 +77,7 @@ def value(board, hc, buf):
 
 @njit(cache=True)
 def evaluate(board, hc):
+    """The value of `board` from scratch."""
     return value(board, hc, np.empty(LINE_CONFLICT_BUF, np.int64))
 
 
@@ -110,16 +111,19 @@ def child_value(board, hc, buf, h, t, a, blank, m):
 
 @njit(cache=True, inline="always")
 def ida_scratch(board, hc, hs):
+    """IDA*'s scratch: the lines' buffer."""
     return np.empty(LINE_CONFLICT_BUF, np.int64)
 
 
 @njit(cache=True, inline="always")
 def ida_child(board, hc, hs, sc, d, h, tile, src, dst, move, limit):
+    """IDA*'s hook: the child's value, updated (`child_value`)."""
     return child_value(board, hc, sc, h, tile, src, dst, move)
 
 
 @njit(cache=True, inline="always")
 def astar_child(board, hc, sc, h, tile, src, dst):
+    """A*'s hook: the child's value, updated (`child_value`)."""
     # The blank moves up/down (0/1) when the tile changes rows.
     cols = hc[HC_COLS]
     move = 0 if src // cols != dst // cols else 2

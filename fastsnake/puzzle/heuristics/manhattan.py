@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from fastsnake.puzzle.heuristics._base import (
+from fastsnake.puzzle.heuristic import (
     HC_COLS,
     HC_FIRST,
     HC_GOALPOS,
@@ -31,6 +31,7 @@ def context(rows: int, cols: int, goal, **options):
 
 @njit(cache=True)
 def evaluate(board, hc):
+    """The value of `board` from scratch."""
     n = hc[HC_ROWS] * hc[HC_COLS]
     md = hc[HC_MD]
     h = 0
@@ -49,11 +50,13 @@ def child_value(hc, h, tile, src, dst):
 
 @njit(cache=True, inline="always")
 def ida_child(board, hc, hs, sc, d, h, tile, src, dst, move, limit):
+    """IDA*'s hook: the child's value, updated (`child_value`)."""
     return child_value(hc, h, tile, src, dst)
 
 
 @njit(cache=True, inline="always")
 def astar_child(board, hc, sc, h, tile, src, dst):
+    """A*'s hook: the child's value, updated (`child_value`)."""
     return child_value(hc, h, tile, src, dst)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from fastsnake.puzzle.heuristics._base import HC_COLS, HC_GOALPOS, HC_ROWS, Heuristic, base_context
+from fastsnake.puzzle.heuristic import HC_COLS, HC_GOALPOS, HC_ROWS, Heuristic, base_context
 
 CODE = 1
 
@@ -16,6 +16,7 @@ def context(rows: int, cols: int, goal, **options):
 
 @njit(cache=True)
 def evaluate(board, hc):
+    """The value of `board` from scratch."""
     goalpos = hc[HC_GOALPOS]
     h = 0
     for cell in range(hc[HC_ROWS] * hc[HC_COLS]):
@@ -27,6 +28,7 @@ def evaluate(board, hc):
 
 @njit(cache=True, inline="always")
 def ida_child(board, hc, hs, sc, d, h, tile, src, dst, move, limit):
+    """IDA*'s hook: the parent's value, updated for the tile's two cells."""
     goalpos = hc[HC_GOALPOS]
     nh = h
     if goalpos[tile] != dst:
@@ -38,6 +40,7 @@ def ida_child(board, hc, hs, sc, d, h, tile, src, dst, move, limit):
 
 @njit(cache=True, inline="always")
 def astar_child(board, hc, sc, h, tile, src, dst):
+    """A*'s hook: the parent's value, updated for the tile's two cells."""
     goalpos = hc[HC_GOALPOS]
     return h + (goalpos[tile] != dst) - (goalpos[tile] != src)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fastsnake.puzzle.heuristics._base import HC_COLS, HC_FIRST, HC_ROWS, Heuristic, base_context
+from fastsnake.puzzle.heuristic import HC_COLS, HC_FIRST, HC_ROWS, Heuristic, base_context
 from fastsnake.puzzle.pdb_build import MAX_GROUP, group_rank, popcount16_table
 
 CODE = 5
@@ -167,6 +167,7 @@ def astar_scratch(hc):
 
 @njit(cache=True)
 def evaluate(board, hc):
+    """The value of `board` from scratch (its own scratch arrays)."""
     nlk = hc[HC_NLK]
     ngroups = hc[HC_NGROUPS]
     return value(board, hc, np.empty(max(nlk * ngroups, 1), np.int64), np.empty(max(nlk, 1), np.int64),
@@ -244,6 +245,7 @@ def ida_scratch(board, hc, hs):
 
 @njit(cache=True, inline="always")
 def ida_child(board, hc, hs, sc, d, h, tile, src, dst, move, limit):
+    """IDA*'s hook: the child's value from the parent's carried indices and sums (`_pdb_child`)."""
     idx, hl, _, _ = hs
     new_idx, new_hl, new_val, pc, ranked = sc
     return _pdb_child(tile, move, hc[HC_ROWS] * hc[HC_COLS], hc[HC_PDB], hc[HC_PDB_OFF], hc[HC_LK_GRP],

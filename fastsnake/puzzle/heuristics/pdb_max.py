@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from fastsnake.puzzle.heuristic import Heuristic
 from fastsnake.puzzle.heuristics import pdb
-from fastsnake.puzzle.heuristics._base import Heuristic
 
 CODE = 6
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fastsnake.puzzle.heuristics._base import HC_COLS, HC_FIRST, HC_GOALPOS, HC_ROWS, Heuristic, base_context
+from fastsnake.puzzle.heuristic import HC_COLS, HC_FIRST, HC_GOALPOS, HC_ROWS, Heuristic, base_context
 
 CODE = 4
 # Its slots after the shared ones: the vertical table (BFS distance per state, successor ids, sorted
@@ -68,6 +68,7 @@ def state_index(board, hc, along_rows):
 
 @njit(cache=True)
 def evaluate(board, hc):
+    """The value of `board` from scratch: both tables' distances of its states."""
     iv = state_index(board, hc, True)
     ih = state_index(board, hc, False)
     return np.int64(hc[HC_WDV_DIST][iv]) + np.int64(hc[HC_WDH_DIST][ih])

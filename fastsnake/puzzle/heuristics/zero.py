@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from fastsnake.puzzle.heuristics._base import Heuristic, base_context
+from fastsnake.puzzle.heuristic import Heuristic, base_context
 
 CODE = 0
 
@@ -16,16 +16,19 @@ def context(rows: int, cols: int, goal, **options):
 
 @njit(cache=True)
 def evaluate(board, hc):
+    """0."""
     return 0
 
 
 @njit(cache=True, inline="always")
 def ida_child(board, hc, hs, sc, d, h, tile, src, dst, move, limit):
+    """IDA*'s hook: 0."""
     return 0
 
 
 @njit(cache=True, inline="always")
 def astar_child(board, hc, sc, h, tile, src, dst):
+    """A*'s hook: 0."""
     return 0
 
 

@@ -1,20 +1,23 @@
-"""What every heuristic module shares: the context's first slots, its declaration, the no-op hooks.
+"""What every heuristic module shares: the context's first slots, its declaration, the no-op hooks,
+and how a search kernel is specialised on a heuristic's hooks (`specialise`).
 
 A heuristic's context is a tuple whose first `HC_FIRST` slots are the same for every heuristic
 (its kind code, the board's rows and columns, each tile's goal cell); the slots after them are its
 module's own, named there. The searches' kernels (`idastar.ida_template`, `astar.astar_template`)
 read only the shared slots and hand the context to the heuristic's hooks, so each heuristic's
-kernels are the templates specialised on its hooks (`Heuristic.kernels`): no kernel branches on a
-heuristic it was not made for.
+kernels are the templates specialised on its hooks (`fastsnake.puzzle.heuristics.builtin_kernels`):
+no kernel branches on a heuristic it was not made for. A user's heuristic (an ``@njit`` evaluate and
+update) gets its copies the same way (`fastsnake.puzzle.user_kernels`).
 """
 
 from __future__ import annotations
 
-import threading
 from typing import Callable
 
 import numpy as np
 from numba import njit
+
+from fastsnake.puzzle.board import PuzzleInputError
 
 # The shared slots of every context tuple (numba reads a tuple slot through a module-level int as
 # it would a literal: the names cost nothing in a kernel).
@@ -22,6 +25,27 @@ HC_KIND, HC_ROWS, HC_COLS, HC_GOALPOS = range(4)
 HC_FIRST = 4  # a heuristic module's own slots start here
 # The largest value a heuristic may take: A* keys nodes by 16-bit h.
 MAX_H = 32767
+
+
+class UserHeuristicError(PuzzleInputError):
+    """A user's heuristic that cannot be used: not njit, fails to import, returns a negative
+    value or raises (a ValueError, as every PuzzleInputError)."""
+
+
+def user_value(spec, board, hc) -> int:
+    """A user's heuristic (a registry entry with `evaluate`) on `board`, called from Python and
+    checked: an int in 0..MAX_H."""
+    try:
+        value = spec.evaluate(board, hc[HC_GOALPOS], hc[HC_ROWS], hc[HC_COLS])
+    except Exception as exc:  # the user's code: whatever it raises is reported as its failure
+        raise UserHeuristicError(f"heuristic {spec.name!r} raised {type(exc).__name__}: {exc}".splitlines()[0]
+                                 ) from None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise UserHeuristicError(f"heuristic {spec.name!r} returned {value!r}, not an int")
+    if not 0 <= int(value) <= MAX_H:
+        raise UserHeuristicError(f"heuristic {spec.name!r} returned {int(value)} on "
+                                 f"{' '.join(map(str, np.asarray(board).tolist()))}: it must be 0..{MAX_H}")
+    return int(value)
 
 
 def base_context(kind: int, rows: int, cols: int, goal) -> tuple:
@@ -77,8 +101,9 @@ def no_astar_scratch(hc):
 
 
 class Heuristic:
-    """One heuristic, declared by its module (``HEURISTIC = Heuristic(...)``) and registered by the
-    package (`fastsnake.puzzle.heuristics`) with no other edit.
+    """One heuristic, declared by its module of `fastsnake.puzzle.heuristics` (``HEURISTIC =
+    Heuristic(...)``) and registered by that package with no other edit; its kernels are the searches'
+    templates specialised on its hooks (`fastsnake.puzzle.heuristics.builtin_kernels`).
 
     - `context(rows, cols, goal, partition, progress, memory_budget, mapped)` -> (context tuple, info
       dict): builds or loads its tables (the shared slots first, `base_context`);
@@ -110,23 +135,6 @@ class Heuristic:
         self.share, self.attach = share, attach
         self.module = module
         self.kernels_of = kernels_of  # another Heuristic whose kernels these hooks are (pdb-max: pdb's)
-        self._kernels: dict = {}
-        self._lock = threading.Lock()
-
-    def kernels(self) -> tuple:
-        """(IDA*'s, A*'s) kernels: the templates specialised on this heuristic's hooks, cached with
-        keys covering its module and the template's (`fastsnake._numba_cache`); made once."""
-        if self.kernels_of is not None:
-            return self.kernels_of.kernels()
-        with self._lock:
-            if not self._kernels:
-                from fastsnake.puzzle.astar import astar_kernel
-                from fastsnake.puzzle.idastar import ida_kernel
-
-                label = self.name.replace("-", "_")
-                self._kernels["ida"] = ida_kernel(self.hooks, f"ida_{label}")
-                self._kernels["astar"] = astar_kernel(self.hooks, f"astar_{label}")
-            return self._kernels["ida"], self._kernels["astar"]
 
     def value(self, board, hc) -> int:
         """The value of `board` from scratch (called from Python)."""
