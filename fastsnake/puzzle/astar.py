@@ -235,7 +235,7 @@ class AStarSearch:
 
     def __init__(self, start, goal, nbr, hc, h0, max_nodes: int, max_bytes: int | None = None, *, scratch,
                  run, on_error=None):
-        # The kernel: the heuristic's (`Heuristic.kernels`), or a user's copy (`user_kernels.kernels_of`).
+        # The kernel: the heuristic's (`heuristics.builtin_kernels`), or a user's copy (`user_kernels.kernels_of`).
         self.run = run
         self.on_error = on_error  # a user's heuristic: the error to raise when the kernel raised
         n = len(start)
