@@ -142,6 +142,7 @@ def _puzzle(large: bool) -> None:
     for heuristic in ("misplaced", "manhattan", "linear-conflict"):
         for algorithm in ("astar", "idastar"):
             solve([1, 0, 2, 3], rows=2, cols=2, algorithm=algorithm, heuristic=heuristic)
+    solve([1, 0, 2, 3], rows=2, cols=2, algorithm="bfs")  # A* with the zero heuristic
     solve([1, 2, 5, 3, 4, 0, 6, 7, 8], rows=3, cols=3)
     solve([1, 2, 3, 0, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], rows=4, cols=4)
 
