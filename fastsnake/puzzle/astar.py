@@ -20,22 +20,7 @@ import warnings
 import numpy as np
 from numba import config, njit
 
-from fastsnake.puzzle.heuristics import (
-    H_MANHATTAN,
-    H_MISPLACED,
-    H_ZERO,
-    HC_COLS,
-    HC_GOALPOS,
-    HC_KIND,
-    HC_MD,
-    HC_NGROUPS,
-    HC_NLK,
-    HC_ROWS,
-    LINE_CONFLICT_BUF,
-    check_evaluable,
-    child_heuristic,
-    user_failure,
-)
+from fastsnake.puzzle.heuristic import HC_COLS, HC_ROWS, specialise
 from fastsnake.search.heap import heap_pop, heap_push
 
 if config.DISABLE_JIT:  # interpreted, the uint64 hash sums are numpy scalars: they wrap (as intended) and warn
@@ -118,14 +103,16 @@ def _rehash(table, tkey, states, nodes, nwords):
         tkey[slot] = states[j * nwords]
 
 
-@njit(cache=True, nogil=True)
-def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, heap, st,
-               board, child, idx, hl, buf, budget):
+# The heuristic's hook (see `fastsnake.puzzle.heuristic.Heuristic`): each kernel is the
+# template with it bound to one heuristic's function (`astar_kernel`).
+h_astar_child = None
+
+
+def astar_template(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, heap, st,
+                   board, child, sc, budget):
     """Expand up to `budget` nodes. Returns A_FOUND (st[C_GOAL] = goal node),
-    A_EXHAUSTED, A_BUDGET, or A_GROW (arrays need room before the next expansion)."""
-    kind = hc[HC_KIND]
-    goalpos = hc[HC_GOALPOS]
-    md = hc[HC_MD]
+    A_EXHAUSTED, A_BUDGET, or A_GROW (arrays need room before the next expansion).
+    A child's value comes from the heuristic's hook `h_astar_child` (`sc`: its scratch)."""
     n = hc[HC_ROWS] * hc[HC_COLS]
     bits, per = (4, 16) if n <= 16 else (6, 10)
     nwords = len(goal_words)
@@ -197,17 +184,7 @@ def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, h
                 pmove[k] = m
                 hsize = heap_push(heap, hsize, ((ng + np.int64(hv[k])) << 48) | (np.int64(hv[k]) << 32) | k)
                 continue
-            # Cheap heuristics are updated from the parent's value; the rest are
-            # evaluated from scratch (a call that costs more than the whole update), a
-            # user's heuristic by its update in the copies made for it (`user_kernels`).
-            if kind == H_MANHATTAN:
-                h = np.int64(hv[j]) + md[t * n + blank] - md[t * n + a]
-            elif kind == H_ZERO:
-                h = 0
-            elif kind == H_MISPLACED:
-                h = np.int64(hv[j]) + (goalpos[t] != blank) - (goalpos[t] != a)
-            else:
-                h = child_heuristic(board, hc, idx, hl, buf, np.int64(hv[j]), t, a, blank)
+            h = h_astar_child(board, hc, sc, np.int64(hv[j]), t, a, blank)
             k = nodes
             nodes += 1
             for w in range(nwords):
@@ -226,8 +203,11 @@ def _astar_run(nbr, hc, goal_words, states, g, hv, parent, pmove, table, tkey, h
     return status
 
 
-# The kernel under its public name: `user_kernels` copies it for a user's heuristic.
-astar_run = _astar_run
+def astar_kernel(hooks: dict, name: str, **where):
+    """The A* kernel `name` for a heuristic's hooks (``h_astar_child``; others are ignored):
+    `astar_template` specialised on it (`fastsnake.puzzle.heuristic.specialise`; `where`: a
+    user's generated module and file)."""
+    return specialise(astar_template, name, {"h_astar_child": hooks["h_astar_child"]}, **where)
 
 
 @njit(cache=True)
@@ -253,10 +233,11 @@ class AStarSearch:
     is copied, its old copy) stay within `max_bytes`; `grow` reports when they would not.
     """
 
-    def __init__(self, start, goal, nbr, hc, h0, max_nodes: int, max_bytes: int | None = None, run=None):
-        check_evaluable(hc, "A*", copied=run is not None)
-        # The kernel: `_astar_run`, or its copy for a user's heuristic (`user_kernels.kernels_of`).
-        self.run = _astar_run if run is None else run
+    def __init__(self, start, goal, nbr, hc, h0, max_nodes: int, max_bytes: int | None = None, *, scratch,
+                 run, on_error=None):
+        # The kernel: the heuristic's (`heuristics.builtin_kernels`), or a user's copy (`user_kernels.kernels_of`).
+        self.run = run
+        self.on_error = on_error  # a user's heuristic: the error to raise when the kernel raised
         n = len(start)
         self.bits, self.per, self.nwords = layout(n)
         self.nbr = nbr
@@ -275,10 +256,7 @@ class AStarSearch:
         self.st = np.zeros(5, np.int64)
         self.board = np.zeros(n, np.int8)
         self.child = np.zeros(self.nwords, np.uint64)
-        nlk, ngroups = int(hc[HC_NLK]), int(hc[HC_NGROUPS])
-        self.idx = np.zeros(max(nlk * ngroups, 1), np.int64)
-        self.hl = np.zeros(max(nlk, 1), np.int64)
-        self.buf = np.zeros(LINE_CONFLICT_BUF, np.int64)
+        self.sc = scratch  # the heuristic's (`fastsnake.puzzle.heuristics.search_parts`)
         self.goal_words = np.zeros(self.nwords, np.uint64)
         _pack(np.asarray(goal, np.int8), self.goal_words, 0, self.bits, self.per, self.nwords)
         # The root is node 0.
@@ -337,11 +315,11 @@ class AStarSearch:
         try:
             return self.run(self.nbr, self.hc, self.goal_words, self.states, self.g, self.hv,
                             self.parent, self.pmove, self.table, self.tkey, self.heap, self.st, self.board,
-                            self.child, self.idx, self.hl, self.buf, budget)
+                            self.child, self.sc, budget)
         except Exception as exc:
-            if self.run is _astar_run:
+            if self.on_error is None:
                 raise
-            raise user_failure(self.hc, exc) from None
+            raise self.on_error(exc) from None
 
     def moves(self) -> np.ndarray:
         return _trace(self.parent, self.pmove, int(self.st[C_GOAL]))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fastsnake.puzzle import board as B
-from fastsnake.puzzle.heuristics import REGISTRY, build_context, heuristic_code
+from fastsnake.puzzle.heuristics import REGISTRY, heuristic_code
 from fastsnake.signals import forget_received
 
 _WORKER: dict = {}
@@ -41,26 +41,18 @@ def _worker_init(spec: dict) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it terminates us
     rows, cols, goal = spec["rows"], spec["cols"], np.array(spec["goal"], np.int8)
     if spec.get("user"):
-        from fastsnake.puzzle.user_kernels import register_targets
+        from fastsnake.puzzle.heuristics import register_targets
 
         register_targets(spec["heuristic"], spec["user"])
-    if spec["pdb_file"] is not None:
-        from fastsnake.puzzle import pdb as P
-
-        data = _worker_tables(spec)
-        pset = P.attach(rows, cols, spec["blank_cell"], spec["groups"], spec["sizes"], data, spec.get("parts"))
-        hc = build_context(heuristic_code(spec["heuristic"]), rows, cols, goal, pdb=pset)
-        _WORKER["context"] = (hc, {"pdb": pset.describe()})
+    if spec["pdb_file"] is not None:  # the parent's tables, shared by its heuristic's module (`share`)
+        _WORKER["context"] = REGISTRY[spec["heuristic"]].impl.attach(spec, _worker_tables(spec))
     else:
         from fastsnake.puzzle.solver import heuristic_context
 
         _WORKER["context"] = heuristic_context(spec["heuristic"], rows, cols, goal)
     _WORKER["spec"] = spec
-    from fastsnake.puzzle.solver import load_kernels
-
-    # Load the search kernels (and a first IDA* call on the real tables) before any
-    # instance, so no instance's CPU-seconds include them.
-    load_kernels(spec["algorithm"], rows * cols)
+    # Load the search kernel specialised on the heuristic (a first call on the real tables) before
+    # any instance, so no instance's CPU-seconds include it.
     _worker_solve((-1, spec["goal"]))
 
 
@@ -158,28 +150,18 @@ def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: st
     tables: dict = {}
     tmp = None
     try:
-        if REGISTRY[heuristic].tables in ("pdb", "pdb-max"):
-            from fastsnake.puzzle import pdb as P
-
-            pset = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget,
-                                       several=REGISTRY[heuristic].tables == "pdb-max", mapped=mapped)
-            if pset.mapped is not None:
-                header_keys = [P.table_key(rows, cols, pset.blank_cell, g) for g in pset.groups]
-                digests = [P.recorded_digest(P.table_path(k), k, int(i["bytes"]))
-                           for k, i in zip(header_keys, pset.infos, strict=True)]
-                spec.update(pdb_file=pset.mapped["file"],
-                            pdb_set=(header_keys, [len(t) for t in pset.tables], digests))
-            else:
+        impl = REGISTRY[heuristic].impl
+        if impl is not None and impl.share is not None:  # tables the workers map rather than build
+            shared, tables, data = impl.share(rows, cols, goal, partition=partition, progress=progress,
+                                              memory_budget=memory_budget, mapped=mapped)
+            spec.update(shared)
+            if data is not None:
                 fd, tmp = tempfile.mkstemp(prefix="fastsnake-pdb-", suffix=".bin",
                                            dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
                 with os.fdopen(fd, "wb") as fh:
-                    fh.write(memoryview(pset.data))
+                    fh.write(memoryview(data))
                 spec.update(pdb_file=tmp)
-            tables = pset.describe()
-            blank_cell, groups, sizes = pset.blank_cell, pset.groups, [len(t) for t in pset.tables]
-            parts = pset.parts
-            del pset
-            spec.update(blank_cell=blank_cell, groups=groups, sizes=sizes, parts=parts)
+                del data
         setup = time.perf_counter() - t0
         return _run_pool(spec, starts, workers, on_result, setup, tables)
     finally:

@@ -12,16 +12,7 @@ import numpy as np
 from fastsnake.puzzle import board as B
 from fastsnake.puzzle import prune as PR
 from fastsnake.puzzle.astar import A_BUDGET, A_EXHAUSTED, A_FOUND, A_GROW, AStarSearch
-from fastsnake.puzzle.heuristics import (
-    H_WALKING,
-    HC_KIND,
-    HC_NGROUPS,
-    HC_NLK,
-    REGISTRY,
-    build_context,
-    heuristic_code,
-    root_value,
-)
+from fastsnake.puzzle.heuristics import REGISTRY, context_of, heuristic_code, heuristic_value, search_parts
 from fastsnake.puzzle.idastar import IDA_BUDGET, IDA_FOUND, IdaSearch
 from fastsnake.sizes import MEMORY_BUDGET_ENV, parse_size
 from fastsnake.sizes import memory_budget as memory_budget_of
@@ -132,24 +123,11 @@ def heuristic_context(name: str, rows: int, cols: int, goal, partition=None, pro
     """(context tuple, setup info dict) for a heuristic name (not 'auto'); pattern databases
     that would not fit `memory_budget` (see `fastsnake.sizes.memory_budget`) are refused.
     `mapped` as `pdb.pattern_databases` takes it (None: big sparse sets are memory-mapped)."""
-    kind = heuristic_code(name)
-    tables = REGISTRY[name].tables
-    info = {}
-    pdb = wd = None
     t0 = time.perf_counter()
-    if tables in ("pdb", "pdb-max"):
-        from fastsnake.puzzle import pdb as P
-
-        pdb = P.pattern_databases(rows, cols, goal, partition, progress=progress, budget=memory_budget,
-                                  several=tables == "pdb-max", mapped=mapped)
-        info["pdb"] = pdb.describe()
-    elif tables == "walking":
-        from fastsnake.puzzle import walking as W
-
-        wd = W.walking_tables(rows, cols, goal)
-        info["walking_states"] = [len(table.codes) for table in wd]
+    hc, info = context_of(name, rows, cols, goal, partition=partition, progress=progress,
+                          memory_budget=memory_budget, mapped=mapped)
     info["setup_seconds"] = time.perf_counter() - t0
-    return build_context(kind, rows, cols, goal, pdb=pdb, wd=wd), info
+    return hc, info
 
 
 def board_size(start, rows=None, cols=None, size=None) -> tuple[int, int]:
@@ -237,17 +215,27 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
         hc, info = context
     setup = info.get("setup_seconds", 0.0) if context is None else 0.0
     nbr = B.neighbours(rows, cols)
-    nlk, ngroups = int(hc[HC_NLK]), int(hc[HC_NGROUPS])
-    idx = np.zeros(max(nlk * ngroups, 1), np.int64)
-    hl = np.zeros(max(nlk, 1), np.int64)
-    h0 = root_value(start, hc, idx, hl)
-    from fastsnake.puzzle.user_kernels import kernels_of
-
-    user = kernels_of(hc)  # None for a built-in heuristic: the searches' own kernels
+    h0 = heuristic_value(start, hc)
+    # The kernels specialised on the heuristic (a user's is probed first).
+    parts = search_parts(hc, _NAMES.get(algorithm, algorithm))
     extra = {k: v for k, v in info.items() if k != "setup_seconds"}
-    if user is not None:
-        extra["compile_seconds"] = _load_user_kernels(user, algorithm, start, goal, nbr, hc, h0, rows, cols,
-                                                      prune_depth)
+    prune = None
+    if algorithm == "idastar":
+        depth = PR.prune_depth(rows, cols) if prune_depth is None else prune_depth
+        extra["prune_depth"] = depth
+        prune = PR.move_pruning(rows, cols, depth)
+    # Load (or compile) the kernel with a search of no node, so that `seconds` is the search alone
+    # (0.0 when this process had it already).
+    run = parts.ida if algorithm == "idastar" else parts.astar
+    loaded = len(getattr(run, "signatures", ()))
+    c0 = time.perf_counter()
+    if algorithm == "idastar":
+        search = IdaSearch(start, nbr, hc, h0, parts.ida_state, run, prune=prune, on_error=parts.on_error)
+    else:
+        search = AStarSearch(start, goal, nbr, hc, h0, max_nodes, max_bytes, scratch=parts.astar_scratch, run=run,
+                             on_error=parts.on_error)
+    search.step(0)
+    extra["compile_seconds"] = time.perf_counter() - c0 if len(getattr(run, "signatures", ())) > loaded else 0.0
     t0 = time.perf_counter()
     if time_limit is not None:
         deadline = t0 + time_limit
@@ -256,15 +244,6 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
     next_report = t0 + _PROGRESS_EVERY
     label = "bfs" if algorithm == "bfs" else algorithm
     if algorithm == "idastar":
-        wd_ids = (0, 0)  # (vertical, horizontal) walking-distance table ids of the start
-        if int(hc[HC_KIND]) == H_WALKING:
-            from fastsnake.puzzle.walking import state_ids
-
-            wd_ids = state_ids(start, hc)
-        depth = PR.prune_depth(rows, cols) if prune_depth is None else prune_depth
-        extra["prune_depth"] = depth
-        search = IdaSearch(start, nbr, hc, h0, wd_ids=wd_ids, pdb_state=(idx, hl),
-                           prune=PR.move_pruning(rows, cols, depth), run=user and user[0])
         status = None
         shown = search.bound
         chunk = 1 << 20
@@ -297,7 +276,6 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
         moves = search.moves() if status == "solved" else None
         gen, exp, mem, iters = search.generated, search.expanded, 0, search.iterations
     else:
-        search = AStarSearch(start, goal, nbr, hc, h0, max_nodes, max_bytes, run=user and user[1])
         status = None
         while status is None:
             # Each expansion generates at most 4 nodes: never pass max_nodes.
@@ -324,18 +302,6 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
         moves = search.moves() if status == "solved" else None
         gen, exp, mem, iters = search.generated, search.expanded, search.memory_bytes(), None
     return status, moves, gen, exp, mem, iters, h0, setup, extra, time.perf_counter() - t0
-
-
-def _load_user_kernels(user, algorithm, start, goal, nbr, hc, h0, rows, cols, prune_depth) -> float:
-    """Load (or compile) a user's heuristic's kernels with a search of no node, so that `seconds`
-    is the search alone; the seconds it took."""
-    t0 = time.perf_counter()
-    if algorithm == "idastar":
-        depth = PR.prune_depth(rows, cols) if prune_depth is None else prune_depth
-        IdaSearch(start, nbr, hc, h0, prune=PR.move_pruning(rows, cols, depth), run=user[0]).step(0)
-    else:
-        AStarSearch(start, goal, nbr, hc, h0, 16, None, run=user[1]).step(0)
-    return time.perf_counter() - t0
 
 
 def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None, size=None,
@@ -453,8 +419,8 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
         return SolveResult(**base, solvable=False, length=None, moves=None, nodes_generated=0,
                            nodes_expanded=0, seconds=time.perf_counter() - t_start,
                            optimal=True, status="unsolvable")
-    # A user's heuristic runs copies of the kernels: `_search` loads those (extra["compile_seconds"]).
-    compile_seconds = load_kernels(algorithm, rows * cols) if REGISTRY[heuristic].evaluate is None else 0.0
+    # `_search` loads (or compiles) the kernels specialised on the heuristic (extra["compile_seconds"]).
+    compile_seconds = 0.0
     status, moves, gen, exp, mem, iters, h0, setup, extra, seconds = _search(
         start, goal, rows, cols, algorithm, heuristic, int(max_nodes), max_bytes, None, progress,
         context, time_limit=time_limit, partition=partition, prune_depth=prune_depth)

@@ -1,11 +1,10 @@
 """The search kernels for a user's heuristic: copies of IDA*'s and A*'s with its functions inlined.
 
 A user's heuristic (`heuristics.register_heuristic` with an ``@njit`` function, or an entry point of
-``fastsnake.heuristics``) gets its own copies of `idastar.ida_run` and `astar.astar_run`: the same
-code objects, whose global `child_heuristic` (the built-ins' from-scratch path for a kind without an
-update of its own) is replaced by `_child`, which calls the user's ``update`` (or, without one, its
-``evaluate`` on the child). Its kind code is above every built-in's, so the copies take that branch
-on every child; the built-in kernels are not touched.
+``fastsnake.heuristics``) gets its own copies of the searches' templates (`idastar.ida_template`,
+`astar.astar_template`), specialised as a built-in's are on its module's hooks: here the child's
+value comes from `_ida_child`/`_astar_child`, which call the user's ``update`` (or, without one, its
+``evaluate`` on the child), and the other hooks keep no state.
 
 Why copies and not one kernel taking the user's functions as arguments: a cached numba kernel that
 takes functions as arguments records every function it saw, and loading it imports their modules
@@ -29,20 +28,18 @@ import numpy as np
 from numba import njit
 
 from fastsnake.generated import GeneratedModules, importable_pair, importable_sources
-from fastsnake.puzzle.astar import astar_run
-from fastsnake.puzzle.heuristics import (
+from fastsnake.puzzle.astar import astar_kernel
+from fastsnake.puzzle.heuristic import (
     HC_COLS,
     HC_GOALPOS,
-    HC_KIND,
     HC_ROWS,
     MAX_H,
-    HeuristicSpec,
     UserHeuristicError,
-    is_user_kind,
-    spec_of_kind,
+    no_scratch,
+    no_step,
     user_value,
 )
-from fastsnake.puzzle.idastar import ida_run
+from fastsnake.puzzle.idastar import ida_kernel
 
 FOLDER = "user-heuristics"
 PREFIX = "fastsnake_userh_"
@@ -76,7 +73,7 @@ def _update_from_scratch(h, cells, goal, rows, cols, tile, src, dst):
     return _evaluate(cells, goal, rows, cols)
 
 
-def _child(board, hc, idx, hl, buf, h, tile, src, dst):
+def _child(board, hc, h, tile, src, dst):
     """The user's value of the child in which `tile` moved from `src` to `dst` (`board` left as it was)."""
     board[dst] = tile
     board[src] = 0
@@ -88,40 +85,51 @@ def _child(board, hc, idx, hl, buf, h, tile, src, dst):
     return nh
 
 
-def _copy(template, functions: dict, name: str, module: str | None = None, filename: str | None = None):
-    """`template` (a plain function) as a new function `name` whose globals named in `functions` are
-    those; filed under `filename` (numba's cache follows a function's code object's file)."""
+def _ida_child(board, hc, hs, sc, d, h, tile, src, dst, move, limit):
+    """IDA*'s hook: the child's value."""
+    return _child_value(board, hc, h, tile, src, dst)
+
+
+def _astar_child(board, hc, sc, h, tile, src, dst):
+    """A*'s hook: the child's value."""
+    return _child_value(board, hc, h, tile, src, dst)
+
+
+_child_value = None  # bound to a copy of `_child` in each heuristic's hooks
+
+
+def _copy(template, functions: dict, name: str):
+    """`template` (a plain function) as a new function `name` whose globals named in `functions` are those."""
     namespace = dict(template.__globals__)
     namespace.update(functions)
-    code = template.__code__
-    if filename is not None:
-        code = code.replace(co_filename=filename, co_name=name)
-    fn = types.FunctionType(code, namespace, name, template.__defaults__)
+    fn = types.FunctionType(template.__code__, namespace, name, template.__defaults__)
     fn.__qualname__ = name
-    if module is not None:
-        fn.__module__ = module
     return fn
 
 
 def make_kernels(evaluate, update, module: str, filename: str, cache: bool, rows: int, cols: int):
-    """(ida, astar) for boards of `rows` x `cols`: copies of `idastar.ida_run` and `astar.astar_run`
-    in which a child's value comes from `update` (or `evaluate` on the child), with the board's size
+    """(ida, astar) for boards of `rows` x `cols`: the searches' templates specialised on hooks in
+    which a child's value comes from `update` (or `evaluate` on the child), with the board's size
     as constants, named after `module` and the size and cached with the module."""
     key = (evaluate, update, module, int(rows), int(cols))
     with _lock:
         if key not in _made:
             upd = update if update is not None else njit(_copy(_update_from_scratch, {"_evaluate": evaluate},
                                                                "_update_from_scratch"))
-            child = njit(_copy(_child, {"_update": upd, "_ROWS": int(rows), "_COLS": int(cols)}, "_child"))
-            pieces = {"child_heuristic": child}
+            child = njit(inline="always")(_copy(_child, {"_update": upd, "_ROWS": int(rows), "_COLS": int(cols)},
+                                                "_child"))
+            hooks = {"h_ida_scratch": no_scratch, "h_ida_down": no_step, "h_ida_up": no_step,
+                     # Inlined into the kernel, so it calls `_child` as a built-in's calls its hook.
+                     "h_ida_child": njit(inline="always")(_copy(_ida_child, {"_child_value": child}, "_ida_child")),
+                     "h_astar_child": njit(inline="always")(_copy(_astar_child, {"_child_value": child},
+                                                                  "_astar_child"))}
             size = f"{int(rows)}x{int(cols)}"
-            _made[key] = (
-                njit(cache=cache, nogil=True)(_copy(ida_run.py_func, pieces, f"ida_{size}", module, filename)),
-                njit(cache=cache, nogil=True)(_copy(astar_run.py_func, pieces, f"astar_{size}", module, filename)))
+            where = {"cache": cache, "module": module, "filename": filename}
+            _made[key] = (ida_kernel(hooks, f"ida_{size}", **where), astar_kernel(hooks, f"astar_{size}", **where))
         return _made[key]
 
 
-def import_targets(spec: HeuristicSpec) -> list:
+def import_targets(spec) -> list:
     """[(module, attribute) of evaluate, of update or None]: how another process (a batch worker)
     imports a registered heuristic; UserHeuristicError when it cannot."""
     pair = importable_pair(spec.evaluate, spec.update)
@@ -129,16 +137,6 @@ def import_targets(spec: HeuristicSpec) -> list:
         raise UserHeuristicError(f"heuristic {spec.name!r}: worker processes cannot import its functions "
                                  "(defined in __main__ or a closure); define them in a module")
     return [None if t is None else tuple(t) for t in pair]
-
-
-def register_targets(name: str, targets) -> None:
-    """Register `name` from `import_targets`' answer (in a worker process)."""
-    import importlib
-
-    from fastsnake.puzzle.heuristics import register_heuristic
-
-    fns = [None if t is None else getattr(importlib.import_module(t[0]), t[1]) for t in targets]
-    register_heuristic(name, fns[0], fns[1])
 
 
 def _cached_module(evaluate, update):
@@ -156,14 +154,9 @@ def _cached_module(evaluate, update):
     return _GENERATED.load(name, text, target_key)
 
 
-def kernels_of(hc):
-    """(ida, astar) kernels for the context's heuristic: None for a built-in (the searches' own),
-    the user's copies otherwise, after checking its value at the goal (0) and at a few states."""
-    if not is_user_kind(hc[HC_KIND]):
-        return None
-    spec = spec_of_kind(hc[HC_KIND])
-    if spec is None:
-        return None  # the searches refuse an unregistered kind
+def kernels_of(hc, spec):
+    """(ida, astar) kernels for a user's heuristic (`spec`, its registry entry) on context `hc`: its
+    copies of the searches, after checking its value at the goal (0) and at a few states."""
     probe(spec, hc)
     rows, cols = int(hc[HC_ROWS]), int(hc[HC_COLS])
     with _lock:
@@ -177,7 +170,7 @@ def kernels_of(hc):
                         False, rows, cols)
 
 
-def probe(spec: HeuristicSpec, hc, samples: int = 8) -> None:
+def probe(spec, hc, samples: int = 8) -> None:
     """Refuse a heuristic that is not 0 at the goal, or whose value (or update) on a few states near
     the goal raises or is outside 0..MAX_H: one line naming it (UserHeuristicError)."""
     rows, cols = int(hc[HC_ROWS]), int(hc[HC_COLS])

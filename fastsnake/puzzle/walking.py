@@ -10,7 +10,7 @@ ones: their sum is admissible for any goal (tiles only matter by goal line).
 
 A table depends only on (lines, cells per line, the goal blank's line), so the
 columns use the same builder with the board transposed. States are coded as in
-`heuristics.walking_code` (base cells+1 digits for counts[line][goal line], the last
+`heuristics.walking_distance.walking_code` (base cells+1 digits for counts[line][goal line], the last
 goal line left out as it follows from the others, then the blank line) and stored
 sorted by code, so the from-scratch evaluation finds a state by binary search;
 IDA* follows next[(id*2 + dir)*L + goal line] (dir 0: blank to line-1, 1: to line+1).
@@ -18,21 +18,22 @@ IDA* follows next[(id*2 + dir)*L + goal line] (dir 0: blank to line-1, 1: to lin
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
 from fastsnake.puzzle.board import PuzzleInputError
-from fastsnake.puzzle.heuristics import (  # WalkingTable lives there, so heuristics never imports us
-    HC_COLS,
-    HC_GOALPOS,
-    HC_ROWS,
-    HC_WDH_CODES,
-    HC_WDV_CODES,
-    WalkingTable,
-    walking_code,
-    walking_index,
-)
+
+
+class WalkingTable(NamedTuple):
+    """One direction's walking-distance table: BFS distance per state, successor ids, sorted state codes."""
+
+    dist: np.ndarray  # uint8, per state id
+    next: np.ndarray  # int32, next[(id*2 + dir)*L + goal line], -1 where the move is impossible
+    codes: np.ndarray  # uint64, sorted: the id of a code is its position
+
 
 # Above this many table states the build stops (4x4: 24,964; 4x6: 377,872; 5x5: more).
 MAX_STATES = 4_000_000
@@ -154,14 +155,3 @@ def walking_tables(rows: int, cols: int, goal):
     goal = np.asarray(goal)
     blank = int(np.flatnonzero(goal == 0)[0])
     return line_table(rows, cols, blank // cols), line_table(cols, rows, blank % cols)
-
-
-def state_ids(board, hc) -> tuple[int, int]:
-    """Table ids of `board` in the vertical and horizontal tables of context `hc`."""
-    board = np.asarray(board, np.int8)
-    rows, cols, goalpos = int(hc[HC_ROWS]), int(hc[HC_COLS]), hc[HC_GOALPOS]
-    iv = int(walking_index(hc[HC_WDV_CODES], walking_code(board, goalpos, rows, cols, True)))
-    ih = int(walking_index(hc[HC_WDH_CODES], walking_code(board, goalpos, rows, cols, False)))
-    if iv < 0 or ih < 0:
-        raise AssertionError("walking distance: a reachable board is missing from the table")
-    return iv, ih

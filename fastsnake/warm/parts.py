@@ -136,9 +136,13 @@ def _puzzle(large: bool) -> None:
     if large:
         load_kernels("reduce", 144)
         return
-    for algorithm in ("astar", "idastar", "reduce"):
-        load_kernels(algorithm, 9)
-    # The heuristics `auto` picks by board size (tables and their kernels).
+    load_kernels("reduce", 9)
+    # Each heuristic has its own search kernels: those a small board may be solved with while they
+    # compile (`cli.puzzle._TIER_HEURISTICS`), then those `auto` picks by board size (and their tables).
+    for heuristic in ("misplaced", "manhattan", "linear-conflict"):
+        for algorithm in ("astar", "idastar"):
+            solve([1, 0, 2, 3], rows=2, cols=2, algorithm=algorithm, heuristic=heuristic)
+    solve([1, 0, 2, 3], rows=2, cols=2, algorithm="bfs")  # A* with the zero heuristic
     solve([1, 2, 5, 3, 4, 0, 6, 7, 8], rows=3, cols=3)
     solve([1, 2, 3, 0, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15], rows=4, cols=4)
 

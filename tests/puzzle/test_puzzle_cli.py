@@ -63,13 +63,15 @@ def test_bad_input_one_line_exit_2(capsys, argv, fragment):
 
 
 def test_compare_agrees(capsys):
+    # IDA* with every heuristic but misplaced tiles: kernels the quick suite compiles anyway.
+    names = [h for h in heuristic_names() if h != "misplaced"]
     doc = _json(capsys, ["puzzle", "compare", "--rows", "3", "--cols", "3", "--count", "4",
-                         "--seed", "2", "--heuristics", ",".join(heuristic_names()), "--json", "--quiet"])
+                         "--seed", "2", "--heuristics", ",".join(names), "--algorithm", "idastar", "--json", "--quiet"])
     assert doc["lengths_agree"] is True
-    assert set(doc["heuristics"]) == set(heuristic_names())
+    assert set(doc["heuristics"]) == set(names)
     assert all(v["solved"] == 4 for v in doc["heuristics"].values())
-    assert (doc["heuristics"]["manhattan"]["mean_nodes_generated"]
-            <= doc["heuristics"]["misplaced"]["mean_nodes_generated"])
+    assert (doc["heuristics"]["linear-conflict"]["mean_nodes_generated"]
+            <= doc["heuristics"]["manhattan"]["mean_nodes_generated"])
 
 
 def test_random_verb(capsys):

@@ -126,7 +126,7 @@ def test_partition_errors():
 
 def test_compact_layout_matches_sparse(monkeypatch, tmp_path):
     # 7- and 8-tile groups are kept compact (ranked per lookup); force that layout on
-    # small boards and check h, the IDA* incremental ranks and A* against the sparse one.
+    # small boards and check h and the IDA* incremental ranks against the sparse one.
     monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
     goal = np.array([1, 2, 3, 4, 0, 5, 6, 7, 8], np.int8)  # blank in the centre: 8 lookups
     dist = bfs_distances(goal, 3, 3)
@@ -138,8 +138,8 @@ def test_compact_layout_matches_sparse(monkeypatch, tmp_path):
     assert [t["layout"] for t in compact_ctx[1]["pdb"]["tables"]] == ["compact", "compact"]
     assert [t["layout"] for t in sparse_ctx[1]["pdb"]["tables"]] == ["sparse", "sparse"]
     assert compact_ctx[1]["pdb"]["lookups"] > 2
-    assert_contexts_agree(compact_ctx, sparse_ctx, dist, goal, seed=5, values=300, searches=20,
-                          algorithms=("idastar", "astar"))
+    # IDA* only: A* evaluates each child as `heuristic_value` does (checked on 300 states above).
+    assert_contexts_agree(compact_ctx, sparse_ctx, dist, goal, seed=5, values=300, searches=20)
 
 
 def test_a_failed_cache_write_says_not_saved_and_leaves_nothing(tmp_path, monkeypatch):

@@ -202,15 +202,16 @@ def test_the_default_maps_only_big_sets(cache):
 
 
 def test_every_context_gives_the_search_kernel_one_type(cache):
-    # Mapped tables are read-only; so are the others (build_context), so IDA* compiles once
-    # whichever heuristic or table source a process uses (and the warm-up covers them all).
-    from fastsnake.puzzle.idastar import _ida_run
+    # Mapped tables are read-only; so are the others (pdb_context), so pdb's IDA* kernel compiles once
+    # whichever table source a process uses (and the warm-up covers them all).
+    from fastsnake.puzzle.heuristics import REGISTRY, builtin_kernels
+    from fastsnake.puzzle.heuristics.pdb import HC_PDB
 
     _mapped()
     start = np.array([1, 2, 5, 3, 0, 4, 6, 7, 8], np.int8)
-    for name, mapped in (("manhattan", None), ("pdb", False), ("pdb", True)):
-        ctx = heuristic_context(name, 3, 3, GOAL, PART if name == "pdb" else None, mapped=mapped)
-        assert not ctx[0][5].flags.writeable
+    for mapped in (False, True):
+        ctx = heuristic_context("pdb", 3, 3, GOAL, PART, mapped=mapped)
+        assert not ctx[0][HC_PDB].flags.writeable
         for depth in (0, None):  # no pruning and the default automaton: the same array type
-            solve(start, GOAL, rows=3, cols=3, algorithm="idastar", heuristic=name, context=ctx, prune_depth=depth)
-    assert len(_ida_run.signatures) == 1
+            solve(start, GOAL, rows=3, cols=3, algorithm="idastar", heuristic="pdb", context=ctx, prune_depth=depth)
+    assert len(builtin_kernels(REGISTRY["pdb"].impl)[0].signatures) == 1

@@ -2,6 +2,7 @@
 searches and the tests; a kind no kernel evaluates is refused before any search (never h = 0)."""
 
 import importlib
+import sys
 
 import numpy as np
 import pytest
@@ -9,17 +10,16 @@ from puzzle_naive import bfs_distances
 
 from fastsnake.cli import main
 from fastsnake.puzzle import PuzzleInputError, heuristic_names, solve
-from fastsnake.puzzle import board as B
-from fastsnake.puzzle.astar import AStarSearch
 from fastsnake.puzzle.heuristics import (
     HC_KIND,
     REGISTRY,
     UnknownHeuristicError,
+    builtin_kernels,
     check_evaluable,
     heuristic_value,
     register_heuristic,
+    search_parts,
 )
-from fastsnake.puzzle.idastar import IdaSearch
 from fastsnake.puzzle.solver import heuristic_context
 
 GOAL = np.array([8, 0, 6, 5, 4, 7, 2, 3, 1], np.int8)
@@ -30,26 +30,22 @@ def _with_kind(hc, kind):
     return (np.int64(kind),) + tuple(hc[1:])
 
 
-@pytest.mark.parametrize("search", ["idastar", "astar"])
-def test_a_kind_no_kernel_evaluates_is_refused_before_search(search):
+def test_a_kind_no_kernel_evaluates_is_refused_before_search():
     # Before the registry IDA* searched such a kind with h = 0 (its `else: nh = 0`): blind,
-    # yet still optimal, so no length test noticed.
+    # yet still optimal, so no length test noticed. The searches ask `search_parts` for their kernels.
     hc, _ = heuristic_context("manhattan", 3, 3, GOAL)
-    bad = _with_kind(hc, 99)
-    nbr = B.neighbours(3, 3)
     with pytest.raises(UnknownHeuristicError, match="99") as info:
-        if search == "idastar":
-            IdaSearch(START, nbr, bad, 0)
-        else:
-            AStarSearch(START, GOAL, nbr, bad, 0, 1000)
+        search_parts(_with_kind(hc, 99), "IDA*")
     assert isinstance(info.value, PuzzleInputError) and isinstance(info.value, ValueError)
+    with pytest.raises(UnknownHeuristicError, match="99"):
+        heuristic_value(START, _with_kind(hc, 99))
 
 
-def test_a_registered_kind_without_a_kernel_branch_is_refused(monkeypatch):
+def test_a_registered_kind_without_a_module_is_refused(monkeypatch):
     monkeypatch.setattr("fastsnake.puzzle.heuristics.REGISTRY", dict(REGISTRY))
-    code = register_heuristic("scratch-only", 77, "a test entry with no kernel branch")
+    code = register_heuristic("scratch-only", 77, "a test entry with no module")
     hc, _ = heuristic_context("manhattan", 3, 3, GOAL)
-    with pytest.raises(UnknownHeuristicError, match="scratch_heuristic"):
+    with pytest.raises(UnknownHeuristicError, match="no module"):
         check_evaluable(_with_kind(hc, code), "IDA*")
 
 
@@ -95,11 +91,50 @@ def test_cli_and_docstring_read_the_registry(capsys):
         solve(START, GOAL, heuristic="nope")
 
 
-def test_idastar_evaluates_a_kind_without_a_per_move_update_from_scratch():
-    # "zero" has no IDA* branch of its own: it goes through the generic from-scratch path
-    # (the one any newly registered heuristic takes) and stays optimal on every 2x3 state.
-    goal = np.arange(6, dtype=np.int8)
-    dist = bfs_distances(goal, 2, 3)
-    for s, d in list(dist.items())[::37]:
-        r = solve(np.array(s, np.int8), goal, rows=2, cols=3, algorithm="idastar", heuristic="zero")
-        assert r.length == d and r.optimal
+def test_every_module_of_the_package_is_registered_and_every_builtin_is_a_module():
+    import pkgutil
+
+    import fastsnake.puzzle.heuristics as H
+
+    modules = {f"{H.__name__}.{m.name}" for m in pkgutil.iter_modules(H.__path__) if not m.name.startswith("_")}
+    builtins = {spec.impl.module for spec in REGISTRY.values() if spec.impl is not None}
+    assert modules == builtins and len(modules) == 7
+    for spec in REGISTRY.values():
+        if spec.impl is not None:
+            assert importlib.import_module(spec.impl.module).HEURISTIC is spec.impl
+
+
+def test_a_module_added_to_the_package_is_registered_with_no_other_edit(tmp_path, monkeypatch):
+    import fastsnake.puzzle.heuristics as H
+
+    (tmp_path / "fs_test_twice_manhattan.py").write_text(
+        "from fastsnake.puzzle.heuristics import manhattan as M\n"
+        "from fastsnake.puzzle.heuristic import Heuristic\n"
+        "HEURISTIC = Heuristic('fs-test-twice', 90, 'a test module', 'puzzle_naive:manhattan',\n"
+        "                      context=M.context, evaluate=M.evaluate, ida_child=M.ida_child,\n"
+        "                      astar_child=M.astar_child, module=__name__)\n")
+    monkeypatch.setattr(H, "REGISTRY", dict(REGISTRY))
+    monkeypatch.setattr(H, "__path__", [*H.__path__, str(tmp_path)])
+    monkeypatch.delitem(sys.modules, "fastsnake.puzzle.heuristics.fs_test_twice_manhattan", raising=False)
+    H._register_modules()  # what importing the package does
+    assert "fs-test-twice" in H.heuristic_names() and H.heuristic_code("fs-test-twice") == 90
+    assert list(H.REGISTRY)[:7] == list(REGISTRY)  # the built-ins, unchanged and first
+
+
+def test_a_searchs_kernel_reaches_only_its_own_heuristic():
+    # Each kernel is the template specialised on one module's hooks: manhattan's names no hook of
+    # another heuristic, and its cache key covers no other heuristic's module (a pdb edit keeps it).
+    from fastsnake._numba_cache import kernel_modules
+    from fastsnake.puzzle import astar, idastar
+
+    others = {spec.impl.module for spec in REGISTRY.values() if spec.impl is not None} - {
+        "fastsnake.puzzle.heuristics.manhattan"}
+    templates = (idastar.ida_template, astar.astar_template)
+    for kernel, template in zip(builtin_kernels(REGISTRY["manhattan"].impl), templates, strict=True):
+        hooks = {k: v for k, v in kernel.py_func.__globals__.items() if k.startswith("h_")}
+        assert hooks and {v.py_func.__module__ for v in hooks.values()} <= {
+            "fastsnake.puzzle.heuristics.manhattan", "fastsnake.puzzle.heuristic"}
+        assert kernel.py_func.__code__ is template.__code__ and "HC_KIND" not in template.__code__.co_names
+        reach = kernel_modules(kernel.py_func, idastar.__file__ if template is idastar.ida_template else astar.__file__)
+        assert "fastsnake.puzzle.heuristics.manhattan" in reach and not reach & others
+    assert builtin_kernels(REGISTRY["pdb-max"].impl) == builtin_kernels(REGISTRY["pdb"].impl)  # the same hooks, shared
