@@ -254,17 +254,21 @@ def ida_child(board, hc, hs, sc, d, h, tile, src, dst, move, limit):
 
 
 @njit(cache=True, inline="always")
+def _step_slots(hc):
+    """What a step down or up reads of the context: cells, lookups, groups, lookups x groups (where the
+    carried table values start in idx), each tile's group and slot per lookup, the cell shifts."""
+    nlk = hc[HC_NLK]
+    ngroups = hc[HC_NGROUPS]
+    return (hc[HC_ROWS] * hc[HC_COLS], nlk, ngroups, nlk * ngroups, hc[HC_LK_GRP], hc[HC_LK_SLOT],
+            hc[HC_DCELL])
+
+
+@njit(cache=True, inline="always")
 def ida_down(hc, hs, sc, d, t, m):
     """Step down to the child last valued: save what it overwrites at depth d, then take its values."""
     idx, hl, sv_idx, sv_hl = hs
     new_idx, new_hl, new_val, pc, ranked = sc
-    nlk = hc[HC_NLK]
-    ngroups = hc[HC_NGROUPS]
-    lk_grp = hc[HC_LK_GRP]
-    lk_slot = hc[HC_LK_SLOT]
-    dcell = hc[HC_DCELL]
-    n = hc[HC_ROWS] * hc[HC_COLS]
-    kk = nlk * ngroups
+    n, nlk, ngroups, kk, lk_grp, lk_slot, dcell = _step_slots(hc)
     for l in range(nlk):
         g = lk_grp[l * n + t]
         slot = l * ngroups + g
@@ -284,13 +288,7 @@ def ida_up(hc, hs, sc, d, t, back):
     idx, hl, sv_idx, sv_hl = hs
     pc = sc[3]
     ranked = sc[4]
-    nlk = hc[HC_NLK]
-    ngroups = hc[HC_NGROUPS]
-    lk_grp = hc[HC_LK_GRP]
-    lk_slot = hc[HC_LK_SLOT]
-    dcell = hc[HC_DCELL]
-    n = hc[HC_ROWS] * hc[HC_COLS]
-    kk = nlk * ngroups
+    n, nlk, ngroups, kk, lk_grp, lk_slot, dcell = _step_slots(hc)
     for l in range(nlk):
         g = lk_grp[l * n + t]
         idx[l * ngroups + g] = sv_idx[(d * nlk + l) * 2]
