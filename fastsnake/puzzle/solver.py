@@ -149,29 +149,24 @@ _WARM: set = set()
 _WARM_LOCK = threading.RLock()  # re-entered: warming `reduce` solves its final block with A*
 
 
-def load_kernels(algorithm: str, ncells: int = 9) -> float:
-    """Load (or, with a cold numba cache, compile) the kernels of `algorithm` once per
-    process, on a tiny board of the same tile type; the seconds it took (0.0 when they
-    were already loaded). `solve` reports them as `compile_seconds`, so `seconds` is the
-    search alone."""
-    key = (algorithm if algorithm != "bfs" else "astar", B.tile_dtype(ncells) == np.int16)
+def load_reduce_kernels(ncells: int = 9) -> float:
+    """Load (or, with a cold numba cache, compile) reduce's kernels once per process, on a small
+    board of the same tile type; the seconds it took (0.0 when they were already loaded). `solve`
+    reports them as `compile_seconds`, so `seconds` is the search alone. (The optimal searches'
+    kernels are specialised on their heuristic; `_search` loads those.)"""
+    key = B.tile_dtype(ncells) == np.int16
     if key in _WARM:
         return 0.0
     with _WARM_LOCK:
         if key in _WARM:
             return 0.0
         t0 = time.perf_counter()
-        if key[0] == "reduce":
-            from fastsnake.puzzle.reduce import solve_reduce
+        from fastsnake.puzzle.reduce import solve_reduce
 
-            side = 12 if key[1] else 4  # int16 tiles above 127 cells
-            goal = B.goal_default(side, side)
-            start = B.random_solvable(side, side, goal, np.random.default_rng(0))
-            solve_reduce(start, goal, side, side, _solve_final_block, variants=(0,))
-        else:
-            goal = B.goal_default(2, 2)
-            start = np.array([1, 0, 2, 3], np.int8)
-            _search(start, goal, 2, 2, key[0], "manhattan", DEFAULT_MAX_NODES, None, None, None, None)
+        side = 12 if key else 4  # int16 tiles above 127 cells
+        goal = B.goal_default(side, side)
+        start = B.random_solvable(side, side, goal, np.random.default_rng(0))
+        solve_reduce(start, goal, side, side, _solve_final_block, variants=(0,))
         _WARM.add(key)
         return time.perf_counter() - t0
 
@@ -399,7 +394,7 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
                                        and math.isfinite(time_limit)):
         raise B.PuzzleInputError(f"time_limit {time_limit!r} must be a positive number of seconds")
     if algorithm == "reduce":
-        compile_seconds = load_kernels("reduce", rows * cols)
+        compile_seconds = load_reduce_kernels(rows * cols)
         out = _solve_reduce(start, goal, rows, cols)
         out.compile_seconds = compile_seconds
         return out
@@ -419,12 +414,11 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
         return SolveResult(**base, solvable=False, length=None, moves=None, nodes_generated=0,
                            nodes_expanded=0, seconds=time.perf_counter() - t_start,
                            optimal=True, status="unsolvable")
-    # `_search` loads (or compiles) the kernels specialised on the heuristic (extra["compile_seconds"]).
-    compile_seconds = 0.0
     status, moves, gen, exp, mem, iters, h0, setup, extra, seconds = _search(
         start, goal, rows, cols, algorithm, heuristic, int(max_nodes), max_bytes, None, progress,
         context, time_limit=time_limit, partition=partition, prune_depth=prune_depth)
-    compile_seconds += extra.pop("compile_seconds", 0.0)
+    # `_search` loaded (or compiled) the kernel specialised on the heuristic.
+    compile_seconds = extra.pop("compile_seconds", 0.0)
     text = "".join(B.MOVES[m] for m in moves) if moves is not None else None
     result = SolveResult(**base, solvable=True, length=(len(text) if text is not None else None),
                          moves=text, nodes_generated=gen, nodes_expanded=exp, seconds=seconds,
@@ -439,7 +433,7 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
         out.nodes_expanded += exp
         out.seconds += seconds
         out.setup_seconds = setup
-        out.compile_seconds = compile_seconds + load_kernels("reduce", rows * cols)
+        out.compile_seconds = compile_seconds + load_reduce_kernels(rows * cols)
         out.extra["fallback"] = f"{algorithm} + {base['heuristic']}: {_STATUS[status]}"
         return out
     value = {"nodes": int(max_nodes), "memory": max_bytes, "time": time_limit}[status]

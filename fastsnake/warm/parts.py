@@ -131,12 +131,12 @@ def big_board() -> int:
 
 
 def _puzzle(large: bool) -> None:
-    from fastsnake.puzzle.solver import load_kernels, solve
+    from fastsnake.puzzle.solver import load_reduce_kernels, solve
 
     if large:
-        load_kernels("reduce", 144)
+        load_reduce_kernels(144)
         return
-    load_kernels("reduce", 9)
+    load_reduce_kernels(9)
     # Each heuristic has its own search kernels: those a small board may be solved with while they
     # compile (`cli.puzzle._TIER_HEURISTICS`), then those `auto` picks by board size (and their tables).
     for heuristic in ("misplaced", "manhattan", "linear-conflict"):

@@ -102,7 +102,7 @@ def test_auto_on_5x5_picks_idastar_with_the_6666_tables_and_announces_a_build(tm
         return "solved", np.zeros(0, np.int8), 0, 0, 0, 1, 0, 0.0, {}, 0.0
 
     monkeypatch.setattr(S, "_search", fake_search)
-    monkeypatch.setattr(S, "load_kernels", lambda *a: 0.0)
+    monkeypatch.setattr(S, "load_reduce_kernels", lambda *a: 0.0)
     start = np.array([1, 0] + list(range(2, 25)), np.int8)
     r = S.solve(start, goal, rows=5, cols=5)
     assert calls == [("idastar", "pdb")] and r.algorithm == "idastar"

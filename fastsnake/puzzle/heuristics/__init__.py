@@ -267,8 +267,9 @@ def context_of(name: str, rows: int, cols: int, goal, **options):
     code = heuristic_code(name)
     spec = REGISTRY[name]
     if spec.impl is None:
-        check_evaluable(base_context(code, rows, cols, goal), "context")
-        return base_context(code, rows, cols, goal), {}
+        hc = base_context(code, rows, cols, goal)
+        check_evaluable(hc, "context")
+        return hc, {}
     return spec.impl.context(rows, cols, goal, **options)
 
 
