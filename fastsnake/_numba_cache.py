@@ -58,6 +58,8 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
+from fastsnake._numba_inline import share_block_copies
+
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _PACKAGE = "fastsnake"
 # Sub-packages whose sources `part_fingerprint` adds to every part's (the shared search helpers),
@@ -456,6 +458,7 @@ def configure_numba_cache() -> None:
     if not any(k.__name__ == FastsnakeCacheLocator.__name__ for k in locators):
         locators.insert(0, FastsnakeCacheLocator)
     defer_blas_probe()
+    share_block_copies()
 
 
 # --- start-up work numba does that our processes need not pay for ---------------------------------

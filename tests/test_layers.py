@@ -317,6 +317,8 @@ def test_no_seed_numbers_in_the_package():
 PRIVATE_ALLOWED = {
     "fastsnake._numba_cache": "the package's numba cache set-up: private to the package, not to a module; "
                               "every part (warm, user kernels, dask workers) points numba at the same folders",
+    "fastsnake._numba_inline": "the package's change to numba's inliner, installed with the cache set-up "
+                               "(fastsnake._numba_cache) and private to the package likewise",
 }
 
 
