@@ -6,7 +6,7 @@ returns), and it copies that IR one block at a time, each block with a ``copy.de
 Every block refers to the function's one ``Scope``, and the scope holds every variable of the
 function: so each block's copy copies the whole scope again, and copying a callee costs its blocks
 times its variables (numba/numba#8989, open). Our engine's game loop is inlined into every
-policy's kernels, so this copying was most of a kernel's compile: 66 % of the CPU profile of
+policy's kernels, so this copying was most of a kernel's compile: 57 % of the CPU profile of
 ``cycle``'s play kernel (numba 0.68, docs/measurements.md, "Copying inlined IR once").
 
 `share_block_copies` makes the block copies of one ``inline_ir`` call share one deepcopy memo, as one
