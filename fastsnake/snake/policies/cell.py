@@ -74,4 +74,4 @@ def cell_params(config, values):
 KERNELS = link_kernels(engine_kernels(alloc, reset, cell_decide, start_cells), CELL_SEARCH + WORKSPACE)
 
 
-POLICY = KERNELS.policy("cell", __doc__, cell_params, guaranteed=True, options=OPTIONS, compile_cpu_range=(27, 37))
+POLICY = KERNELS.policy("cell", __doc__, cell_params, guaranteed=True, options=OPTIONS, compile_cpu_range=(27.9, 29.4))

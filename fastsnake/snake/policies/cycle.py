@@ -126,4 +126,4 @@ def cycle_params(config, options) -> np.ndarray:
 
 
 POLICY = KERNELS.policy("cycle", __doc__, cycle_params, guaranteed=True, options=(CYCLE_OPTION,),
-                        compile_cpu_range=(3, 12))
+                        compile_cpu_range=(8.1, 10.8))

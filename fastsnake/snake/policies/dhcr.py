@@ -239,4 +239,4 @@ KERNELS = cycle_kernels(_alloc, _decide, _cycle_cells, reset_on=_reset_on)
 
 
 POLICY = KERNELS.policy("dhcr", __doc__, cycle_params, guaranteed=True, options=(CYCLE_OPTION,),
-                        compile_cpu_range=(4.1, 5.3))
+                        compile_cpu_range=(13.2, 13.9))

@@ -89,4 +89,4 @@ def _no_cycle(ws):
 KERNELS = engine_kernels(_alloc, _reset, _decide, _no_cycle)
 
 
-POLICY = KERNELS.policy("greedy", __doc__, compile_cpu_range=(4.5, 5.6))
+POLICY = KERNELS.policy("greedy", __doc__, compile_cpu_range=(12.4, 12.5))

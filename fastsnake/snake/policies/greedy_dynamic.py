@@ -105,4 +105,4 @@ def _params(config, options) -> np.ndarray:
     return np.array([options["budget"]], dtype=np.int64)
 
 
-POLICY = KERNELS.policy("greedy-dynamic", __doc__, _params, options=(BUDGET_OPTION,), compile_cpu_range=(3.2, 4.0))
+POLICY = KERNELS.policy("greedy-dynamic", __doc__, _params, options=(BUDGET_OPTION,), compile_cpu_range=(14.2, 15.4))

@@ -98,7 +98,8 @@ def grove_params(config, values):
 KERNELS = link_kernels(engine_kernels(alloc, reset, decide, start_cells), GROVE_SEARCH + WORKSPACE)
 
 
-POLICY = KERNELS.policy("grove", __doc__, grove_params, guaranteed=True, options=OPTIONS, compile_cpu_range=(35, 92))
+POLICY = KERNELS.policy("grove", __doc__, grove_params, guaranteed=True, options=OPTIONS,
+                        compile_cpu_range=(35.7, 48.4))
 
 # The strongest guaranteed agent we have: `grove` (the lowest mean moves of our agents).
 STRONGEST = dataclasses.replace(

@@ -147,6 +147,6 @@ def safety_params(faithful):
 
 
 PHC = KERNELS.policy("phc", __doc__, safety_params(False), guaranteed=True, options=(CYCLE_OPTION,),
-                     compile_cpu_range=(4.4, 7.6))
+                     compile_cpu_range=(12.2, 13.8))
 # The same kernels with the original's (unsafe) shortcut budget.
 PHC_FAITHFUL = dataclasses.replace(PHC, name="phc-faithful", make_params=safety_params(True), guaranteed=False)

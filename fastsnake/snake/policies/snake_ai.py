@@ -144,6 +144,6 @@ KERNELS = cycle_kernels(_alloc, _decide, reset_on=_reset_on)
 
 SNAKE_AI, SNAKE_AI_SAFE = (
     KERNELS.policy(name, __doc__, safety_params(faithful), guaranteed=not faithful, options=(CYCLE_OPTION,),
-                   compile_cpu_range=(5.2, 6.8))
+                   compile_cpu_range=(13.2, 16.4))
     for name, faithful in (("snake-ai", True), ("snake-ai-safe", False))
 )

@@ -189,6 +189,6 @@ def _params(variant):
 
 
 THESIS_SHORTCUT = KERNELS.policy("thesis-shortcut", __doc__, _params(FIXED), guaranteed=True,
-                                 options=(CYCLE_OPTION,), compile_cpu_range=(6.9, 9.9))
+                                 options=(CYCLE_OPTION,), compile_cpu_range=(15.5, 16.2))
 THESIS_SHORTCUT_FAITHFUL = KERNELS.policy("thesis-shortcut-faithful", __doc__, _params(FAITHFUL),
-                                          options=(CYCLE_OPTION, ROOM_OPTION), compile_cpu_range=(6.9, 9.9))
+                                          options=(CYCLE_OPTION, ROOM_OPTION), compile_cpu_range=(18.3, 18.3))
