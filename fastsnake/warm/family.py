@@ -37,10 +37,11 @@ CPU_FILE = "compile-cpu-seconds.json"  # before: CPU seconds only, still read wh
 POLICY_PREFIX = "policy:"
 # Cold compile CPU seconds of the parts that are not policies, on MEASURED_ON, as (lowest, highest) of
 # the measurements we have, quoted until this machine recorded its own: docs/performance.md's cold-start
-# table, whose wall seconds at load 2.4-3.0 on 2 cores mean 0.50-0.59 of a core for a single-threaded
-# compile (CPU between 0.5 x (cold - warm) and 0.59 x cold). A policy declares its own range with it
+# table (measured quiet, where a single-threaded compile has a core: CPU between cold - warm and cold;
+# snake: `replay --check`, puzzle: a 3x3 solve to a 5x5 reduce, tour: `tour` and `reach`) and, for tour
+# and envs, `bench/compile_times.py`. A policy declares its own range with it
 # (`EnginePolicy.compile_cpu_range`), read from the registry (`published_range`).
-PUBLISHED_CPU_RANGE = {"snake": (1.4, 1.8), "puzzle": (1.8, 12), "tour": (2.2, 3.0), "envs": (3.1, 4.1)}
+PUBLISHED_CPU_RANGE = {"snake": (8.2, 9.0), "puzzle": (3.2, 15.3), "tour": (2.5, 4.3), "envs": (5.2, 5.9)}
 # The estimate a wall time is worked out from before a measurement here: the top of the range.
 TYPICAL_CPU_SECONDS = {key: high for key, (_, high) in PUBLISHED_CPU_RANGE.items()}
 # Compiles of less CPU than this leave no estimate behind: a stray helper compiled in a warm run
