@@ -58,8 +58,6 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-from fastsnake._numba_inline import share_block_copies
-
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _PACKAGE = "fastsnake"
 # Sub-packages whose sources `part_fingerprint` adds to every part's (the shared search helpers),
@@ -458,6 +456,8 @@ def configure_numba_cache() -> None:
     if not any(k.__name__ == FastsnakeCacheLocator.__name__ for k in locators):
         locators.insert(0, FastsnakeCacheLocator)
     defer_blas_probe()
+    from fastsnake._numba_inline import share_block_copies  # here: `import fastsnake` stays without it
+
     share_block_copies()
 
 
