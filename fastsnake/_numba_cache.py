@@ -154,11 +154,24 @@ _memo: dict | None = None
 _memo_added: dict = {}
 
 
+# Keyword arguments whose values are a declaration's bookkeeping, read by people and notices, never by a
+# kernel: a policy's measured compile cost (``compile_cpu_range=``) and its summary text (``summary=``,
+# ``doc=``). `code_digest` leaves their values out when they are literals (numbers, strings, tuples of
+# them, joined with ``+``, and the module's ``__doc__``), so measuring a policy again or rewording its
+# summary recompiles nothing; a value computed from anything else stays in the key. A name added here
+# must never reach a kernel's code.
+BOOKKEEPING_KEYWORDS = frozenset({"compile_cpu_range", "summary", "doc"})
+# The memo's prefix of `code_digest` entries; a new reading of the code (as the bookkeeping keywords
+# were) takes a new one, so no process reads a digest another reading made.
+_CODE_MEMO = "code2:"
+
+
 def code_digest(data: bytes, filename: str = "<source>") -> str:
     """A hash of a source's code: its syntax tree without docstrings, dumped without positions (comments
-    are not in the tree). Equal for two sources that differ only in comments, docstrings, blank lines
-    or layout; kept in the memo beside the import statements (a parse is about 5 ms)."""
-    key = "code:" + hashlib.blake2b(data, digest_size=16).hexdigest()
+    are not in the tree), and without the values of `BOOKKEEPING_KEYWORDS` in any call. Equal for two
+    sources that differ only in comments, docstrings, blank lines, layout or bookkeeping values; kept in
+    the memo beside the import statements (a parse is about 5 ms)."""
+    key = _CODE_MEMO + hashlib.blake2b(data, digest_size=16).hexdigest()
     global _memo
     with _memo_lock:
         if _memo is None:
@@ -173,10 +186,27 @@ def code_digest(data: bytes, filename: str = "<source>") -> str:
                 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
                 and isinstance(body[0].value.value, str)):
             node.body = body[1:] or [ast.Pass()]
+        if isinstance(node, ast.Call):
+            for keyword in node.keywords:
+                if keyword.arg in BOOKKEEPING_KEYWORDS and _bookkeeping_literal(keyword.value):
+                    keyword.value = ast.Constant(None)
     digest = hashlib.blake2b(ast.dump(tree, annotate_fields=False, include_attributes=False).encode(),
                              digest_size=16).hexdigest()
     _remember(key, digest)
     return digest
+
+
+def _bookkeeping_literal(node) -> bool:
+    """Whether `node` is a literal a declaration's bookkeeping may hold (see `BOOKKEEPING_KEYWORDS`)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_bookkeeping_literal(e) for e in node.elts)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return _bookkeeping_literal(node.operand)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _bookkeeping_literal(node.left) and _bookkeeping_literal(node.right)
+    return isinstance(node, ast.Name) and node.id == "__doc__"
 
 
 def code_shape(py_func) -> str:
@@ -238,7 +268,7 @@ def _read_memo() -> dict:
     except (OSError, ValueError):
         return {}
     ok = isinstance(data, dict) and all(
-        isinstance(v, str) if k.startswith("code:") else isinstance(v, list) and all(
+        isinstance(v, str) if k.startswith(("code:", _CODE_MEMO)) else isinstance(v, list) and all(
             isinstance(s, list) and len(s) == 3 for s in v) for k, v in data.items())
     return data if ok else {}
 

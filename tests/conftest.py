@@ -45,8 +45,39 @@ else:
         def _split_scope(self, nodeid: str) -> str:
             return scheduling_unit(nodeid)
 
-    @pytest.hookimpl(tryfirst=True)
+    @pytest.hookimpl(tryfirst=True, optionalhook=True)  # optional: `-p no:xdist` leaves the hook unknown
     def pytest_xdist_make_scheduler(config, log):
         if config.getoption("dist") != "load":  # a distribution asked for by name is kept
             return None
         return SharedKernelScheduling(config, log)
+
+
+# A plain run (`pytest tests/x.py`, no -m) runs the quick tests: the tests marked slow are deselected,
+# so one file's edit->test loop is seconds. `--slow` adds them, `-m slow` runs them alone, any -m
+# expression is obeyed as written (CI: -m "not slow"), and a test named by its node id (`file::test`)
+# always runs.
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true", default=False,
+                     help="also run the tests marked slow (a run without -m deselects them)")
+
+
+def slow_deselected(config) -> bool:
+    """Whether this run leaves the slow tests out: no -m expression, no --slow, no test named by node id."""
+    return not (config.getoption("--slow") or config.option.markexpr
+                or any("::" in str(arg) for arg in config.args))
+
+
+def pytest_collection_modifyitems(config, items):
+    if not slow_deselected(config):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+        config._fastsnake_slow_left_out = len(slow)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    left_out = getattr(config, "_fastsnake_slow_left_out", 0)
+    if left_out:
+        terminalreporter.write_line(f"{left_out} slow test(s) not run: add --slow (or -m slow for them alone)")

@@ -5,6 +5,7 @@ it can reach recompiles it (and the new code runs: a stale kernel never loads)."
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -46,6 +47,14 @@ def _edit(root: Path, name: str, old: str = "", new: str = "", code: bool = True
         assert old in text
         text = text.replace(old, new)
     path.write_text(text + ("\n_EDITED = 1\n" if code else "\n# edited\n"))
+
+
+def _bookkeeping(root: Path, name: str, pattern: str, new: str) -> None:
+    """Rewrite the first match of `pattern` in a module of the scratch copy (one match, or the test fails)."""
+    path = root / "fastsnake" / name
+    text, count = re.subn(pattern, new, path.read_text(), count=1)
+    assert count == 1, (name, pattern)
+    path.write_text(text)
 
 
 # A tiny kernel family: `probe_kernel` calls a helper of a module it imports; `probe_template` is made
@@ -195,6 +204,9 @@ def test_the_policies_keys_follow_the_engine_and_only_their_own_modules(tmp_path
     assert all(before.values()) and len({p for paths in before.values() for p in paths}) == 4
     _edit(root, "snake/policies/phc.py", "Idea: read the Hamiltonian cycle", "Idea (edited): the cycle", code=False)
     _edit(root, "snake/engine.py", code=False)
+    # A policy's bookkeeping: its measured compile cost and its summary text key no kernel.
+    _bookkeeping(root, "snake/policies/phc.py", r"compile_cpu_range=\([^)]*\)", "compile_cpu_range=(0.5, 99.5)")
+    _bookkeeping(root, "snake/policies/grove.py", r'summary="Alias of', 'summary="An edited alias of')
     after_comments = _run(root, POLICY_FOLDERS)
     assert after_comments.pop("marks") == marks and after_comments == before
     _edit(root, "snake/policies/phc.py")
@@ -252,6 +264,11 @@ def test_the_key_is_the_code_not_its_text():
     code_edit = source.replace(b"\nBUFFER = 3", b"\nBUFFER = 4", 1)
     assert code_edit != source and nc.code_digest(code_edit) != key
     assert nc.code_digest(source.replace(b"limit -= 10", b"limit -= 1", 1)) != key
+    # A declaration's bookkeeping literals are left out; a value computed from code stays in the key.
+    assert nc.code_digest(b"P = f(x, compile_cpu_range=(1.0, 2.0), summary='a' + __doc__)") == \
+        nc.code_digest(b"P = f(x, compile_cpu_range=(3.5, 4.0), summary='b' + __doc__)")
+    assert nc.code_digest(b"P = f(x, compile_cpu_range=g(1))") != nc.code_digest(b"P = f(x, compile_cpu_range=g(2))")
+    assert nc.code_digest(b"P = f(x, cpu_range=(1.0, 2.0))") != nc.code_digest(b"P = f(x, cpu_range=(3.5, 4.0))")
 
 
 def test_numba_names_and_stamps_our_kernels_by_their_code():
