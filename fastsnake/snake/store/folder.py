@@ -24,8 +24,6 @@ a time (`SweepDataset.writing`).
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import hashlib
 import json
 import os
 import sys
@@ -40,12 +38,12 @@ from fastsnake.errors import in_cli_words
 from fastsnake.files import (
     file_in_the_way,
     fsync_path,
-    host_name,
     open_regular,
-    pid_alive,
     remove_stale_temps,
     shown_value,
 )
+from fastsnake.runs.files import FolderLock, manifest_checksum, sha256_file  # noqa: F401 - re-exported
+from fastsnake.runs.files import atomic_write as _atomic_write
 from fastsnake.signals import announce
 from fastsnake.snake.board import GameConfig
 from fastsnake.snake.stats import SummaryAccumulator
@@ -163,19 +161,6 @@ def chunk_name(index: int) -> str:
 def chunk_index(name: str) -> int | None:
     stem = name[len("chunk-"):-len(".parquet")]
     return int(stem) if name.startswith("chunk-") and name.endswith(".parquet") and stem.isdigit() else None
-
-
-def sha256_file(path) -> str:
-    digest = hashlib.sha256()
-    with open_regular(path) as fh:  # a FIFO in a chunk's place: refused, never opened
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def manifest_checksum(data: dict) -> str:
-    body = {k: v for k, v in data.items() if k != "checksum"}
-    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
 def chunk_info(sweep: SweepFile) -> dict | None:
@@ -340,42 +325,15 @@ class SweepDataset:
             finally:
                 self._lock_depth -= 1
             return
-        lock = self.path / LOCK
-        fd = self._take_lock(lock)
-        try:
-            owner = _lock_owner(fd)
-            if owner and not (owner.get("host") == host_name() and owner.get("pid") == os.getpid()):
-                if owner.get("host") == host_name() and pid_alive(int(owner.get("pid", 0))):
-                    # Alive but not holding the lock: a writer that does not lock (older code).
-                    raise SweepError(f"sweep folder {str(self.path)!r} names live process {owner.get('pid')} as "
-                                     "its writer; wait for it to finish, or stop it first")
-                sys.stderr.write(f"fastsnake: warning: sweep folder {str(self.path)!r}: taking over the lock of "
-                                 f"process {owner.get('pid')} on {owner.get('host')}, which is gone\n")
-            me = json.dumps({"pid": os.getpid(), "host": host_name(),
-                             "since": time.strftime("%Y-%m-%dT%H:%M:%S%z")}).encode()
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, me, 0)
-            os.fsync(fd)
-        except BaseException as exc:
-            with contextlib.suppress(OSError):
-                if os.fstat(fd).st_size == 0:  # emptied by us, not written: no empty lock file left behind
-                    os.unlink(lock)
-            os.close(fd)
-            if isinstance(exc, OSError):
-                raise SweepError(f"cannot lock sweep folder {str(self.path)!r}: cannot write its lock file "
-                                 f"({exc.strerror or exc}); free some space and run the command again") from None
-            raise
-        self._lock_fd, self._lock_depth = fd, 1
-        try:
-            if reread:
-                self._reread_manifest()
-            yield self
-        finally:
-            self._lock_depth = 0
-            self._lock_fd = None
-            with contextlib.suppress(OSError):
-                os.unlink(lock)  # while still locked: a process that opened it then finds it gone
-            os.close(fd)
+        with FolderLock(self.path / LOCK, f"sweep folder {str(self.path)!r}", SweepError) as lock:
+            self._lock_fd, self._lock_depth = lock.fd, 1
+            try:
+                if reread:
+                    self._reread_manifest()
+                yield self
+            finally:
+                self._lock_depth = 0
+                self._lock_fd = None
 
     def _reread_manifest(self) -> None:
         """Under the lock, the manifest as it is now: another writer may have created the folder
@@ -387,31 +345,6 @@ class SweepDataset:
             raise SweepError(f"{str(self.path)!r} now holds a different sweep (another process wrote it "
                              "meanwhile); use a new folder")
         self.records, self.manifest = records, data
-
-    def _take_lock(self, lock: Path) -> int:
-        """An open, flock'd descriptor of `lock` that is still the file under that name (a writer
-        that ended unlinks the file it held; a locker that opened that one opens again)."""
-        for _ in range(10):
-            try:
-                fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-            except OSError as exc:
-                raise SweepError(f"cannot lock sweep folder {str(self.path)!r}: {exc.strerror or exc}") from None
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                owner = _lock_owner(fd) or {}
-                os.close(fd)
-                raise SweepError(f"sweep folder {str(self.path)!r} is being written by process "
-                                 f"{owner.get('pid', '?')} on {owner.get('host', '?')} (since "
-                                 f"{owner.get('since', '?')}); wait for it to finish, or stop it first") from None
-            try:
-                same = os.fstat(fd).st_ino == os.stat(lock).st_ino
-            except OSError:
-                same = False
-            if same:
-                return fd
-            os.close(fd)
-        raise SweepError(f"cannot lock sweep folder {str(self.path)!r}: its lock file keeps changing")
 
     # -- chunks ----------------------------------------------------------------
     def chunk_path(self, index: int) -> Path:
@@ -700,29 +633,6 @@ def check_folder_disk(path, spec: SweepSpec, missing: ChunkRuns | None = None) -
                          f"{human_bytes(need)} (at {MIN_BYTES_PER_GAME} bytes a game, {MIN_BYTES_PER_CHUNK:,} a "
                          f"file), and {str(path)!r} has {human_bytes(free)} free: sweep fewer games, in "
                          f"bigger chunks, or write elsewhere")
-
-
-def _lock_owner(fd) -> dict | None:
-    try:
-        raw = os.pread(fd, 4096, 0)
-        owner = json.loads(raw) if raw.strip() else None
-    except (OSError, ValueError):
-        return None
-    return owner if isinstance(owner, dict) else None
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-        fsync_path(path.parent)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def code_fingerprint() -> str:

@@ -1,0 +1,22 @@
+"""The runner every problem shares: work units in chunks, on every core or a dask cluster, into a
+resumable folder.
+
+- `run(units, Job(work, spec, setup), workers=, cluster=, chunk_size=, folder=)` (`runner`): the
+  results in unit order, whatever ran them;
+- `RunFolder` (`folder`): finished chunks written whole, checksummed in a manifest, a rerun
+  computing only the missing ones, another run's folder refused;
+- `check_workers`, `available_cores` (`cores`); `parse_cluster`, `connect`, `Cluster` (`cluster`,
+  dask imported only there);
+- `atomic_write`, `sha256_file`, `manifest_checksum`, `FolderLock` (`files`): also what Snake's
+  sweep folders are written with.
+
+It sits below the problem packages: it imports none of them (they hand it a picklable work function
+and their units). Nothing heavy is imported here.
+"""
+
+from fastsnake.runs.cores import available_cores, check_workers
+from fastsnake.runs.folder import RunFolder, RunFolderError, is_run_folder
+from fastsnake.runs.runner import Job, RunError, RunOutcome, run
+
+__all__ = ["Job", "RunError", "RunFolder", "RunFolderError", "RunOutcome", "available_cores", "check_workers",
+           "is_run_folder", "run"]

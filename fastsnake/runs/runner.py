@@ -1,0 +1,258 @@
+"""Running a list of work units in chunks: here, on a pool of worker processes, or on a dask cluster.
+
+A run hands `run` its units (any picklable values, in the order their results are wanted) and a
+`Job`: a top-level `work(state, unit)` function returning a unit's result (a JSON value when the run
+has a folder), and optionally `setup(spec)`, run once per worker process to make the state every
+unit of that process shares (tables mapped, kernels loaded). The units are cut into chunks of
+`chunk_size`; chunks go to
+
+- this process, one after another, when there is one worker and no cluster (no process is started);
+- a pool of `workers` processes started by *spawn* (never fork: numba's threading layers do not
+  survive a fork), at most two chunks per worker submitted at a time;
+- a dask cluster (`fastsnake.runs.cluster`), ``local:N`` or a scheduler's address.
+
+Each finished chunk is handed to `on_chunk` in the order chunks finish, and written whole into the
+run's folder when it has one (`fastsnake.runs.folder.RunFolder`): a rerun on that folder computes
+only the missing chunks. The results come back in unit order, so what a problem makes of them is
+the same whatever the number of workers. A worker process that dies (out of memory, killed) is
+said on stderr and the chunks it held are run again, at most `MAX_LOSSES` times each. Ctrl-C (or
+SIGTERM) stops the run within a second: the workers are stopped, the finished chunks kept, and the
+outcome says ``interrupted``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from fastsnake.errors import FastsnakeError, Terminated
+from fastsnake.runs.progress import ProgressLine
+
+# How often the parent looks at its workers (and so how soon Ctrl-C is answered).
+POLL_SECONDS = 0.25
+# Chunks submitted per worker process at a time (a queue of one behind the running one).
+QUEUED_PER_WORKER = 2
+# Times one chunk may be lost with a dying worker before the run stops.
+MAX_LOSSES = 3
+
+
+class RunError(FastsnakeError):
+    """The run could not go on (a chunk lost with its worker too often); what finished is kept."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every worker does: ``state = setup(spec)`` once per process (the state is `spec` itself
+    without a `setup`), then ``work(state, unit)`` per unit. Both must be top-level functions (they
+    are pickled to the workers), `spec` picklable."""
+
+    work: Callable
+    spec: Any = None
+    setup: Callable | None = None
+    token: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+
+@dataclass
+class RunOutcome:
+    """What `run` did: ``results`` (one per unit, in unit order; None where its chunk did not
+    finish), ``finished`` (chunk indices done, found or computed), ``computed`` (chunks computed by
+    this call), ``resumed`` (chunks a folder already held), ``redone`` (chunks run again after their
+    worker died), ``interrupted`` (and ``signal``: ``"SIGINT"`` or ``"SIGTERM"``), ``workers``,
+    ``seconds`` (wall)."""
+
+    results: list
+    finished: set = field(default_factory=set)
+    computed: int = 0
+    resumed: int = 0
+    redone: int = 0
+    interrupted: bool = False
+    signal: str | None = None
+    workers: int = 1
+    seconds: float = 0.0
+
+
+# -- in the worker processes ------------------------------------------------------------------------
+_STATES: dict = {}
+_STATE_LOCK = threading.Lock()
+
+
+def _state_of(job: Job):
+    with _STATE_LOCK:
+        if job.token not in _STATES:
+            _STATES.clear()  # one run's state at a time per process
+            _STATES[job.token] = job.setup(job.spec) if job.setup is not None else job.spec
+        return _STATES[job.token]
+
+
+def run_chunk(job: Job, index: int, units: list):
+    """(index, results, pid): the chunk's units worked in order, in this process."""
+    state = _state_of(job)
+    return index, [job.work(state, unit) for unit in units], os.getpid()
+
+
+def _pool_init(job: Job) -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides, and stops us
+    _state_of(job)
+
+
+# -- in the parent ----------------------------------------------------------------------------------
+def run(units, job: Job, *, workers: int = 1, cluster: str | None = None, chunk_size: int = 1, folder=None,
+        order=None, progress=None, on_chunk=None, state=None, label: str = "run", warn=None) -> RunOutcome:
+    """Work every unit of `units` (see the module's docstring); returns a `RunOutcome`.
+
+    `folder`: a `RunFolder` made for this run (its chunk size wins); its finished chunks are read
+    (and handed to `on_chunk`) first. `order`: the chunk indices in the order to start them (default
+    first to last; e.g. the longest first, so no worker is left with a long tail). `progress`: True
+    draws one line on stderr when it is a terminal, a callable gets ``(done units, total units)``.
+    `on_chunk(index, first unit, results)` hears each finished chunk. `state`: the state units run
+    with in this process (one worker, no cluster) instead of ``setup(spec)``. `warn(line)` hears
+    what goes wrong with workers (default: stderr)."""
+    units = list(units)
+    started = time.monotonic()
+    warn = warn or (lambda line: sys.stderr.write(line + "\n"))
+    if folder is not None:
+        chunk_size = folder.chunk_size
+        if folder.units != len(units):
+            raise RunError(f"the run has {len(units)} units, its folder {folder.units}")
+    n_chunks = -(-len(units) // chunk_size)
+    out = RunOutcome([None] * len(units), workers=workers if not cluster else 0)
+    line = None
+    total_done = [0, 0]  # units done, units computed by this call
+
+    def chunk_units(index):
+        return units[index * chunk_size:(index + 1) * chunk_size]
+
+    def accept(index, results, fresh):
+        if index in out.finished:
+            return
+        if fresh and folder is not None:
+            folder.write_chunk(index, results)
+        first = index * chunk_size
+        out.results[first:first + len(results)] = results
+        out.finished.add(index)
+        total_done[0] += len(results)
+        if fresh:
+            out.computed += 1
+            total_done[1] += len(results)
+        else:
+            out.resumed += 1
+        if on_chunk is not None:
+            on_chunk(index, first, results)
+        if callable(progress):
+            progress(total_done[0], len(units))
+        elif line is not None:
+            line.update(total_done[0], total_done[1], force=total_done[0] == len(units))
+
+    with folder.writing() if folder is not None else contextlib.nullcontext():
+        if folder is not None:
+            for index, results in sorted(folder.scan().items()):
+                accept(index, results, False)
+        todo = [i for i in (order if order is not None else range(n_chunks)) if i not in out.finished]
+        if progress is True and todo and ProgressLine.wanted():
+            line = ProgressLine(label, len(units), workers if not cluster else 0)
+            line.update(total_done[0], 0, force=True)
+        try:
+            if not todo:
+                pass
+            elif cluster:
+                _run_cluster(cluster, job, todo, chunk_units, accept, out, line)
+            elif workers <= 1:
+                here = state if state is not None else _state_of(job)
+                for index in todo:
+                    accept(index, [job.work(here, unit) for unit in chunk_units(index)], True)
+            else:
+                _run_pool(job, workers, todo, chunk_units, accept, out, warn)
+        except KeyboardInterrupt:
+            out.interrupted, out.signal = True, "SIGINT"
+        except Terminated:
+            out.interrupted, out.signal = True, "SIGTERM"
+        finally:
+            if line is not None:
+                line.close()
+    out.seconds = time.monotonic() - started
+    return out
+
+
+def _run_pool(job, workers, todo, chunk_units, accept, out, warn) -> None:
+    import concurrent.futures as cf
+    import multiprocessing
+    from concurrent.futures.process import BrokenProcessPool
+
+    context = multiprocessing.get_context("spawn")
+    queue = deque(todo)
+    losses: dict = {}
+    while queue:
+        pool = cf.ProcessPoolExecutor(max_workers=min(workers, len(queue)), mp_context=context,
+                                      initializer=_pool_init, initargs=(job,))
+        running: dict = {}
+        lost: list = []
+        try:
+            while queue or running:
+                while queue and len(running) < QUEUED_PER_WORKER * workers:
+                    index = queue.popleft()
+                    running[pool.submit(run_chunk, job, index, chunk_units(index))] = index
+                done, _ = cf.wait(running, timeout=POLL_SECONDS, return_when=cf.FIRST_COMPLETED)
+                for future in sorted(done, key=lambda f: running[f]):
+                    index = running.pop(future)
+                    try:
+                        _, results, _ = future.result()
+                    except BrokenProcessPool:
+                        lost.append(index)
+                        continue
+                    accept(index, results, True)
+                if lost:
+                    break
+        finally:
+            _stop_pool(pool)
+        if lost:
+            lost += list(running.values())
+            lost.sort()
+            for index in lost:
+                losses[index] = losses.get(index, 0) + 1
+            worst = max(lost, key=lambda i: losses[i])
+            if losses[worst] >= MAX_LOSSES:
+                raise RunError(f"a worker process died {losses[worst]} times while chunk {worst} was running "
+                               "(out of memory? killed?); stopped, the finished chunks are kept")
+            warn(f"fastsnake: warning: a worker process died; its chunk{'s' if len(lost) > 1 else ''} "
+                 f"{', '.join(map(str, lost))} {'are' if len(lost) > 1 else 'is'} run again")
+            out.redone += len(lost)
+            queue.extendleft(reversed(lost))
+
+
+def _stop_pool(pool) -> None:
+    """Stop a pool now: queued chunks cancelled, its processes terminated (a running search too)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    with contextlib.suppress(Exception):
+        pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    deadline = time.monotonic() + 1.0
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+
+
+def _run_cluster(text, job, todo, chunk_units, accept, out, line) -> None:
+    from fastsnake.runs.cluster import Cluster
+
+    with Cluster(text, 1) as cluster:
+        out.workers = cluster.workers()
+        if line is not None:
+            line.workers = out.workers
+        tasks = ((f"chunk-{index}", (job, index, chunk_units(index))) for index in todo)
+        for item in cluster.stream(run_chunk, tasks, prefix=f"fastsnake-{job.token[:12]}"):
+            if item is not None:
+                index, results, _ = item
+                accept(index, results, True)

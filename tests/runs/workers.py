@@ -1,0 +1,31 @@
+"""Work functions the runner's tests hand to worker processes (top-level, so they pickle)."""
+
+import os
+import time
+
+
+def setup(spec):
+    return {"offset": spec["offset"], "pid": os.getpid()}
+
+
+def square(state, unit):
+    """A unit's result: a pure function of the unit (and the spec), whoever computes it."""
+    return {"unit": unit, "value": unit * unit + state["offset"]}
+
+
+def slow_square(state, unit):
+    time.sleep(state.get("sleep", 0.05))
+    return {"unit": unit, "value": unit * unit + state["offset"]}
+
+
+def slow_setup(spec):
+    return {"offset": spec["offset"], "sleep": spec.get("sleep", 0.05)}
+
+
+def die_once(state, unit):
+    """Kills its own process the first time unit 3 is worked (a marker file says it happened)."""
+    marker = state["marker"]
+    if unit == 3 and not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(9)
+    return {"unit": unit, "value": unit * unit}
