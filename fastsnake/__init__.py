@@ -34,6 +34,7 @@ _SNAKE = {
     "SweepResult": "fastsnake.snake.api",
     "GameSettings": "fastsnake.snake.api",
     "read_sweep": "fastsnake.snake.api",
+    "read_study": "fastsnake.study",
     "register_policy": "fastsnake.snake.policies",
     "unregister_policy": "fastsnake.snake.policies",
     "Policy": "fastsnake.snake.policies.user",

@@ -279,6 +279,55 @@ def study_baseline_options(p, algorithm: str, trial: str) -> None:
                         "holds (at least one must pair); without it a partial comparison exits 2")
 
 
+def study_run_options(p, what: str) -> None:
+    """A study's flags for where it runs (puzzle and tour compare): --workers, --cluster."""
+    p.add_argument("--workers", type=whole_number, default=None, metavar="N",
+                   help=f"worker processes on this machine (default: every core this process may use; a study of "
+                        f"{what} runs in this process); the rows are the same whatever N")
+    p.add_argument("--cluster", metavar="local:N|tcp://HOST:PORT", default=None,
+                   help="run the searches on a dask cluster instead (needs fastsnake[dist]): local:N starts N "
+                        "workers here, an address uses a running scheduler; the rows are the same")
+
+
+def study_workers(args, small: bool):
+    """(workers, cluster) of a study from --workers and --cluster, checked before any work: a count of 0
+    or more than the cores allowed, or an unreachable scheduler, is one line and exit 2. Without
+    --workers, every core this process may use, but one (this process) when the study is `small`."""
+    from fastsnake.runs import check_workers, probe
+
+    if args.cluster is not None:
+        if args.workers is not None:
+            raise InputError("give --workers or --cluster, not both (a cluster's workers are its own)")
+        probe(args.cluster, InputError)
+        return 1, args.cluster
+    if args.workers is None:
+        return (1 if small else check_workers(None)), None
+    try:
+        return check_workers(args.workers, InputError), None
+    except InputError as exc:
+        raise InputError(f"--workers {args.workers}: {str(exc).partition(': ')[2]}") from None
+
+
+def run_folder_out(out) -> bool:
+    """Whether --out names a run folder (resumable) rather than a rows file: it ends with a slash, is
+    an existing folder, or has no suffix (``results``, not ``results.parquet``) and is no file."""
+    if out is None:
+        return False
+    text = str(out)
+    if text.endswith(("/", os.sep)) or os.path.isdir(text):
+        return True
+    return not os.path.splitext(os.path.basename(text))[1] and not os.path.exists(text)
+
+
+def pooled_folder(out) -> bool:
+    """An existing folder of other files and no run (0.x's way of pooling rows files in one folder):
+    the rows go to DIR/RUN_ID.parquet at the end, as before, not resumably."""
+    from fastsnake.runs import is_run_folder
+
+    return (os.path.isdir(out) and not is_run_folder(out)
+            and any(not name.startswith(".") for name in os.listdir(out)))
+
+
 def nonnegative_float(text: str) -> float:
     """A finite number >= 0 (a share such as --slower)."""
     try:

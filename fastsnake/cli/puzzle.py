@@ -146,8 +146,12 @@ def register(subparsers) -> None:
                    help="random: instances in rounds until every pair's ratio interval is within X "
                         "(half-width / ratio, e.g. 0.05), at most --count")
     p.add_argument("--out", metavar="FILE|DIR", default=None,
-                   help="one Parquet row per instance and heuristic (a folder: DIR/RUN_ID.parquet); "
-                        "with --format csv, each table as FILE.TABLE.csv beside it")
+                   help="FILE.parquet: one Parquet row per instance and heuristic, written at the end; DIR (a "
+                        "name without a suffix, an existing or empty folder, or ending in /): a run folder, each "
+                        "search kept as it finishes: run the same command again after a crash to finish it, "
+                        "and DIR/RUN_ID.parquet holds the rows at the end; with --format csv, each table as "
+                        "FILE.TABLE.csv beside it")
+    common.study_run_options(p, "boards of at most 12 cells")
     common.study_baseline_options(p, "heuristic", "instance")
     p.add_argument("--format", default=None, choices=("text", "json", "csv", "markdown", "latex"),
                    help="text (default), json (as --json), csv (data: one table, see --table), markdown, latex")
@@ -518,9 +522,11 @@ def cmd_compare(args):
     for inst in instances:
         if args.algorithm == "astar" and inst.rows * inst.cols > 16:
             raise InputError(f"A* keeps every state: {inst.rows}x{inst.cols} instances need --algorithm idastar")
-    for path in (args.out, args.save_baseline):
+    folder = _study_folder(args)
+    for path in (args.out if folder is None else None, args.save_baseline):
         if path is not None:
             S.check_out(path)
+    workers, cluster = common.study_workers(args, small=all(i.rows * i.cols <= 12 for i in instances))
     base_rows = None
     if args.baseline_from is not None:
         # --precision plays a prefix of the instances: how many the baseline must hold is decided after the run.
@@ -528,7 +534,7 @@ def cmd_compare(args):
                                                allow_partial=args.allow_partial or args.precision is not None)
     run_id = S.new_run_id()
     kwargs = dict(partition=args.partition, progress=_progress(args), run_id=run_id, warn=common.log,
-                  **_limits(args))
+                  workers=workers, cluster=cluster, bar=not (args.quiet or args.json), **_limits(args))
     if args.admissibility_samples is not None:  # else run_study's default
         kwargs["admissibility_samples"] = args.admissibility_samples
     precision = None
@@ -536,17 +542,21 @@ def cmd_compare(args):
         study, precision = P.run_to_precision(rows, cols, names, args.algorithm, target=args.precision, cap=count,
                                               seed=args.seed, goal=args.goal, all_pairs=args.all_pairs, **kwargs)
     else:
-        study = P.run_study(instances, names, args.algorithm, **kwargs)
+        study = P.run_study(instances, names, args.algorithm, folder=folder, **kwargs)
+    run_id = study.run_id  # a resumed folder's
     if study.interrupted:
         args.exit_status = 130
-        common.log(f"fastsnake: interrupted: {len(study.instances)} instances finished (kept)")
+        common.log(f"fastsnake: interrupted: {len(study.instances)} instances finished (kept"
+                   + (f" in {common.shown(folder)}: run the same command again to finish it)" if folder else ")"))
     summary = P.summarize(study, all_pairs=args.all_pairs)
     tables = P.study_tables(summary)
     written = {}
     if args.out is not None or args.save_baseline is not None:
         table = P.rows_table(study.rows)
         meta = P.study_meta(study, spec)
-        if args.out is not None:
+        if folder is not None:
+            written["folder"] = str(folder)
+        if args.out is not None and not (folder is not None and study.interrupted):  # a folder: rows when whole
             written["rows"] = S.write_rows(table, args.out, meta)
             if fmt == "csv":
                 written["tables"] = S.write_csv(tables, S.csv_stem(args.out, run_id))
@@ -595,6 +605,20 @@ def cmd_compare(args):
               f"(widest: {precision['limiting']})")
     common.print_baseline_and_files(args.baseline_from, verdict, written, "heuristic")
     return None
+
+
+def _study_folder(args):
+    """The run folder --out names (`common.run_folder_out`), or None (a rows file, or an existing folder
+    of other files: rows pooled there as DIR/RUN_ID.parquet at the end, as 0.x did)."""
+    if not common.run_folder_out(args.out):
+        return None
+    if common.pooled_folder(args.out):
+        common.log(f"fastsnake: note: {common.shown(args.out)} holds other files and no run: the rows go to "
+                   "DIR/RUN_ID.parquet at the end (not resumable; give a new or empty folder to resume)")
+        return None
+    if getattr(args, "precision", None) is not None:
+        raise InputError("--precision plays rounds of instances: give --out FILE.parquet, not a run folder")
+    return args.out
 
 
 def _inadmissible_line(e: dict) -> str:

@@ -415,7 +415,10 @@ def _finish_sweep(args, summary, interrupted):
 
 def cmd_verify(args):
     import fastsnake
+    from fastsnake.runs import is_run_folder
 
+    if is_run_folder(args.path):  # a study's run folder (puzzle or tour compare --out DIR)
+        return _verify_run_folder(args)
     report = fastsnake.verify_sweep(args.path, repair=args.repair, replay=args.replay, replay_seed=args.replay_seed)
     if args.json:
         common.emit_json(report)
@@ -439,6 +442,34 @@ def cmd_verify(args):
         _print_replay(report.get("replay"))
     if not report["ok"]:
         raise InputError(f"{args.path!r} is damaged: {report['problems'][0] if report['problems'] else 'see above'}")
+    return None
+
+
+def _verify_run_folder(args):
+    """`verify DIR` of a run folder: every chunk against the manifest, and its rows file when finished."""
+    from fastsnake import study as S
+    from fastsnake.runs import RunFolder
+
+    if args.repair or args.replay:
+        raise InputError("--repair and --replay apply to sweeps; a study's run folder is checked as it is "
+                         "(remove a damaged chunk and run its command again to redo it)")
+    report = RunFolder.open(args.path).verify()
+    if report["ok"] and report["complete"]:
+        try:
+            report["rows_file"] = S.read_rows(args.path)[1].num_rows
+        except InputError as exc:
+            report.update(ok=False, damaged=[str(exc)])
+    if args.json:
+        common.emit_json(report)
+    else:
+        state = "complete" if report["complete"] and report["ok"] else "intact, incomplete" if report["ok"] \
+            else "DAMAGED"
+        print(f"{common.shown(args.path)}: {state}: {report['kind']} run {report['run_id']}, {report['finished']:,} "
+              f"of {report['chunks']:,} chunks ({report['units']:,} units); {report['missing']:,} missing")
+        for problem in report["damaged"]:
+            print(f"  {printable(problem, LINE_CHARS)}")
+    if not report["ok"]:
+        raise InputError(f"{args.path!r} is damaged: {report['damaged'][0]}")
     return None
 
 

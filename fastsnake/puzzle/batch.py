@@ -45,7 +45,7 @@ def _worker_init(spec: dict) -> None:
 
         register_targets(spec["heuristic"], spec["user"])
     if spec["pdb_file"] is not None:  # the parent's tables, shared by its heuristic's module (`share`)
-        _WORKER["context"] = REGISTRY[spec["heuristic"]].impl.attach(spec, _worker_tables(spec))
+        _WORKER["context"] = REGISTRY[spec["heuristic"]].impl.attach(spec, worker_tables(spec))
     else:
         from fastsnake.puzzle.solver import heuristic_context
 
@@ -56,7 +56,7 @@ def _worker_init(spec: dict) -> None:
     _worker_solve((-1, spec["goal"]))
 
 
-def _worker_tables(spec: dict) -> np.ndarray:
+def worker_tables(spec: dict) -> np.ndarray:
     """The tables a worker searches with: the set's cached sparse file mapped (checked again,
     cheaply: the parent stamped it), or the parent's temporary copy mapped. Should the cached
     file have changed since the parent checked it (a damaged file, or another process's

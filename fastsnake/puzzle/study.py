@@ -20,17 +20,20 @@ run with a saved rows file (`fastsnake.study.baseline`).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import math
+import os
 import time
 from dataclasses import dataclass, field
 from importlib import resources
 
 import numpy as np
 
-from fastsnake.errors import FastsnakeError, Terminated
+from fastsnake.errors import FastsnakeError
 from fastsnake.puzzle import board as B
+from fastsnake.puzzle import study_units as SU
 from fastsnake.puzzle.heuristics import heuristic_names
 from fastsnake.puzzle.solver import heuristic_context, solve
 from fastsnake.study import stats as S
@@ -97,8 +100,7 @@ class Instance:
                 "start": _tiles(self.start), "goal": _tiles(self.goal)}
 
 
-def _tiles(tiles) -> str:
-    return " ".join(str(int(t)) for t in tiles)
+_tiles = SU.tiles_text
 
 
 def _shipped(name: str) -> list[dict]:
@@ -250,6 +252,8 @@ class Study:
     admissibility: dict = field(default_factory=dict)
     # (heuristic, rows, cols, goal) already sampled by `check_admissible`
     sampled: set = field(default_factory=set)
+    # what the runner did (`fastsnake.runs.RunOutcome`): chunks resumed, computed, redone, workers
+    run_outcome: object = None
 
 
 def is_user_heuristic(name: str) -> bool:
@@ -322,25 +326,27 @@ def mark_inadmissible(study: Study, rows: list[dict]) -> None:
             r["optimal"] = False
 
 
-def _one_move(goal, rows, cols) -> np.ndarray:
-    """The goal with its blank moved once: a solve of it loads the kernels a study uses."""
-    board = np.array(goal)
-    blank = int(np.flatnonzero(board == 0)[0])
-    other = blank + 1 if blank % cols + 1 < cols else blank - 1
-    board[blank], board[other] = board[other], board[blank]
-    return board
+_one_move = SU.one_move
 
 
 def run_study(instances: list[Instance], heuristics, algorithm: str = "auto", *, max_nodes: int | None = None,
               time_limit: float | None = None, memory_budget=None, partition=None, prune_depth=None,
               progress=None, run_id: str | None = None, on_instance=None, study: Study | None = None,
-              admissibility_samples: int = DEFAULT_ADMISSIBILITY_SAMPLES, warn=None) -> Study:
+              admissibility_samples: int = DEFAULT_ADMISSIBILITY_SAMPLES, warn=None, workers: int = 1,
+              cluster: str | None = None, folder=None, bar: bool = False) -> Study:
     """Solve every instance with every heuristic; returns the `Study` (rows appended to `study`'s
     when given, the next round of a precision run). `progress(text)` hears what happens;
     `warn(line)` hears that a user's heuristic is not admissible (`admissibility_samples` states
     of each board sampled first, 0: none; longer paths seen); `on_instance(instance, rows)` each
-    finished instance. Ctrl-C ends the study with the instances finished (``interrupted``)."""
-    from fastsnake import __version__
+    finished instance. Ctrl-C ends the study with the instances finished (``interrupted``).
+
+    The searches run on `workers` processes of this machine (1: this process) or on the dask
+    `cluster` (``local:N`` or a scheduler address), each (instance, heuristic) a unit of the
+    runner (`fastsnake.runs`); the rows are the same whatever runs them (but CPU-seconds), in the
+    same order. Tables are built once here and shared. `folder`: a run folder (a path) the
+    finished searches are kept in; the same call again computes only those missing (another
+    study's folder is refused, `RunFolderError`). `bar`: one progress line on stderr (a terminal)."""
+    from fastsnake import runs
     from fastsnake.puzzle.solver import DEFAULT_MAX_NODES
 
     heuristics = check_heuristics(heuristics)
@@ -350,72 +356,145 @@ def run_study(instances: list[Instance], heuristics, algorithm: str = "auto", *,
               "memory_budget": memory_budget}
     options = {k: v for k, v in {**limits, "partition": partition, "prune_depth": prune_depth}.items()
                if v is not None}
+    parallel = bool(cluster) or workers > 1
+    run_folder = None
+    if folder is not None:
+        run_folder = open_study_folder(folder, instances, heuristics, algorithm, options, admissibility_samples,
+                                       run_id=run_id or new_run_id())
+        run_id = run_folder.run_id
     if study is None:
         study = Study(heuristics, [], run_id=run_id or new_run_id(), options=options)
-    text_options = canonical_json(options)
-    contexts = {}
     boards = {(i.rows, i.cols, i.goal) for i in instances}
-    for rows, cols, goal in sorted(boards):
-        for name in heuristics:
-            key = (name, rows, cols, goal)
-            if key in study.table_cpu_seconds:
-                contexts[key] = study.table_cpu_seconds[key][1]
-                continue
-            c0 = time.process_time()
-            ctx = heuristic_context(name, rows, cols, np.array(goal), partition=partition, progress=progress,
-                                    memory_budget=memory_budget)
-            study.table_cpu_seconds[key] = (time.process_time() - c0, ctx)
-            # Load (or compile) the kernels before any timed search: a one-move solve, untimed.
-            solve(_one_move(goal, rows, cols), np.array(goal), rows=rows, cols=cols,
-                  algorithm=resolve_algorithm(algorithm, rows, cols), heuristic=name, context=ctx,
-                  prune_depth=prune_depth)
-            contexts[key] = ctx
-    users = {n for n in heuristics if is_user_heuristic(n)}
-    for rows, cols, goal in sorted(boards):
-        for name in sorted(users):
-            study.admissibility.setdefault(name, admissibility_entry())
-            sample_admissibility(study, name, rows, cols, goal, admissibility_samples, warn)
+    shared, temps = {}, []
     try:
-        for n, inst in enumerate(instances, 1):
-            algo = resolve_algorithm(algorithm, inst.rows, inst.cols)
-            found = []
+        for rows, cols, goal in sorted(boards):
             for name in heuristics:
-                key = (name, inst.rows, inst.cols, inst.goal)
+                key = (name, rows, cols, goal)
+                if key in study.table_cpu_seconds:
+                    continue
                 c0 = time.process_time()
-                try:
-                    r = solve(np.array(inst.start), np.array(inst.goal), rows=inst.rows, cols=inst.cols,
-                              algorithm=algo, heuristic=name, context=contexts[key], prune_depth=prune_depth,
-                              **limits)
-                except B.PuzzleLimitError as exc:
-                    r = exc.result
-                cpu = time.process_time() - c0
-                solved = r.status == "solved"
-                found.append({
-                    "instance_set": inst.set, "instance_id": inst.id, "rows": inst.rows, "cols": inst.cols,
-                    "start": _tiles(inst.start), "goal": _tiles(inst.goal), "heuristic": name,
-                    "algorithm": r.algorithm, "options": text_options,
-                    "length": r.length if solved else None, "optimal": bool(solved and r.optimal),
-                    "published_length": inst.optimum, "nodes_generated": int(r.nodes_generated),
-                    "nodes_expanded": int(r.nodes_expanded), "cpu_seconds": cpu,
-                    "table_cpu_seconds": study.table_cpu_seconds[key][0], "status": r.status,
-                    "fastsnake_version": __version__, "run_id": study.run_id})
-            flagged = {n for n, e in study.admissibility.items() if not e["admissible"]}
-            record_longer(study, check_lengths(inst, found, users), warn)
-            study.rows.extend(found)
-            if {n for n, e in study.admissibility.items() if not e["admissible"]} != flagged:
-                mark_inadmissible(study, study.rows)  # newly found out: its earlier rows too
-            else:
-                mark_inadmissible(study, found)
-            study.instances.append(inst)
-            if progress is not None:
-                progress(f"{inst.set} {inst.id}: length {found[0]['length']}, "
-                         + ", ".join(f"{row['heuristic']} {row['nodes_generated']:,} nodes" for row in found)
-                         + f" ({n}/{len(instances)})")
-            if on_instance is not None:
-                on_instance(inst, found)
-    except (KeyboardInterrupt, Terminated):  # Ctrl-C or SIGTERM: the finished instances are kept
-        study.interrupted = True
+                if parallel:
+                    shared[key], tmp, ctx = SU.share_tables(name, rows, cols, goal, partition=partition,
+                                                            memory_budget=memory_budget, progress=progress)
+                    temps.append(tmp)
+                else:
+                    ctx = heuristic_context(name, rows, cols, np.array(goal), partition=partition, progress=progress,
+                                            memory_budget=memory_budget)
+                study.table_cpu_seconds[key] = (time.process_time() - c0, ctx)
+                # Load (or compile) the kernels before any timed search: a one-move solve, untimed.
+                solve(_one_move(goal, rows, cols), np.array(goal), rows=rows, cols=cols,
+                      algorithm=resolve_algorithm(algorithm, rows, cols), heuristic=name, context=ctx,
+                      prune_depth=prune_depth)
+        users = {n for n in heuristics if is_user_heuristic(n)}
+        for rows, cols, goal in sorted(boards):
+            for name in sorted(users):
+                study.admissibility.setdefault(name, admissibility_entry())
+                sample_admissibility(study, name, rows, cols, goal, admissibility_samples, warn)
+        _run_searches(study, instances, heuristics, algorithm, limits, prune_depth, partition, memory_budget,
+                      shared, users, progress, on_instance, warn, runs, workers, cluster, run_folder, bar)
+    finally:
+        for tmp in temps:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
     return study
+
+
+def study_identity(instances: list[Instance], heuristics: list[str], algorithm: str, options: dict,
+                   admissibility_samples: int) -> dict:
+    """What makes a study's rows: a run folder of another identity is another study's."""
+    listed = [[i.set, i.id, i.rows, i.cols, _tiles(i.start), _tiles(i.goal), i.optimum] for i in instances]
+    from fastsnake.runs.folder import identity_digest
+
+    return {"kind": "puzzle-study", "instance_sets": sorted({i.set for i in instances}),
+            "instances": len(instances), "instances_sha256": identity_digest({"instances": listed}),
+            "heuristics": list(heuristics), "algorithm": algorithm, "options": options,
+            "admissibility_samples": int(admissibility_samples)}
+
+
+def open_study_folder(path, instances, heuristics, algorithm, options, admissibility_samples, *, run_id: str):
+    """The run folder of this study at `path` (made, or resumed), one unit per search."""
+    from fastsnake.runs import RunFolder
+
+    identity = study_identity(instances, heuristics, algorithm, options, admissibility_samples)
+    notes = {"instances": [{"set": i.set, "id": i.id, "rows": i.rows, "cols": i.cols, "start": list(i.start),
+                            "goal": list(i.goal), "optimum": i.optimum, "published_nodes": i.published_nodes}
+                           for i in instances]}
+    return RunFolder.create_or_resume(path, identity, len(instances) * len(heuristics), STUDY_CHUNK_SIZE,
+                                      run_id=run_id, notes=notes)
+
+
+# Searches a chunk of a study holds: one (a search takes seconds to hours; the longest first, `_order`).
+STUDY_CHUNK_SIZE = 1
+
+
+def _order(instances: list[Instance], heuristics: list[str]) -> list[int] | None:
+    """The chunks' start order: the instances with the most published nodes first (so no worker is
+    left alone with a long one at the end), else as listed."""
+    if not any(i.published_nodes for i in instances):
+        return None
+    ranked = sorted(range(len(instances)), key=lambda k: (-(instances[k].published_nodes or 0), k))
+    return [k * len(heuristics) + h for k in ranked for h in range(len(heuristics))]
+
+
+def _run_searches(study, instances, heuristics, algorithm, limits, prune_depth, partition, memory_budget, shared,
+                  users, progress, on_instance, warn, runs, workers, cluster, run_folder, bar) -> None:
+    from fastsnake import __version__
+
+    units = [SU.unit_of(inst, name, resolve_algorithm(algorithm, inst.rows, inst.cols))
+             for inst in instances for name in heuristics]
+    state = {"limits": limits, "prune_depth": prune_depth, "options_text": canonical_json(study.options),
+             "run_id": study.run_id, "version": __version__, "partition": partition, "memory_budget": memory_budget,
+             "table_cpu_seconds": {k: v[0] for k, v in study.table_cpu_seconds.items()}}
+    spec = None
+    if workers > 1 or cluster:
+        from fastsnake.puzzle.heuristics import REGISTRY
+        from fastsnake.puzzle.user_kernels import import_targets
+
+        keys = sorted({SU.key_of(u) for u in units})
+        spec = dict(state, boards=[(k, shared.get(k)) for k in keys],
+                    algorithms={k: resolve_algorithm(algorithm, k[1], k[2]) for k in keys},
+                    user={n: import_targets(REGISTRY[n]) for n in users
+                          if not REGISTRY[n].origin.startswith("entry point")})
+    here = dict(state, contexts={k: v[1] for k, v in study.table_cpu_seconds.items()})
+    per = len(heuristics)
+    found: dict = {}
+    finished = 0
+
+    def on_chunk(index, first, results):
+        nonlocal finished
+        for k, row in enumerate(results):
+            found[first + k] = row
+        n = (first // per)
+        if all(n * per + h in found for h in range(per)):
+            finished += 1
+            rows = [found[n * per + h] for h in range(per)]
+            check_lengths(instances[n], rows, users)  # a disagreement stops the study at once
+            if progress is not None and not bar:
+                progress(f"{instances[n].set} {instances[n].id}: length {rows[0]['length']}, "
+                         + ", ".join(f"{row['heuristic']} {row['nodes_generated']:,} nodes" for row in rows)
+                         + f" ({finished}/{len(instances)})")
+
+    outcome = runs.run(units, runs.Job(SU.search_row, spec, SU.worker_setup), workers=workers, cluster=cluster,
+                       chunk_size=STUDY_CHUNK_SIZE, folder=run_folder,
+                       order=_order(instances, heuristics) if spec is not None else None,
+                       progress=bar or None, on_chunk=on_chunk, state=here, label="puzzle study", warn=warn)
+    study.interrupted = study.interrupted or outcome.interrupted
+    study.run_outcome = outcome
+    for n, inst in enumerate(instances):
+        if not all(n * per + h in found for h in range(per)):
+            continue
+        rows = [found[n * per + h] for h in range(per)]
+        flagged = {m for m, e in study.admissibility.items() if not e["admissible"]}
+        record_longer(study, check_lengths(inst, rows, users), warn)
+        study.rows.extend(rows)
+        if {m for m, e in study.admissibility.items() if not e["admissible"]} != flagged:
+            mark_inadmissible(study, study.rows)  # newly found out: its earlier rows too
+        else:
+            mark_inadmissible(study, rows)
+        study.instances.append(inst)
+        if on_instance is not None:
+            on_instance(inst, rows)
 
 
 def check_lengths(inst: Instance, rows: list[dict], users=frozenset()) -> list[dict]:

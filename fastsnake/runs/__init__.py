@@ -14,9 +14,10 @@ It sits below the problem packages: it imports none of them (they hand it a pick
 and their units). Nothing heavy is imported here.
 """
 
+from fastsnake.runs.cluster import connect, parse_cluster, probe
 from fastsnake.runs.cores import available_cores, check_workers
 from fastsnake.runs.folder import RunFolder, RunFolderError, is_run_folder
 from fastsnake.runs.runner import Job, RunError, RunOutcome, run
 
 __all__ = ["Job", "RunError", "RunFolder", "RunFolderError", "RunOutcome", "available_cores", "check_workers",
-           "is_run_folder", "run"]
+           "connect", "is_run_folder", "parse_cluster", "probe", "run"]

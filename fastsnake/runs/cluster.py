@@ -188,3 +188,27 @@ class Cluster:
             first_line = str(exc).splitlines()[0] if str(exc) else ""
             raise self.error(f"a chunk failed on the cluster ({type(exc).__name__}: {first_line}); "
                              f"the finished chunks are kept: resume the {what}") from None
+
+
+def probe(text: str, error=InputError, timeout: float = CONNECT_SECONDS) -> None:
+    """For a scheduler address, check that something listens there within `timeout` seconds (before any
+    work: an unreachable scheduler is one line at once, not after the tables are built); `local`
+    needs no probe. Only the syntax is checked for addresses other than tcp://HOST:PORT."""
+    import socket
+    from urllib.parse import urlsplit
+
+    kind, value = parse_cluster(text, error)
+    if kind != "address" or not value.startswith("tcp://"):
+        return
+    try:
+        parts = urlsplit(value)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if not host or not port:
+        raise error(f"cluster={value!r}: give the scheduler as tcp://HOST:PORT")
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise error(f"cluster={value!r}: cannot reach the scheduler ({reason})") from None

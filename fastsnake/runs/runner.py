@@ -101,7 +101,21 @@ def _pool_init(job: Job) -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides, and stops us
+    _die_with_parent()
     _state_of(job)
+
+
+def _die_with_parent() -> None:
+    """Linux: this worker is killed when the process that started it dies (even by SIGKILL), so a
+    killed run leaves no search running on; elsewhere a worker ends after its chunk."""
+    import ctypes
+    import signal
+
+    with contextlib.suppress(Exception):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:  # the parent died before the line above
+            os._exit(1)
 
 
 # -- in the parent ----------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ problems' studies (`fastsnake.puzzle.study`, `fastsnake.tour.study`, Snake's com
   interval, Wilcoxon), `holm`, `p_fields`, `robust` (median and IQM with bootstrap intervals),
   `repeat_summary` (a speed over repeated runs);
 - `fastsnake.study.precision`: round sizes for precision on demand;
-- `fastsnake.study.rows`: rows files (Parquet, whole or absent, run id and version);
+- `fastsnake.study.rows`: rows files (Parquet, whole or absent, run id and version), and run
+  folders (``--out DIR``, `fastsnake.runs`) read as one: `read_study`;
 - `fastsnake.study.baseline`: today against a saved rows file (same trials, worse or not);
 - `fastsnake.study.gate`: whether a baseline check compared what it claims (every algorithm on the
   same conditions and shared trials, or a partial comparison accepted explicitly);
@@ -17,10 +18,10 @@ problems' studies (`fastsnake.puzzle.study`, `fastsnake.tour.study`, Snake's com
 """
 
 from fastsnake.study.intervals import CONFIDENCE, mean_ci95, wilson_ci95
-from fastsnake.study.rows import check_out, new_run_id, read_rows, write_rows
+from fastsnake.study.rows import check_out, new_run_id, read_rows, read_study, write_rows
 from fastsnake.study.stats import describe, holm, median_ci95, p_fields, paired_ratio
 from fastsnake.study.tables import FORMATS, Table, csv_stem, render, to_csv, write_csv
 
 __all__ = ["CONFIDENCE", "FORMATS", "Table", "check_out", "csv_stem", "describe", "holm", "mean_ci95",
-           "median_ci95", "new_run_id", "p_fields", "paired_ratio", "read_rows", "render", "to_csv", "wilson_ci95",
-           "write_csv", "write_rows"]
+           "median_ci95", "new_run_id", "p_fields", "paired_ratio", "read_rows", "read_study", "render", "to_csv",
+           "wilson_ci95", "write_csv", "write_rows"]

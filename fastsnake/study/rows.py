@@ -77,12 +77,76 @@ def write_rows(table, out: str, meta: dict) -> str:
     return path
 
 
+def run_folder_kind(path) -> str | None:
+    """The study kind (``"puzzle"``, ``"tour"``) of the run folder `path` (``--out DIR``), or None
+    when it is none."""
+    from fastsnake.runs import RunFolder, RunFolderError, is_run_folder
+
+    if not os.path.isdir(path) or not is_run_folder(path):
+        return None
+    try:
+        kind = RunFolder.open(path).identity.get("kind")
+    except RunFolderError:
+        return "damaged"
+    return kind.removesuffix("-study") if isinstance(kind, str) else None
+
+
+def folder_rows(path, *, partial: bool = False):
+    """(the run folder's rows file, or None; the rows its chunks hold, in order): every chunk checked
+    against the manifest (`StudyFileError` naming a damaged one); `partial` False: an unfinished
+    folder is a `StudyFileError` too."""
+    from fastsnake.runs import RunFolder, RunFolderError
+
+    try:
+        folder = RunFolder.open(path)
+        results = folder.results(partial=partial)
+    except RunFolderError as exc:
+        raise StudyFileError(str(exc)) from None
+    rows = [r for r in results if r is not None]
+    rows_file = os.path.join(os.fspath(path), f"{folder.run_id}.parquet")
+    return (rows_file if os.path.isfile(rows_file) else None), rows, folder
+
+
+def read_study(path):
+    """(meta, Arrow table) of a study: a rows file (`read_rows`), or a run folder (``--out DIR``) with
+    every chunk checked, finished or not: its rows file when the run finished, else the rows its
+    finished chunks hold (``meta["complete"]`` False). `StudyFileError` naming what is damaged."""
+    import pyarrow as pa
+
+    if not os.path.isdir(path):
+        meta, table = read_rows(path)
+        return dict(meta, complete=not meta.get("interrupted", False)), table
+    rows_file, rows, folder = folder_rows(path, partial=True)
+    if rows_file is not None:
+        meta, table = read_rows(rows_file)
+        _same_run(path, folder, meta, table)
+        return dict(meta, complete=True, folder=os.fspath(path)), table
+    kind = (folder.identity.get("kind") or "").removesuffix("-study")
+    return ({"format": STUDY_FORMAT, "kind": kind, "run_id": folder.run_id, "complete": False,
+             "folder": os.fspath(path), "identity": folder.identity}, pa.Table.from_pylist(rows))
+
+
+def _same_run(path, folder, meta: dict, table) -> None:
+    if meta.get("run_id") != folder.run_id or table.num_rows != folder.units:
+        raise StudyFileError(f"run folder {os.fspath(path)!r}: its rows file is not its run's "
+                             f"({table.num_rows} rows of run {meta.get('run_id')!r}, the folder has {folder.units} "
+                             f"of run {folder.run_id!r})")
+
+
 def read_rows(path: str, *, need_checksum: bool = False):
     """(meta, Arrow table) of a study rows file; `StudyFileError` naming the file otherwise: not
     Parquet, no study footer, another format, or a ``checksum`` that does not match its rows and
-    footer (one is required when `need_checksum`: a baseline)."""
+    footer (one is required when `need_checksum`: a baseline). A finished run folder (``--out DIR``)
+    reads as its rows file once every chunk of it is checked."""
     import pyarrow.parquet as pq
 
+    if os.path.isdir(path) and run_folder_kind(path) is not None:
+        rows_file, _, folder = folder_rows(path)
+        if rows_file is None:
+            raise StudyFileError(f"run folder {os.fspath(path)!r} has no rows file: its run did not finish")
+        meta, table = read_rows(rows_file, need_checksum=need_checksum)
+        _same_run(path, folder, meta, table)
+        return meta, table
     if not os.path.isfile(path):
         raise StudyFileError(f"study file {path!r} does not exist")
     try:

@@ -50,6 +50,10 @@ def study_kind(path) -> str | None:
     """The ``kind`` of the study rows file at `path` (``"puzzle"``, ``"tour"``), or None when it is
     not one (or its footer cannot be read: it is then reported as whatever else it may be)."""
     name = os.fspath(path)
+    if os.path.isdir(name):  # a run folder (--out DIR): its rows file, once its chunks are checked
+        from fastsnake.study.rows import run_folder_kind
+
+        return run_folder_kind(name)
     if not name.endswith(".parquet") or not os.path.isfile(name):
         return None
     try:

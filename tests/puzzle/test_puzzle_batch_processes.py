@@ -125,9 +125,9 @@ def test_a_worker_whose_set_file_changed_expands_the_compact_tables(tmp_path, mo
             "pdb_file": pset.mapped["file"],
             "pdb_set": (keys, sizes, [P.recorded_digest(P.table_path(k), k, 3024) for k in keys])}
     good = np.array(pset.data)
-    mapped = batch._worker_tables(spec)
+    mapped = batch.worker_tables(spec)
     assert not mapped.flags.writeable and np.array_equal(mapped, good)
     with open(pset.mapped["file"], "r+b") as fh:
         fh.truncate(S.SET_HEADER_BYTES + 100)
-    expanded = batch._worker_tables(spec)
+    expanded = batch.worker_tables(spec)
     assert expanded.flags.writeable and np.array_equal(expanded, good)
