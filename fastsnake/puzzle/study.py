@@ -459,32 +459,14 @@ def _run_searches(study, instances, heuristics, algorithm, limits, prune_depth, 
     here = dict(state, contexts={k: v[1] for k, v in study.table_cpu_seconds.items()})
     per = len(heuristics)
     found: dict = {}
-    finished = 0
+    finalized: set = set()
 
-    def on_chunk(index, first, results):
-        nonlocal finished
-        for k, row in enumerate(results):
-            found[first + k] = row
-        n = (first // per)
-        if all(n * per + h in found for h in range(per)):
-            finished += 1
-            rows = [found[n * per + h] for h in range(per)]
-            check_lengths(instances[n], rows, users)  # a disagreement stops the study at once
-            if progress is not None and not bar:
-                progress(f"{instances[n].set} {instances[n].id}: length {rows[0]['length']}, "
-                         + ", ".join(f"{row['heuristic']} {row['nodes_generated']:,} nodes" for row in rows)
-                         + f" ({finished}/{len(instances)})")
+    def whole(n):
+        return all(n * per + h in found for h in range(per))
 
-    outcome = runs.run(units, runs.Job(SU.search_row, spec, SU.worker_setup), workers=workers, cluster=cluster,
-                       chunk_size=STUDY_CHUNK_SIZE, folder=run_folder,
-                       order=_order(instances, heuristics) if spec is not None else None,
-                       progress=bar or None, on_chunk=on_chunk, state=here, label="puzzle study", warn=warn)
-    study.interrupted = study.interrupted or outcome.interrupted
-    study.run_outcome = outcome
-    for n, inst in enumerate(instances):
-        if not all(n * per + h in found for h in range(per)):
-            continue
-        rows = [found[n * per + h] for h in range(per)]
+    def finalize(n):  # instance n's rows into the study, in instance order
+        finalized.add(n)
+        inst, rows = instances[n], [found[n * per + h] for h in range(per)]
         flagged = {m for m, e in study.admissibility.items() if not e["admissible"]}
         record_longer(study, check_lengths(inst, rows, users), warn)
         study.rows.extend(rows)
@@ -493,8 +475,33 @@ def _run_searches(study, instances, heuristics, algorithm, limits, prune_depth, 
         else:
             mark_inadmissible(study, rows)
         study.instances.append(inst)
+        if progress is not None and not bar:
+            progress(f"{inst.set} {inst.id}: length {rows[0]['length']}, "
+                     + ", ".join(f"{row['heuristic']} {row['nodes_generated']:,} nodes" for row in rows)
+                     + f" ({len(study.instances)}/{len(instances)})")
         if on_instance is not None:
             on_instance(inst, rows)
+
+    def on_chunk(index, first, results):
+        for k, row in enumerate(results):
+            found[first + k] = row
+        n = first // per
+        if whole(n):  # a disagreement stops the study at once, whatever instance finished first
+            check_lengths(instances[n], [found[n * per + h] for h in range(per)], users)
+        n = len(finalized)
+        while n < len(instances) and n not in finalized and whole(n):
+            finalize(n)
+            n += 1
+
+    outcome = runs.run(units, runs.Job(SU.search_row, spec, SU.worker_setup), workers=workers, cluster=cluster,
+                       chunk_size=STUDY_CHUNK_SIZE, folder=run_folder,
+                       order=_order(instances, heuristics) if spec is not None else None,
+                       progress=bar or None, on_chunk=on_chunk, state=here, label="puzzle study", warn=warn)
+    study.interrupted = study.interrupted or outcome.interrupted
+    study.run_outcome = outcome
+    for n in range(len(instances)):  # stopped: the whole instances finished out of order
+        if n not in finalized and whole(n):
+            finalize(n)
 
 
 def check_lengths(inst: Instance, rows: list[dict], users=frozenset()) -> list[dict]:
