@@ -61,7 +61,11 @@ PRECISION_MEASURES = ("nodes_generated", "nodes_expanded")
 # The rows file: one row per (instance, heuristic, algorithm).
 ROW_COLUMNS = ("instance_set", "instance_id", "rows", "cols", "start", "goal", "heuristic", "algorithm",
                "options", "length", "optimal", "published_length", "nodes_generated", "nodes_expanded",
-               "cpu_seconds", "table_cpu_seconds", "status", "fastsnake_version", "run_id")
+               "cpu_seconds", "table_cpu_seconds", "status", "moves", "fastsnake_version", "run_id")
+# The rows whose moves a rows file keeps (`fastsnake.study.picks`): per heuristic and algorithm, the
+# solutions a report can pick (longest, shortest, most and fewest nodes); the page never searches.
+PICKABLE = {"length": "length", "nodes": "nodes_generated", "ok": lambda r: r["status"] == "solved",
+            "arm": lambda r: (r["heuristic"], r["algorithm"])}
 # States `check_admissible` samples per user's heuristic and board before a study's searches (0: none):
 # a few dozen catch a grossly inadmissible heuristic for about a CPU-second (3x3: a breadth-first
 # search of every state; larger boards: short random walks, each solved with Manhattan).
@@ -596,15 +600,21 @@ def summarize(study: Study, all_pairs: bool = False) -> dict:
 
 
 def rows_table(rows: list[dict]):
-    """The rows as an Arrow table of `ROW_COLUMNS` (words dictionary-encoded, as Snake's files)."""
+    """The rows as an Arrow table of `ROW_COLUMNS` (words dictionary-encoded, as Snake's files);
+    ``moves`` kept only on the rows a report can pick (`PICKABLE`), None on the others."""
     import pyarrow as pa
+
+    from fastsnake.study.picks import keep_pickable_moves
+
+    rows = keep_pickable_moves(rows, **PICKABLE)
 
     words = pa.dictionary(pa.int32(), pa.string())
     types = {"instance_set": words, "instance_id": pa.string(), "rows": pa.int16(), "cols": pa.int16(),
              "start": pa.string(), "goal": pa.string(), "heuristic": words, "algorithm": words, "options": words,
              "length": pa.int32(), "optimal": pa.bool_(), "published_length": pa.int32(),
              "nodes_generated": pa.int64(), "nodes_expanded": pa.int64(), "cpu_seconds": pa.float64(),
-             "table_cpu_seconds": pa.float64(), "status": words, "fastsnake_version": words, "run_id": words}
+             "table_cpu_seconds": pa.float64(), "status": words, "moves": pa.string(), "fastsnake_version": words,
+             "run_id": words}
     arrays = {}
     for c in ROW_COLUMNS:
         values = [r.get(c) for r in rows]

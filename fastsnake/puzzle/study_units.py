@@ -68,8 +68,14 @@ def search_row(state: dict, unit: dict) -> dict:
             "length": int(r.length) if solved else None, "optimal": bool(solved and r.optimal),
             "published_length": unit["published_length"], "nodes_generated": int(r.nodes_generated),
             "nodes_expanded": int(r.nodes_expanded), "cpu_seconds": cpu,
-            "table_cpu_seconds": state["table_cpu_seconds"][key], "status": r.status,
+            "table_cpu_seconds": state["table_cpu_seconds"][key], "status": r.status, "moves": solution_moves(r),
             "fastsnake_version": __version__, "run_id": state["run_id"]}
+
+
+def solution_moves(result) -> str | None:
+    """A search's solution as a rows file keeps it: the blank's moves, letters U D L R (the notation
+    `fastsnake puzzle check` reads), one a move; None when it did not solve."""
+    return result.moves if result.status == "solved" else None
 
 
 def share_tables(name: str, rows: int, cols: int, goal, *, partition=None, memory_budget=None, progress=None):

@@ -27,7 +27,13 @@ from fastsnake.tour.tour import find_tour
 
 METHODS = ("search", "construct")
 ROW_COLUMNS = ("trial_id", "rows", "cols", "piece", "closed", "start", "method", "seed", "options", "status",
-               "found", "exists", "nodes", "cpu_seconds", "method_used", "fastsnake_version", "run_id")
+               "found", "exists", "nodes", "cpu_seconds", "method_used", "moves", "fastsnake_version", "run_id")
+# The rows whose tours a rows file keeps (`fastsnake.study.picks`): per method and seed, the tours a
+# report can pick (most and fewest nodes); the page never searches.
+PICKABLE = {"length": "nodes", "nodes": "nodes", "ok": lambda r: bool(r["found"]),
+            "arm": lambda r: (r["method"], r["seed"])}
+# A kept tour's jumps, one character each: the index of the jump in the piece's jump list.
+JUMP_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 IDENTITY = ("rows", "cols", "piece", "closed", "start")
 # The largest board a tour study takes (every start square of every board is a trial).
 MAX_STUDY_CELLS = 64 * 64
@@ -116,10 +122,11 @@ def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0,
                     r = find_tour(t.piece, t.rows, t.cols, t.start, closed=t.closed, method=method, seed=seed,
                                   time_limit=time_limit, max_nodes=max_nodes)
                     status = "found" if r.found else ("none" if r.exists is False else "limit")
-                    row = {"found": bool(r.found), "exists": r.exists, "nodes": int(r.nodes), "method_used": r.method}
+                    row = {"found": bool(r.found), "exists": r.exists, "nodes": int(r.nodes), "method_used": r.method,
+                           "moves": tour_moves(r.path if r.found else None, t.piece, t.cols)}
                 except TourInputError:  # no construction for this board and piece
                     status = "inapplicable"
-                    row = {"found": False, "exists": None, "nodes": 0, "method_used": None}
+                    row = {"found": False, "exists": None, "nodes": 0, "method_used": None, "moves": None}
                 cpu = time.process_time() - c0
                 found.append({"trial_id": t.id, "rows": t.rows, "cols": t.cols, "piece": t.piece.name,
                               "closed": t.closed, "start": t.start, "method": method, "seed": seed, "options": text,
@@ -132,6 +139,33 @@ def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0,
     except (KeyboardInterrupt, Terminated):  # Ctrl-C or SIGTERM: the finished instances are kept
         study.interrupted = True
     return study
+
+
+def tour_moves(path, piece: Piece, cols: int) -> str | None:
+    """A tour as a rows file keeps it: each jump's index in ``piece.jump_list`` as one character of
+    `JUMP_DIGITS` (None for no path, or a piece of more jumps than there are characters)."""
+    if path is None or len(piece.jump_list) > len(JUMP_DIGITS):
+        return None
+    index = {jump: JUMP_DIGITS[k] for k, jump in enumerate(piece.jump_list)}
+    cells = [int(c) for c in path]
+    return "".join(index[(b // cols - a // cols, b % cols - a % cols)] for a, b in zip(cells, cells[1:], strict=False))
+
+
+def tour_path(moves: str, start: int, piece: Piece, rows: int, cols: int) -> list[int]:
+    """The squares of a kept tour (`tour_moves`) from `start`; `TourInputError` for a character
+    that is no jump of `piece` or a jump off the board."""
+    r, c = divmod(int(start), cols)
+    out = [int(start)]
+    for ch in moves:
+        k = JUMP_DIGITS.find(ch)
+        if not 0 <= k < len(piece.jump_list):
+            raise TourInputError(f"tour moves: {ch!r} is not a jump of {piece.name}")
+        dr, dc = piece.jump_list[k]
+        r, c = r + dr, c + dc
+        if not (0 <= r < rows and 0 <= c < cols):
+            raise TourInputError(f"tour moves: jump {len(out)} leaves the {rows}x{cols} board")
+        out.append(r * cols + c)
+    return out
 
 
 def summarize(study: TourStudy) -> dict:
@@ -197,14 +231,19 @@ def study_tables(summary: dict) -> list:
 
 
 def rows_table(rows: list[dict]):
-    """The rows as an Arrow table of `ROW_COLUMNS`."""
+    """The rows as an Arrow table of `ROW_COLUMNS`; ``moves`` kept only on the rows a report can
+    pick (`PICKABLE`), None on the others."""
     import pyarrow as pa
+
+    from fastsnake.study.picks import keep_pickable_moves
+
+    rows = keep_pickable_moves(rows, **PICKABLE)
 
     words = pa.dictionary(pa.int32(), pa.string())
     types = {"trial_id": pa.string(), "rows": pa.int16(), "cols": pa.int16(), "piece": words, "closed": pa.bool_(),
              "start": pa.int32(), "method": words, "seed": pa.int64(), "options": words, "status": words,
              "found": pa.bool_(), "exists": pa.bool_(), "nodes": pa.int64(), "cpu_seconds": pa.float64(),
-             "method_used": words, "fastsnake_version": words, "run_id": words}
+             "method_used": words, "moves": pa.string(), "fastsnake_version": words, "run_id": words}
     arrays = {}
     for c in ROW_COLUMNS:
         values = [r.get(c) for r in rows]

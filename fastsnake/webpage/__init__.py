@@ -123,6 +123,8 @@ def render(data: dict) -> str:
         "{{footer}}": _html_text(footer),
         "{{data}}": _json_for_script(data),
         "{{player_js}}": _asset("player.js"),
+        "{{plots_js}}": _asset("plots.js"),
+        "{{study_js}}": _asset("study.js"),
         "{{report_js}}": _asset("report.js"),
     }
     # One pass over the template: a placeholder-like text inside the data is never expanded.

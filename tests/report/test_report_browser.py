@@ -384,7 +384,20 @@ def test_a_puzzle_study_page_shows_its_plots_tables_and_plays_every_picked_solut
     assert page.js("document.querySelectorAll('table.study-table[data-name=pairs] tbody tr').length") == 3
     games = page.js("JSON.parse(document.getElementById('fastsnake-data').textContent).games")
     assert page.js("document.querySelectorAll('#games tbody tr').length") == len(games) == info["picked"]
+    # A puzzle's columns, not a Snake game's (issue 64: apples, length and game seed read "-").
+    assert page.js("Array.from(document.querySelectorAll('#games thead th')).map(th => th.textContent)") == \
+        ["#", "instance", "heuristic", "length", "optimal", "nodes", "picked as"]
+    cells = page.js("Array.from(document.querySelectorAll('#games tbody tr')).map(tr => "
+                    "Array.from(tr.children).map(td => td.textContent))")
+    assert all(c[1] == g["game"] and c[2] == g["heuristic"] and c[4] == "yes" and "-" not in c for c, g in
+               zip(sorted(cells, key=lambda c: int(c[0])), games, strict=True))
+    # Instance 1's rows are shown whether or not the study kept their moves (it keeps those its words
+    # pick); every solution kept plays to the goal.
+    assert {g["game"] for g in games} >= {"1"} and info["embedded"] == sum("data" in g for g in games) >= 2
     for i, g in enumerate(games):
+        if "data" not in g:
+            assert "fastsnake puzzle solve" in g["note"]
+            continue
         page.page.click(f"#games tbody tr[data-index='{i}']")
         assert page.js("window.fastsnake.current()") == i
         page.page.keyboard.press("End")

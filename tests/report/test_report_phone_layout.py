@@ -8,6 +8,7 @@ of one policy (the scaling view) and a paired histogram."""
 import shutil
 
 import pytest
+from layout_checks import faults
 
 import fastsnake
 
@@ -77,4 +78,11 @@ def test_the_outcome_labels_are_the_whole_section_names(page_file, open_page):
     assert any(t.startswith("Paired difference per game: ") and t.endswith("games both won)") for t in titles)
     # Each line of a wrapped title fits; its words read whole, in order.
     assert all("  " not in t for t in titles)
+    assert page.errors == []
+
+
+def test_at_1366_px_too_every_plot_text_is_whole_and_clear_of_the_others(page_file, open_page):
+    page = open_page(page_file, width=1366, height=900)
+    texts, cut, overlaps, small = faults(page)
+    assert len(texts) > 50 and cut == overlaps == small == [], (cut, overlaps, small)
     assert page.errors == []

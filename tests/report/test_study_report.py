@@ -31,7 +31,8 @@ def puzzle_study(tmp_path_factory):
 
 
 def _play(start, goal, moves, cols):
-    """The tiles after the blank moves `moves` (plain Python; None when a move leaves the board)."""
+    """The tiles after the blank moves `moves` (plain Python; None when a move leaves the board;
+    `goal` unused)."""
     tiles = list(start)
     for ch in moves:
         b = tiles.index(0)
@@ -44,7 +45,42 @@ def _play(start, goal, moves, cols):
     return tiles
 
 
-def test_the_page_holds_the_plots_tables_and_the_picked_solutions_re_solved(puzzle_study, tmp_path, capsys):
+def _pickable_naive(rows, length, nodes, ok, arm):
+    """The rows a pick word can choose, per arm: plain Python, every word's maximum by its own rule."""
+    keys = {"longest": lambda r: (r[length], r[nodes]), "shortest": lambda r: (-r[length], -r[nodes]),
+            "most-nodes": lambda r: (r[nodes], r[length]), "fewest-nodes": lambda r: (-r[nodes], -r[length])}
+    out = set()
+    for a in {arm(r) for r in rows if ok(r)}:
+        mine = [k for k, r in enumerate(rows) if ok(r) and arm(r) == a]
+        for key in keys.values():
+            best = max(key(rows[k]) for k in mine)
+            out.add(next(k for k in mine if key(rows[k]) == best))
+    return out
+
+
+def test_the_rows_file_keeps_the_moves_of_exactly_the_pickable_solutions(puzzle_study):
+    _, table = read_rows(str(puzzle_study))
+    rows = table.to_pylist()
+    kept = {k for k, r in enumerate(rows) if r["moves"] is not None}
+    assert kept == _pickable_naive(rows, "length", "nodes_generated", lambda r: r["status"] == "solved",
+                                   lambda r: r["heuristic"])
+    assert 2 <= len(kept) < len(rows)
+    for k in kept:  # each one a real solution of its row: the row's length, the goal reached
+        r = rows[k]
+        moves = parse_moves(r["moves"])
+        assert len(moves) == r["length"]
+        assert _play([int(t) for t in r["start"].split()], None, moves, 3) == [int(t) for t in r["goal"].split()]
+
+
+def test_the_page_holds_the_plots_tables_and_the_kept_solutions_never_searching(puzzle_study, tmp_path, capsys,
+                                                                                monkeypatch):
+    import fastsnake.puzzle
+
+    def no_search(*a, **k):
+        raise AssertionError("the report searched")
+
+    monkeypatch.setattr(fastsnake.puzzle, "solve", no_search)
+    monkeypatch.setattr(fastsnake.puzzle.solver, "solve", no_search)
     capsys.readouterr()
     out = tmp_path / "p.html"
     code, text, err = _cli(capsys, "report", str(puzzle_study), "--out", str(out), "--json", "--pick", "0")
@@ -63,33 +99,67 @@ def test_the_page_holds_the_plots_tables_and_the_picked_solutions_re_solved(puzz
             (f"{longest['heuristic']}/astar", longest["instance_id"]),
             ("manhattan/astar", "0"), ("linear-conflict/astar", "0")}
     assert {(s["algorithm"], s["trial"]) for s in doc["solutions"]} == want
-    assert doc["picked"] == len(want) == doc["embedded"]
+    by = {(r["heuristic"], r["instance_id"]): r for r in rows}
+    assert doc["embedded"] == sum(by[(a.split("/")[0], t)]["moves"] is not None for a, t in want)
     html = out.read_text(encoding="utf-8")
     data = json.loads(html.split('id="fastsnake-data">', 1)[1].split("</script>", 1)[0])
     assert data["kind"] == "study" and len(data["games"]) == len(want)
-    by = {(r["heuristic"], r["instance_id"]): r for r in rows}
+    assert [c[0] for c in data["game_columns"]] == ["#", "instance", "heuristic", "length", "optimal", "nodes",
+                                                    "picked as"]
     for g in data["games"]:
-        row = by[(g["policy"].split("/")[0], g["game"])]
+        row = by[(g["heuristic"], g["game"])]
+        assert (g["instance"], g["moves"], g["nodes"], g["optimal_text"]) == (
+            row["instance_id"], row["length"], row["nodes_generated"], "yes")
+        if row["moves"] is None:  # not kept: listed, with how to find it, and no replay
+            assert "data" not in g and f"--heuristic {row['heuristic']}" in g["note"]
+            continue
         moves = parse_moves(g["data"]["moves"])
         assert len(moves) == g["moves"] == row["length"]
         assert _play(g["data"]["start"], g["data"]["goal"], moves, 3) == g["data"]["goal"]
         assert g["data"]["start"] == [int(t) for t in row["start"].split()]
-    # The section precedes the player; a ratio whisker for every pair and measure, n beside it.
+    # The section precedes the player; the plots' numbers: a ratio per pair and measure, a value per instance.
     assert html.index(f'id="{study_report.STUDY_SECTION_ID}"') < html.index('id="games-section"')
-    assert html.count('class="ratio"') == 3 and html.count("<circle") > 20
+    plots = {p["id"]: p for p in data["study"]["plots"]}
+    assert len(plots["ratios"]["entries"]) == 3
+    nodes = plots["nodes-per-instance"]
+    assert nodes["names"] == ["manhattan", "linear-conflict"] and all(len(v) == 5 for v in nodes["values"])
+    assert nodes["values"][0] == sorted(nodes["values"][0])  # in order of the first heuristic's nodes
 
 
-def test_a_row_the_code_does_not_re_solve_is_a_problem_line_exit_2(puzzle_study, tmp_path, capsys):
+def test_a_non_optimal_pick_says_so(puzzle_study, tmp_path, capsys):
     meta, table = read_rows(str(puzzle_study))
-    nodes = table.column("nodes_generated").to_pylist()
-    k = max(range(len(nodes)), key=nodes.__getitem__)
-    nodes[k] += 1000  # the most nodes still: the default pick
-    edited = table.set_column(table.column_names.index("nodes_generated"), "nodes_generated",
-                              pa.array(nodes, pa.int64()))
+    rows = table.to_pylist()
+    longest = max(range(len(rows)), key=lambda k: (rows[k]["length"], rows[k]["nodes_generated"]))
+    name = rows[longest]["heuristic"]
+    optimal = [r["optimal"] and r["heuristic"] != name for r in rows]  # as a study marks an inadmissible one
+    edited = table.set_column(table.column_names.index("optimal"), "optimal", pa.array(optimal, pa.bool_()))
+    meta = dict(meta, admissibility={name: {"admissible": False, "samples": 10, "sample_violations": 0,
+                                            "violations": [], "longer_path_count": 0, "longer_paths": []}})
+    path = write_rows(edited, str(tmp_path / "n.parquet"), meta)
+    code, text, err = _cli(capsys, "report", path, "--out", str(tmp_path / "n.html"), "--json")
+    assert code == 0, err
+    doc = json.loads(text)
+    picked = next(s for s in doc["solutions"] if "longest" in s["why"])
+    assert picked["optimal"] is False
+    html = (tmp_path / "n.html").read_text(encoding="utf-8")
+    data = json.loads(html.split('id="fastsnake-data">', 1)[1].split("</script>", 1)[0])
+    game = next(g for g in data["games"] if "longest" in g["why"][0])
+    assert game["optimal_text"] == f"no: {name} is not admissible"
+    assert any(m.startswith(f"{name} is not admissible") for m in doc["marks"])
+
+
+def test_kept_moves_that_do_not_reach_the_goal_are_a_problem_line_exit_2(puzzle_study, tmp_path, capsys):
+    meta, table = read_rows(str(puzzle_study))
+    rows = table.to_pylist()
+    k = max(range(len(rows)), key=lambda i: rows[i]["nodes_generated"])  # the default pick
+    moves = [r["moves"] for r in rows]
+    moves[k] = moves[k][:-2] + moves[k][-1] + moves[k][-2]  # the last two moves swapped
+    edited = table.set_column(table.column_names.index("moves"), "moves", pa.array(moves, pa.string()))
     path = write_rows(edited, str(tmp_path / "e.parquet"), meta)
     code, out, err = _cli(capsys, "report", path, "--out", str(tmp_path / "e.html"))
     assert code == 2 and err.strip().splitlines()[-1].startswith("fastsnake: error:")
-    assert f"{nodes[k]:,}" in err and "re-solved" in err and (tmp_path / "e.html").exists()
+    assert f"{rows[k]['instance_id']} with {rows[k]['heuristic']}" in err and "kept moves" in err
+    assert (tmp_path / "e.html").exists()
 
 
 @pytest.mark.parametrize("case", ["cut", "flipped", "mixed", "pick"])
@@ -122,3 +192,20 @@ def test_a_tour_study_page(tmp_path, capsys):
     most = max(rows, key=lambda r: r["nodes"])
     assert doc["study"] == "tour" and doc["trials"] == 25 and doc["problems"] == []
     assert [(s["trial"], s["nodes"], s["moves"]) for s in doc["solutions"]] == [(most["trial_id"], most["nodes"], 24)]
+    assert doc["embedded"] == 1
+    html = (tmp_path / "t.html").read_text(encoding="utf-8")
+    data = json.loads(html.split('id="fastsnake-data">', 1)[1].split("</script>", 1)[0])
+    assert [c[0] for c in data["game_columns"]] == ["#", "board", "piece", "start", "method", "found", "nodes",
+                                                    "picked as"]
+    (g,) = data["games"]
+    assert (g["board"], g["piece"], g["start_name"], g["found_text"]) == ("5x5", most["piece"], g["start_name"], "yes")
+    # The kept jumps, decoded here in plain Python: a knight's tour of the 25 squares from the row's start.
+    import base64
+
+    import numpy as np
+
+    from fastsnake.webpage import cell_bytes
+    path = np.frombuffer(base64.b64decode(g["data"]["path"]), dtype="<u2" if cell_bytes(25) == 2 else "<u4").tolist()
+    assert path[0] == most["start"] and sorted(path) == list(range(25))
+    steps = zip(path, path[1:], strict=False)
+    assert all(sorted((abs(a // 5 - b // 5), abs(a % 5 - b % 5))) == [1, 2] for a, b in steps)

@@ -9,198 +9,13 @@
 (function () {
   var DATA = JSON.parse(document.getElementById("fastsnake-data").textContent);
   var PAL = DATA.palette;
-  var SVGNS = "http://www.w3.org/2000/svg";
-
-  function el(tag, attrs, text) {
-    var node = document.createElement(tag);
-    for (var k in attrs || {}) node.setAttribute(k, attrs[k]);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
-  function sv(tag, attrs, text) {
-    var node = document.createElementNS(SVGNS, tag);
-    for (var k in attrs || {}) node.setAttribute(k, attrs[k]);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
-  function rgb(c, a) { return a === undefined ? "rgb(" + c.join(",") + ")" : "rgba(" + c.join(",") + "," + a + ")"; }
-  function fmt(x) {
-    if (x === null || x === undefined) return "-";
-    if (typeof x !== "number") return String(x);
-    if (Number.isInteger(x)) return x.toLocaleString("en-US");
-    return x.toLocaleString("en-US", { maximumFractionDigits: Math.abs(x) < 10 ? 3 : 1 });
-  }
-  function series(i) { return PAL.series[i % PAL.series.length]; }
-  /* A marker per series beside its colour: the palette's 24 colours are distinct for 24 sources, and
-   * the shape (8 of them, in a different order) tells neighbours apart where colours are alike. */
-  var MARKERS = ["circle", "square", "triangle", "diamond", "down", "cross", "plus", "star"];
-  function markerOf(i) { return MARKERS[i % MARKERS.length]; }
-  function marker(i, cx, cy, r, attrs) {
-    var kind = markerOf(i), color = rgb(series(i)), node, pts;
-    attrs = attrs || {};
-    if (kind === "circle") node = sv("circle", { cx: cx, cy: cy, r: r });
-    else if (kind === "square") node = sv("rect", { x: cx - r, y: cy - r, width: 2 * r, height: 2 * r });
-    else {
-      if (kind === "triangle") pts = [[0, -1.2], [1.1, 0.8], [-1.1, 0.8]];
-      else if (kind === "down") pts = [[0, 1.2], [1.1, -0.8], [-1.1, -0.8]];
-      else if (kind === "diamond") pts = [[0, -1.3], [1.1, 0], [0, 1.3], [-1.1, 0]];
-      else if (kind === "cross") pts = [[-1, -0.6], [-0.6, -1], [0, -0.4], [0.6, -1], [1, -0.6], [0.4, 0], [1, 0.6],
-                                        [0.6, 1], [0, 0.4], [-0.6, 1], [-1, 0.6], [-0.4, 0]];
-      else if (kind === "plus") pts = [[-0.35, -1], [0.35, -1], [0.35, -0.35], [1, -0.35], [1, 0.35], [0.35, 0.35],
-                                       [0.35, 1], [-0.35, 1], [-0.35, 0.35], [-1, 0.35], [-1, -0.35], [-0.35, -0.35]];
-      else pts = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map(function (k) {
-        var a = Math.PI * k / 5 - Math.PI / 2, q = k % 2 ? 0.5 : 1.25;
-        return [q * Math.cos(a), q * Math.sin(a)];
-      });
-      node = sv("polygon", { points: pts.map(function (p) { return (cx + r * p[0]).toFixed(1) + "," + (cy + r * p[1]).toFixed(1); }).join(" ") });
-    }
-    node.setAttribute("fill", color);
-    node.setAttribute("data-marker", kind);
-    for (var k in attrs) node.setAttribute(k, attrs[k]);
-    return node;
-  }
-  // A 95 % interval as a vertical whisker with caps, at x, from y(lo) to y(hi).
-  function whisker(f, x, lo, hi, color) {
-    var g = sv("g", { "class": "whisker", stroke: color, "stroke-width": 1.3 });
-    g.appendChild(sv("line", { x1: x, x2: x, y1: f.y(lo), y2: f.y(hi) }));
-    g.appendChild(sv("line", { x1: x - 4, x2: x + 4, y1: f.y(lo), y2: f.y(lo) }));
-    g.appendChild(sv("line", { x1: x - 4, x2: x + 4, y1: f.y(hi), y2: f.y(hi) }));
-    return g;
-  }
+  var P = FastsnakePlots;
+  P.init(PAL);
+  var el = P.el, sv = P.sv, rgb = P.rgb, fmt = P.fmt, series = P.series, marker = P.marker, whisker = P.whisker;
+  var textWidth = P.textWidth, wrapLines = P.wrapLines, textLines = P.textLines, frame = P.frame, legend = P.legend;
+  var BIG_TEXT = P.BIG_TEXT, BIG_TITLE = P.BIG_TITLE, LINE = P.LINE;
   // The name a section goes by on the page: its policy, or a distinct label where a policy repeats.
   function sectionName(s) { return s.name || s.policy; }
-
-  // -- nice axis ticks ---------------------------------------------------------------------------
-  function ticks(lo, hi, count) {
-    if (!(hi > lo)) return [lo];
-    var step = Math.pow(10, Math.floor(Math.log10((hi - lo) / count)));
-    var err = (hi - lo) / count / step;
-    step *= err >= 7.5 ? 10 : err >= 3.5 ? 5 : err >= 1.5 ? 2 : 1;
-    var out = [];
-    for (var v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(+v.toPrecision(12));
-    return out;
-  }
-
-  /* Text that fits on any screen. The plots are drawn in their own units (560 wide) and scaled to the
-   * screen; on a phone page.css sets their text at BIG_TEXT and titles at BIG_TITLE units, so a text is laid
-   * out for those sizes (measured in the page's own font) and wrapped onto more lines where it would not
-   * fit: never squeezed (unreadable) nor cut off. */
-  var BIG_TEXT = 17, BIG_TITLE = 18, LINE = 1.25;
-  var measurer = null;
-  function textWidth(str, size, cls) {
-    try {
-      if (!measurer) {
-        // Not a plot (nothing that reads the plots finds it); the plots' text styles given inline.
-        measurer = sv("svg", { "class": "text-measure", width: 1, height: 1, "aria-hidden": "true",
-                               style: "position:absolute;left:-10000px;top:0;visibility:hidden" });
-        measurer.appendChild(sv("text", {}));
-        document.body.appendChild(measurer);
-      }
-      var t = measurer.firstChild;
-      t.setAttribute("style", "font-size:" + size + "px" + (cls === "plot-title" ? ";font-weight:600" : ""));
-      t.textContent = str;
-      var w = t.getComputedTextLength();
-      if (w > 0) return w;
-    } catch (e) { /* no layout (a detached document): estimate */ }
-    return String(str).length * size * 0.62;
-  }
-  // `str` in lines no wider than `width` at `size`: broken at spaces, a word too long for a line at any char.
-  function wrapLines(str, width, size, cls) {
-    var words = String(str).split(" "), lines = [], line = "";
-    words.forEach(function (word) {
-      var next = line ? line + " " + word : word;
-      // A line broken at a space keeps it, so the text's textContent reads as the words it shows.
-      if (!line || textWidth(next, size, cls) <= width) { line = next; } else { lines.push(line + " "); line = word; }
-      while (textWidth(line, size, cls) > width && line.length > 1) {
-        var k = line.length - 1;
-        while (k > 1 && textWidth(line.slice(0, k), size, cls) > width) k--;
-        lines.push(line.slice(0, k));
-        line = line.slice(k);
-      }
-    });
-    lines.push(line);
-    return lines;
-  }
-  // A <text> of several lines (tspans), the first line's baseline at attrs.y, each next `size * LINE` lower.
-  function textLines(attrs, lines, size) {
-    var text = sv("text", attrs);
-    lines.forEach(function (line, k) {
-      text.appendChild(sv("tspan", { x: attrs.x, dy: k ? (size * LINE).toFixed(1) : 0 }, line));
-    });
-    text.setAttribute("data-lines", lines.length);
-    return text;
-  }
-
-  // Ticks of a log axis: the powers of ten in lo..hi, with 2 and 5 times them when the span is short.
-  function logTicks(lo, hi) {
-    var out = [], first = Math.floor(Math.log10(lo)), last = Math.ceil(Math.log10(hi));
-    var steps = last - first <= 2 ? [1, 2, 5] : [1];
-    for (var e = first; e <= last; e++) {
-      steps.forEach(function (m) { var v = m * Math.pow(10, e); if (v >= lo * 0.999 && v <= hi * 1.001) out.push(+v.toPrecision(12)); });
-    }
-    return out.length >= 2 ? out : [lo, hi];
-  }
-
-  /* One plot frame: returns {svg, x(v), y(v), g} with axes drawn. opts: xlo, xhi, ylo, yhi, xlabel, ylabel,
-   * and logx / logy for log axes (the limits are then positive data values). */
-  function frame(opts) {
-    // The margins follow the text: the title's lines above, the widest y tick label and the y axis title on
-    // the left, the x axis title's lines below; the plot grows taller when its y axis title needs it.
-    var W = 560, R = 16;
-    var xt = opts.xticks || (opts.logx ? logTicks(opts.xlo, opts.xhi) : ticks(opts.xlo, opts.xhi, 6));
-    var yt = opts.logy ? logTicks(opts.ylo, opts.yhi) : ticks(opts.ylo, opts.yhi, 5);
-    var titleLines = wrapLines(opts.title, W - 24, BIG_TITLE, "plot-title");
-    var tickW = Math.max.apply(null, yt.map(function (v) { return textWidth(fmt(v), BIG_TEXT); }));
-    var yTitle = BIG_TEXT * LINE;  // the y axis title's line, rotated, left of the tick labels
-    var L = Math.max(64, Math.ceil(6 + yTitle + 8 + tickW + 8));
-    var xMid = (L + W - R) / 2, xLines = wrapLines(opts.xlabel, 2 * (W - 12 - xMid), BIG_TEXT);  // centred under the axis
-    var T = Math.round(10 + BIG_TITLE * LINE * titleLines.length + BIG_TEXT / 2);  // room for the top tick label
-    var B = Math.round(BIG_TEXT * 1.6 + BIG_TEXT * LINE * xLines.length + 6);
-    var inner = Math.max(228, Math.ceil(textWidth(opts.ylabel, BIG_TEXT) + 16));
-    var H = T + inner + B;
-    var svg = sv("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "class": "plot" });
-    svg.appendChild(textLines({ x: 12, y: 8 + BIG_TITLE, "class": "plot-title" }, titleLines, BIG_TITLE));
-    var tx = opts.logx ? Math.log10 : function (v) { return v; };
-    var ty = opts.logy ? Math.log10 : function (v) { return v; };
-    var xlo = tx(opts.xlo), xhi = tx(opts.xhi), ylo = ty(opts.ylo), yhi = ty(opts.yhi);
-    var x = function (v) { return L + (tx(v) - xlo) / ((xhi - xlo) || 1) * (W - L - R); };
-    var y = function (v) { return H - B - (ty(v) - ylo) / ((yhi - ylo) || 1) * (H - B - T); };
-    var axes = sv("g", { "class": "axes" });
-    xt.forEach(function (v) {
-      axes.appendChild(sv("line", { x1: x(v), x2: x(v), y1: H - B, y2: H - B + 4 }));
-      axes.appendChild(sv("text", { x: x(v), y: H - B + 6 + BIG_TEXT, "text-anchor": "middle", "class": "tick" },
-                          fmt(v)));
-    });
-    yt.forEach(function (v) {
-      axes.appendChild(sv("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), "class": "gridline" }));
-      axes.appendChild(sv("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "class": "tick" }, fmt(v)));
-    });
-    axes.appendChild(textLines({ x: xMid, y: H - B + 8 + BIG_TEXT * 2.2, "text-anchor": "middle",
-                                 "class": "axis-title" }, xLines, BIG_TEXT));
-    var cy = (T + H - B) / 2, cx = 6 + yTitle * 0.75;  // the rotated title's baseline, its glyphs to the left
-    axes.appendChild(sv("text", { x: cx, y: cy, "text-anchor": "middle", "class": "axis-title",
-                                  transform: "rotate(-90 " + cx + " " + cy + ")" }, opts.ylabel));
-    svg.appendChild(axes);
-    var g = sv("g");
-    svg.appendChild(g);
-    return { svg: svg, x: x, y: y, g: g };
-  }
-
-  function legend(svg, names) {
-    // Below the plot, outside the data: the picture grows by a row per line of each name, with its marker.
-    var box = svg.getAttribute("viewBox").split(" ").map(Number), W = box[2], H = box[3], row = BIG_TEXT * LINE;
-    var g = sv("g", { "class": "legend-box" }), yy = H + 8;
-    names.forEach(function (name, i) {
-      var lines = wrapLines(name, W - 84 - 12, BIG_TEXT, "legend");
-      g.appendChild(marker(i, 70, yy + row / 2 - 1, 5, { "class": "legend-marker" }));
-      g.appendChild(textLines({ x: 84, y: yy + row / 2 + 5, "class": "legend" }, lines, BIG_TEXT));
-      yy += row * lines.length;
-    });
-    svg.appendChild(g);
-    var grown = Math.ceil(yy + 10);
-    svg.setAttribute("viewBox", "0 0 " + W + " " + grown);
-    svg.setAttribute("height", grown);
-  }
 
   // -- plots ---------------------------------------------------------------------------------------
   function histogram(sections) {
@@ -423,10 +238,13 @@
                       ["moves", "moves"], ["apples", "apples"], ["length", "length"], ["picked as", "why"],
                       ["game seed", "game_seed"]];
 
+  // The table's columns: a Snake game's, or what the page names (a puzzle's or a tour's: `game_columns`).
+  var COLUMNS = DATA.game_columns || GAME_COLUMNS;
+
   function gamesTable(games, onOpen) {
     var table = el("table", { id: "games", "class": "games" }), thead = el("thead"), tr = el("tr");
     var tbody = el("tbody"), order = { key: "index", dir: 1 }, filterWords = [], selected = -1;
-    GAME_COLUMNS.forEach(function (col) {
+    COLUMNS.forEach(function (col) {
       var th = el("th", { "data-key": col[1], tabindex: 0, title: "sort by " + col[0] }, col[0]);
       th.addEventListener("click", function () { sortBy(col[1]); });
       tr.appendChild(th);
@@ -440,7 +258,7 @@
     // A row is shown when every word of the filter is found in one of its cells (case-insensitive).
     function shown(g) {
       if (!filterWords.length) return true;
-      var text = GAME_COLUMNS.map(function (col) { return String(value(g, col[1])); }).join(" ").toLowerCase();
+      var text = COLUMNS.map(function (col) { return String(value(g, col[1])); }).join(" ").toLowerCase();
       return filterWords.every(function (w) { return text.indexOf(w) >= 0; });
     }
     function render() {
@@ -452,8 +270,9 @@
       });
       rows.filter(shown).forEach(function (g) {
         var row = el("tr", { "data-index": g.index, tabindex: 0, "class": "outcome-" + g.outcome + (g.data ? "" : " no-data") +
-                                                                  (g.index === selected ? " selected" : "") });
-        GAME_COLUMNS.forEach(function (col) {
+                                                                  (g.index === selected ? " selected" : "") +
+                                                                  (g.optimal === false ? " not-optimal" : "") });
+        COLUMNS.forEach(function (col) {
           var v = value(g, col[1]);
           row.appendChild(el("td", { "class": "col-" + col[1] }, col[1] === "game_seed" ? v : fmt(v)));
         });
@@ -507,7 +326,8 @@
   }
 
   function describe(g) {
-    if (g.kind === "puzzle") return g.rows + "×" + g.cols + " puzzle · " + g.moves + " moves" + (g.optimal ? " · optimal" : "");
+    if (g.kind === "puzzle") return g.rows + "×" + g.cols + " puzzle · " + g.moves + " moves" +
+                                    (g.optimal ? " · optimal" : " · not optimal (" + g.optimal_text + ")");
     if (g.kind === "tour") return (g.piece || "piece") + " on " + g.rows + "×" + g.cols + " · " + g.squares + " squares";
     return g.policy + " · " + g.rows + "×" + g.cols + " · tail " + g.tail + " · start length " + g.start_length +
            " · seed " + g.seed + " game " + g.game;
@@ -568,6 +388,7 @@
       if (DATA.scaling) scaling(DATA.scaling).forEach(function (svg) { plots.appendChild(svg); });
       (DATA.paired || []).forEach(function (p) { plots.appendChild(pairedPanel(p)); });
     } else {
+      if (DATA.kind === "study" && DATA.study) FastsnakeStudy.draw(DATA.study, PAL, document.getElementById("study-plots"));
       ["config-section", "summary-section", "plots-section"].forEach(function (id) {
         document.getElementById(id).hidden = true;
       });
@@ -576,7 +397,9 @@
     var filterBox = document.getElementById("games-filter");
     filterBox.addEventListener("input", function () { table.filter(filterBox.value); });
     document.getElementById("games-holder").appendChild(table.table);
-    document.getElementById("games-count").textContent = DATA.games.length + " game" + (DATA.games.length === 1 ? "" : "s");
+    var noun = DATA.kind === "study" ? "solution" : "game";
+    if (DATA.kind === "study") document.getElementById("games-heading").textContent = "Picked solutions ";
+    document.getElementById("games-count").textContent = DATA.games.length + " " + noun + (DATA.games.length === 1 ? "" : "s");
 
     playButton.addEventListener("click", function () { player.toggle(); });
     document.getElementById("back").addEventListener("click", function () { player.step(-1); });
@@ -623,7 +446,8 @@
   window.fastsnake.games = DATA.games.map(function (g) {
     var out = {};
     ["kind", "policy", "name", "source", "rows", "cols", "seed", "game", "game_seed", "start_length", "tail", "outcome", "moves",
-     "apples", "length", "why", "embedded"].forEach(function (k) { if (k in g) out[k] = g[k]; });
+     "apples", "length", "why", "embedded", "instance", "heuristic", "optimal", "nodes", "board", "piece", "start",
+     "method", "found"].forEach(function (k) { if (k in g) out[k] = g[k]; });
     out.embedded = !!g.data;
     return out;
   });
