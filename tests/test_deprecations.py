@@ -4,8 +4,9 @@
   same value (`losses` beside `deaths`, `moves_seed` beside `tile_moves`);
 * `fastsnake.compare`'s table keeps the old column beside the new one;
 * `report --lost N`, 0.1.0's spelling of `--died N`, works with a warning;
-* each renamed key is listed under "Deprecated" in CHANGELOG.md with the release that removes it,
-  and the changelog's Unreleased heading names the package's version.
+* each renamed key, and every other Deprecated line of this version's section of CHANGELOG.md,
+  names the release that removes it, and the changelog agrees with the package's version: the
+  latest dated section is it, or the Unreleased one on top says it will be it.
 """
 
 from __future__ import annotations
@@ -86,14 +87,64 @@ def _changelog() -> str:
     return (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
 
 
+# A release heading: "## [0.2.0] - 2026-12-07"; an unreleased one: "## [Unreleased]" or
+# "## [Unreleased] - will be 0.3.0".
+HEADING = re.compile(r"^## \[(?P<name>[^\]]+)\](?: - (?P<tail>.*))?$", re.M)
+
+
+def headings(text: str) -> list[tuple[str, str, int, int]]:
+    """(name, tail, start, end of its section) of every release section, newest first."""
+    found = list(HEADING.finditer(text))
+    return [(m["name"], m["tail"] or "", m.end(), found[k + 1].start() if k + 1 < len(found) else len(text))
+            for k, m in enumerate(found)]
+
+
+def version_section(text: str, version: str) -> str:
+    """The section of the changelog that describes `version`: the one titled with it, else the
+    unreleased one that says it will be it."""
+    for name, tail, start, end in headings(text):
+        if name == version or (name == "Unreleased" and tail == f"will be {version}"):
+            return text[start:end]
+    raise AssertionError(f"CHANGELOG.md has no section for {version}")
+
+
+def check_version_agrees(text: str, version: str) -> None:
+    """The version and the changelog agree: the latest dated section is `version`, or an
+    unreleased section on top says it will be `version` (and no dated one already is). An
+    unreleased section may sit on top of a released `version` (new lines after a release)."""
+    secs = headings(text)
+    dated = [(n, t) for n, t, _, _ in secs if n != "Unreleased"]
+    assert all(re.fullmatch(r"\d+\.\d+\.\d+", n) and re.fullmatch(r"\d{4}-\d\d-\d\d", t) for n, t in dated), dated
+    unreleased = [(n, t) for n, t, _, _ in secs if n == "Unreleased"]
+    assert len(unreleased) <= 1 and (not unreleased or secs[0][0] == "Unreleased"), "one Unreleased section, on top"
+    latest = dated[0][0] if dated else None
+    promised = unreleased[0][1] if unreleased else ""
+    if latest == version:
+        assert promised == "" or promised != f"will be {version}", "released already: the next is another version"
+    else:
+        assert promised == f"will be {version}" and version not in [n for n, _ in dated], \
+            f"version {version}: neither the latest release ({latest}) nor the unreleased one ({promised!r})"
+
+
 def test_changelog_names_every_renamed_json_key_and_when_it_goes():
-    text = _changelog()
-    unreleased = re.search(r"^## \[Unreleased\](.*?)(?=^## \[)", text, flags=re.M | re.S).group(1)
-    deprecated = re.search(r"^### Deprecated\n(.*?)(?=^### |\Z)", unreleased, flags=re.M | re.S).group(1)
+    section = version_section(_changelog(), fastsnake.__version__)
+    deprecated = "\n".join(m.group(1) for m in re.finditer(r"^### Deprecated[^\n]*\n(.*?)(?=^### |\Z)", section,
+                                                          flags=re.M | re.S))
     for old, new in common.RENAMED_JSON_KEYS.items():
         item = next((i for i in deprecated.split("\n- ") if f"`{old}`" in i), None)
-        assert item is not None, f"CHANGELOG.md's Unreleased 'Deprecated' does not name JSON key {old!r}"
+        assert item is not None, f"CHANGELOG.md's {fastsnake.__version__} 'Deprecated' does not name JSON key {old!r}"
         assert f"`{new}`" in item and re.search(r"removed in \d+\.\d+\.\d+", item), item
+
+
+def test_every_deprecated_line_of_this_release_names_the_release_that_removes_it():
+    section = version_section(_changelog(), fastsnake.__version__)
+    blocks = [m.group(1) for m in re.finditer(r"^### Deprecated[^\n]*\n(.*?)(?=^### |\Z)", section, re.M | re.S)]
+    items = [i for b in blocks for i in re.split(r"^- ", b, flags=re.M)[1:]]
+    assert len(items) >= 4
+    major, minor, _ = (int(x) for x in fastsnake.__version__.split("."))
+    later = [m for i in items for m in re.findall(r"removed in (\d+)\.(\d+)\.\d+", i)]
+    assert [i[:60] for i in items if not re.search(r"removed in \d+\.\d+\.\d+", i)] == []
+    assert all((int(a), int(b)) > (major, minor) for a, b in later), later
 
 
 def test_the_version_has_one_home_named_by_the_changelog():
@@ -101,6 +152,22 @@ def test_the_version_has_one_home_named_by_the_changelog():
     assert not re.search(r"^version\s*=\s*\"", pyproject, flags=re.M)  # not a second home of the number
     assert re.search(r'^dynamic = \["version"\]', pyproject, flags=re.M)
     assert re.search(r'^version = \{attr = "fastsnake.__version__"\}', pyproject, flags=re.M)
-    heading = re.search(r"^## \[Unreleased\] - will be (\d+\.\d+\.\d+)$", _changelog(), flags=re.M)
-    released = re.findall(r"^## \[(\d+\.\d+\.\d+)\] - \d{4}-\d\d-\d\d$", _changelog(), flags=re.M)
-    assert heading and heading.group(1) == fastsnake.__version__ not in released
+    check_version_agrees(_changelog(), fastsnake.__version__)
+
+
+@pytest.mark.parametrize(("text", "version", "ok"), [
+    ("## [Unreleased] - will be 0.2.0\n\n## [0.1.0] - 2026-11-24\n", "0.2.0", True),   # before the release
+    ("## [0.2.0] - 2026-12-07\n\n## [0.1.0] - 2026-11-24\n", "0.2.0", True),           # released
+    ("## [Unreleased]\n\n## [0.2.0] - 2026-12-07\n\n## [0.1.0] - 2026-11-24\n", "0.2.0", True),  # lines after it
+    ("## [Unreleased] - will be 0.3.0\n\n## [0.2.0] - 2026-12-07\n", "0.2.0", True),
+    ("## [Unreleased] - will be 0.3.0\n\n## [0.2.0] - 2026-12-07\n", "0.3.0", True),    # bumped first
+    ("## [0.1.0] - 2026-11-24\n", "0.2.0", False),                                      # not said anywhere
+    ("## [Unreleased] - will be 0.2.0\n\n## [0.2.0] - 2026-12-07\n", "0.2.0", False),  # released twice
+    ("## [0.2.0] - soon\n", "0.2.0", False),                                            # not dated
+])
+def test_the_version_check_allows_an_unreleased_section_on_top(text, version, ok):
+    if ok:
+        check_version_agrees(text, version)
+    else:
+        with pytest.raises(AssertionError):
+            check_version_agrees(text, version)

@@ -212,7 +212,7 @@ def register(sub) -> None:
     source.add_argument("--check", metavar="FILE.npz", help="validate a replay file: re-play it under the rules, and "
                         "its policy's game from its seed on its board, every field equal")
     p.add_argument("--pick", default="died", help="died (the first game that died), longest, shortest or a game "
-                   "index, e.g. 41 (default died; 'lost' is a deprecated spelling of died)")
+                   "index, e.g. 41 (default died)")
     p.add_argument("--game", type=int, metavar="N", help="game N (the same as --pick N)")
     p.add_argument("--policy", help="of a compare file: the policy whose game to re-create")
     p.add_argument("--size", help="of a compare file of several boards: the board, RxC")
@@ -729,9 +729,6 @@ def cmd_replay(args):
     common.check_output("--out", args.out)
     _check_parquet("--from", args.source)
     pick = args.pick if args.game is None else str(args.game)
-    if pick == "lost":
-        common.log("fastsnake: warning: --pick lost is deprecated; use --pick died")
-        pick = "died"
     game = fastsnake.replay_game(args.source, pick, policy=args.policy, size=args.size, models=args.model)
     game.save(args.out)
     result = dict(game.summary, seconds=game.seconds, file=args.out)

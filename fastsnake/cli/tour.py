@@ -24,7 +24,7 @@ def register(subparsers) -> None:
                                "fastsnake tour --piece knight --size 50 --closed --save k50.npz --json",
                                "fastsnake tour --moves '0,1;1,0;-1,-1' --asymmetric --size 4"),
     )
-    _piece_args(tour, deprecated_jumps=True)
+    _piece_args(tour)
     tour.add_argument("--start", help="start square 'R,C' or e.g. 'a1' (default 0,0; with --count: every square)")
     tour.add_argument("--closed", action="store_true", help="the last square must leap back to the first")
     tour.add_argument("--time-limit", type=_positive_float, default=None, metavar="S",
@@ -50,7 +50,7 @@ def register(subparsers) -> None:
         epilog=common.examples("fastsnake reach --piece knight --size 8 --start a1 --jumps 2",
                                "fastsnake reach --piece 1,2 --piece 0,1 --size 100x50 --jumps 7 --walk --json"),
     )
-    _piece_args(reach, deprecated_jumps=False)
+    _piece_args(reach)
     reach.add_argument("--start", help="start square 'R,C' or e.g. 'a1' (default 0,0)")
     reach.add_argument("--jumps", "-n", dest="n", type=common.nonnegative_int, required=True, metavar="N",
                        help="number of jumps")
@@ -67,7 +67,7 @@ def _tour_job(args):
     a tour needs compiled."""
     from fastsnake.warm import tour_job
 
-    _tour_input(args, warn=False)
+    _tour_input(args)
     if args.count and args.time_limit is not None:
         return None  # a count cut by time is a lower bound: interpreted, a smaller one
     rows, cols = args.size
@@ -77,7 +77,7 @@ def _tour_job(args):
 def _reach_job(args):
     from fastsnake.warm import tour_job
 
-    _piece_board(args, warn=False)
+    _piece_board(args)
     rows, cols = args.size
     return tour_job(rows, cols, jumps=args.n)
 
@@ -92,13 +92,10 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def _piece_args(parser, deprecated_jumps: bool) -> None:
+def _piece_args(parser) -> None:
     parser.add_argument("--piece", action="append", metavar="A,B", help=_PIECE_HELP)
     parser.add_argument("--moves", dest="moves", metavar="'DR,DC;...'",
                         help="explicit jumps; all rotations and reflections are added unless --asymmetric")
-    if deprecated_jumps:
-        # `--jumps` is the number of jumps in `reach`: the jump list is --moves in both verbs.
-        parser.add_argument("--jumps", dest="moves_deprecated", metavar="'DR,DC;...'", help=argparse.SUPPRESS)
     parser.add_argument("--asymmetric", action="store_true",
                         help="use the listed --moves exactly (a one-way piece: a directed move graph)")
     # Checked in `_piece_board` rather than by argparse: `tour compare` (a subverb) takes its own --size.
@@ -199,20 +196,11 @@ def run_compare(args):
     return None
 
 
-def _piece_board(args, warn: bool = True):
-    """(piece, rows, cols, start square or None), checked; `warn`: say that --jumps is deprecated
-    (the handler does; the tier job's check before it does not, so it is said once)."""
+def _piece_board(args):
+    """(piece, rows, cols, start square or None), checked."""
     from fastsnake.tour import parse_piece, parse_square
 
     moves = args.moves
-    old = getattr(args, "moves_deprecated", None)
-    if old is not None:
-        if moves is not None:
-            raise InputError("give the jump list once, with --moves (--jumps is its deprecated spelling)")
-        if warn:
-                common.log("fastsnake: warning: 'tour --jumps' is deprecated, use --moves 'dr,dc;...' "
-                       "(in 'reach', --jumps is the number of jumps)")
-        moves = old
     if args.asymmetric and args.piece:
         raise InputError("--asymmetric applies to --moves only, not to --piece")
     if args.asymmetric and not moves:
@@ -227,9 +215,9 @@ def _piece_board(args, warn: bool = True):
     return piece, rows, cols, start
 
 
-def _tour_input(args, warn: bool = True):
+def _tour_input(args):
     """`tour`'s input checks, none of which compiles a kernel: (piece, rows, cols, start)."""
-    found = _piece_board(args, warn)
+    found = _piece_board(args)
     if args.count:
         if args.save:
             raise InputError("--save applies to a single tour, not to --count")

@@ -125,7 +125,9 @@ def save_baseline(results, name: str) -> str:
         kept["code"] = code_fingerprint(s["policy"])
         summaries.append(json.loads(json.dumps(kept, default=_jsonable)))
     table = pa.concat_tables(tables)
-    meta = {"format": BASELINE_FORMAT, "name": name, "summaries": summaries}
+    from fastsnake import __version__
+
+    meta = {"format": BASELINE_FORMAT, "name": name, "fastsnake_version": __version__, "summaries": summaries}
     meta["checksum"] = baseline_checksum(meta, table)
     table = table.replace_schema_metadata({BASELINE_META_KEY: json.dumps(meta).encode()})
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
@@ -260,7 +262,13 @@ def read_baseline(path: str):
         exc = in_cli_words(BaselineError(said + " (compare(..., save_baseline=NAME))"),
                            said + " (fastsnake compare ... --save-baseline NAME)")
         raise exc
+    from fastsnake.versions import newer_note, warn_if_newer
+
+    version = meta.get("fastsnake_version") if isinstance(meta, dict) else None
     if fmt != BASELINE_FORMAT:
+        if fmt is not None and newer_note(version):
+            raise BaselineError(f"baseline {path!r} has format {str(fmt)[:40]!r}, not {BASELINE_FORMAT!r}"
+                                + newer_note(version))
         raise BaselineError(f"{path!r} is not a fastsnake baseline (compare(..., save_baseline=NAME) writes one)")
     problem = _meta_problem(meta)
     if problem is None:
@@ -281,6 +289,7 @@ def read_baseline(path: str):
         problem = _rows_problem(meta, table)
     if problem is not None:
         raise BaselineError(f"baseline {path!r} cannot be used: {problem}")
+    warn_if_newer(f"baseline {path!r}", version)
     return meta, table
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import time
-import warnings
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -344,10 +343,6 @@ def replay_problem(replay: Replay) -> str | None:
     return None
 
 
-# The old name of pick "died" (a game that ends by collision), read with a DeprecationWarning.
-DEPRECATED_PICK = "lost"
-
-
 def pick_game(path, pick: str, policy: str | None = None, size=None) -> tuple[dict, int]:
     """(sweep parameters, game index) chosen from a sweep file by died|longest|shortest|INDEX."""
     params, table, position = _pick(path, pick, policy, size)
@@ -392,9 +387,6 @@ def _pick(path, pick: str, policy: str | None = None, size=None):
     outcomes = np.asarray(table.column("outcome").cast("string").to_pylist())
     if len(games) == 0:
         raise ReplayError(f"sweep file {str(path)!r} has no games")
-    if pick == DEPRECATED_PICK:
-        warnings.warn(f"pick={DEPRECATED_PICK!r} is deprecated; use pick='died'", DeprecationWarning, stacklevel=5)
-        pick = "died"
     if pick == "died":
         died = np.flatnonzero(outcomes == "died")
         if len(died) == 0:

@@ -34,7 +34,7 @@ from fastsnake.snake.engine import DIED, OUTCOME_NAMES, R_LENGTH, STUCK, WON
 from fastsnake.snake.intervals import PairedAccumulator, mean_ci95, wilson_ci95
 from fastsnake.snake.policies import recorded_options
 from fastsnake.snake.present import compare_rows, paired_sentences
-from fastsnake.snake.replay import DEPRECATED_PICK, Replay, play_game, trace
+from fastsnake.snake.replay import Replay, play_game, trace
 from fastsnake.snake.report_sources import (  # noqa: F401 - re-exported: the inputs' reading lives there
     BATCH_ROWS,
     ReportError,
@@ -65,15 +65,6 @@ PAIRED_SAME = ("rows", "cols", "start_length", "tail_rule", "max_moves", "seed")
 # Bytes of game records a page may embed; the games past it are listed without their record.
 EMBED_BUDGET = 4_000_000
 COMPARE_META_KEY = sweepfile.COMPARE_META_KEY  # (its old home)
-
-
-def _pick_word(pick: str) -> str:
-    if pick == DEPRECATED_PICK:
-        import warnings
-
-        warnings.warn(f"pick={DEPRECATED_PICK!r} is deprecated; use pick='died'", DeprecationWarning, stacklevel=4)
-        return "died"
-    return pick
 
 
 # -- streaming aggregates ---------------------------------------------------------------------
@@ -386,7 +377,7 @@ class PickCounts:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
                 raise ReportError(f"{name}={value!r} must be a whole number >= 0")
         named = []
-        for p in (_pick_word(str(p)) for p in picks):
+        for p in (str(p) for p in picks):
             if p in ("died", "longest", "shortest"):
                 named.append(p)
                 continue

@@ -20,25 +20,13 @@ from fastsnake.snake.intervals import mean_ci95, wilson_ci95
 WON, DIED, STUCK = 1, 2, 3
 
 # Summary keys renamed (`fastsnake.renamed`; "losses" is "deaths", so that one word names a game that
-# ends by collision): the old key still reads, with a DeprecationWarning, for a release. Stored sweep
-# statistics written under the old name are read as the new one (`SummaryAccumulator.from_json`).
+# ends by collision). Reading the old key of a summary dict, deprecated in 0.1.0, is gone in 0.2.0;
+# stored sweep statistics written under the old name still read as the new one
+# (`SummaryAccumulator.from_json`): files are read as long as their format is.
 
 
 class Summary(dict):
-    """A sweep's summary: a plain dict whose renamed keys (`RENAMED_KEYS`) still read, with a warning."""
-
-    def __missing__(self, key):
-        new = RENAMED_KEYS.get(key)
-        if new is None or new not in self:
-            raise KeyError(key)
-        warnings.warn(f"summary[{key!r}] is deprecated; use summary[{new!r}]", DeprecationWarning, stacklevel=2)
-        return self[new]
-
-    def get(self, key, default=None):
-        try:
-            return self[key]
-        except KeyError:
-            return default
+    """A sweep's summary: a plain dict."""
 
 
 class SummaryAccumulator:

@@ -3,7 +3,9 @@ or absent, poolable across runs.
 
 Every rows file carries, in every row, the ``fastsnake_version`` that wrote it and the ``run_id``
 of the run (16 hex digits, the convention of Snake's sweep files), and, in its footer, the study's
-description under `META_KEY` (JSON: ``format``, ``kind``, ``run_id`` and what the problem adds).
+description under `META_KEY` (JSON: ``format``, ``kind``, ``run_id``, ``fastsnake_version`` and what
+the problem adds). A file written by a newer fastsnake is read with a warning naming both versions
+(`fastsnake.versions`); one of a format this version does not know is refused, saying which wrote it.
 Several files of one folder read as one table: ``SELECT * FROM 'DIR/*.parquet'`` in DuckDB,
 ``polars.scan_parquet("DIR/*.parquet")``, ``pandas.read_parquet("DIR")``.
 """
@@ -63,11 +65,13 @@ def write_rows(table, out: str, meta: dict) -> str:
     `META_KEY`; returns the path written."""
     import pyarrow.parquet as pq
 
+    from fastsnake import __version__
     from fastsnake.files import written_atomically
     from fastsnake.study.checksum import all_columns, table_checksum
 
     path = rows_path(out, meta["run_id"])
-    meta = {"format": STUDY_FORMAT, **{k: v for k, v in meta.items() if k != "checksum"}}
+    meta = {"format": STUDY_FORMAT, "fastsnake_version": __version__,
+            **{k: v for k, v in meta.items() if k not in ("checksum", "fastsnake_version")}}
     meta["checksum"] = table_checksum(meta, table, all_columns(table))
     footer = dict(table.schema.metadata or {})
     footer[META_KEY] = json.dumps(meta, sort_keys=True).encode()
@@ -161,10 +165,30 @@ def read_rows(path: str, *, need_checksum: bool = False):
         meta = json.loads(raw)
     except ValueError:
         raise StudyFileError(f"study file {path!r}: its footer is not JSON") from None
+    from fastsnake.versions import newer_note, warn_if_newer
+
+    version = _written_by(meta, table)
     if meta.get("format") != STUDY_FORMAT:
-        raise StudyFileError(f"study file {path!r} has format {meta.get('format')!r}, not {STUDY_FORMAT!r}")
+        raise StudyFileError(f"study file {path!r} has format {meta.get('format')!r}, not {STUDY_FORMAT!r}"
+                             + newer_note(version))
     _check_sum(path, meta, table, need_checksum)
+    warn_if_newer(f"study file {path!r}", version)
     return meta, table
+
+
+def _written_by(meta: dict, table) -> str | None:
+    """The fastsnake version that wrote a rows file: its footer's, else (files of 0.2.0's development,
+    before the footer held it) the newest of its rows'."""
+    from fastsnake.versions import release
+
+    said = meta.get("fastsnake_version")
+    if said is not None:
+        return str(said)
+    if "fastsnake_version" not in table.column_names:
+        return None
+    found = [str(v) for v in table.column("fastsnake_version").unique().to_pylist() if v is not None]
+    known = [v for v in found if release(v) is not None]
+    return max(known, key=release) if known else None
 
 
 def read_baseline(path: str, kind: str, trial: str, identity, error=StudyFileError):

@@ -37,17 +37,20 @@ def test_the_count_column_option_and_outcome_all_say_died(greedy_sweep, tmp_path
     assert json.loads(capsys.readouterr().out)["game"] == first_died
 
 
-def test_the_old_spellings_still_work_with_a_deprecation_warning(greedy_sweep, tmp_path, capsys):
+def test_the_spellings_deprecated_in_0_1_0_are_gone_in_0_2_0(greedy_sweep, tmp_path, capsys):
     path, result = greedy_sweep
-    with pytest.warns(DeprecationWarning, match="use summary\\['deaths'\\]"):
-        assert result.summary["losses"] == result.summary["deaths"]
-    with pytest.warns(DeprecationWarning, match="pick='died'"):
-        assert fastsnake.replay_game(path, "lost").game == fastsnake.replay_game(path, "died").game
-    assert main(["replay", "--from", str(path), "--pick", "lost", "--out", str(tmp_path / "l.npz")]) == 0
-    assert "--pick lost is deprecated; use --pick died" in capsys.readouterr().err
+    with pytest.raises(KeyError):
+        result.summary["losses"]  # noqa: B018 - the read is the test
+    assert result.summary.get("losses") is None
+    with pytest.raises(ValueError, match="lost"):
+        fastsnake.replay_game(path, "lost")
+    assert main(["replay", "--from", str(path), "--pick", "lost", "--out", str(tmp_path / "l.npz")]) == 2
+    assert capsys.readouterr().err.startswith("fastsnake: error:") and not (tmp_path / "l.npz").exists()
     game = fastsnake.play("greedy", 6, 3)
-    with pytest.warns(DeprecationWarning, match="summary is a dict"):
-        assert game.summary() == game.summary
+    assert type(game.summary) is dict and not callable(game.summary)
+    with pytest.raises(SystemExit) as stopped:
+        main(["tour", "--jumps=1,2", "--size", "5"])
+    assert stopped.value.code == 2 and "unrecognized arguments: --jumps" in capsys.readouterr().err
 
 
 def test_statistics_stored_under_the_old_name_read_as_deaths():

@@ -43,7 +43,7 @@ def test_tour_closed_and_impossible(capsys):
 
 
 def test_tour_asymmetric_and_compound(capsys):
-    data = run_json(capsys, "tour", "--jumps", "0,1;1,0;-1,-1", "--asymmetric", "--size", "4", "--start", "0,0")
+    data = run_json(capsys, "tour", "--moves", "0,1;1,0;-1,-1", "--asymmetric", "--size", "4", "--start", "0,0")
     assert data["piece"]["directed"] is True
     if data["found"]:
         assert check_tour(4, 4, [(0, 1), (1, 0), (-1, -1)], data["path"]) is None

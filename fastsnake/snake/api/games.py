@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from fastsnake.snake.api.inputs import check_path, game_settings, policy_name
@@ -60,8 +58,8 @@ class Game:
     @property
     def summary(self) -> dict:
         """``policy, rows, cols, seed, game, outcome, moves (count), apples, length``: a dict, as
-        `SweepResult.summary` is (calling it, ``game.summary()``, still works, with a DeprecationWarning)."""
-        return _CallableSummary(self.replay.summary())
+        `SweepResult.summary` is."""
+        return dict(self.replay.summary())
 
     def save(self, path) -> None:
         """Write the replay file (``fastsnake-replay/1``) that ``fastsnake view`` and ``replay --check`` read."""
@@ -71,15 +69,6 @@ class Game:
         s = self.summary
         return (f"Game({s['policy']!r} {s['rows']}x{s['cols']} seed {s['seed']} game {s['game']}: {s['outcome']} "
                 f"after {s['moves']:,} moves, {s['apples']} apples)")
-
-
-class _CallableSummary(dict):
-    """`Game.summary` when it was a method: a dict that may still be called, with a warning."""
-
-    def __call__(self) -> dict:
-        warnings.warn("Game.summary() is deprecated: summary is a dict, as SweepResult.summary is; "
-                      "use game.summary", DeprecationWarning, stacklevel=2)
-        return dict(self)
 
 
 def play(policy, size, seed=None, game=0, **options) -> Game:
@@ -187,8 +176,7 @@ def replay_game(sweep_file, pick="died", *, policy=None, size=None, models=()) -
     sweep_file : str or path
         A sweep's ``*.parquet`` file or sweep folder, or a compare file (``compare(..., out=)``).
     pick : str or int
-        ``"died"`` (the first game that died), ``"longest"``, ``"shortest"`` or a game index
-        (``"lost"``, the old spelling of ``"died"``, still works with a DeprecationWarning).
+        ``"died"`` (the first game that died), ``"longest"``, ``"shortest"`` or a game index.
     models : sequence of paths
         Model files to play a ``model:PATH`` policy the sweep names with (matched by the SHA-256 it
         recorded): a model is never loaded from the path a sweep file names.

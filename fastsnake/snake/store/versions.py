@@ -1,4 +1,5 @@
-"""Which fastsnake wrote a file, and the warning when that is newer than the one reading it.
+"""Which fastsnake wrote a Snake sweep file, compare file or sweep folder, and the warning when that is
+newer than the one reading it (the helpers, shared by every reader, are in `fastsnake.versions`).
 
 A file written by a newer version may hold what this version does not know (a rule, an option, a
 column's new meaning), so `verify`, `report` and `replay --from` read it with a warning naming both
@@ -8,46 +9,15 @@ versions (`warn_if_newer`, one helper for all three); an older version or one th
 
 from __future__ import annotations
 
-import re
 import warnings
 
-from fastsnake import __version__
 from fastsnake.errors import NewerVersionWarning
-
-# The longest recorded version shown as it is; a longer (or unprintable) one is shown quoted and cut.
-SHOWN_VERSION_CHARS = 40
-
-
-def release(version) -> tuple[int, ...] | None:
-    """The release numbers of a version string (``"0.10.2rc1"`` -> ``(0, 10, 2)``), trailing zeros
-    dropped, or None when it does not start with one."""
-    found = re.match(r"v?(\d{1,9}(?:\.\d{1,9})*)", str(version)) if isinstance(version, str) else None
-    if found is None:
-        return None
-    numbers = [int(part) for part in found.group(1).split(".")]
-    while len(numbers) > 1 and numbers[-1] == 0:
-        numbers.pop()
-    return tuple(numbers)
-
-
-def newer_version(label: str, version, ours: str = __version__) -> str | None:
-    """The warning line for a file (`label`) written by fastsnake `version` when it is newer than
-    `ours`, else None."""
-    found, mine = release(version), release(ours)
-    if found is None or mine is None or found <= mine:
-        return None
-    text = str(version)
-    shown = text if len(text) <= SHOWN_VERSION_CHARS and text.isprintable() else repr(text[:SHOWN_VERSION_CHARS])
-    return (f"{label} was written by fastsnake {shown}, newer than this fastsnake {ours}: it may hold what "
-            f"this version does not know; read it with fastsnake {shown} or newer")
-
-
-def warn_if_newer(label: str, version) -> str | None:
-    """`newer_version`, issued as a `NewerVersionWarning` too (the CLI prints it as one line)."""
-    line = newer_version(label, version)
-    if line:
-        warnings.warn(line, NewerVersionWarning, stacklevel=3)
-    return line
+from fastsnake.versions import (  # noqa: F401 - re-exported: the helpers of every reader live there
+    SHOWN_VERSION_CHARS,
+    newer_version,
+    release,
+    warn_if_newer,
+)
 
 
 def recorded_versions(path) -> list[tuple[str, str]]:
