@@ -120,7 +120,7 @@ def register(sub) -> None:
     p.add_argument("--threads", type=common.whole_number, default=None,
                    help="numba threads (default: all cores; with --cluster: per worker, default 1)")
     p.add_argument("--out", metavar="FILE.parquet|DIR",
-                   help="per-game records (game, seed, outcome, moves, apples, length): one Parquet file, or a "
+                   help="per-game records (one row a game: game, seed, outcome, moves, ...): one Parquet file, or a "
                         "resumable folder of chunk files when the name does not end in .parquet")
     p.add_argument("--resume", metavar="DIR", help="finish the missing chunks of a sweep folder")
     _model_option(p, "with --resume: ")

@@ -13,6 +13,31 @@ _PIECE_HELP = ("symmetric (a,b)-leaper, or its name: 1,2 knight, 1,3 camel, 2,3 
 _BOARD_PRINT_MAX = 26
 
 
+class _Methods:
+    """The --method choices: auto and the registered tour methods (`fastsnake.tour.method_names`),
+    read when argparse first checks or prints them (not at start-up)."""
+
+    def _names(self):
+        from fastsnake.tour import method_names
+
+        return tuple(method_names())
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __contains__(self, name):
+        return name in self._names()
+
+    def __getitem__(self, i):
+        return self._names()[i]
+
+    def __len__(self):
+        return len(self._names())
+
+
+_METHODS = _Methods()
+
+
 def register(subparsers) -> None:
     tour = subparsers.add_parser(
         "tour",
@@ -33,8 +58,10 @@ def register(subparsers) -> None:
     tour.add_argument("--max-nodes", type=common.positive_int, default=None, metavar="N",
                       help="stop with an error after N search nodes with no verdict (default: no limit)")
     tour.add_argument("--seed", type=common.nonnegative_int, default=0, help="tie-break seed (default 0)")
-    tour.add_argument("--method", choices=("auto", "search", "construct"), default="auto",
-                      help="auto: construction for the knight on big boards and closed tours, else search")
+    # metavar: argparse formats choices when an argument is added; the registry is read when they are checked
+    tour.add_argument("--method", choices=_METHODS, default="auto", metavar="NAME",
+                      help="one of %(choices)s (fastsnake.tour.methods; default auto: construction for the knight "
+                           "on big boards and closed tours, else search)")
     tour.add_argument("--count", action="store_true", help="count all tours exhaustively instead of finding one")
     tour.add_argument("--save", metavar="FILE", help="write the tour to FILE (.npz or .json, format fastsnake-tour/1)")
     tour.add_argument("--no-path", action="store_true", help="leave the path out of the JSON (huge boards)")
@@ -117,9 +144,10 @@ def _compare_parser(tour) -> None:
                    help="a piece (1,2 or knight; 'a,b;c,d' a compound one); repeat to compare pieces "
                         "(default knight)")
     p.add_argument("--closed", action="store_true", help="closed tours")
-    p.add_argument("--methods", default="search,construct",
-                   help="search (Warnsdorff, Roth's tie-break, then one seeded hash per --seeds) and/or "
-                        "construct (the knight's construction; elsewhere inapplicable)")
+    p.add_argument("--methods", default=None, metavar="NAME,...",
+                   help="registered methods, comma-separated (default: every built-in one): a seeded one, e.g. "
+                        "search, runs once per --seeds; one that does not apply to a trial (construct: the "
+                        "knight's construction) counts it inapplicable")
     p.add_argument("--seeds", default="0", metavar="S,S,...", help="tie-break seeds of search (default 0)")
     p.add_argument("--starts", default="all", choices=("all", "corner"),
                    help="start squares: every one (default) or the corner only")

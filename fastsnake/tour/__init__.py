@@ -1,7 +1,8 @@
 """Leaper tours: any jumping piece on boards up to 4000x4000, open and closed.
 
 Public API: `Piece`, `parse_piece`, `parse_square`, `find_tour`, `count_tours`,
-`reach`, and the versioned files: `save_tour`/`load_tour`, `save_reach`/`load_reach`.
+`reach`, `method_names` (``auto`` and the registered tour methods, `fastsnake.tour.methods`), and
+the versioned files: `save_tour`/`load_tour`, `save_reach`/`load_reach`.
 Every function takes the CLI's inputs: a piece as "1,2" or (1, 2), a size as "RxC",
 a square as "a1", "R,C" or a cell index. A search stopped at its limit answers
 exists=None; `TourResult.limit_error()` is the `TourLimitError` the CLI raises then.
@@ -9,7 +10,7 @@ exists=None; `TourResult.limit_error()` is the `TourLimitError` the CLI raises t
 
 from fastsnake.tour.pieces import Piece, TourInputError, parse_piece, parse_square, square_name
 from fastsnake.tour.reach import reach  # eager: the submodule of the same name would shadow a lazy one
-from fastsnake.tour.tour import DEFAULT_TIME_LIMIT, TourLimitError, TourResult, find_tour
+from fastsnake.tour.tour import DEFAULT_TIME_LIMIT, TourLimitError, TourResult, find_tour, method_names
 
 __all__ = [
     "DEFAULT_TIME_LIMIT",
@@ -22,6 +23,8 @@ __all__ = [
     "find_tour",
     "load_reach",
     "load_tour",
+    "method_names",
+    "methods",
     "parse_piece",
     "parse_square",
     "reach",

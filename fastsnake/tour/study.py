@@ -1,9 +1,10 @@
 """Tour studies: methods compared over boards, pieces and start squares (`fastsnake tour compare`).
 
-A trial is (board, piece, closed or open, start square); a method is ``search`` with a tie-break
-seed (Warnsdorff's rule, Roth's tie-break, then the seeded hash among equal keys) or
-``construct`` (the knight's divide-and-conquer construction, where one applies; elsewhere the
-trial is ``inapplicable`` and left out of that method's rate). Every method runs every trial
+A trial is (board, piece, closed or open, start square); a method is any registered one
+(`fastsnake.tour.methods`): a seeded one (``search``: Warnsdorff's rule, Roth's tie-break, then the
+seeded hash among equal keys) runs once per tie-break seed, the others once (``construct``: the
+knight's divide-and-conquer construction); where a method does not apply the trial is
+``inapplicable`` and left out of that method's rate. Every method runs every trial
 (trial-major), timed in process CPU-seconds with the kernels loaded beforehand. `summarize` gives
 per method, board and piece the success rate with its Wilson interval, nodes and CPU-seconds
 described with 95 % intervals (`fastsnake.study.stats`), and per pair of methods the geometric
@@ -22,10 +23,10 @@ from fastsnake.errors import Terminated
 from fastsnake.study import stats as S
 from fastsnake.study.intervals import wilson_ci95
 from fastsnake.study.rows import canonical_json, new_run_id
+from fastsnake.tour import methods as registry
 from fastsnake.tour.pieces import Piece, TourInputError, parse_piece, square_name
 from fastsnake.tour.tour import find_tour
 
-METHODS = ("search", "construct")
 ROW_COLUMNS = ("trial_id", "rows", "cols", "piece", "closed", "start", "method", "seed", "options", "status",
                "found", "exists", "nodes", "cpu_seconds", "method_used", "moves", "fastsnake_version", "run_id")
 # The rows whose tours a rows file keeps (`fastsnake.study.picks`): per method and seed, the tours a
@@ -74,22 +75,53 @@ def trials(sizes, pieces, closed: bool = False, starts: str = "all") -> list[Tri
     return out
 
 
+def __getattr__(name):
+    if name == "METHODS":  # the registered methods' names (was a fixed tuple)
+        return tuple(registry.method_names())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def check_methods(methods, seeds) -> list[tuple[str, int]]:
-    """(method, seed) pairs: each search once per tie-break seed, construct once."""
+    """(method, seed) pairs: each seeded method (`TourMethod.seeded`) once per tie-break seed, the others
+    once; `methods` None: every built-in method."""
+    if methods is None:
+        methods = registry.builtin_names()
     methods = [m.strip() for m in (methods.split(",") if isinstance(methods, str) else methods) if m.strip()]
     if not methods:
         raise TourInputError("a study needs at least one method")
+    names = registry.method_names()
     for m in methods:
-        if m not in METHODS:
-            raise TourInputError(f"method {m!r} is not one of {', '.join(METHODS)}")
+        if m not in names:
+            raise TourInputError(f"method {m!r} is not one of {', '.join(names)}")
     out = []
     for m in dict.fromkeys(methods):
-        out.extend([(m, int(s)) for s in seeds] if m == "search" else [(m, 0)])
+        out.extend([(m, int(s)) for s in seeds] if _seeded(m) else [(m, 0)])
     return out
 
 
+def _seeded(method: str) -> bool:
+    """Whether the method takes a tie-break seed: a built-in's declaration (read without importing
+    it), else the loaded method's (False for a name no method holds, e.g. in an old rows file)."""
+    return bool(_declared(method, "seeded"))
+
+
+def _declared(method: str, field: str):
+    if method in registry.builtin_names():
+        return registry.declared_fields(method)[field]
+    try:
+        return getattr(registry.get_method(method), field)
+    except registry.TourMethodError:
+        return None
+
+
 def label(method: str, seed: int) -> str:
-    return f"search seed={seed}" if method == "search" else method
+    """An arm's label: ``NAME seed=S`` for a seeded method, else its name."""
+    return f"{method} seed={seed}" if _seeded(method) else method
+
+
+def _searches(arm: str) -> bool:
+    """Whether an arm's method counts search nodes (`TourMethod.searches`)."""
+    return bool(_declared(arm.split(" seed=")[0], "searches"))
 
 
 @dataclass
@@ -124,7 +156,7 @@ def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0,
                     status = "found" if r.found else ("none" if r.exists is False else "limit")
                     row = {"found": bool(r.found), "exists": r.exists, "nodes": int(r.nodes), "method_used": r.method,
                            "moves": tour_moves(r.path if r.found else None, t.piece, t.cols)}
-                except TourInputError:  # no construction for this board and piece
+                except TourInputError:  # the method does not apply here (`methods.MethodInapplicable`)
                     status = "inapplicable"
                     row = {"found": False, "exists": None, "nodes": 0, "method_used": None, "moves": None}
                 cpu = time.process_time() - c0
@@ -292,8 +324,7 @@ def check_baseline(study: TourStudy, base_rows: list[dict], *, allow_partial: bo
     from fastsnake.study.baseline import compare_rows
 
     def measures(name):
-        return [(m, _found_value(m)) for m in (("nodes", "cpu_seconds") if name.startswith("search")
-                                               else ("cpu_seconds",))]
+        return [(m, _found_value(m)) for m in (("nodes", "cpu_seconds") if _searches(name) else ("cpu_seconds",))]
 
     return compare_rows(study.rows, base_rows, key=lambda r: label(r["method"], r["seed"]),
                         trial=lambda r: r["trial_id"], measures=measures, conditions=("options",),

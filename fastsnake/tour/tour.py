@@ -1,4 +1,7 @@
-"""`find_tour`: pre-checks, then construction or Warnsdorff search with restarts.
+"""`find_tour`: the input checked, then the method asked for (`fastsnake.tour.methods`: Warnsdorff search,
+the knight's construction, or a user's), or under ``auto`` construction or search.
+
+The search's restarts (`restarts`, run by `fastsnake.tour.methods.search`):
 
 Restarts: attempt i searches at most base * luby(i) nodes (1, 1, 2, 1, 1, 2, 4, ...)
 with seed + i as the tie-break seed, alternating Roth's tie-break with a purely
@@ -17,14 +20,13 @@ from functools import lru_cache
 import numpy as np
 
 from fastsnake.sizes import SearchLimitError, parse_size
-from fastsnake.tour import checks
+from fastsnake.tour import methods as registry
 from fastsnake.tour.pieces import Piece, TourInputError, as_piece, as_square, square_name
 from fastsnake.tour.search import EXHAUSTED, FOUND, SearchState
 
 MAX_SIDE = 4000
 DEFAULT_TIME_LIMIT = 10.0  # seconds of search before find_tour answers exists=None
 MAX_JUMPS = 255
-METHODS = ("auto", "search", "construct")
 # Slice of work between clock checks: ~5-20 ms of kernel time.
 WORK_SLICE = 1 << 19
 # Knight boards at least this large use the construction in "auto" mode (search
@@ -203,9 +205,26 @@ _cached_facts = lru_cache(maxsize=32)(_facts)
 
 
 def construction_applies(piece: Piece, rows: int, cols: int) -> bool:
-    from fastsnake.tour.construct import can_construct
+    """Whether the ``construct`` method applies (to an open or a closed tour alike)."""
+    return registry.applies_to(registry.get_method("construct"), piece, rows, cols, False)
 
-    return piece.is_knight and can_construct(rows, cols)
+
+def method_names() -> list[str]:
+    """What `find_tour`'s `method` takes: ``auto`` and every registered method (`fastsnake.tour.methods`)."""
+    return [registry.AUTO, *registry.method_names()]
+
+
+def choose_method(method: str, piece: Piece, rows: int, cols: int, closed: bool) -> registry.TourMethod:
+    """The registered method `method` names; ``auto``: ``construct`` where it applies and the tour is closed
+    or the board has at least `CONSTRUCT_MIN_CELLS` squares, else ``search``."""
+    if not isinstance(method, str) or method != registry.AUTO and method not in registry.method_names():
+        raise TourInputError(f"method {method!r} is not one of {', '.join(method_names())}")
+    if method != registry.AUTO:
+        return registry.get_method(method)
+    construct = registry.get_method("construct")
+    if (closed or rows * cols >= CONSTRUCT_MIN_CELLS) and registry.applies_to(construct, piece, rows, cols, closed):
+        return construct
+    return registry.get_method("search")
 
 
 def find_tour(piece, rows, cols=None, start=0, *, closed: bool = False,
@@ -232,8 +251,8 @@ def find_tour(piece, rows, cols=None, start=0, *, closed: bool = False,
     seed : int, optional
         Seed of the randomised restarts.
     method : str, optional
-        ``"auto"`` (construction when one applies, else search), ``"construct"`` or
-        ``"search"``.
+        ``"auto"`` (construction when one applies, else search) or a registered method
+        (`fastsnake.tour.methods`): ``"search"``, ``"construct"``, or a user's.
     max_nodes : int, optional
         Node limit of the search.
 
@@ -246,7 +265,8 @@ def find_tour(piece, rows, cols=None, start=0, *, closed: bool = False,
     Raises
     ------
     TourInputError
-        A bad board, start square or option.
+        A bad board, start square or option; `fastsnake.tour.methods.MethodInapplicable` (a
+        TourInputError) when the method asked for does not apply here.
 
     Examples
     --------
@@ -260,13 +280,13 @@ def find_tour(piece, rows, cols=None, start=0, *, closed: bool = False,
     False
     """
     piece, rows, cols, start = resolve(piece, rows, cols, 0 if start is None else start)
-    if method not in METHODS:
-        raise TourInputError(f"method {method!r} is not one of {', '.join(METHODS)}")
+    chosen = choose_method(method, piece, rows, cols, closed)
     check_limits(time_limit, max_nodes)
     n = rows * cols
-    use_construction = construction_applies(piece, rows, cols) and (
-        method == "construct" or (method == "auto" and (closed or n >= CONSTRUCT_MIN_CELLS)))
-    compile_seconds = warm_up(use_construction)
+    trivial = n == 1 and not closed
+    if not trivial and not registry.applies_to(chosen, piece, rows, cols, closed):
+        raise registry.inapplicable(chosen, piece, rows, cols, closed)
+    compile_seconds = _warm(chosen)
     t0 = time.perf_counter()
 
     def result(found, exists, path, reason, how, nodes=0, attempts=0):
@@ -276,45 +296,32 @@ def find_tour(piece, rows, cols=None, start=0, *, closed: bool = False,
         out.extra["reentrant"] = bool(path is not None and n >= 3 and _leaps(piece, cols, path[-1], path[0]))
         return out
 
-    if n == 1 and not closed:
+    if trivial:
         return result(True, True, np.array([start], dtype=np.int32), "a single square", "trivial")
-
-    if use_construction:
-        from fastsnake.tour.construct import closed_knight_tour
-
-        path = closed_knight_tour(rows, cols, start)
-        return result(True, True, path, "closed knight's tour built by divide and conquer", "construct")
-    if method == "construct":
-        raise TourInputError(
-            f"no construction for piece {piece.name!r} on {rows}x{cols}: it covers the knight on boards "
-            "whose sides are at least 5, not both odd (and not 3x4/3x6/3x8); use method='search'")
-
-    reason = checks.static_impossibility(piece, rows, cols, start, closed)
-    if reason:
-        return result(False, False, None, reason, "theorem" if "Schwenk" in reason else "check")
-    degrees, connected = board_facts(piece, rows, cols)
-    outdeg, indeg = degrees
-    reason = checks.graph_impossibility(piece, rows, cols, start, closed, outdeg, indeg, connected)
-    if reason:
-        return result(False, False, None, reason, "check")
-
-    state = SearchState(rows, cols, piece.jumps, piece.directed, closed, degrees)
-
-    deadline = None if time_limit is None else t0 + float(time_limit)
-    status, total, attempt, limit = _restarts(state, start, n, seed, deadline, max_nodes)
-    if status == FOUND:
-        path = state.path.copy()
-        return result(True, True, path, "Warnsdorff search (Roth tie-break)", "search", total, attempt)
-    if status == EXHAUSTED:
-        return result(False, False, None, "exhaustive search found no tour", "exhaustive", total, attempt)
-    if limit == "time":
-        out = result(False, None, None, f"time limit of {time_limit:g} s reached", "search", total, attempt)
-        out.limit_value = time_limit
-    else:
-        out = result(False, None, None, f"node limit of {max_nodes:,} nodes reached", "search", total, attempt)
-        out.limit_value = max_nodes
-    out.extra["limit"] = limit
+    task = registry.TourTask(piece, rows, cols, start, bool(closed), seed,
+                             None if time_limit is None else t0 + float(time_limit), max_nodes, time_limit)
+    answer = chosen.run(task)
+    out = result(answer.found, answer.exists, answer.path, answer.reason, answer.how, answer.nodes, answer.attempts)
+    if answer.limit is not None:
+        out.limit_value = answer.limit_value
+        out.extra["limit"] = answer.limit
+    out.extra.update(answer.extra)
     return out
+
+
+def _warm(method) -> float:
+    """Seconds `method.warm` spent loading (or compiling) its kernels: the float it returns (ours: 0.0
+    once loaded, `warm_up`), else as timed here."""
+    if method.warm is None:
+        return 0.0
+    t0 = time.perf_counter()
+    spent = method.warm()
+    return float(spent) if isinstance(spent, (int, float)) else time.perf_counter() - t0
+
+
+def restarts(state, start, n, seed, deadline, max_nodes):
+    """Warnsdorff runs from `start` (`_restarts`): (status, nodes, attempts, None or the limit reached)."""
+    return _restarts(state, start, n, seed, deadline, max_nodes)
 
 
 def _restarts(state, start, n, seed, deadline, max_nodes):

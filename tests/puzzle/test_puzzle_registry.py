@@ -98,7 +98,7 @@ def test_every_module_of_the_package_is_registered_and_every_builtin_is_a_module
 
     modules = {f"{H.__name__}.{m.name}" for m in pkgutil.iter_modules(H.__path__) if not m.name.startswith("_")}
     builtins = {spec.impl.module for spec in REGISTRY.values() if spec.impl is not None}
-    assert modules == builtins and len(modules) == 7
+    assert modules == builtins and modules  # counted from the package's folder, not written here
     for spec in REGISTRY.values():
         if spec.impl is not None:
             assert importlib.import_module(spec.impl.module).HEURISTIC is spec.impl
@@ -118,7 +118,7 @@ def test_a_module_added_to_the_package_is_registered_with_no_other_edit(tmp_path
     monkeypatch.delitem(sys.modules, "fastsnake.puzzle.heuristics.fs_test_twice_manhattan", raising=False)
     H._register_modules()  # what importing the package does
     assert "fs-test-twice" in H.heuristic_names() and H.heuristic_code("fs-test-twice") == 90
-    assert list(H.REGISTRY)[:7] == list(REGISTRY)  # the built-ins, unchanged and first
+    assert list(H.REGISTRY)[:len(REGISTRY)] == list(REGISTRY)  # the built-ins, unchanged and first
 
 
 def test_a_searchs_kernel_reaches_only_its_own_heuristic():

@@ -7,7 +7,6 @@ existed reads the column as null and its mean as None, never as zeros.
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -302,19 +301,3 @@ def test_a_counted_column_is_its_declaration_and_one_kernel_line(tmp_path):
                           capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert " passed" in proc.stdout and "failed" not in proc.stdout
-
-
-def test_the_pages_list_the_declared_columns():
-    """Every page that lists a sweep file's columns (``game, seed, outcome, ...``) lists the declared
-    ones, and docs/sweeps.md names each ``<name>_mean`` of the summary: the docs lines of CONTRIBUTING's
-    column recipe, found here rather than by a reader."""
-    root = Path(__file__).resolve().parents[2]
-    pages = sorted((root / "docs").glob("*.md")) + [root / "README.md"]
-    listed = {}
-    for page in pages:
-        for match in re.finditer(r"\bgame, seed, outcome(?:, \w+)*", page.read_text()):
-            listed.setdefault(tuple(match[0].split(", ")), []).append(page.name)
-    assert sum(map(len, listed.values())) >= 3  # data-tools.md, sweeps.md, user-policies.md at least
-    assert list(listed) == [record.names()], listed
-    keys = (root / "docs" / "sweeps.md").read_text()
-    assert [c.name for c in record.mean_columns() if f"{c.name}_mean" not in keys] == []

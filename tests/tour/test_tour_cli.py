@@ -89,7 +89,7 @@ def test_reach_json(capsys):
     (["tour", "--piece", "1,2", "--size", "8", "--time-limit", "0"], "'0'"),
     (["tour", "--piece", "1,2", "--size", "8", "--save", "x.txt"], ".npz or .json"),
     (["tour", "--piece", "1,2", "--size", "30x30", "--method", "construct", "--closed", "--start", "0,0",
-      "--piece", "0,1"], "construction"),
+      "--piece", "0,1"], "no construct for piece 'wazir+knight'"),
     (["reach", "--piece", "1,2", "--size", "8"], "--jumps"),
     (["reach", "--piece", "1,2", "--size", "8", "-n", "-1"], "'-1'"),
 ])

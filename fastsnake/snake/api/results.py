@@ -18,8 +18,8 @@ class SweepResult:
     """The outcome of `sweep`: per-game rows (`table`) and the exact statistics (`summary`).
 
     ``summary`` holds the keys ``fastsnake sweep --json`` prints. ``table`` is a
-    ``pyarrow.Table`` with one row a game: ``game, seed, outcome, moves, apples,
-    length``; for a sweep written to a folder it is read from the folder on first use.
+    ``pyarrow.Table`` with one row a game, its columns those `fastsnake.snake.record` declares
+    (``game, seed, outcome, ...``); for a sweep written to a folder it is read from the folder on first use.
     """
 
     summary: dict
