@@ -1,14 +1,16 @@
 """mkdocs hook: lists the docs show are written from their declarations in the code, when the site is built.
 
 A page names a list by a marker, ``{{ NAME }}``; this hook replaces it with the list `EXPANSIONS` makes, so
-a new sweep column (a `Column` in `fastsnake/snake/record.py`) or a new tour method (a module of
-`fastsnake/tour/methods/`) reaches every page with no page edited by hand. An unknown marker fails the
+a new sweep column (a `Column` in `fastsnake/snake/record.py`), a new tour method (a module of
+`fastsnake/tour/methods/`) or a new built-in Snake policy (its module, its options) reaches every page
+with no page edited by hand. An unknown marker fails the
 build (`mkdocs build --strict`): ``tests/test_docs_declared.py`` checks every page's markers.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 MARKER = re.compile(r"\{\{ ([a-z_.]+) \}\}")
 
@@ -63,7 +65,46 @@ def _method_table() -> str:
     return "\n".join(lines)
 
 
+def _cells(cells) -> str:
+    return "| " + " | ".join(str(c).replace("|", "\\|").replace("*", "\\*") for c in cells) + " |"
+
+
+@lru_cache(maxsize=None)
+def _builtin_policies() -> tuple:
+    from fastsnake.snake.policies import OWN_DISTRIBUTION, all_policies
+
+    return tuple(p for p in all_policies() if p.origin == OWN_DISTRIBUTION)
+
+
+def _policy_table() -> str:
+    from fastsnake.snake.policies import builtin_module
+
+    lines = ["| policy | guaranteed | module | what it does (its summary, `fastsnake policies`) |", "|---|---|---|---|"]
+    for p in _builtin_policies():
+        module = builtin_module(p.name).removeprefix("fastsnake.snake.").replace(".", "/") + ".py"
+        summary = f"alias of `{p.alias_of}`" if p.alias_of else p.headline.split(": ", 1)[-1]
+        lines.append(_cells([f"`{p.name}`", "yes" if p.guaranteed else "no", f"`{module}`", summary]))
+    return "\n".join(lines)
+
+
+def _policy_options() -> str:
+    """Every built-in policy's options, policies with the same options on one row group."""
+    groups: dict[tuple, list[str]] = {}
+    for policy in _builtin_policies():
+        if policy.options:
+            groups.setdefault(policy.options, []).append(policy.name)
+    lines = ["| policies | option | values | default | meaning |", "|---|---|---|---|---|"]
+    for table, names in groups.items():
+        who = ", ".join(f"`{n}`" for n in names)
+        for opt in table:
+            lines.append(_cells([who, f"`{opt.name}`", opt.rule_text(), opt.default_text(), opt.help]))
+            who = ""
+    return "\n".join(lines)
+
+
 EXPANSIONS = {
+    "snake.policies": _policy_table,
+    "snake.policy_options": _policy_options,
     "record.columns": _columns,
     "record.means": _means,
     "record.table": _column_table,

@@ -1,18 +1,16 @@
 """Policy options as declared data: checked by the registry, listed by the CLI and docs/snake.md.
 
-Run as a script to rewrite docs/snake.md's options table from the declarations:
-``python tests/snake/test_snake_policy_options.py``.
+docs/snake.md's options table is written from the declarations when the site is built
+(`docs/hooks/declared.py`).
 """
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import fastsnake
@@ -30,34 +28,29 @@ from fastsnake.snake.policies import (
     unregister_policy,
 )
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "snake.md"
-BEGIN = "<!-- policy options: generated from the declarations by tests/snake/test_snake_policy_options.py -->"
-END = "<!-- end of policy options -->"
-
-
-def options_markdown() -> str:
-    """The table of every built-in policy's options, policies with the same options on one row group."""
-    groups: dict[tuple, list[str]] = {}
-    for policy in all_policies():
-        if policy.origin == OWN_DISTRIBUTION and policy.options:
-            groups.setdefault(policy.options, []).append(policy.name)
-    lines = ["| policies | option | values | default | meaning |", "|---|---|---|---|---|"]
-    for table, names in groups.items():
-        who = ", ".join(f"`{n}`" for n in names)
-        for opt in table:
-            cells = [who, f"`{opt.name}`", opt.rule_text(), opt.default_text(), opt.help]
-            lines.append("| " + " | ".join(c.replace("|", "\\|").replace("*", "\\*") for c in cells) + " |")
-            who = ""
-    return "\n".join(lines)
-
-
-def documented() -> str:
-    text = DOC.read_text()
-    return text[text.index(BEGIN) + len(BEGIN):text.index(END)].strip()
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_docs_list_the_declared_options():
-    assert documented() == options_markdown(), "run: python tests/snake/test_snake_policy_options.py"
+    """docs/snake.md's options table is written from the declarations when the site is built
+    (`docs/hooks/declared.py`, marker ``{{ snake.policy_options }}``): every option of every built-in
+    policy is a row, with its rule, default and help."""
+    import importlib.util
+
+    assert "{{ snake.policy_options }}" in (ROOT / "docs" / "snake.md").read_text()
+    spec = importlib.util.spec_from_file_location("declared_hook", ROOT / "docs" / "hooks" / "declared.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    rows = [[c.strip() for c in row.strip("|").split(" | ")] for row in hook.expand("{{ snake.policy_options }}")
+            .replace("\\|", "/").splitlines()[2:]]
+    listed, who = set(), None
+    for row in rows:
+        who = row[0] or who
+        for name in re.findall(r"`([^`]+)`", who):
+            listed.add((name, row[1].strip("`"), row[4]))
+    declared = {(p.name, o.name, o.help.replace("|", "/").replace("*", "\\*")) for p in all_policies()
+                if p.origin == OWN_DISTRIBUTION for o in p.options}
+    assert listed == declared and declared
 
 
 def test_json_listing_is_the_declaration():
@@ -149,45 +142,3 @@ def test_policies_help_lists_every_option():
     for policy in all_policies():
         for opt in policy.options:
             assert re.search(rf"^    {opt.name}: {re.escape(opt.rule_text())}, ", proc.stdout, re.M), opt.name
-
-
-if __name__ == "__main__":
-    text = DOC.read_text()
-    start, stop = text.index(BEGIN) + len(BEGIN), text.index(END)
-    DOC.write_text(text[:start] + "\n" + options_markdown() + "\n" + text[stop:])
-    print(json.dumps({"rewrote": str(DOC)}))
-
-
-def _legacy_defaults(policy: str) -> dict:
-    """What a file written before options were declared as data recorded for `policy`'s defaults
-    that depend on the board: -1 (the old marker)."""
-    return {opt.name: -1 for opt in get_policy(policy).options if isinstance(opt.default, BySize)}
-
-
-def test_files_from_before_the_declarations_still_replay(tmp_path):
-    """Old grove replay and sweep files recorded board-dependent defaults as -1; they read as the
-    default (the same game), while -1 given today is still refused."""
-    from fastsnake.snake.replay import load_replay, play_game, replay_from_sweep, replay_problem, save_replay
-    from fastsnake.snake.sweep import run_sweep, write_parquet
-
-    legacy = _legacy_defaults("grove")
-    assert legacy, "grove declares defaults by board size"
-    config = GameConfig(6, 6, 1, "blocked")
-    with pytest.raises(PolicyError, match="grove"):
-        play_game("grove", config, 3, 0, legacy)
-
-    fresh, _ = play_game("grove", config, 3, 0)
-    fresh.options = legacy
-    path = tmp_path / "old.npz"
-    save_replay(fresh, path)
-    loaded = load_replay(path)
-    assert replay_problem(loaded) is None
-    assert loaded.options == {}
-
-    result = run_sweep("grove", config, 4, seed=3)
-    result.options = legacy
-    sweep = tmp_path / "old.parquet"
-    write_parquet(result, sweep)
-    replay, _ = replay_from_sweep(sweep, "2")
-    again, _ = play_game("grove", config, 3, 2)
-    assert np.array_equal(replay.moves, again.moves) and np.array_equal(replay.apples, again.apples)

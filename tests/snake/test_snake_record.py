@@ -192,7 +192,7 @@ def test_counted_refuses_a_name_that_is_no_counter():
         set_moves(_distinct_state())
 
 
-# The recipe of CONTRIBUTING.md, "Add a per-game column to sweep files", done on a scratch copy of the
+# The recipe of CONTRIBUTING.md, "Adding a per-game column", done on a scratch copy of the
 # package: a column the rules do not keep (turns: moves in another direction than the one before) is
 # its declaration in record.py and one kernel line in engine.py's rules loop, nothing else. The scratch
 # column has a name no real column has and the next free slot, declared last in `GAME_RECORD`, so the
@@ -253,10 +253,10 @@ print(json.dumps({"package": fastsnake.__file__, "file": rows[NAME], "want": wan
 
 # The quick tests a new column must pass unedited, run again on the scratch copy: the record's (its
 # declaration reaching files, folders, compare, verify, the reader, the report; the kernel slots; the
-# state and the row writers) and the mixed folders' (an old release's chunks lacking the column). Not
-# the pages' column lists: a real column's docs line is the recipe's, the scratch column has none.
-QUICK_TESTS = ("test_snake_record.py", "test_snake_mixed_folder.py")
-NOT_QUICK = "not test_the_pages_list_the_declared_columns"
+# state and the row writers), the mixed folders' (an old release's chunks lacking the column) and the
+# docs' (the pages' column lists, written from the declaration when the site is built).
+QUICK_TESTS = ("test_snake_record.py", "test_snake_mixed_folder.py", "../test_docs_declared.py")
+NOT_QUICK = "not test_a_counted_column_is_its_declaration_and_one_kernel_line"
 QUICK_SCRIPT = """
 import sys
 import fastsnake, pytest
