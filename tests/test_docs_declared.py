@@ -58,3 +58,11 @@ def test_the_tour_method_lists_are_the_registry():
     assert [row.split("|")[1].strip(" `") for row in rows] == methods.builtin_names()
     tour = (ROOT / "docs" / "tour.md").read_text(encoding="utf-8")
     assert "{{ tour.methods }}" in tour and "--method auto|" not in tour
+
+
+def test_the_heuristic_list_is_the_registry():
+    from fastsnake.puzzle import heuristic_names
+
+    hook = _hook()
+    assert hook.expand("{{ puzzle.heuristics }}").split("|") == [*heuristic_names(), "auto"]
+    assert "{{ puzzle.heuristics }}" in (ROOT / "docs" / "puzzle.md").read_text(encoding="utf-8")

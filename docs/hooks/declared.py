@@ -102,7 +102,14 @@ def _policy_options() -> str:
     return "\n".join(lines)
 
 
+def _heuristics() -> str:
+    from fastsnake.puzzle import heuristic_names
+
+    return "|".join([*heuristic_names(), "auto"])
+
+
 EXPANSIONS = {
+    "puzzle.heuristics": _heuristics,
     "snake.policies": _policy_table,
     "snake.policy_options": _policy_options,
     "record.columns": _columns,

@@ -66,7 +66,7 @@ def entry(row: dict, why: str, problems: list[str], meta: dict) -> dict:
 
     rows, cols = row["rows"], row["cols"]
     cells = rows * cols
-    method = f"{row['method']} seed={row['seed']}" if row["method"] == "search" else row["method"]
+    method = TS.label(row["method"], row["seed"])  # the registry says which methods take a seed
     out = {"kind": "tour", "rows": rows, "cols": cols, "piece": row["piece"], "closed": bool(row["closed"]),
            "start": int(row["start"]), "start_name": square_name(int(row["start"]), rows, cols),
            "board": f"{rows}x{cols}", "found": bool(row["found"]), "found_text": "yes" if row["found"] else "no",
