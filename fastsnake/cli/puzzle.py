@@ -60,7 +60,13 @@ def register(subparsers) -> None:
                    help="one instance a line: tiles, optionally '; goal tiles' ('-' = stdin); "
                         "blank lines and '#' lines are skipped")
     p.add_argument("--threads", type=common.positive_int, default=1,
-                   help="--batch: instances solved in parallel (results in input order)")
+                   help="--start: threads searching the one instance (parallel IDA*: the same moves, at most "
+                        "the cores allowed); --batch: instances solved in parallel (results in input order)")
+    p.add_argument("--whole-last-iteration", action="store_true",
+                   help="IDA*: search the last iteration to its end after its first solution, so that its node "
+                        "count is deterministic with any --threads")
+    p.add_argument("--per-iteration", action="store_true",
+                   help="IDA*: print each iteration's bound and nodes (always in --json with --threads above 1)")
     p.add_argument("--algorithm", default="auto", choices=("astar", "idastar", "bfs", "reduce", "auto"),
                    help="auto: optimal up to 16 cells (A* below 12, IDA* from 12) and on 5x5 "
                         "(IDA* with the 6-6-6-6 pattern databases, built once if missing), reduce "
@@ -280,7 +286,8 @@ def _solve_job(args):
 
     if _solve_input(args) is None:
         return None  # a batch: its file is read and checked by the handler, never tiered
-    if args.time_limit is not None or args.partition is not None or args.heuristic not in _TIER_HEURISTICS:
+    if (args.time_limit is not None or args.partition is not None or args.heuristic not in _TIER_HEURISTICS
+            or args.threads != 1 or args.whole_last_iteration or args.per_iteration):
         return None
     rows, cols = _dims(args, args.start)
     return puzzle_job(rows, cols, args.algorithm)
@@ -297,8 +304,7 @@ def _solve_input(args) -> tuple[int, int] | None:
         raise InputError("give exactly one of --start and --batch")
     if args.batch is not None:
         return None
-    if args.threads != 1:
-        raise InputError("--threads goes with --batch")
+    _check_threads(args)
     rows, cols = _dims(args, args.start)
     # The count and values of the tiles (a board too big for an optimal search is refused by `solve`,
     # before it loads a kernel; it is never small enough to run interpreted).
@@ -313,6 +319,19 @@ def _solve_input(args) -> tuple[int, int] | None:
     return rows, cols
 
 
+def _check_threads(args) -> None:
+    """--threads of one instance: 1 to the cores allowed, IDA* only (`puzzle.check_threads`)."""
+    from fastsnake.puzzle import check_threads
+
+    try:
+        check_threads(args.threads)
+    except ValueError as exc:
+        raise InputError(f"--{exc}") from None
+    if args.threads > 1 and args.algorithm in ("astar", "bfs", "reduce"):
+        raise InputError(f"--threads {args.threads}: only IDA* searches on several threads, not --algorithm "
+                         f"{args.algorithm}")
+
+
 def cmd_solve(args):
     from fastsnake import puzzle as P
 
@@ -322,7 +341,9 @@ def cmd_solve(args):
     try:
         result = P.solve(args.start, args.goal, rows=rows, cols=cols, algorithm=args.algorithm,
                          heuristic=args.heuristic, partition=args.partition,
-                         progress=_progress(args), prune_depth=args.prune_depth, **_limits(args))
+                         progress=_progress(args), prune_depth=args.prune_depth, threads=args.threads,
+                         whole_last_iteration=args.whole_last_iteration, per_iteration=args.per_iteration,
+                         **_limits(args))
     except P.PuzzleLimitError as exc:
         raise _cli_limit_error(exc) from None
     if args.save:
@@ -347,8 +368,10 @@ def cmd_solve(args):
                 print(f"moves (blank): {common.abridged(result.moves, 'moves', '--json or --save FILE') or '(none)'}")
             else:
                 print(f"no solution: {result.status}")
+            threads = f", {result.threads} threads" if result.threads > 1 else ""
             print(f"algorithm: {result.algorithm}, heuristic: {result.heuristic} "
-                  f"(h(start) = {result.h_start})")
+                  f"(h(start) = {result.h_start}){threads}")
+            _print_iterations(result, args.per_iteration)
             print(f"nodes generated: {result.nodes_generated:,}, expanded: {result.nodes_expanded:,}")
             mem = f", memory {result.memory_bytes / 2**20:.1f} MiB" if result.memory_bytes else ""
             setup = f", +{result.setup_seconds:.2f} s tables" if result.setup_seconds > 0.01 else ""
@@ -358,6 +381,21 @@ def cmd_solve(args):
         if args.save:
             print(f"saved: {common.shown(args.save)}")
     return out
+
+
+def _print_iterations(result, asked: bool) -> None:
+    """IDA*'s nodes per iteration (--per-iteration), the last one's saying what it counts."""
+    its = result.extra.get("iterations")
+    if not asked or not its:
+        return
+    for it in its:
+        note = ""
+        if not it["complete"]:
+            note = (" (to the first solution" + (", depends on the threads' timing)" if it.get("threads", 1) > 1
+                                                 else ")")
+                    if result.extra.get("last_iteration") == "to first solution" else " (stopped at a limit)")
+        packets = f", {it['packets']:,} packets" if it.get("packets") else ""
+        print(f"  bound {it['bound']}: {it['nodes_generated']:,} nodes generated{packets}{note}")
 
 
 def _batch_lines(path: str) -> list[tuple[int, str]]:

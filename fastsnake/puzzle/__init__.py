@@ -28,6 +28,8 @@ from fastsnake.puzzle.prune import MAX_PRUNE_DEPTH
 from fastsnake.puzzle.solver import (
     DEFAULT_MAX_NODES,
     SolveResult,
+    check_threads,
+    cores_allowed,
     heuristic_context,
     limit_message,
     solve,
@@ -36,7 +38,8 @@ from fastsnake.puzzle.solver import (
 
 __all__ = [
     "DEFAULT_MAX_NODES", "HEURISTIC_REGISTRY", "MAX_CELLS_ANY", "MAX_PRUNE_DEPTH", "MOVES", "SEED_NAMES",
-    "TILE_MOVE_NAMES", "UserHeuristicError", "check_admissible", "register_heuristic",
+    "TILE_MOVE_NAMES", "UserHeuristicError", "check_admissible", "check_threads", "cores_allowed",
+    "register_heuristic",
     "PuzzleInputError", "PuzzleLimitError", "SolveResult", "apply_moves", "format_board", "goal_default",
     "heuristic_context", "heuristic_names", "is_solvable", "limit_message", "load_solution", "parse_tiles",
     "random_solvable", "save_solution", "solve", "solve_many", "solve_processes",

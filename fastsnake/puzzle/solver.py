@@ -51,6 +51,7 @@ class SolveResult:
     setup_seconds: float = 0.0
     compile_seconds: float = 0.0  # loading (or compiling) the numba kernels, first solve of a process
     extra: dict = field(default_factory=dict)
+    threads: int = 1  # the threads that searched (IDA* with threads=N; every other search: 1)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -200,10 +201,14 @@ _NAMES = {"astar": "A*", "idastar": "IDA*"}
 
 
 def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes, deadline, progress,
-            context, time_limit=None, partition=None, prune_depth=None):
+            context, time_limit=None, partition=None, prune_depth=None, threads=1, whole_last_iteration=False,
+            per_iteration=False):
     """Run an optimal search on validated, solvable boards. Returns (status, moves or None,
     generated, expanded, memory bytes, iterations, h0, setup seconds, extra info, search seconds);
-    status is "solved" or the limit reached ("nodes", "memory", "time")."""
+    status is "solved" or the limit reached ("nodes", "memory", "time"). IDA* with `threads` > 1
+    searches each iteration on that many threads (`fastsnake.puzzle.ida_parallel`); `per_iteration`
+    puts each iteration's nodes in extra["iterations"] (always with threads > 1) and
+    `whole_last_iteration` searches the last one to its end."""
     if context is None:
         hc, info = heuristic_context(heuristic, rows, cols, goal, partition, progress, max_bytes)
     else:
@@ -224,7 +229,12 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
     run = parts.ida if algorithm == "idastar" else parts.astar
     loaded = len(getattr(run, "signatures", ()))
     c0 = time.perf_counter()
-    if algorithm == "idastar":
+    if algorithm == "idastar" and threads > 1:
+        from fastsnake.puzzle.ida_parallel import ParallelIdaSearch
+
+        search = ParallelIdaSearch(start, nbr, hc, h0, parts.ida_state, run, prune=prune, on_error=parts.on_error,
+                                   threads=threads)
+    elif algorithm == "idastar":
         search = IdaSearch(start, nbr, hc, h0, parts.ida_state, run, prune=prune, on_error=parts.on_error)
     else:
         search = AStarSearch(start, goal, nbr, hc, h0, max_nodes, max_bytes, scratch=parts.astar_scratch, run=run,
@@ -238,8 +248,17 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
         return "solved", np.zeros(0, np.int8), 0, 0, 0, None, h0, setup, extra, time.perf_counter() - t0
     next_report = t0 + _PROGRESS_EVERY
     label = "bfs" if algorithm == "bfs" else algorithm
-    if algorithm == "idastar":
+    if algorithm == "idastar" and threads > 1:
+        status = search.run_search(max_nodes, deadline, progress, whole_last_iteration)
+        moves = search.moves() if status == "solved" else None
+        gen, exp, mem, iters = search.generated, search.expanded, 0, search.iterations
+        extra["threads"] = threads
+        extra["iterations"] = [{k: v for k, v in it.items() if not k.startswith("packet_")} for it in search.log]
+        extra["last_iteration"] = _last_iteration_words(search.log, whole_last_iteration)
+    elif algorithm == "idastar":
         status = None
+        log = [] if per_iteration or whole_last_iteration else None
+        seen, base, base_exp, bound_was, found, closed = search.iterations, 0, 0, search.bound, None, False
         shown = search.bound
         chunk = 1 << 20
         while status is None:
@@ -257,7 +276,16 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
             now = time.perf_counter()
             if now - tc < 0.1 and chunk < _IDA_CHUNK:
                 chunk *= 2  # slow heuristics get small chunks, so time limits hold
-            if code == IDA_FOUND:
+            if log is not None and search.iterations != seen:  # an iteration ended in this step
+                log.append({"bound": bound_was, "nodes_generated": search.generated - base,
+                            "nodes_expanded": search.expanded - base_exp, "complete": True})
+                seen, base, base_exp, bound_was = search.iterations, search.generated, search.expanded, search.bound
+                if found is not None:  # whole_last_iteration: the iteration of the solution is done
+                    status, closed = "solved", True
+                    break
+            if code == IDA_FOUND and whole_last_iteration:
+                found = search.moves() if found is None else found  # the first solution; search on to the end
+            elif code == IDA_FOUND:
                 status = "solved"
             elif code != IDA_BUDGET:  # bound ran past every f: cannot happen for solvable input
                 raise AssertionError("search exhausted a solvable instance")  # a bug of ours
@@ -268,8 +296,18 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
                 next_report = now + _PROGRESS_EVERY
                 progress(f"idastar: bound {search.bound}, {search.generated:,} nodes so far, "
                          f"{now - t0:.0f} s (node limit {max_nodes:,})")
-        moves = search.moves() if status == "solved" else None
+        if found is not None:  # the solution of an iteration searched to its end (or to a limit after it)
+            status, moves = "solved", found
+        else:
+            moves = search.moves() if status == "solved" else None
         gen, exp, mem, iters = search.generated, search.expanded, 0, search.iterations
+        if log is not None:
+            if not closed:  # the last iteration, to its solution or to a limit
+                log.append({"bound": bound_was, "nodes_generated": search.generated - base,
+                            "nodes_expanded": search.expanded - base_exp, "complete": False})
+            iters = len(log)
+            extra["iterations"] = log
+            extra["last_iteration"] = _last_iteration_words(log, whole_last_iteration)
     else:
         status = None
         while status is None:
@@ -299,10 +337,19 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
     return status, moves, gen, exp, mem, iters, h0, setup, extra, time.perf_counter() - t0
 
 
+def _last_iteration_words(log: list, whole: bool) -> str:
+    """What the last iteration's node count is: the whole iteration (deterministic) or the nodes
+    until the search stopped (with threads, they depend on timing)."""
+    if log and log[-1]["complete"]:
+        return "whole"
+    return "to first solution" if not whole else "to a limit"
+
+
 def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None, size=None,
           algorithm: str = "auto", heuristic: str = "auto", max_nodes: int = DEFAULT_MAX_NODES,
           time_limit: float | None = None, memory_budget=None, partition=None, progress=None,
-          context=None, prune_depth: int | None = None) -> SolveResult:
+          context=None, prune_depth: int | None = None, threads: int = 1, whole_last_iteration: bool = False,
+          per_iteration: bool = False) -> SolveResult:
     """Find a shortest sequence of blank moves from `start` to `goal` (or, with
     algorithm="reduce", a short one on boards up to 100x100).
 
@@ -328,6 +375,12 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
     such string (default by board size, `extra["prune_depth"]`; 0: only never undoing a move).
     `seconds` is the search alone: loading the compiled kernels (first call in a process)
     is `compile_seconds`, loading or building heuristic tables `setup_seconds`.
+    `threads` > 1 searches each IDA* iteration on that many threads (parallel IDA*,
+    `fastsnake.puzzle.ida_parallel`; at most the cores this process may use): the same moves as
+    one thread, and the same nodes in every iteration but the last, whose count then depends on
+    timing unless `whole_last_iteration`; `extra["iterations"]` lists each iteration's bound and
+    nodes (with one thread too when `per_iteration`). A*, BFS and reduce run on one thread
+    (``result.threads`` says how many searched).
 
     Parameters
     ----------
@@ -354,6 +407,15 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
         seconds, during a long search.
     context : optional
         A `heuristic_context(...)` result to reuse.
+    prune_depth : int, optional
+        IDA*'s longest pruned duplicate move string.
+    threads : int, optional
+        Threads of one IDA* search (default 1; 1..the cores allowed).
+    whole_last_iteration : bool, optional
+        IDA*: search the last iteration to its end after its first solution (its node count is
+        then deterministic; the moves are still the first solution's).
+    per_iteration : bool, optional
+        IDA*: each iteration's bound and nodes in ``extra["iterations"]`` (always with threads > 1).
 
     Returns
     -------
@@ -379,6 +441,9 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
         raise B.PuzzleInputError(f"algorithm {algorithm!r} is not one of {', '.join(ALGORITHMS)}, auto")
     if prune_depth is not None:
         PR.check_depth(prune_depth)
+    threads = check_threads(threads)
+    if threads > 1 and algorithm in ("astar", "bfs", "reduce"):
+        raise B.PuzzleInputError(f"threads={threads}: only IDA* searches on several threads, not {algorithm}")
     rows, cols = board_size(start, rows, cols, size)
     big = algorithm in ("reduce", "auto")
     start, goal = prepare(start, goal, rows, cols, B.MAX_CELLS_ANY if big else B.MAX_CELLS)
@@ -416,15 +481,18 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
                            optimal=True, status="unsolvable")
     status, moves, gen, exp, mem, iters, h0, setup, extra, seconds = _search(
         start, goal, rows, cols, algorithm, heuristic, int(max_nodes), max_bytes, None, progress,
-        context, time_limit=time_limit, partition=partition, prune_depth=prune_depth)
+        context, time_limit=time_limit, partition=partition, prune_depth=prune_depth,
+        threads=threads if algorithm == "idastar" else 1, whole_last_iteration=bool(whole_last_iteration),
+        per_iteration=bool(per_iteration))
     # `_search` loaded (or compiled) the kernel specialised on the heuristic.
     compile_seconds = extra.pop("compile_seconds", 0.0)
+    searched_by = extra.pop("threads", 1)
     text = "".join(B.MOVES[m] for m in moves) if moves is not None else None
     result = SolveResult(**base, solvable=True, length=(len(text) if text is not None else None),
                          moves=text, nodes_generated=gen, nodes_expanded=exp, seconds=seconds,
                          optimal=(status == "solved"), status=_STATUS[status], h_start=h0,
                          memory_bytes=mem, iterations=iters, setup_seconds=setup,
-                         compile_seconds=compile_seconds, extra=extra)
+                         compile_seconds=compile_seconds, extra=extra, threads=searched_by)
     if status == "solved":
         return result
     if auto:
@@ -438,6 +506,27 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
         return out
     value = {"nodes": int(max_nodes), "memory": max_bytes, "time": time_limit}[status]
     raise _limit_error(status, value, result)
+
+
+def cores_allowed() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    import os
+
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def check_threads(threads) -> int:
+    """`threads` when it is a whole number from 1 to the cores allowed, else PuzzleInputError."""
+    cores = cores_allowed()
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise B.PuzzleInputError(f"threads {threads!r} must be a whole number from 1 to {cores} (the cores "
+                                 "this process may use)")
+    if threads > cores:
+        raise B.PuzzleInputError(f"threads {int(threads)} is more than the {cores} core{'s' if cores > 1 else ''} "
+                                 "this process may use")
+    return int(threads)
 
 
 def _doc_heuristics(doc: str | None) -> str | None:

@@ -1,0 +1,355 @@
+"""Parallel IDA*: each iteration's tree split into work packets that N threads search at once.
+
+The design is Reinefeld & Schnecke's AIDA*: for each bound, the top of the iteration's tree is
+expanded into many more frontier nodes than threads (`PACKETS_PER_THREAD` a thread), and threads
+take those subtrees (*packets*) in order from a shared counter. Nothing new is compiled: the top of
+the tree and every packet are searched by the very kernel the serial search runs (the heuristic's
+`idastar.ida_template` specialisation), which already keeps all of its state in arrays and stops
+after a node budget:
+
+- **The frontier** is the serial iteration itself, run one generated node at a time (``budget=1``):
+  the moment it steps down to a node at the frontier depth, a copy of its whole state (board, stack,
+  moves, the heuristic's per-depth state) is a packet, and the node's subtree is skipped
+  (``nxt[depth] = 4``). A packet's copy has ``nxt`` exhausted above its own depth, so the kernel,
+  resumed on it, searches exactly that node's subtree, in the serial order, with the serial
+  search's parent and duplicate-path pruning, then unwinds to the root and reports the iteration
+  done. The packets' subtrees and the top of the tree are therefore exactly the serial iteration's
+  tree: every iteration but the last generates the serial search's nodes, to the node.
+- **The threads** run packets in chunks of nodes (`CHUNK_SECONDS` of work each), the kernel without
+  the GIL; between chunks a thread checks the shared stop conditions (a solution earlier in the
+  serial order, a signal, a limit, another thread's error), so every thread stops within a chunk.
+  The heuristic's tables are the context's arrays, read by every thread (no copy).
+- **The answer is the serial search's.** Packets and frontier solutions are ordered as the serial
+  search meets them; a solution found in packet k stops the packets after k, but the packets before
+  k (which the serial search searches first) run on, and the earliest solution wins: the moves are
+  the serial search's moves (and so the length). The last iteration's node count is then what the
+  threads generated until they stopped (packets after k are cut at a chunk boundary that depends on
+  timing: not deterministic); with ``whole_last_iteration`` every packet runs to its end, and the
+  count is the whole last iteration's, which is deterministic (the serial search reports the same
+  with the same option).
+
+Iterations smaller than `PARALLEL_MIN_NODES` (judged by the one before) run on one thread. Numba's
+own parallel work queue is not used: it aborts when two threads call parallel kernels at once.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from fastsnake.puzzle.idastar import (
+    _INF,
+    IDA_FOUND,
+    IDA_ITERATION_DONE,
+    S_BOUND,
+    S_DEPTH,
+    S_EXPANDED,
+    S_GENERATED,
+    S_NEXT_BOUND,
+    IdaSearch,
+)
+
+# Frontier nodes per thread an iteration is split into (AIDA*: many more than threads, so that one
+# heavy packet does not leave the other threads idle). bench/bench_puzzle_parallel.py measures it.
+PACKETS_PER_THREAD = 256
+# An iteration runs on several threads when the one before it generated at least this many nodes
+# (the next is several times bigger); smaller ones are not worth splitting.
+PARALLEL_MIN_NODES = 1 << 17
+# The frontier is made one node a kernel call (microseconds where the search takes tens of
+# nanoseconds a node): it stops growing deeper once it has cost this share of the nodes of the
+# iteration before (the one it splits is several times bigger), however few packets it has.
+FRONTIER_SHARE = 2e-4
+FRONTIER_MIN_NODES = 1 << 10
+# A thread's chunk of nodes between two checks of the shared stop conditions: grown from the first
+# size while a chunk takes less than CHUNK_SECONDS.
+CHUNK_FIRST, CHUNK_MAX, CHUNK_SECONDS = 1 << 12, 1 << 22, 0.02
+# How often the waiting main thread looks at the clock, the limits and the signals.
+WAIT_SECONDS = 0.05
+
+# Search outcomes of `ParallelIdaSearch.run`.
+FOUND, NODES, TIME = "solved", "nodes", "time"
+
+
+class Item:
+    """One entry of an iteration's frontier, in the serial search's order: a packet (the state of
+    the search at one frontier node) or a solution met while the frontier was made."""
+
+    __slots__ = ("arrays", "prefix", "moves", "generated", "expanded", "next_bound", "done", "cancelled")
+
+    def __init__(self, arrays=None, prefix=b"", moves=None):
+        self.arrays = arrays
+        self.prefix = prefix
+        self.moves = moves  # the first solution met in it (blank moves from the root), or None
+        self.generated = self.expanded = 0
+        self.next_bound = _INF
+        self.done = arrays is None
+        self.cancelled = False
+
+
+def _copy_state(arrays, depth: int | None = None):
+    """A copy of a search state (board, st, path, nxt, hst, fsm, hs); with `depth`, a packet's:
+    the moves above `depth` exhausted, its counters and next bound fresh."""
+    board, st, path, nxt, hst, fsm, hs = arrays
+    out = (board.copy(), st.copy(), path.copy(), nxt.copy(), hst.copy(), fsm.copy(),
+           tuple(a.copy() if isinstance(a, np.ndarray) else a for a in hs))
+    if depth is not None:
+        out[3][:depth] = 4
+        out[1][S_NEXT_BOUND] = _INF
+        out[1][S_GENERATED] = 0
+        out[1][S_EXPANDED] = 0
+    return out
+
+
+class _Stop(Exception):
+    """The node limit was reached while the frontier was made."""
+
+
+class ParallelIdaSearch(IdaSearch):
+    """IDA* whose iterations are searched by `threads` threads (see the module's docstring).
+
+    Same constructor as `IdaSearch` plus `threads`; `run(...)` searches to the end. After it:
+    `moves()`, `generated`, `expanded`, `iterations`, and `log`: one dict per iteration (bound,
+    nodes_generated, nodes_expanded, packets, frontier_depth, complete, packet_nodes)."""
+
+    def __init__(self, *args, threads: int = 2, packets_per_thread: int | None = None,
+                 min_parallel_nodes: int | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.threads = int(threads)
+        self.packets_per_thread = PACKETS_PER_THREAD if packets_per_thread is None else int(packets_per_thread)
+        self.min_parallel_nodes = PARALLEL_MIN_NODES if min_parallel_nodes is None else int(min_parallel_nodes)
+        self.log: list[dict] = []
+        self._depth = 1  # the last frontier depth
+        self._prev_nodes = 0
+        self._found_moves = None
+
+    # ------------------------------------------------------------------ one kernel call
+    def _call(self, arrays, budget: int) -> int:
+        board, st, path, nxt, hst, fsm, hs = arrays
+        try:
+            return self.run(board, self.nbr, self.hc, hs, st, path, nxt, hst, self.prune, fsm, budget)
+        except Exception as exc:  # a user's heuristic raised inside the kernel
+            if self.on_error is None:
+                raise
+            raise self.on_error(exc) from None
+
+    def _main(self):
+        return (self.board, self.st, self.path, self.nxt, self.hst, self.fsm, self.hs)
+
+    # ------------------------------------------------------------------ the frontier
+    def _split(self, arrays, depth: int, out: list, whole: bool, left: list) -> bool:
+        """Append to `out`, in the serial order, the packets at `depth` below state `arrays` (and the
+        solutions met above it); its own counters then hold the nodes generated on the way. True
+        when a solution was met and the rest is not needed (not `whole`). `left[0]`: nodes the
+        limit still allows (the split stops with `_Stop` at 0)."""
+        st, nxt = arrays[1], arrays[3]
+        while True:
+            if left[0] <= 0:
+                raise _Stop
+            g0 = st[S_GENERATED]
+            status = self._call(arrays, 1)
+            left[0] -= int(st[S_GENERATED] - g0)
+            if status == IDA_FOUND:
+                out.append(Item(moves=arrays[2][:int(st[S_DEPTH])].copy()))
+                if not whole:
+                    return True
+                continue
+            if status == IDA_ITERATION_DONE:
+                return False
+            if st[S_DEPTH] == depth:
+                out.append(Item(_copy_state(arrays, depth), arrays[2][:depth].tobytes()))
+                nxt[depth] = 4
+
+    def _frontier(self, tally: dict, whole: bool, left: list) -> list:
+        """The iteration's items: packets at a depth that gives at least `threads *
+        packets_per_thread` of them (or the bound), and the solutions met above it."""
+        bound = int(self.st[S_BOUND])
+        target = self.threads * self.packets_per_thread
+        depth = max(1, min(self._depth - 2, bound))
+        items: list = []
+        main = self._main()
+        g0, e0 = int(self.st[S_GENERATED]), int(self.st[S_EXPANDED])
+        try:
+            stopped = self._split(main, depth, items, whole, left)
+        finally:
+            tally["generated"] += int(self.st[S_GENERATED]) - g0
+            tally["expanded"] += int(self.st[S_EXPANDED]) - e0
+            tally["next_bound"] = min(tally["next_bound"], int(self.st[S_NEXT_BOUND]))
+        most = max(FRONTIER_MIN_NODES, int(self._prev_nodes * FRONTIER_SHARE))
+        while (not stopped and depth < bound and 0 < sum(i.arrays is not None for i in items) < target
+               and tally["generated"] < most):
+            depth += 1
+            finer: list = []
+            for item in items:
+                if item.arrays is None:
+                    finer.append(item)
+                    if not whole:
+                        stopped = True
+                        break
+                    continue
+                try:
+                    stopped = self._split(item.arrays, depth, finer, whole, left)
+                finally:
+                    st = item.arrays[1]
+                    tally["generated"] += int(st[S_GENERATED])
+                    tally["expanded"] += int(st[S_EXPANDED])
+                    tally["next_bound"] = min(tally["next_bound"], int(st[S_NEXT_BOUND]))
+                if stopped:
+                    break
+            items = finer
+        self._depth = depth
+        return items
+
+    # ------------------------------------------------------------------ the packets
+    def _packets(self, items: list, threads: int, whole: bool, max_left: int, deadline, progress, t0) -> str | None:
+        """Search the items' packets on `threads` threads; None, or NODES / TIME when a limit stopped them."""
+        lock = threading.Lock()
+        shared = {"next": 0, "best": min((k for k, i in enumerate(items) if i.moves is not None), default=len(items)),
+                  "stop": False, "left": max_left, "limit": None, "error": None}
+        done_nodes = [0] * threads
+
+        def wanted(k):
+            return whole or k < shared["best"]
+
+        def work(slot):
+            chunk = CHUNK_FIRST
+            try:
+                while not shared["stop"]:
+                    with lock:
+                        k = shared["next"]
+                        while k < len(items) and items[k].done:
+                            k += 1
+                        if k >= len(items) or not wanted(k):
+                            return
+                        shared["next"] = k + 1
+                    item = items[k]
+                    arrays = item.arrays
+                    st = arrays[1]
+                    while True:
+                        if shared["stop"] or not wanted(k):
+                            item.cancelled = True
+                            break
+                        with lock:
+                            grant = min(chunk, shared["left"])
+                            shared["left"] -= grant
+                        if grant <= 0:
+                            shared["limit"] = NODES
+                            shared["stop"] = True
+                            item.cancelled = True
+                            break
+                        g0 = int(st[S_GENERATED])
+                        c0 = time.perf_counter()
+                        status = self._call(arrays, grant)
+                        took = time.perf_counter() - c0
+                        used = int(st[S_GENERATED]) - g0
+                        done_nodes[slot] += used
+                        with lock:
+                            shared["left"] += grant - used
+                        if took < CHUNK_SECONDS and chunk < CHUNK_MAX:
+                            chunk *= 2
+                        if status == IDA_FOUND:
+                            if item.moves is None:
+                                item.moves = arrays[2][:int(st[S_DEPTH])].copy()
+                            with lock:
+                                shared["best"] = min(shared["best"], k)
+                            if whole:
+                                continue
+                            break
+                        if status == IDA_ITERATION_DONE:
+                            item.done = True
+                            break
+                    item.generated = int(st[S_GENERATED])
+                    item.expanded = int(st[S_EXPANDED])
+                    item.next_bound = int(st[S_NEXT_BOUND])
+                    if item.moves is not None and not whole:
+                        item.done = True
+                    item.arrays = None  # searched (or cut): its state is not needed again
+            except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which raises it
+                shared["error"] = exc
+                shared["stop"] = True
+
+        pool = [threading.Thread(target=work, args=(slot,), name=f"fastsnake-ida-{slot}", daemon=True)
+                for slot in range(threads)]
+        for t in pool:
+            t.start()
+        next_report = time.perf_counter() + 5.0
+        try:
+            for t in pool:
+                while t.is_alive():
+                    t.join(WAIT_SECONDS)
+                    now = time.perf_counter()
+                    if deadline is not None and now > deadline and not shared["stop"]:
+                        shared["limit"] = TIME
+                        shared["stop"] = True
+                    if progress is not None and now > next_report:
+                        next_report = now + 5.0
+                        progress(f"idastar ({self.threads} threads): bound {self.bound}, "
+                                 f"{self.generated + sum(done_nodes):,} nodes so far, {now - t0:.0f} s")
+        finally:
+            shared["stop"] = True  # a signal (KeyboardInterrupt, Terminated) in the wait: every thread stops
+            for t in pool:
+                t.join()
+        if shared["error"] is not None:
+            raise shared["error"]
+        return shared["limit"]
+
+    # ------------------------------------------------------------------ the search
+    def run_search(self, max_nodes: int, deadline=None, progress=None, whole_last_iteration: bool = False) -> str:
+        """Search until a solution (FOUND), the node limit (NODES) or the deadline (TIME); the
+        counters and `log` say how far it got. AssertionError when no bound is left (an unsolvable
+        pair: the caller checks parity first)."""
+        t0 = time.perf_counter()
+        while True:
+            bound = int(self.st[S_BOUND])
+            self._base = (int(self.st[S_GENERATED]), int(self.st[S_EXPANDED]))
+            tally = {"generated": 0, "expanded": 0, "next_bound": _INF}
+            left = [max_nodes - self.generated]
+            parallel = self.threads > 1 and self._prev_nodes >= self.min_parallel_nodes
+            try:
+                if parallel:
+                    items = self._frontier(tally, whole_last_iteration, left)
+                else:
+                    items = [Item(_copy_state(self._main(), 0))]
+            except _Stop:
+                self._record(bound, tally, False, [])
+                return NODES
+            limit = self._packets(items, self.threads if parallel else 1, whole_last_iteration, left[0],
+                                  deadline, progress, t0)
+            for item in items:
+                tally["generated"] += item.generated
+                tally["expanded"] += item.expanded
+                tally["next_bound"] = min(tally["next_bound"], item.next_bound)
+            found = next((i for i in items if i.moves is not None), None)
+            complete = limit is None and (found is None or whole_last_iteration)
+            self._record(bound, tally, complete, items if parallel else None)
+            if found is not None and limit is None:
+                self._found_moves = found.moves
+                return FOUND
+            if limit is not None:
+                return limit
+            if tally["next_bound"] >= _INF:
+                raise AssertionError("search exhausted a solvable instance")  # a bug of ours
+            self._prev_nodes = tally["generated"]
+            self.st[S_BOUND] = tally["next_bound"]
+            self._start_iteration()
+            if progress is not None:
+                progress(f"idastar ({self.threads} threads): bound {self.bound}, {self.generated:,} nodes so far, "
+                         f"{time.perf_counter() - t0:.0f} s (node limit {max_nodes:,})")
+            if deadline is not None and time.perf_counter() > deadline:
+                return TIME
+
+    def _record(self, bound: int, tally: dict, complete: bool, items=None) -> None:
+        """One iteration's entry of `log` (items: its frontier, None when it ran on one thread)."""
+        # The main state's counters ran on through the frontier (counted in the tally too).
+        self.st[S_GENERATED] = self._base[0] + tally["generated"]
+        self.st[S_EXPANDED] = self._base[1] + tally["expanded"]
+        self.log.append({"bound": bound, "nodes_generated": tally["generated"], "nodes_expanded": tally["expanded"],
+                         "threads": self.threads if items is not None else 1,
+                         "packets": len(items) if items is not None else 0,
+                         "frontier_depth": self._depth if items is not None else 0, "complete": complete,
+                         "packet_nodes": [i.generated for i in items] if items is not None else None,
+                         "packet_prefixes": [i.prefix for i in items] if items is not None else None})
+
+    def moves(self) -> np.ndarray:
+        return np.zeros(0, np.int8) if self._found_moves is None else self._found_moves.copy()
