@@ -236,6 +236,12 @@ CLI = [
      lambda f: Path(str(f.under_blocker) + ".json")),
     ("puzzle-solve-batch-missing", lambda f: ["puzzle", "solve", "--size", "3x3", "--batch", str(f.missing)],
      "missing", None),
+    ("puzzle-solve-threads-zero", lambda f: ["puzzle", "solve", "--start", "806 547 231", "--threads", "0"],
+     "threads", None),
+    ("puzzle-solve-threads-past-cores", lambda f: ["puzzle", "solve", "--start", "806 547 231", "--threads",
+                                                   "100000"], "cores", None),
+    ("puzzle-solve-threads-astar", lambda f: ["puzzle", "solve", "--start", "806 547 231", "--threads", "2",
+                                              "--algorithm", "astar"], "only IDA*", None),
     ("puzzle-check-foreign", lambda f: ["puzzle", "check", str(f.sol_foreign)], "someone-else", None),
     ("puzzle-check-wrong-moves", lambda f: ["puzzle", "check", str(f.sol_wrong)], "", None),
     ("puzzle-check-truncated", lambda f: ["puzzle", "check", str(f.sol_truncated)], "sol_truncated", None),
@@ -330,6 +336,10 @@ LIB = [
      "foreign.parquet", None),
     ("lib-puzzle-parse-tiles", lambda f: _lib("fastsnake.puzzle.parse_tiles")("0 1 x 3", 2, 2), "", None),
     ("lib-puzzle-solve-short-start", lambda f: _lib("fastsnake.puzzle.solve")([0, 1, 2], rows=2, cols=2), "", None),
+    ("lib-puzzle-solve-threads-zero", lambda f: _lib("fastsnake.puzzle.solve")("806 547 231", threads=0),
+     "threads 0", None),
+    ("lib-puzzle-solve-threads-past-cores", lambda f: _lib("fastsnake.puzzle.solve")("806 547 231", threads=100000),
+     "cores", None),
     ("lib-puzzle-solve-bad-algorithm", lambda f: _lib("fastsnake.puzzle.solve")(
         [1, 0, 2, 3], rows=2, cols=2, algorithm="magic"), "magic", None),
     ("lib-puzzle-random-size", lambda f: _lib("fastsnake.puzzle.random_solvable")(

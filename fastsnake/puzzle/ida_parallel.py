@@ -76,7 +76,7 @@ class Item:
     """One entry of an iteration's frontier, in the serial search's order: a packet (the state of
     the search at one frontier node) or a solution met while the frontier was made."""
 
-    __slots__ = ("arrays", "prefix", "moves", "generated", "expanded", "next_bound", "done", "cancelled")
+    __slots__ = ("arrays", "prefix", "moves", "generated", "expanded", "next_bound", "done", "cancelled", "found_at")
 
     def __init__(self, arrays=None, prefix=b"", moves=None):
         self.arrays = arrays
@@ -86,6 +86,7 @@ class Item:
         self.next_bound = _INF
         self.done = arrays is None
         self.cancelled = False
+        self.found_at = None  # its nodes generated until its first solution
 
 
 def _copy_state(arrays, depth: int | None = None):
@@ -251,6 +252,7 @@ class ParallelIdaSearch(IdaSearch):
                         if status == IDA_FOUND:
                             if item.moves is None:
                                 item.moves = arrays[2][:int(st[S_DEPTH])].copy()
+                                item.found_at = int(st[S_GENERATED])
                             with lock:
                                 shared["best"] = min(shared["best"], k)
                             if whole:
@@ -349,6 +351,9 @@ class ParallelIdaSearch(IdaSearch):
                          "packets": len(items) if items is not None else 0,
                          "frontier_depth": self._depth if items is not None else 0, "complete": complete,
                          "packet_nodes": [i.generated for i in items] if items is not None else None,
+                         # nodes of a packet until its first solution (0: a solution met in the frontier)
+                         "packet_found_at": ([0 if i.moves is not None and i.found_at is None else i.found_at
+                                              for i in items] if items is not None else None),
                          "packet_prefixes": [i.prefix for i in items] if items is not None else None})
 
     def moves(self) -> np.ndarray:
