@@ -40,7 +40,6 @@ import time
 import numpy as np
 
 from fastsnake.puzzle.idastar import (
-    _INF,
     IDA_FOUND,
     IDA_ITERATION_DONE,
     S_BOUND,
@@ -78,26 +77,26 @@ class Item:
 
     __slots__ = ("arrays", "prefix", "moves", "generated", "expanded", "next_bound", "done", "cancelled", "found_at")
 
-    def __init__(self, arrays=None, prefix=b"", moves=None):
+    def __init__(self, none: int, arrays=None, prefix=b"", moves=None):
         self.arrays = arrays
         self.prefix = prefix
         self.moves = moves  # the first solution met in it (blank moves from the root), or None
         self.generated = self.expanded = 0
-        self.next_bound = _INF
+        self.next_bound = none
         self.done = arrays is None
         self.cancelled = False
         self.found_at = None  # its nodes generated until its first solution
 
 
-def _copy_state(arrays, depth: int | None = None):
+def _copy_state(arrays, none: int, depth: int | None = None):
     """A copy of a search state (board, st, path, nxt, hst, fsm, hs); with `depth`, a packet's:
-    the moves above `depth` exhausted, its counters and next bound fresh."""
+    the moves above `depth` exhausted, its counters and next bound fresh (`none`: no bound yet)."""
     board, st, path, nxt, hst, fsm, hs = arrays
     out = (board.copy(), st.copy(), path.copy(), nxt.copy(), hst.copy(), fsm.copy(),
            tuple(a.copy() if isinstance(a, np.ndarray) else a for a in hs))
     if depth is not None:
         out[3][:depth] = 4
-        out[1][S_NEXT_BOUND] = _INF
+        out[1][S_NEXT_BOUND] = none
         out[1][S_GENERATED] = 0
         out[1][S_EXPANDED] = 0
     return out
@@ -121,6 +120,8 @@ class ParallelIdaSearch(IdaSearch):
         self.packets_per_thread = PACKETS_PER_THREAD if packets_per_thread is None else int(packets_per_thread)
         self.min_parallel_nodes = PARALLEL_MIN_NODES if min_parallel_nodes is None else int(min_parallel_nodes)
         self.log: list[dict] = []
+        # The serial search's "no next bound yet", as it starts every iteration with it.
+        self._none = int(self.st[S_NEXT_BOUND])
         self._depth = 1  # the last frontier depth
         self._prev_nodes = 0
         self._found_moves = None
@@ -152,14 +153,14 @@ class ParallelIdaSearch(IdaSearch):
             status = self._call(arrays, 1)
             left[0] -= int(st[S_GENERATED] - g0)
             if status == IDA_FOUND:
-                out.append(Item(moves=arrays[2][:int(st[S_DEPTH])].copy()))
+                out.append(Item(self._none, moves=arrays[2][:int(st[S_DEPTH])].copy()))
                 if not whole:
                     return True
                 continue
             if status == IDA_ITERATION_DONE:
                 return False
             if st[S_DEPTH] == depth:
-                out.append(Item(_copy_state(arrays, depth), arrays[2][:depth].tobytes()))
+                out.append(Item(self._none, _copy_state(arrays, self._none, depth), arrays[2][:depth].tobytes()))
                 nxt[depth] = 4
 
     def _frontier(self, tally: dict, whole: bool, left: list) -> list:
@@ -305,14 +306,14 @@ class ParallelIdaSearch(IdaSearch):
         while True:
             bound = int(self.st[S_BOUND])
             self._base = (int(self.st[S_GENERATED]), int(self.st[S_EXPANDED]))
-            tally = {"generated": 0, "expanded": 0, "next_bound": _INF}
+            tally = {"generated": 0, "expanded": 0, "next_bound": self._none}
             left = [max_nodes - self.generated]
             parallel = self.threads > 1 and self._prev_nodes >= self.min_parallel_nodes
             try:
                 if parallel:
                     items = self._frontier(tally, whole_last_iteration, left)
                 else:
-                    items = [Item(_copy_state(self._main(), 0))]
+                    items = [Item(self._none, _copy_state(self._main(), self._none, 0))]
             except _Stop:
                 self._record(bound, tally, False, [])
                 return NODES
@@ -330,7 +331,7 @@ class ParallelIdaSearch(IdaSearch):
                 return FOUND
             if limit is not None:
                 return limit
-            if tally["next_bound"] >= _INF:
+            if tally["next_bound"] >= self._none:
                 raise AssertionError("search exhausted a solvable instance")  # a bug of ours
             self._prev_nodes = tally["generated"]
             self.st[S_BOUND] = tally["next_bound"]
