@@ -308,6 +308,15 @@ def study_workers(args, small: bool):
         raise InputError(f"--workers {args.workers}: {str(exc).partition(': ')[2]}") from None
 
 
+def run_json(outcome, workers: int, cluster) -> dict | None:
+    """What ran a study (``run`` in its JSON): worker processes (0 on a cluster), the cluster, and the
+    chunks computed now, found finished in its folder, and redone after a worker died."""
+    if outcome is None:
+        return None
+    return {"workers": outcome.workers, "cluster": cluster, "chunks_computed": outcome.computed,
+            "chunks_resumed": outcome.resumed, "chunks_redone": outcome.redone}
+
+
 def run_folder_out(out) -> bool:
     """Whether --out names a run folder (resumable) rather than a rows file: it ends with a slash, is
     an existing folder, or has no suffix (``results``, not ``results.parquet``) and is no file."""

@@ -611,6 +611,7 @@ def cmd_compare(args):
                    f"instances (widest: {precision['limiting']}); exit status 3")
         args.exit_status = 3
     out = _compare_json(study, summary, spec, names, precision, verdict, written, __version__)
+    out["run"] = common.run_json(study.run_outcome, workers, cluster)
     if fmt == "json":
         if not args.json:
             common.emit_json(out)

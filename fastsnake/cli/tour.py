@@ -155,7 +155,11 @@ def _compare_parser(tour) -> None:
                    help="per trial (default 10)")
     p.add_argument("--max-nodes", type=common.positive_int, default=None, metavar="N")
     p.add_argument("--out", metavar="FILE|DIR", default=None,
-                   help="one Parquet row per trial and method (a folder: DIR/RUN_ID.parquet)")
+                   help="FILE.parquet: one Parquet row per trial and method, written at the end; DIR (a name "
+                        "without a suffix, an existing or empty folder, or ending in /): a run folder, each chunk "
+                        "of trials kept as it finishes: run the same command again after a crash to finish it, "
+                        "and DIR/RUN_ID.parquet holds the rows at the end")
+    common.study_run_options(p, f"fewer than {SMALL_TOUR_STUDY} trials")
     common.study_baseline_options(p, "method", "trial")
     p.add_argument("--format", default=None, choices=("text", "json", "csv", "markdown", "latex"))
     p.add_argument("--table", default="methods", choices=("methods", "pairs"),
@@ -163,6 +167,11 @@ def _compare_parser(tour) -> None:
     p.add_argument("--json", action="store_true")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(handler=run_compare, tier_job=None)
+
+
+# A tour study of fewer trials runs in this process unless --workers says otherwise: starting worker
+# processes (about a second of CPU each, to import and load the kernels) costs more than it saves.
+SMALL_TOUR_STUDY = 200
 
 
 def _sizes(text: str):
@@ -180,22 +189,34 @@ def run_compare(args):
     seeds = [common.whole_number(s) for s in args.seeds.split(",") if s.strip()]
     arms = T.study.check_methods(args.methods, seeds or [0])
     trials = T.study.trials(args.size, args.piece or ["knight"], args.closed, args.starts)
-    for path in (args.out, args.save_baseline):
+    folder = None
+    if common.run_folder_out(args.out):
+        if common.pooled_folder(args.out):
+            common.log(f"fastsnake: note: {common.shown(args.out)} holds other files and no run: the rows go to "
+                       "DIR/RUN_ID.parquet at the end (not resumable; give a new or empty folder to resume)")
+        else:
+            folder = args.out
+    for path in (args.out if folder is None else None, args.save_baseline):
         if path is not None:
             S.check_out(path)
+    workers, cluster = common.study_workers(args, small=len(trials) < SMALL_TOUR_STUDY)
     base_rows = None if args.baseline_from is None else T.study.check_baseline_trials(
         trials, args.baseline_from, arms, allow_partial=args.allow_partial)
     study = T.study.run_study(trials, arms, time_limit=args.time_limit, max_nodes=args.max_nodes,
-                              progress=None if args.quiet else common.log)
+                              progress=None if args.quiet else common.log, workers=workers, cluster=cluster,
+                              folder=folder, bar=not (args.quiet or args.json), warn=common.log)
     if study.interrupted:
         args.exit_status = 130
-        common.log(f"fastsnake: interrupted: {len(study.trials)} trials finished (kept)")
+        common.log(f"fastsnake: interrupted: {len(study.trials)} trials finished (kept"
+                   + (f" in {common.shown(folder)}: run the same command again to finish it)" if folder else ")"))
     summary = T.study.summarize(study)
     tables = T.study.study_tables(summary)
     written = {}
     if args.out is not None or args.save_baseline is not None:
         table, meta = T.study.rows_table(study.rows), T.study.study_meta(study)
-        if args.out is not None:
+        if folder is not None:
+            written["folder"] = str(folder)
+        if args.out is not None and not (folder is not None and study.interrupted):  # a folder: rows when whole
             written["rows"] = S.write_rows(table, args.out, meta)
             if fmt == "csv":
                 written["tables"] = S.write_csv(tables, S.csv_stem(args.out, study.run_id))
@@ -209,7 +230,8 @@ def run_compare(args):
             args.exit_status = 4
     out = {"trials": len(study.trials), "run_id": study.run_id, "fastsnake_version": __version__,
            "methods": summary["methods"], "pairs": summary["pairs"], "options": study.options,
-           "interrupted": study.interrupted, "baseline": verdict, "files": written}
+           "interrupted": study.interrupted, "baseline": verdict, "files": written,
+           "run": common.run_json(study.run_outcome, workers, cluster)}
     if fmt == "json":
         if not args.json:
             common.emit_json(out)

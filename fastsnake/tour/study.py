@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fastsnake.errors import Terminated
 from fastsnake.study import stats as S
 from fastsnake.study.intervals import wilson_ci95
 from fastsnake.study.rows import canonical_json, new_run_id
@@ -132,44 +131,56 @@ class TourStudy:
     run_id: str = ""
     options: dict = field(default_factory=dict)
     interrupted: bool = False
+    # what the runner did (`fastsnake.runs.RunOutcome`): chunks resumed, computed, redone, workers
+    run_outcome: object = None
 
 
 def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0, max_nodes: int | None = None,
-              progress=None, run_id: str | None = None) -> TourStudy:
-    """Every arm (method, seed) on every trial; Ctrl-C keeps the finished trials."""
-    from fastsnake import __version__
+              progress=None, run_id: str | None = None, workers: int = 1, cluster: str | None = None, folder=None,
+              bar: bool = False, warn=None) -> TourStudy:
+    """Every arm (method, seed) on every trial; Ctrl-C keeps the finished trials.
+
+    The trials run on `workers` processes of this machine (1: this process) or on the dask `cluster`
+    (``local:N`` or a scheduler address), each trial (all its arms) a unit of the runner
+    (`fastsnake.runs`), in chunks of `chunk_size_for`; the rows are the same whatever runs them (but
+    CPU-seconds), in the same order. `folder`: a run folder (a path) the finished chunks are kept
+    in; the same call again computes only those missing (another study's folder is refused,
+    `RunFolderError`). `bar`: one progress line on stderr (a terminal)."""
+    from fastsnake import __version__, runs
 
     options = {k: v for k, v in {"time_limit": time_limit, "max_nodes": max_nodes}.items() if v is not None}
+    run_folder = None
+    if folder is not None:
+        listed = [[t.id, t.piece.name, [list(j) for j in t.piece.jump_list]] for t in all_trials]
+        identity = {"kind": "tour-study", "trials": len(all_trials),
+                    "trials_sha256": runs.folder.identity_digest({"trials": listed}),
+                    "arms": [list(a) for a in arms], "options": options}
+        run_folder = runs.RunFolder.create_or_resume(folder, identity, len(all_trials), chunk_size_for(len(all_trials)),
+                                                     run_id=run_id or new_run_id())
+        run_id = run_folder.run_id
     study = TourStudy(list(arms), run_id=run_id or new_run_id(), options=options)
-    text = canonical_json(options)
-    if all_trials:  # load the kernels before any timed search
-        t = all_trials[0]
-        find_tour(t.piece, t.rows, t.cols, t.start, closed=t.closed, method="search", time_limit=time_limit)
-    try:
-        for n, t in enumerate(all_trials, 1):
-            found = []
-            for method, seed in arms:
-                c0 = time.process_time()
-                try:
-                    r = find_tour(t.piece, t.rows, t.cols, t.start, closed=t.closed, method=method, seed=seed,
-                                  time_limit=time_limit, max_nodes=max_nodes)
-                    status = "found" if r.found else ("none" if r.exists is False else "limit")
-                    row = {"found": bool(r.found), "exists": r.exists, "nodes": int(r.nodes), "method_used": r.method,
-                           "moves": tour_moves(r.path if r.found else None, t.piece, t.cols)}
-                except TourInputError:  # the method does not apply here (`methods.MethodInapplicable`)
-                    status = "inapplicable"
-                    row = {"found": False, "exists": None, "nodes": 0, "method_used": None, "moves": None}
-                cpu = time.process_time() - c0
-                found.append({"trial_id": t.id, "rows": t.rows, "cols": t.cols, "piece": t.piece.name,
-                              "closed": t.closed, "start": t.start, "method": method, "seed": seed, "options": text,
-                              "status": status, **row, "cpu_seconds": cpu, "fastsnake_version": __version__,
-                              "run_id": study.run_id})
-            study.rows.extend(found)
+    spec = {"arms": [tuple(a) for a in arms], "time_limit": time_limit, "max_nodes": max_nodes,
+            "options_text": canonical_json(options), "run_id": study.run_id, "version": __version__,
+            "warm": all_trials[0] if all_trials else None}
+    here = trial_setup(spec) if all_trials else spec  # loads the kernels before any timed search
+    finished = []
+
+    def on_chunk(index, first, results):
+        finished.append(len(results))
+        if progress is not None and not bar:
+            done = sum(finished)
+            if done // 50 != (done - len(results)) // 50 or done == len(all_trials):
+                progress(f"{done}/{len(all_trials)} trials")
+
+    outcome = runs.run(all_trials, runs.Job(trial_rows, spec, trial_setup), workers=workers, cluster=cluster,
+                       chunk_size=chunk_size_for(len(all_trials)), folder=run_folder, progress=bar or None,
+                       on_chunk=on_chunk, state=here, label="tour study", warn=warn)
+    study.interrupted = outcome.interrupted
+    study.run_outcome = outcome
+    for t, rows in zip(all_trials, outcome.results, strict=True):
+        if rows is not None:
+            study.rows.extend(rows)
             study.trials.append(t)
-            if progress is not None and (n % 50 == 0 or n == len(all_trials)):
-                progress(f"{n}/{len(all_trials)} trials")
-    except (KeyboardInterrupt, Terminated):  # Ctrl-C or SIGTERM: the finished instances are kept
-        study.interrupted = True
     return study
 
 
@@ -198,6 +209,46 @@ def tour_path(moves: str, start: int, piece: Piece, rows: int, cols: int) -> lis
             raise TourInputError(f"tour moves: jump {len(out)} leaves the {rows}x{cols} board")
         out.append(r * cols + c)
     return out
+
+
+def chunk_size_for(trials: int) -> int:
+    """Trials a chunk of a tour study holds: about `STUDY_CHUNKS` chunks whatever the study's size (a
+    trial takes milliseconds; a chunk's file and its bookkeeping, about one)."""
+    return max(1, -(-trials // STUDY_CHUNKS))
+
+
+# Chunks a tour study is cut into (at most; fewer when it has fewer trials).
+STUDY_CHUNKS = 256
+
+
+def trial_setup(spec: dict) -> dict:
+    """A worker's state: the spec, the tour kernels loaded by one untimed search first."""
+    t = spec["warm"]
+    if t is not None:
+        find_tour(t.piece, t.rows, t.cols, t.start, closed=t.closed, method="search", time_limit=spec["time_limit"])
+    return spec
+
+
+def trial_rows(spec: dict, t: Trial) -> list[dict]:
+    """Every arm of the study on trial `t`: its rows, each timed in this process's CPU-seconds."""
+    found = []
+    for method, seed in spec["arms"]:
+        c0 = time.process_time()
+        try:
+            r = find_tour(t.piece, t.rows, t.cols, t.start, closed=t.closed, method=method, seed=seed,
+                          time_limit=spec["time_limit"], max_nodes=spec["max_nodes"])
+            status = "found" if r.found else ("none" if r.exists is False else "limit")
+            row = {"found": bool(r.found), "exists": r.exists, "nodes": int(r.nodes), "method_used": r.method,
+                   "moves": tour_moves(r.path if r.found else None, t.piece, t.cols)}
+        except TourInputError:  # the method does not apply here (`methods.MethodInapplicable`)
+            status = "inapplicable"
+            row = {"found": False, "exists": None, "nodes": 0, "method_used": None, "moves": None}
+        cpu = time.process_time() - c0
+        found.append({"trial_id": t.id, "rows": t.rows, "cols": t.cols, "piece": t.piece.name,
+                      "closed": t.closed, "start": t.start, "method": method, "seed": seed,
+                      "options": spec["options_text"], "status": status, **row, "cpu_seconds": cpu,
+                      "fastsnake_version": spec["version"], "run_id": spec["run_id"]})
+    return found
 
 
 def summarize(study: TourStudy) -> dict:

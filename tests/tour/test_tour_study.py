@@ -90,3 +90,33 @@ def test_the_plain_tour_verb_still_works(capsys):
     assert json.loads(capsys.readouterr().out)["found"] is True
     assert main(["tour", "--piece", "knight"]) == 2
     assert "--size" in capsys.readouterr().err
+
+
+def _measured_apart(path):
+    return [{k: v for k, v in r.items() if k not in ("cpu_seconds", "run_id")} for r in pq.read_table(path).to_pylist()]
+
+
+def test_a_run_folder_resumes_to_the_rows_of_a_plain_run(capsys, tmp_path):
+    args = ("--size", "5,6", "--closed", "--json")
+    assert _run(capsys, *args, "--out", str(tmp_path / "plain.parquet"))[0] == 0
+    folder = tmp_path / "tours"
+    code, text, err = _run(capsys, *args, "--out", str(folder))
+    assert code == 0, err
+    doc = json.loads(text)
+    assert doc["run"]["chunks_computed"] == 61 and doc["files"]["folder"] == str(folder)
+    for name in ("chunk-00000000.json", "chunk-00000060.json"):
+        (folder / name).unlink()
+    code, text, err = _run(capsys, *args, "--out", str(folder))
+    again = json.loads(text)
+    assert (again["run"]["chunks_computed"], again["run"]["chunks_resumed"]) == (2, 59)
+    assert _measured_apart(again["files"]["rows"]) == _measured_apart(tmp_path / "plain.parquet")
+    code, _, err = _run(capsys, "--size", "5,6", "--out", str(folder))  # open tours: another study
+    assert code == 2 and "holds another run" in err
+
+
+@pytest.mark.slow
+def test_two_workers_give_the_rows_of_one(capsys, tmp_path):
+    args = ("--size", "5,6,7,8", "--methods", "search,construct", "--seeds", "0,1")
+    for n in ("1", "2"):
+        assert _run(capsys, *args, "--workers", n, "--out", str(tmp_path / f"w{n}.parquet"))[0] == 0
+    assert _measured_apart(tmp_path / "w1.parquet") == _measured_apart(tmp_path / "w2.parquet")

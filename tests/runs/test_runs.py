@@ -1,0 +1,160 @@
+"""The runner (`fastsnake.runs`): results in unit order whoever computes them, folders that resume
+and refuse another run's, a dead worker's chunk redone, a SIGKILLed run finished by a rerun.
+
+The work functions are plain Python (`runs_workers.py`): no kernel is compiled here."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import runs_workers as W
+
+from fastsnake.errors import InputError
+from fastsnake.runs import Job, RunFolder, RunFolderError, check_workers, run
+from fastsnake.runs import progress as P
+from fastsnake.runs.cluster import parse_cluster, probe
+
+UNITS = list(range(23))
+
+
+def expected(offset=1):
+    return [{"unit": u, "value": u * u + offset} for u in UNITS]
+
+
+def test_one_and_two_workers_give_the_same_results_in_unit_order():
+    job = Job(W.square, {"offset": 1}, W.setup)
+    here = run(UNITS, job, workers=1, chunk_size=4)
+    pool = run(UNITS, job, workers=2, chunk_size=4, order=list(reversed(range(6))))  # started last first
+    assert here.results == pool.results == expected()
+    assert (here.computed, pool.computed, pool.interrupted) == (6, 6, False)
+
+
+@pytest.mark.slow  # two pools of two spawned processes: about 3 CPU-s
+def test_a_worker_that_dies_is_said_and_its_chunk_redone(tmp_path):
+    lines = []
+    out = run(UNITS, Job(W.die_once, {"marker": str(tmp_path / "died")}), workers=2, chunk_size=2, warn=lines.append)
+    assert (tmp_path / "died").exists() and out.redone >= 1
+    assert [r["value"] for r in out.results] == [u * u for u in UNITS]
+    assert any("a worker process died" in line and "run again" in line for line in lines)
+
+
+def _folder(path, identity=None, run_id="r1", chunk_size=4):
+    return RunFolder.create_or_resume(path, identity or {"kind": "test"}, len(UNITS), chunk_size, run_id=run_id)
+
+
+def test_a_folder_resumes_and_refuses_another_run(tmp_path):
+    job = Job(W.square, {"offset": 1}, W.setup)
+    first = run(UNITS, job, folder=_folder(tmp_path / "f"))
+    assert first.computed == 6 and first.results == expected()
+    again = run(UNITS, job, folder=_folder(tmp_path / "f", run_id="other"))
+    assert (again.computed, again.resumed) == (0, 6) and again.results == expected()
+    assert RunFolder.open(tmp_path / "f").run_id == "r1"  # the folder's run id is kept
+    (tmp_path / "f" / "chunk-00000002.json").unlink()  # removed by hand: recomputed, nothing else
+    third = run(UNITS, job, folder=_folder(tmp_path / "f"))
+    assert (third.computed, third.resumed) == (1, 5) and third.results == expected()
+    with pytest.raises(RunFolderError, match=r"holds another run \(kind: \"test\" there, \"other\" asked\)"):
+        _folder(tmp_path / "f", {"kind": "other"})
+    with pytest.raises(RunFolderError, match="chunk_size: 4 there, 5 asked"):
+        _folder(tmp_path / "f", chunk_size=5)
+    (tmp_path / "g").mkdir()
+    (tmp_path / "g" / "notes.txt").write_text("mine")
+    with pytest.raises(RunFolderError, match="not empty and holds no run"):
+        _folder(tmp_path / "g")
+
+
+def test_a_tampered_chunk_is_refused_by_the_rerun_verify_and_the_reader(tmp_path):
+    job = Job(W.square, {"offset": 1}, W.setup)
+    run(UNITS, job, folder=_folder(tmp_path / "f"))
+    chunk = tmp_path / "f" / "chunk-00000001.json"
+    chunk.write_text(chunk.read_text().replace('"value":17', '"value":18'))
+    folder = RunFolder.open(tmp_path / "f")
+    report = folder.verify()
+    assert not report["ok"] and "chunk-00000001.json is damaged" in report["damaged"][0]
+    with pytest.raises(RunFolderError, match="chunk-00000001.json is damaged"):
+        folder.results()
+    with pytest.raises(RunFolderError, match="chunk-00000001.json is damaged .* remove it and run the same command"):
+        run(UNITS, job, folder=_folder(tmp_path / "f"))
+
+
+def test_a_whole_chunk_the_manifest_missed_is_adopted_after_its_check(tmp_path):
+    """Killed between a chunk's rename and the manifest's: the chunk is whole, checked and kept."""
+    job = Job(W.square, {"offset": 1}, W.setup)
+    run(UNITS, job, folder=_folder(tmp_path / "f"))
+    manifest = json.loads((tmp_path / "f" / "_manifest.json").read_text())
+    folder = RunFolder(tmp_path / "f", manifest)
+    del folder.records[3]
+    folder.save_manifest()
+    assert RunFolder.open(tmp_path / "f").verify()["unrecorded"] == 1
+    again = run(UNITS, job, folder=_folder(tmp_path / "f"))
+    assert again.computed == 0 and again.results == expected()
+    assert "3" in json.loads((tmp_path / "f" / "_manifest.json").read_text())["chunks"]
+
+
+SCRIPT = """
+import sys
+sys.path.insert(0, {here!r})
+import runs_workers as W
+from fastsnake.runs import Job, RunFolder, run
+if __name__ == "__main__":
+    folder = RunFolder.create_or_resume(sys.argv[1], {{"kind": "test"}}, 23, 1, run_id="r1")
+    run(list(range(23)), Job(W.slow_square, {{"offset": 1, "sleep": 0.05}}, W.slow_setup), folder=folder)
+"""
+
+
+def test_a_run_killed_with_sigkill_is_finished_by_a_rerun(tmp_path):
+    script = tmp_path / "go.py"
+    script.write_text(SCRIPT.format(here=str(Path(W.__file__).parent)))
+    folder = tmp_path / "f"
+    proc = subprocess.Popen([sys.executable, str(script), str(folder)], stdout=subprocess.PIPE, text=True)
+    try:
+        while proc.poll() is None and len(list(folder.glob("chunk-*.json"))) < 4:
+            time.sleep(0.01)  # the kill lands after four chunks, whatever the machine's speed
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    kept = len(list(folder.glob("chunk-*.json")))
+    assert kept >= 4
+    folder_again = RunFolder.create_or_resume(folder, {"kind": "test"}, 23, 1, run_id="r2")
+    rerun = run(UNITS, Job(W.square, {"offset": 1}, W.setup), folder=folder_again)
+    assert rerun.resumed >= kept and rerun.computed + rerun.resumed == 23  # nothing twice, nothing lost
+    assert folder_again.run_id == "r1"
+    assert RunFolder.open(folder).results(partial=False) == expected()
+    assert not [p for p in os.listdir(folder) if p.startswith(".")]  # the killed writer's temporaries: gone
+
+
+def test_worker_counts_are_checked():
+    allowed = len(os.sched_getaffinity(0))
+    assert check_workers(None) == allowed and check_workers(1) == 1
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(InputError, match=f"workers={bad!r}"):
+            check_workers(bad)
+    with pytest.raises(InputError, match=f"may use {allowed} core"):
+        check_workers(allowed + 1)
+    said = []
+    assert check_workers(allowed + 5, cap=True, warn=said.append) == allowed and "running" in said[0]
+
+
+def test_cluster_addresses_are_checked_before_any_work():
+    assert parse_cluster("local:3") == ("local", 3) and parse_cluster("tcp://h:1") == ("address", "tcp://h:1")
+    with pytest.raises(InputError, match="not local, local:N or a scheduler address"):
+        parse_cluster("mars")
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(InputError, match=f"tcp://127.0.0.1:{port}'.*cannot reach the scheduler"):
+        probe(f"tcp://127.0.0.1:{port}", timeout=2)
+
+
+def test_the_progress_line_counts_rate_and_eta_from_finished_work():
+    text = P.line("puzzle study", 30, 120, 30, 10.0, 2)
+    assert text == "puzzle study: 30/120 (25%), 3/s, ETA 30s, 2 workers"
+    assert P.line("x", 5, 10, 0, 3.0, 1).endswith("-/s, ETA ?, 1 worker")
+    assert P.eta_text(3725) == "ETA 1h02m" and P.eta_text(65) == "ETA 1m05s"
+    assert not P.ProgressLine.wanted(open(os.devnull, "w"))  # not on a pipe or a file
