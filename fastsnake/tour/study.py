@@ -159,10 +159,15 @@ def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0,
                                                      run_id=run_id or new_run_id())
         run_id = run_folder.run_id
     study = TourStudy(list(arms), run_id=run_id or new_run_id(), options=options)
+    from fastsnake.tour.methods import builtin_names, get_method
+
+    own = set(builtin_names())
     spec = {"arms": [tuple(a) for a in arms], "time_limit": time_limit, "max_nodes": max_nodes,
             "options_text": canonical_json(options), "run_id": study.run_id, "version": __version__,
-            "warm": all_trials[0] if all_trials else None}
-    here = trial_setup(spec) if all_trials else spec  # loads the kernels before any timed search
+            "warm": all_trials[0] if all_trials else None,
+            # methods of other packages or of this process: registered again in every worker
+            "methods": [get_method(m) for m in dict.fromkeys(m for m, _ in arms) if m not in own]}
+    here = trial_setup(dict(spec, methods=[])) if all_trials else spec  # kernels loaded before any timed search
     finished = []
 
     def on_chunk(index, first, results):
@@ -223,6 +228,10 @@ STUDY_CHUNKS = 256
 
 def trial_setup(spec: dict) -> dict:
     """A worker's state: the spec, the tour kernels loaded by one untimed search first."""
+    from fastsnake.tour.methods import register_tour_method
+
+    for method in spec.get("methods", ()):
+        register_tour_method(method, replace_existing=True)
     t = spec["warm"]
     if t is not None:
         find_tour(t.piece, t.rows, t.cols, t.start, closed=t.closed, method="search", time_limit=spec["time_limit"])
