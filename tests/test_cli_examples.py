@@ -43,6 +43,7 @@ HEAVY = {
     r"\bphc\b": "compiles phc",
     r"\bwarm\b": "compiles policies ahead of time",
     r"--heuristic pdb": "builds 6-6-3 pattern databases",
+    r"--heuristics \S*\bpdb\b": "a study with pdb: builds 6-6-3 pattern databases",
     r"walking-distance": "builds the walking-distance table",
     r"--size 20(x20)?\b": "a 20x20 puzzle (reduce) or a 20x20 sweep",
     r"--count 50 --seed 1 >": "a batch of 50 instances",

@@ -243,3 +243,26 @@ def test_the_first_screen_carries_no_dates_hashes_or_load_stories():
         if line.strip().startswith("#") and len(line) > 120
     ]
     assert not long_comments, f"set-up comments over 120 characters: {long_comments}"
+
+
+# --- what the README lists stays what the code has ------------------------------------------------
+
+def test_the_readme_lists_the_registrys_heuristics_in_its_order():
+    from fastsnake.puzzle.heuristics import heuristic_names
+
+    text = README.read_text(encoding="utf-8")
+    listed = re.search(r"<!-- heuristics:[^>]*-->(.*?)<!-- /heuristics -->", text, flags=re.S)
+    assert listed, "README.md has no <!-- heuristics: ... --> list"
+    assert re.findall(r"`([^`]+)`", listed.group(1)) == heuristic_names()
+
+
+def test_every_extra_the_readme_names_installs_what_it_says():
+    import tomllib
+
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    named = re.search(r"Optional extras: (.*?) `dev` has", text).group(1)
+    for extra in re.findall(r"`([a-z-]+)` \(", named):
+        assert extra in extras, f"README names the extra {extra!r}; pyproject.toml has none"
+    packages = {re.split(r"[<>=\[]", p)[0] for p in extras["data"]}
+    assert packages == {"pandas", "duckdb", "polars"}  # what the data-tool examples import
