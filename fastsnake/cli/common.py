@@ -154,6 +154,8 @@ def print_baseline_and_files(baseline, verdict: dict | None, written: dict, what
               + ("worse: " + ", ".join(verdict["worse"]) if verdict["worse"] else f"no {what} is worse"))
         for line in verdict["unmatched"]:
             print(f"  not compared: {line}")
+        for line in verdict.get("changed") or ():
+            print(f"  changed: {line}")
     for key, path in written.items():
         for p in [path] if isinstance(path, str) else path:
             print(f"{key}: {shown(os.fspath(p))}")
@@ -263,7 +265,7 @@ def positive_int(text: str) -> int:
     return value
 
 
-def study_baseline_options(p, algorithm: str, trial: str) -> None:
+def study_baseline_options(p, algorithm: str, trial: str, stop_at: bool = False) -> None:
     """A study's baseline flags (puzzle and tour compare): save one, check against one, what is judged."""
     p.add_argument("--save-baseline", metavar="FILE", default=None,
                    help="keep this run's rows as a baseline file for --baseline-from")
@@ -277,6 +279,14 @@ def study_baseline_options(p, algorithm: str, trial: str) -> None:
     p.add_argument("--allow-partial", action="store_true",
                    help=f"--baseline-from: accept comparing only the {algorithm}s and {trial}s the baseline "
                         "holds (at least one must pair); without it a partial comparison exits 2")
+    p.add_argument("--require-all", action="store_true",
+                   help=f"--baseline-from: exit 2 unless the run covers every {trial} and {algorithm} of the "
+                        f"baseline (without it, the baseline's {trial}s not run are counted in the verdict)")
+    if stop_at:
+        p.add_argument("--stop-at", type=nonnegative_float, default=None, metavar="X",
+                       help=f"--baseline-from: a search stops at X times the baseline's nodes on its {trial} "
+                            f"(default 20; 0: never), and its {algorithm} counts as worse (its later {trial}s are "
+                            "not run); the options stay comparable with the baseline's")
 
 
 def study_run_options(p, what: str) -> None:

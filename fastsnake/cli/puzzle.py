@@ -158,7 +158,7 @@ def register(subparsers) -> None:
                         "and DIR/RUN_ID.parquet holds the rows at the end; with --format csv, each table as "
                         "FILE.TABLE.csv beside it")
     common.study_run_options(p, "boards of at most 12 cells")
-    common.study_baseline_options(p, "heuristic", "instance")
+    common.study_baseline_options(p, "heuristic", "instance", stop_at=True)
     p.add_argument("--format", default=None, choices=("text", "json", "csv", "markdown", "latex"),
                    help="text (default), json (as --json), csv (data: one table, see --table), markdown, latex")
     p.add_argument("--table", default="heuristics", choices=("heuristics", "pairs"),
@@ -566,13 +566,18 @@ def cmd_compare(args):
             S.check_out(path)
     workers, cluster = common.study_workers(args, small=all(i.rows * i.cols <= 12 for i in instances))
     base_rows = None
+    _baseline_flags(args)
     if args.baseline_from is not None:
         # --precision plays a prefix of the instances: how many the baseline must hold is decided after the run.
         base_rows = P.check_baseline_instances(instances, names, args.baseline_from,
-                                               allow_partial=args.allow_partial or args.precision is not None)
+                                               allow_partial=args.allow_partial or args.precision is not None,
+                                               require_all=args.require_all and args.precision is None)
     run_id = S.new_run_id()
     kwargs = dict(partition=args.partition, progress=_progress(args), run_id=run_id, warn=common.log,
                   workers=workers, cluster=cluster, bar=not (args.quiet or args.json), **_limits(args))
+    if base_rows is not None:
+        stop_at = P.DEFAULT_STOP_AT if args.stop_at is None else args.stop_at
+        kwargs["node_caps"] = P.stop_caps(base_rows, stop_at)
     if args.admissibility_samples is not None:  # else run_study's default
         kwargs["admissibility_samples"] = args.admissibility_samples
     precision = None
@@ -602,7 +607,10 @@ def cmd_compare(args):
             written["baseline"] = S.write_rows(table, args.save_baseline, meta)
     verdict = None
     if base_rows is not None:
-        verdict = P.check_baseline(study, base_rows, allow_partial=args.allow_partial, slower=args.slower)
+        verdict = P.check_baseline(study, base_rows, allow_partial=args.allow_partial, slower=args.slower,
+                                   require_all=args.require_all, path=args.baseline_from)
+        verdict["stop_at"] = stop_at
+        verdict["decided"] = dict(study.decided)
         if verdict["worse"]:
             common.log(f"fastsnake: worse than baseline {args.baseline_from!r}: " + ", ".join(verdict["worse"]))
             args.exit_status = 4
@@ -660,6 +668,14 @@ def _study_folder(args):
     return args.out
 
 
+def _baseline_flags(args) -> None:
+    """--allow-partial, --require-all and --stop-at qualify --baseline-from: refused without it."""
+    for flag, given in (("--allow-partial", args.allow_partial), ("--require-all", args.require_all),
+                        ("--stop-at", getattr(args, "stop_at", None) is not None)):
+        if given and args.baseline_from is None:
+            raise InputError(f"{flag} qualifies a check against a baseline: name one with --baseline-from FILE")
+
+
 def _inadmissible_line(e: dict) -> str:
     """What a study saw against a user's heuristic, in one line."""
     seen = []
@@ -693,6 +709,7 @@ def _compare_json(study, summary, spec, names, precision, verdict, written, vers
             "rows": first.rows if first else None, "cols": first.cols if first else None,
             "goal": list(first.goal) if first else None, "instance_ids": [i.id for i in study.instances],
             "heuristics": per, "pairs": summary["pairs"], "all_pairs": summary["all_pairs"],
+            "noise_floor": summary.get("floor"),
             "lengths_agree": True, "lengths": [lengths.get(i.id) for i in study.instances],
             "admissibility": summary["admissibility"],
             "mean_length": sum(known) / len(known) if known else None, "options": study.options,

@@ -139,7 +139,8 @@ def register(sub) -> None:
     _first_group(p, need)
     p.set_defaults(handler=cmd_sweep, tier_job=_sweep_job)
 
-    p = sub.add_parser("verify", help="check a sweep file or folder: which games are missing, doubled or damaged",
+    p = sub.add_parser("verify", help="check a sweep file or folder (which games are missing, doubled or damaged) "
+                                      "or a puzzle or tour study file (every row, a few searches again)",
                        epilog=common.examples("fastsnake verify sweep.parquet",
                                               "fastsnake verify big/ --json     # a sweep folder, every chunk",
                                               "fastsnake verify sweep.parquet --replay 1000 --replay-seed 7"))
@@ -149,7 +150,7 @@ def register(sub) -> None:
     p.add_argument("--replay", type=common.nonnegative_int, default=None, metavar="N",
                    help="re-play N games of each run from their seeds (default 16; 0: none): up to N/4 of each "
                         "outcome, the rest at random; a row its game contradicts (outcome, moves, apples) is "
-                        "damaged")
+                        "damaged. A study file: N rows searched again (default 3)")
     p.add_argument("--replay-seed", type=common.nonnegative_int, default=None, metavar="S",
                    help="choose the re-played games with seed S (the same S, the same games; default: a fresh "
                         "random seed, printed)")
@@ -413,12 +414,48 @@ def _finish_sweep(args, summary, interrupted):
     return summary
 
 
+def _verify_study(args, kind: str):
+    """`verify` of a puzzle or tour study rows file (`fastsnake.puzzle.verify_study`,
+    `fastsnake.tour.study.verify_study`): its checksum, every row, a few searches done again."""
+    if args.repair:
+        raise InputError(f"--repair rebuilds a sweep folder's manifest; {args.path!r} is a {kind} study file")
+    if kind == "puzzle":
+        from fastsnake.puzzle import verify_study
+    else:
+        from fastsnake import tour
+
+        verify_study = tour.study.verify_study
+    sample = {} if args.replay is None else {"resolve": args.replay}
+    report = verify_study(args.path, **sample)
+    if args.json:
+        common.emit_json(report)
+    else:
+        unit = "instances" if kind == "puzzle" else "trials"
+        state = "intact" if report["ok"] else "DAMAGED"
+        print(f"{common.shown(report['path'])}: {kind} study: {state}: {report['rows']:,} rows, "
+              f"{report[unit]:,} {unit}; {len(report['problems']):,} problem(s)")
+        for problem in report["problems"]:
+            print(f"  {printable(problem, LINE_CHARS)}")
+        done = report["resolved"]
+        if done:
+            print(f"  searched again: {len(done):,} row(s), {sum(not d['ok'] for d in done):,} contradict their rows")
+        for why in report.get("not_resolved") or ():
+            print(f"  not searched again: {printable(why, LINE_CHARS)}")
+    if not report["ok"]:
+        raise InputError(f"{args.path!r} is damaged: {report['problems'][0]}")
+    return None
+
+
 def cmd_verify(args):
     import fastsnake
     from fastsnake.runs import is_run_folder
+    from fastsnake.study import study_kind
 
     if is_run_folder(args.path):  # a study's run folder (puzzle or tour compare --out DIR)
         return _verify_run_folder(args)
+    kind = study_kind(args.path)
+    if kind in ("puzzle", "tour"):
+        return _verify_study(args, kind)
     report = fastsnake.verify_sweep(args.path, repair=args.repair, replay=args.replay, replay_seed=args.replay_seed)
     if args.json:
         common.emit_json(report)

@@ -200,8 +200,11 @@ def run_compare(args):
         if path is not None:
             S.check_out(path)
     workers, cluster = common.study_workers(args, small=len(trials) < SMALL_TOUR_STUDY)
+    if args.baseline_from is None and (args.allow_partial or args.require_all):
+        raise InputError("--allow-partial and --require-all qualify a check against a baseline: name one with "
+                         "--baseline-from FILE")
     base_rows = None if args.baseline_from is None else T.study.check_baseline_trials(
-        trials, args.baseline_from, arms, allow_partial=args.allow_partial)
+        trials, args.baseline_from, arms, allow_partial=args.allow_partial, require_all=args.require_all)
     study = T.study.run_study(trials, arms, time_limit=args.time_limit, max_nodes=args.max_nodes,
                               progress=None if args.quiet else common.log, workers=workers, cluster=cluster,
                               folder=folder, bar=not (args.quiet or args.json), warn=common.log)
@@ -224,12 +227,14 @@ def run_compare(args):
             written["baseline"] = S.write_rows(table, args.save_baseline, meta)
     verdict = None
     if base_rows is not None:
-        verdict = T.study.check_baseline(study, base_rows, allow_partial=args.allow_partial, slower=args.slower)
+        verdict = T.study.check_baseline(study, base_rows, allow_partial=args.allow_partial, slower=args.slower,
+                                         require_all=args.require_all, path=args.baseline_from)
         if verdict["worse"]:
             common.log(f"fastsnake: worse than baseline {args.baseline_from!r}: " + ", ".join(verdict["worse"]))
             args.exit_status = 4
     out = {"trials": len(study.trials), "run_id": study.run_id, "fastsnake_version": __version__,
-           "methods": summary["methods"], "pairs": summary["pairs"], "options": study.options,
+           "methods": summary["methods"], "pairs": summary["pairs"], "impossible": summary["impossible"],
+           "noise_floor": summary["floor"], "options": study.options,
            "interrupted": study.interrupted, "baseline": verdict, "files": written,
            "run": common.run_json(study.run_outcome, workers, cluster)}
     if fmt == "json":
@@ -242,6 +247,9 @@ def run_compare(args):
         return None
     print(S.render(tables, "text" if fmt == "text" else fmt))
     if fmt == "text":
+        print(f"success rate: tours found among the starts where a tour may exist; {summary['impossible']:,} "
+              f"start(s) proved to have none are apart, in no method's failures. CPU-s differences within the "
+              f"noise floor ({summary['floor']['text']}) are not significant")
         common.print_baseline_and_files(args.baseline_from, verdict, written, "method")
     return None
 

@@ -47,9 +47,10 @@ __all__ = [
 
 
 # Studies of heuristics (`fastsnake.puzzle.study`), loaded when first used.
-_STUDY_NAMES = ("INSTANCE_SETS", "StudyInputError", "StudyLengthError", "check_baseline",
-                "check_baseline_instances", "check_heuristics", "load_instances", "rows_table", "run_study",
-                "run_to_precision", "study_meta", "study_tables", "summarize")
+_STUDY_NAMES = ("DEFAULT_STOP_AT", "INSTANCE_SETS", "StudyInputError", "StudyLengthError", "check_baseline",
+                "check_baseline_instances", "check_heuristics", "load_instances", "row_problems", "rows_table",
+                "run_study", "run_to_precision", "stop_caps", "study_meta", "study_tables", "summarize",
+                "verify_study")
 
 
 def __getattr__(name):

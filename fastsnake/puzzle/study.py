@@ -74,6 +74,14 @@ DEFAULT_ADMISSIBILITY_SAMPLES = 40
 KEPT_FINDINGS = 10
 # The instance identity a baseline must share.
 IDENTITY = ("instance_set", "rows", "cols", "start", "goal")
+# A row's status: `solve`'s, or `STOP_STATUS` (stopped at --stop-at times the baseline's nodes).
+STOP_STATUS = SU.STOP_STATUS
+STATUSES = ("solved", "node limit reached", "memory limit reached", "time limit reached", STOP_STATUS)
+ALGORITHMS = ("astar", "idastar")
+# With a baseline, a search stops at this many times the baseline's nodes for its instance (--stop-at).
+DEFAULT_STOP_AT = 20.0
+# Problems `row_problems` lists (their count is whole).
+KEPT_PROBLEMS = 20
 
 
 class StudyInputError(B.PuzzleInputError):
@@ -258,6 +266,8 @@ class Study:
     sampled: set = field(default_factory=set)
     # what the runner did (`fastsnake.runs.RunOutcome`): chunks resumed, computed, redone, workers
     run_outcome: object = None
+    # heuristic -> the instance where it stopped past the baseline's nodes (`run_study`'s node_caps)
+    decided: dict = field(default_factory=dict)
 
 
 def is_user_heuristic(name: str) -> bool:
@@ -337,7 +347,8 @@ def run_study(instances: list[Instance], heuristics, algorithm: str = "auto", *,
               time_limit: float | None = None, memory_budget=None, partition=None, prune_depth=None,
               progress=None, run_id: str | None = None, on_instance=None, study: Study | None = None,
               admissibility_samples: int = DEFAULT_ADMISSIBILITY_SAMPLES, warn=None, workers: int = 1,
-              cluster: str | None = None, folder=None, bar: bool = False) -> Study:
+              cluster: str | None = None, folder=None, bar: bool = False,
+              node_caps: dict | None = None) -> Study:
     """Solve every instance with every heuristic; returns the `Study` (rows appended to `study`'s
     when given, the next round of a precision run). `progress(text)` hears what happens;
     `warn(line)` hears that a user's heuristic is not admissible (`admissibility_samples` states
@@ -349,7 +360,12 @@ def run_study(instances: list[Instance], heuristics, algorithm: str = "auto", *,
     runner (`fastsnake.runs`); the rows are the same whatever runs them (but CPU-seconds), in the
     same order. Tables are built once here and shared. `folder`: a run folder (a path) the
     finished searches are kept in; the same call again computes only those missing (another
-    study's folder is refused, `RunFolderError`). `bar`: one progress line on stderr (a terminal)."""
+    study's folder is refused, `RunFolderError`). `bar`: one progress line on stderr (a terminal).
+
+    `node_caps` (`stop_caps`: ``{(heuristic, instance id): nodes}``, a run checked against a
+    baseline) stops a search there (status `STOP_STATUS`, below `max_nodes`, which the options
+    keep): the heuristic is then worse than the baseline, decided, and its later searches in the
+    same process are not run (``Study.decided``: heuristic -> the instance it stopped on)."""
     from fastsnake import runs
     from fastsnake.puzzle.solver import DEFAULT_MAX_NODES
 
@@ -395,7 +411,8 @@ def run_study(instances: list[Instance], heuristics, algorithm: str = "auto", *,
                 study.admissibility.setdefault(name, admissibility_entry())
                 sample_admissibility(study, name, rows, cols, goal, admissibility_samples, warn)
         _run_searches(study, instances, heuristics, algorithm, limits, prune_depth, partition, memory_budget,
-                      shared, users, progress, on_instance, warn, runs, workers, cluster, run_folder, bar)
+                      shared, users, progress, on_instance, warn, runs, workers, cluster, run_folder, bar,
+                      node_caps or {})
     finally:
         for tmp in temps:
             if tmp is not None:
@@ -442,10 +459,11 @@ def _order(instances: list[Instance], heuristics: list[str]) -> list[int] | None
 
 
 def _run_searches(study, instances, heuristics, algorithm, limits, prune_depth, partition, memory_budget, shared,
-                  users, progress, on_instance, warn, runs, workers, cluster, run_folder, bar) -> None:
+                  users, progress, on_instance, warn, runs, workers, cluster, run_folder, bar, caps) -> None:
     from fastsnake import __version__
 
-    units = [SU.unit_of(inst, name, resolve_algorithm(algorithm, inst.rows, inst.cols))
+    units = [SU.unit_of(inst, name, resolve_algorithm(algorithm, inst.rows, inst.cols),
+                        stop_nodes=caps.get((name, inst.id)))
              for inst in instances for name in heuristics]
     state = {"limits": limits, "prune_depth": prune_depth, "options_text": canonical_json(study.options),
              "run_id": study.run_id, "version": __version__, "partition": partition, "memory_budget": memory_budget,
@@ -471,6 +489,12 @@ def _run_searches(study, instances, heuristics, algorithm, limits, prune_depth, 
     def finalize(n):  # instance n's rows into the study, in instance order
         finalized.add(n)
         inst, rows = instances[n], [found[n * per + h] for h in range(per)]
+        for r in rows:
+            if r.get("status") == STOP_STATUS:
+                study.decided.setdefault(r["heuristic"], r["instance_id"])
+        rows = [r for r in rows if not r.get(SU.SKIPPED)]  # a heuristic decided worse: not searched
+        if not rows:
+            return
         flagged = {m for m, e in study.admissibility.items() if not e["admissible"]}
         record_longer(study, check_lengths(inst, rows, users), warn)
         study.rows.extend(rows)
@@ -491,7 +515,8 @@ def _run_searches(study, instances, heuristics, algorithm, limits, prune_depth, 
             found[first + k] = row
         n = first // per
         if whole(n):  # a disagreement stops the study at once, whatever instance finished first
-            check_lengths(instances[n], [found[n * per + h] for h in range(per)], users)
+            check_lengths(instances[n], [found[n * per + h] for h in range(per)
+                                         if not found[n * per + h].get(SU.SKIPPED)], users)
         n = len(finalized)
         while n < len(instances) and n not in finalized and whole(n):
             finalize(n)
@@ -560,14 +585,16 @@ def _values(rows: list[dict], heuristic: str, measure: str, ids: list[str]) -> n
     return out
 
 
-def summarize(study: Study, all_pairs: bool = False) -> dict:
+def summarize(study: Study, all_pairs: bool = False, noise_floor: dict | None = None) -> dict:
     """The study's statistics: ``heuristics`` (name -> instances, solved and the Wilson interval of
     the solved share ``solved_share_ci95``, algorithm, each measure
     `describe`d over the solved instances, table_cpu_seconds, unsolved_status) and ``pairs``
     (each heuristic against the first, or every pair with `all_pairs`: for each of
     `RATIO_MEASURES`, `paired_ratio` of this / baseline with Holm's adjusted p ``p_holm`` across
-    the pairs), ``instances`` and ``admissibility`` (users' heuristics: `admissibility_entry`);
-    a heuristic's ``optimal`` is False when one of its solved rows is not (found inadmissible)."""
+    the pairs, and ``significant``: for CPU-seconds, never within the machine's noise floor,
+    ``floor``, `fastsnake.study.noise`), ``instances`` and ``admissibility`` (users' heuristics:
+    `admissibility_entry`); a heuristic's ``optimal`` is False when one of its solved rows is not
+    (found inadmissible)."""
     ids = [i.id for i in study.instances]
     per = {}
     for name in study.heuristics:
@@ -586,17 +613,24 @@ def summarize(study: Study, all_pairs: bool = False) -> dict:
     names = study.heuristics
     pairs_of = [(a, b) for k, b in enumerate(names) for a in names[k + 1:]] if all_pairs \
         else [(a, names[0]) for a in names[1:]]
+    from fastsnake.study.noise import cpu_noise_floor, judge_cpu, significant
+
+    floor = noise_floor if noise_floor is not None else (cpu_noise_floor() if pairs_of else None)
     pairs = []
     for this, base in pairs_of:
         entry = {"heuristic": this, "baseline": base}
         for m in RATIO_MEASURES:
-            entry[m] = S.paired_ratio(_values(study.rows, this, m, ids), _values(study.rows, base, m, ids))
+            a, b = _values(study.rows, this, m, ids), _values(study.rows, base, m, ids)
+            entry[m] = S.paired_ratio(a, b)
+            if m == "cpu_seconds":  # a CPU difference within the machine's noise is never significant
+                entry[m] = judge_cpu(entry[m], a, b, floor)
         pairs.append(entry)
     for m in RATIO_MEASURES:
         for entry, p in zip(pairs, S.holm([S.p_of(e[m]) for e in pairs]), strict=True):
             entry[m]["p_holm"] = p
+            entry[m]["significant"] = significant(entry[m])
     return {"instances": len(ids), "heuristics": per, "pairs": pairs, "all_pairs": bool(all_pairs),
-            "admissibility": study.admissibility}
+            "admissibility": study.admissibility, "floor": floor}
 
 
 def rows_table(rows: list[dict]):
@@ -631,52 +665,291 @@ def study_meta(study: Study, spec: str) -> dict:
             "admissibility": study.admissibility}
 
 
+def _manhattan(start: str, goal: str, rows: int, cols: int) -> int | None:
+    """The Manhattan distance of the tiles `start` -> `goal` (texts), None when they are not boards
+    of `rows` x `cols`: every move changes it by one, so a path's length is at least it and of its
+    parity."""
+    try:
+        a, b = [int(t) for t in start.split()], [int(t) for t in goal.split()]
+    except (AttributeError, ValueError):
+        return None
+    n = rows * cols
+    if len(a) != n or len(b) != n or sorted(a) != list(range(n)) or sorted(b) != list(range(n)):
+        return None
+    where = {t: k for k, t in enumerate(b)}
+    return sum(abs(k // cols - where[t] // cols) + abs(k % cols - where[t] % cols) for k, t in enumerate(a) if t)
+
+
+def _whole(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _seconds(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+
+
+def row_problems(rows: list[dict], meta: dict | None = None) -> list[str]:
+    """What in a puzzle study's rows contradicts the rows themselves, the instances or the footer
+    `meta` (one line each, at most `KEPT_PROBLEMS`): a status outside `STATUSES`, a figure that is
+    not a finite number >= 0, a length without a solve (or a solve without one), a length below the
+    instance's Manhattan distance or of the other parity, an optimal flag on an unsolved row, optimal
+    lengths that disagree with each other or with the published one, an optimal flag the
+    admissibility record contradicts (``optimal=false`` on a heuristic it records nothing against,
+    ``optimal=true`` on one it found inadmissible), an instance or (instance, heuristic) twice, and
+    counts or names the footer does not match. `fastsnake verify`, the report and ``--baseline-from``
+    read a study through it (the baseline rule: `fastsnake.study.baseline`)."""
+    out: list[str] = []
+
+    def bad(text):
+        if len(out) < KEPT_PROBLEMS:
+            out.append(text)
+
+    seen, ident, optimal, distance = set(), {}, {}, {}
+    record = (meta or {}).get("admissibility") or {}
+    if not isinstance(record, dict):
+        bad("its footer's admissibility record is not an object")
+        record = {}
+    for k, r in enumerate(rows):
+        where = f"row {k} ({r.get('instance_id')!r}, {r.get('heuristic')!r})"
+        if r.get("status") not in STATUSES:
+            bad(f"{where}: status {str(r.get('status'))[:40]!r} is not one of {', '.join(STATUSES)}")
+        if r.get("algorithm") not in ALGORITHMS:
+            bad(f"{where}: algorithm {str(r.get('algorithm'))[:40]!r} is not one of {', '.join(ALGORITHMS)}")
+        for name in ("nodes_generated", "nodes_expanded"):
+            if not _whole(r.get(name)):
+                bad(f"{where}: {name} {r.get(name)!r} is not a whole number >= 0")
+        for name in ("cpu_seconds", "table_cpu_seconds"):
+            if not _seconds(r.get(name)):
+                bad(f"{where}: {name} {r.get(name)!r} is not a finite number >= 0")
+        key = (r.get("instance_id"), r.get("heuristic"), r.get("algorithm"))
+        if key in seen:
+            bad(f"{where}: the instance and heuristic appear twice")
+        seen.add(key)
+        this = tuple(r.get(c) for c in (*IDENTITY, "published_length"))
+        if ident.setdefault(r.get("instance_id"), this) != this:
+            bad(f"{where}: the instance is described otherwise in another row")
+        solved, length = r.get("status") == "solved", r.get("length")
+        if solved != (length is not None):
+            bad(f"{where}: status {r.get('status')!r} with length {length!r}")
+            continue
+        if r.get("optimal") and not solved:
+            bad(f"{where}: marked optimal without a solution")
+        if not solved:
+            continue
+        if not _whole(length):
+            bad(f"{where}: length {length!r} is not a whole number >= 0")
+            continue
+        if r.get("instance_id") not in distance:
+            distance[r.get("instance_id")] = _manhattan(r.get("start"), r.get("goal"), r.get("rows") or 0,
+                                                        r.get("cols") or 0)
+        md = distance[r.get("instance_id")]
+        if md is None:
+            bad(f"{where}: its start and goal are not boards of {r.get('rows')}x{r.get('cols')}")
+        elif length < md or (length - md) % 2:
+            bad(f"{where}: a path of {length} moves is impossible: the tiles are {md} moves apart (Manhattan), "
+                "and every move changes that by one")
+        if _whole(r.get("nodes_generated")) and r["nodes_generated"] < length:
+            bad(f"{where}: {r['nodes_generated']} nodes generated cannot find a path of {length} moves")
+        entry = record.get(r.get("heuristic"))
+        inadmissible = isinstance(entry, dict) and entry.get("admissible") is False
+        if r.get("optimal"):
+            if inadmissible:
+                bad(f"{where}: marked optimal, but the study found heuristic {r.get('heuristic')!r} inadmissible")
+            optimal.setdefault(r.get("instance_id"), []).append((length, r.get("heuristic")))
+            published = r.get("published_length")
+            if published is not None and published != length:
+                bad(f"{where}: an optimal length of {length}, the published optimum is {published}")
+        elif not inadmissible:
+            bad(f"{where}: solved but marked non-optimal, and the study recorded nothing against heuristic "
+                f"{r.get('heuristic')!r} (its admissibility record)")
+    for inst, found in optimal.items():
+        if len({n for n, _ in found}) > 1:
+            (a, ha), (b, hb) = min(found), max(found)
+            bad(f"instance {inst!r}: {hb} found an optimal length of {b}, {ha} {a}: an optimal length is a "
+                "property of the instance")
+    if meta is not None:
+        count = meta.get("count")
+        if count is not None and count != len(ident):
+            bad(f"its footer counts {count!r} instances, its rows hold {len(ident):,}")
+        named = meta.get("heuristics")
+        held = list(dict.fromkeys(r.get("heuristic") for r in rows))
+        if isinstance(named, list) and set(named) != set(held):
+            bad(f"its footer names the heuristics {named!r}, its rows hold {held!r}")
+        run = meta.get("run_id")
+        if run is not None and any(r.get("run_id") != run for r in rows):
+            bad(f"its rows' run_id is not its footer's {run!r}")
+    return out
+
+
+# `verify_study`: solved rows re-solved by default, and the most nodes a re-solve may cost.
+RESOLVE_SAMPLE = 3
+RESOLVE_NODE_CAP = 2_000_000
+
+
+def _resolvable(r: dict) -> str | None:
+    """Why the row `r` is not re-solved by `verify_study` (None: it is)."""
+    from fastsnake.puzzle.heuristics import REGISTRY
+
+    spec = REGISTRY.get(r["heuristic"])
+    if spec is None:
+        return f"heuristic {r['heuristic']!r} is not registered here"
+    if spec.tables:
+        return f"heuristic {r['heuristic']!r} builds tables (too costly for a check)"
+    if r["nodes_generated"] > RESOLVE_NODE_CAP:
+        return f"{r['nodes_generated']:,} nodes (more than {RESOLVE_NODE_CAP:,})"
+    return None
+
+
+def resolve_rows(rows: list[dict], sample: int, seed: int) -> tuple[list[dict], list[str]]:
+    """`sample` solved rows (drawn with `seed` among those cheap to re-solve: a table-free heuristic
+    registered here, at most `RESOLVE_NODE_CAP` nodes) solved again with their heuristic, algorithm
+    and options: node counts and lengths are deterministic, so each must be the row's. Returns
+    (one entry per row re-solved: ``instance_id, heuristic, ok, problem``; the problems)."""
+    import json
+
+    cheap = [r for r in rows if r.get("status") == "solved" and _whole(r.get("nodes_generated"))
+             and _resolvable(r) is None]
+    if not cheap or sample <= 0:
+        return [], []
+    rng = np.random.default_rng(seed)
+    picks = sorted(rng.choice(len(cheap), size=min(sample, len(cheap)), replace=False))
+    done, problems = [], []
+    for k in picks:
+        r = cheap[int(k)]
+        try:
+            options = json.loads(r["options"] or "{}")
+        except ValueError:
+            options = {}
+        prune = options.get("prune_depth") if isinstance(options, dict) else None
+        try:
+            found = solve(np.array([int(t) for t in r["start"].split()]), np.array([int(t) for t in r["goal"].split()]),
+                          rows=r["rows"], cols=r["cols"], algorithm=r["algorithm"], heuristic=r["heuristic"],
+                          max_nodes=max(16, r["nodes_generated"] + 16), prune_depth=prune)
+            now = (found.length, found.nodes_generated, found.nodes_expanded)
+        except B.PuzzleLimitError:
+            now = (None, f"more than {r['nodes_generated'] + 16:,}", None)
+        said = (r["length"], r["nodes_generated"], r["nodes_expanded"])
+        problem = None if now == said else (
+            f"instance {r['instance_id']!r}, {r['heuristic']}: the row says length {said[0]}, {said[1]:,} nodes "
+            f"generated, {said[2]:,} expanded; solved again: length {now[0]}, {now[1]} generated, {now[2]} expanded")
+        done.append({"instance_id": r["instance_id"], "heuristic": r["heuristic"], "ok": problem is None,
+                     "problem": problem})
+        if problem:
+            problems.append(problem)
+    return done, problems
+
+
+def verify_study(path: str, resolve: int = RESOLVE_SAMPLE) -> dict:
+    """`fastsnake verify` of a puzzle study rows file: its checksum (`fastsnake.study.rows`), every
+    row (`row_problems`: statuses, figures, optimal flags against lengths and the admissibility
+    record, counts against the footer) and `resolve` rows solved again (`resolve_rows`, drawn
+    from the file's checksum: the same file, the same rows). Returns ``{"path", "kind": "puzzle
+    study", "ok", "rows", "instances", "heuristics", "problems", "resolved", "not_resolved"}``;
+    `fastsnake.study.rows.StudyFileError` when it is no readable study file."""
+    from fastsnake.study.rows import StudyFileError, read_rows
+
+    meta, table = read_rows(path, need_checksum=True)
+    if meta.get("kind") != "puzzle":
+        raise StudyFileError(f"study file {path!r} is a {meta.get('kind')!r} study, not a puzzle study")
+    missing = [c for c in ROW_COLUMNS if c not in table.column_names]
+    if missing:
+        return {"path": str(path), "kind": "puzzle study", "ok": False, "rows": table.num_rows, "instances": 0,
+                "heuristics": [], "problems": [f"it lacks the column(s) {', '.join(missing)}"], "resolved": [],
+                "not_resolved": []}
+    rows = table.to_pylist()
+    problems = row_problems(rows, meta)
+    resolved, wrong = ([], []) if problems else resolve_rows(rows, resolve, int(str(meta["checksum"])[-8:], 16))
+    skipped = sorted({why for r in rows if r.get("status") == "solved" and (why := _resolvable(r))})
+    return {"path": str(path), "kind": "puzzle study", "ok": not (problems or wrong), "rows": len(rows),
+            "instances": len({r["instance_id"] for r in rows}),
+            "heuristics": list(dict.fromkeys(r["heuristic"] for r in rows)), "problems": problems + wrong,
+            "resolved": resolved, "not_resolved": skipped}
+
+
 def baseline_from(path: str):
-    """(identities by instance id, rows) of a saved rows file, checksum verified."""
+    """(identities by instance id, rows) of a saved rows file, checksum verified, its rows
+    consistent with themselves and the instances (`row_problems`; the baseline rule)."""
     from fastsnake.study.rows import read_baseline
 
-    return read_baseline(path, "puzzle", "instance_id", IDENTITY, StudyInputError)
+    return read_baseline(path, "puzzle", "instance_id", IDENTITY, StudyInputError, check=row_problems)
 
 
 def check_baseline_instances(instances: list[Instance], heuristics: list[str], path: str, *,
-                             allow_partial: bool = False):
+                             allow_partial: bool = False, require_all: bool = False):
     """Before any search: the baseline `path` is a checksummed puzzle study whose instances are
-    these, described alike, and that holds every one of these heuristics on all of them (some,
-    with `allow_partial`), else `BaselineMismatch` (`fastsnake.study.baseline.gate`); returns
-    its rows (`check_baseline` decides again on what the run played)."""
-    from fastsnake.study.baseline import gate, same_trials
+    these, described alike, whose rows agree with themselves and with these instances' published
+    optima (`row_problems`; the baseline rule), and that holds every one of these heuristics on all
+    of them (some, with `allow_partial`), else `BaselineMismatch` (`fastsnake.study.baseline.gate`);
+    with `require_all`, the run must also cover every instance and heuristic the baseline holds.
+    Returns its rows (`check_baseline` decides again on what the run played)."""
+    from fastsnake.study.baseline import gate, refuse, require_all_problem, require_all_refusal, same_trials
 
     ident, rows = baseline_from(path)
     same_trials({i.id: i.identity() for i in instances}, ident)
+    optimum = {i.id: i.optimum for i in instances if i.optimum is not None}
+    refuse(path, [f"instance {r['instance_id']!r}: {r['heuristic']} says an optimal length of {r['length']}, "
+                  f"the published optimum is {optimum[r['instance_id']]}"
+                  for r in rows if r["optimal"] and r["instance_id"] in optimum
+                  and r["length"] != optimum[r["instance_id"]]])
     theirs: dict = {}
     for r in rows:
         theirs.setdefault(r["heuristic"], []).append(r["instance_id"])
     gate({h: [i.id for i in instances] for h in heuristics}, theirs, allow_partial=allow_partial,
          words=("heuristic", "instance"))
+    if require_all:
+        problem = require_all_problem([i.id for i in instances], [r["instance_id"] for r in rows], heuristics,
+                                      theirs, words=("heuristic", "instance"))
+        if problem is not None:
+            raise require_all_refusal(problem)
     return rows
+
+
+def stop_caps(base_rows: list[dict], stop_at: float | None) -> dict:
+    """``{(heuristic, instance id): nodes}``: where a search of a run checked against `base_rows`
+    stops, `stop_at` times the baseline's generated nodes on that instance (its solved rows; at
+    least 16, `solve`'s least limit). Empty without `stop_at` (or 0: no stop)."""
+    if not stop_at:
+        return {}
+    return {(r["heuristic"], r["instance_id"]): max(16, math.ceil(stop_at * r["nodes_generated"]))
+            for r in base_rows if r["status"] == "solved" and r["nodes_generated"]}
 
 
 def _solved_value(measure: str):
     def value(r):
         v = r.get(measure)
-        return float(v) if r["status"] == "solved" and v is not None else math.nan
+        # a search stopped past the baseline's nodes counts with what it spent: a lower bound
+        return float(v) if r["status"] in ("solved", STOP_STATUS) and v is not None else math.nan
     return value
 
 
 def check_baseline(study: Study, base_rows: list[dict], *, allow_partial: bool = False,
-                   slower: float | None = None) -> dict:
+                   slower: float | None = None, require_all: bool = False, path: str = "baseline") -> dict:
     """Today's study against the baseline's rows, instance by instance, with the one gate logic
     (`fastsnake.study.baseline.compare_rows`): every heuristic/algorithm of the run on the same
     options and instances, else `BaselineMismatch` unless `allow_partial`; then nodes and
     CPU-seconds of each compared one on the instances both solved (CPU-seconds judged only with a
-    share `slower`: worse beyond it; else reported)."""
-    from fastsnake.study.baseline import compare_rows
+    share `slower`: worse beyond it; else reported; a search stopped at ``--stop-at`` counts with
+    the nodes it spent, and makes its heuristic worse). The baseline rule: an optimal length of
+    the baseline that today's optimal searches contradict is a refusal (`BaselineMismatch`); a
+    heuristic whose node counts or lengths differ from the baseline's is judged, with a line in
+    ``changed``; `require_all`: the baseline's instances not run are an error (unless worse)."""
+    from fastsnake.study.baseline import compare_rows, refuse
 
+    today = {}
+    for r in study.rows:
+        if r["optimal"]:
+            today.setdefault(r["instance_id"], (r["length"], r["heuristic"]))
+    refuse(path, [f"instance {r['instance_id']!r}: the baseline's {r['heuristic']} says an optimal length of "
+                  f"{r['length']}, today's optimal search ({today[r['instance_id']][1]}) finds "
+                  f"{today[r['instance_id']][0]}: an optimal length is a property of the instance"
+                  for r in base_rows if r["optimal"] and r["instance_id"] in today
+                  and r["length"] != today[r["instance_id"]][0]])
     return compare_rows(study.rows, base_rows, key=lambda r: f"{r['heuristic']}/{r['algorithm']}",
                         trial=lambda r: r["instance_id"],
                         measures=lambda k: [(m, _solved_value(m)) for m in RATIO_MEASURES],
                         conditions=("options",), allow_partial=allow_partial, words=("heuristic", "instance"),
-                        slower=slower)
+                        slower=slower, same=("status", "length", "nodes_generated", "nodes_expanded"),
+                        what="search", stopped=lambda r: r["status"] == STOP_STATUS, require_all=require_all)
 
 
 def study_tables(summary: dict) -> list:
@@ -697,17 +970,19 @@ def study_tables(summary: dict) -> list:
                              "solved": s["solved"], "measure": m, "n": d["n"], "mean": d["mean"],
                              **interval_columns("", d["mean_ci95"]), "median": d["median"],
                              **interval_columns("median", d["median_ci95"])})
+    floor = (summary.get("floor") or {}).get("text")
     pairs = Table("pairs", ["heuristic", "baseline", "measure", "n", "mean", "ci_low", "ci_high", "lower", "equal",
-                            "higher", *p_columns("p"), *p_columns("p_holm")],
+                            "higher", *p_columns("p"), *p_columns("p_holm"), "significant"],
                   title="per pair, on the instances both solved: geometric mean of heuristic / baseline "
-                        "(95 % intervals), Wilcoxon signed-rank p, Holm-adjusted")
+                        "(95 % intervals), Wilcoxon signed-rank p, Holm-adjusted"
+                        + (f"; CPU-s within the noise floor ({floor}) not significant" if floor else ""))
     for entry in summary["pairs"]:
         for m in RATIO_MEASURES:
             r = entry[m]
             pairs.rows.append({"heuristic": entry["heuristic"], "baseline": entry["baseline"], "measure": m,
                                "n": r["n"], "mean": r["ratio"], **interval_columns("", r["ratio_ci95"]),
                                "lower": r["lower"], "equal": r["equal"], "higher": r["higher"],
-                               **paired_p_cells(r)})
+                               **paired_p_cells(r), "significant": r.get("significant")})
     return [per, pairs]
 
 

@@ -36,11 +36,21 @@ def one_move(goal, rows, cols) -> np.ndarray:
     return board
 
 
-def unit_of(inst, heuristic: str, algorithm: str) -> dict:
-    """The unit of one search: everything its row needs from the instance."""
-    return {"instance_set": inst.set, "instance_id": inst.id, "rows": inst.rows, "cols": inst.cols,
+# A search stopped at `stop_nodes` (a run checked against a baseline: `study.stop_caps`), and the
+# key of the result of a unit not searched because its heuristic was already decided worse.
+STOP_STATUS = "stopped past the baseline's nodes"
+SKIPPED = "skipped"
+
+
+def unit_of(inst, heuristic: str, algorithm: str, stop_nodes: int | None = None) -> dict:
+    """The unit of one search: everything its row needs from the instance; `stop_nodes`: where it
+    stops, as worse than the baseline (None: at the study's node limit)."""
+    unit = {"instance_set": inst.set, "instance_id": inst.id, "rows": inst.rows, "cols": inst.cols,
             "start": list(inst.start), "goal": list(inst.goal), "published_length": inst.optimum,
             "heuristic": heuristic, "algorithm": algorithm}
+    if stop_nodes is not None:
+        unit["stop_nodes"] = int(stop_nodes)
+    return unit
 
 
 def key_of(unit: dict) -> tuple:
@@ -53,13 +63,23 @@ def search_row(state: dict, unit: dict) -> dict:
     from fastsnake.puzzle.solver import solve
 
     key = key_of(unit)
+    decided = state.setdefault("decided", set())  # heuristics this process saw stop past the baseline
+    if unit["heuristic"] in decided:
+        return {SKIPPED: True, "heuristic": unit["heuristic"], "instance_id": unit["instance_id"]}
+    limits = dict(state["limits"])
+    stop = unit.get("stop_nodes") is not None and unit["stop_nodes"] < limits["max_nodes"]
+    if stop:
+        limits["max_nodes"] = unit["stop_nodes"]
     c0 = time.process_time()
     try:
         r = solve(np.array(unit["start"], np.int8), np.array(unit["goal"], np.int8), rows=unit["rows"],
                   cols=unit["cols"], algorithm=unit["algorithm"], heuristic=unit["heuristic"],
-                  context=state["contexts"][key], prune_depth=state["prune_depth"], **state["limits"])
+                  context=state["contexts"][key], prune_depth=state["prune_depth"], **limits)
     except B.PuzzleLimitError as exc:
         r = exc.result
+        if stop and r.status == "node limit reached":
+            r.status = STOP_STATUS
+            decided.add(unit["heuristic"])
     cpu = time.process_time() - c0
     solved = r.status == "solved"
     return {"instance_set": unit["instance_set"], "instance_id": unit["instance_id"], "rows": unit["rows"],

@@ -294,8 +294,10 @@ def read_baseline(path: str):
 
 
 def _values_problem(summary: dict, games, outcome, moves, apples) -> str | None:
-    """The first row value no game of `summary`'s conditions can have, worded, or None."""
-    from fastsnake.snake.engine import OUTCOME_NAMES
+    """The first row value no game of `summary`'s conditions can have, worded, or None: a value out
+    of range, or an outcome the game's rules forbid (a win without the board filled, a loss with it
+    filled, a game stuck before the move cap, more apples than moves)."""
+    from fastsnake.snake.engine import OUTCOME_NAMES, STUCK, WON
 
     cells = summary["rows"] * summary["cols"]
     for what, values, lo, hi in (("game", games, 0, 2**63 - 1), ("outcome", outcome, 1, len(OUTCOME_NAMES) - 1),
@@ -304,6 +306,32 @@ def _values_problem(summary: dict, games, outcome, moves, apples) -> str | None:
         if bad.size:
             k = int(bad[0])
             return f"{what} {int(values[k])} (game {int(games[k])}) is outside {lo}..{hi}"
+    full = cells - summary["start_length"]
+    won = outcome == WON
+    for said, bad in ((f"won without eating the {full} apples that fill the board", won & (apples != full)),
+                      (f"lost after eating the {full} apples that fill the board", ~won & (apples >= full)),
+                      (f"stuck before the move cap {summary['max_moves']}",
+                       (outcome == STUCK) & (moves != summary["max_moves"])),
+                      ("ate more apples than it made moves", apples > moves)):
+        where = np.flatnonzero(bad)
+        if where.size:
+            k = int(where[0])
+            return (f"game {int(games[k])} {said} ({OUTCOME_NAMES[int(outcome[k])]}, {int(moves[k])} moves, "
+                    f"{int(apples[k])} apples): the game's rules forbid it")
+    return None
+
+
+def _summary_problem(summary: dict, outcome, moves) -> str | None:
+    """Whether a policy's rows are the games its saved summary counts: its wins, deaths, stuck games
+    and total moves (each written from the same games), or the first that differs, worded."""
+    from fastsnake.snake.engine import DIED, STUCK, WON
+
+    counted = (("wins", int(np.sum(outcome == WON))), ("deaths", int(np.sum(outcome == DIED))),
+               ("stuck", int(np.sum(outcome == STUCK))), ("total_moves", int(np.sum(moves, dtype=np.int64))))
+    for name, held in counted:
+        said = summary.get(name)
+        if isinstance(said, int) and not isinstance(said, bool) and said != held:
+            return f"its rows hold {held:,} {name.replace('_', ' ')} where its summary counts {said:,}"
     return None
 
 
@@ -324,8 +352,10 @@ def _rows_problem(meta: dict, table) -> str | None:
             return f"{key[0]} {key[1]}x{key[2]} has a game twice"
         s = summaries.get(key)
         if s is not None and len(games):
-            problem = _values_problem(s, games, *(table.column(c).filter(mask).to_numpy()
-                                                  for c in ("outcome", "moves", "apples")))
+            outcome, moves, apples = (table.column(c).filter(mask).to_numpy() for c in ("outcome", "moves", "apples"))
+            problem = _values_problem(s, games, outcome, moves, apples)
+            if problem is None and len(games) == s["games"]:
+                problem = _summary_problem(s, outcome, moves)
             if problem:
                 return f"{key[0]} {key[1]}x{key[2]}: {problem}"
     for key, n in counts.items():
@@ -394,18 +424,23 @@ def check_baseline(results, name_or_file: str, *, slower: float = 0.10, allow_pa
     The baseline is checked first (`read_baseline`: format, metadata, columns, checksum); then every
     policy of the run must pair with the baseline's on the same conditions (`SAME_GAMES`) and
     games (`fastsnake.study.gate`), else `BaselineError` names what differs, unless
-    `allow_partial` (at least one policy must still pair). Where the baseline was saved by the
-    same code (`code_fingerprint`), the games both played must agree and `replay_games` of the
-    baseline's games per policy are re-played from their seeds: a contradiction is a
-    `BaselineError` naming the game.
+    `allow_partial` (at least one policy must still pair). The baseline rule
+    (`fastsnake.study.baseline`): a file whose rows contradict themselves (its summaries' counts)
+    or the game's rules is refused (`read_baseline`); a policy whose play changed is compared and
+    judged. Where the baseline was saved by the same code (`code_fingerprint`), the games both
+    played are compared and `replay_games` of the baseline's games per policy are re-played from
+    their seeds: a contradiction means its play changed where the fingerprint cannot see
+    (parameters in the environment or a file), a line in ``changed``; where the code changed,
+    games that differ are a line there too.
 
     A policy is **worse** when, at 95 %: its win rate is lower (Newcombe's paired interval below
     zero), or its moves over the games both won are more (the paired t interval above zero), or —
     when both runs were timed with ``--repeat`` — its median games per CPU-second is more than
     `slower` (a share) below the baseline's. Returns ``{"baseline", "file", "slower", "policies":
     [...], "worse": [one line per finding], "unmatched": [...], "coverage": {...}, "replayed":
-    {...}, "not_replayed": [...]}``; each result's summary gains ``baseline_check``.
+    {...}, "not_replayed": [...], "changed": [...]}``; each result's summary gains ``baseline_check``.
     """
+    from fastsnake.study.baseline import changed_line
     from fastsnake.study.gate import coverage, gate_problem, pair_runs, refusal
 
     if isinstance(slower, bool) or not isinstance(slower, (int, float)) or not 0 <= slower < 1:
@@ -432,7 +467,7 @@ def check_baseline(results, name_or_file: str, *, slower: float = 0.10, allow_pa
            "unmatched": [f"{p.label} ({', '.join(p.reasons)})" for p in pairings if not p.compared]
            + [f"{p.run_count - p.shared:,} of the {p.run_count:,} games of {p.label} (not in the baseline)"
               for p in pairings if p.partial],
-           "coverage": coverage(pairings), "replayed": {}, "not_replayed": []}
+           "coverage": coverage(pairings), "replayed": {}, "not_replayed": [], "changed": []}
     for pairing in pairings:
         r = run[pairing.key]
         s, raw = r.summary, r._raw
@@ -443,16 +478,20 @@ def check_baseline(results, name_or_file: str, *, slower: float = 0.10, allow_pa
         today = {"game": raw.first_game + np.arange(len(raw.outcome), dtype=np.int64),
                  "outcome": np.asarray(raw.outcome), "moves": np.asarray(raw.moves), "apples": np.asarray(raw.apples)}
         code = code_fingerprint(s["policy"])
+        common, it, ib = np.intersect1d(today["game"], games[pick], return_indices=True)
         if code is not None and base.get("code") == code:
             found, replayed = _trust_problem(dict(base, _draw=meta["checksum"][-16:]), games[pick], outcome[pick],
                                              moves[pick], apples[pick], today, replay_games)
-            if found:
-                raise BaselineError(f"baseline {name!r} contradicts the games its seeds give: {found} (the file was "
-                                    f"altered, or code its fingerprint does not cover changed: re-save it)")
-            out["replayed"][pairing.label] = replayed
+            if found:  # the file is whole and consistent: the play changed where the fingerprint cannot see
+                out["changed"].append(changed_line(pairing.label, "play", found, unseen=True))
+            else:
+                out["replayed"][pairing.label] = replayed
         else:
             out["not_replayed"].append(pairing.label)
-        common, it, ib = np.intersect1d(today["game"], games[pick], return_indices=True)
+            n = int(np.sum((outcome[pick][ib] != today["outcome"][it]) | (moves[pick][ib] != today["moves"][it])))
+            if n:
+                out["changed"].append(changed_line(pairing.label, "play", f"{n:,} of {len(common):,} games differ; "
+                                                                          "its code changed"))
         acc = PairedAccumulator()
         acc.add(outcome[pick][ib], moves[pick][ib], today["outcome"][it], today["moves"][it],
                 apples[pick][ib], today["apples"][it])

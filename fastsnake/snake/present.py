@@ -326,6 +326,7 @@ def baseline_lines(verdict: dict) -> list[str]:
     lines += [f"  not compared: {u}" for u in verdict["unmatched"]]
     for where, games in (verdict.get("replayed") or {}).items():
         lines.append(f"  re-played from their seeds, as saved: {where} game(s) {', '.join(map(str, games))}")
+    lines += [f"  changed: {c}" for c in verdict.get("changed") or ()]
     if verdict.get("not_replayed"):
         lines.append(f"  not re-played (the code changed since the baseline was saved, so its games may differ): "
                      f"{', '.join(verdict['not_replayed'])}")

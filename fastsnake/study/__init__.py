@@ -11,6 +11,8 @@ problems' studies (`fastsnake.puzzle.study`, `fastsnake.tour.study`, Snake's com
 - `fastsnake.study.rows`: rows files (Parquet, whole or absent, run id and version), and run
   folders (``--out DIR``, `fastsnake.runs`) read as one: `read_study`;
 - `fastsnake.study.baseline`: today against a saved rows file (same trials, worse or not);
+- `fastsnake.study.noise`: the CPU noise floor (timer step, run-to-run spread) below which a
+  difference of CPU-seconds is never called significant;
 - `fastsnake.study.gate`: whether a baseline check compared what it claims (every algorithm on the
   same conditions and shared trials, or a partial comparison accepted explicitly);
 - `fastsnake.study.tables`: the one exporter: tables as CSV data (``mean``, ``ci_low``,
@@ -18,10 +20,10 @@ problems' studies (`fastsnake.puzzle.study`, `fastsnake.tour.study`, Snake's com
 """
 
 from fastsnake.study.intervals import CONFIDENCE, mean_ci95, wilson_ci95
-from fastsnake.study.rows import check_out, new_run_id, read_rows, read_study, write_rows
+from fastsnake.study.rows import check_out, new_run_id, read_rows, read_study, study_kind, write_rows
 from fastsnake.study.stats import describe, holm, median_ci95, p_fields, paired_ratio
 from fastsnake.study.tables import FORMATS, Table, csv_stem, render, to_csv, write_csv
 
 __all__ = ["CONFIDENCE", "FORMATS", "Table", "check_out", "csv_stem", "describe", "holm", "mean_ci95",
-           "median_ci95", "new_run_id", "p_fields", "paired_ratio", "read_rows", "read_study", "render", "to_csv",
-           "wilson_ci95", "write_csv", "write_rows"]
+           "median_ci95", "new_run_id", "p_fields", "paired_ratio", "read_rows", "read_study", "render",
+           "study_kind", "to_csv", "wilson_ci95", "write_csv", "write_rows"]

@@ -191,18 +191,39 @@ def _written_by(meta: dict, table) -> str | None:
     return max(known, key=release) if known else None
 
 
-def read_baseline(path: str, kind: str, trial: str, identity, error=StudyFileError):
+def read_baseline(path: str, kind: str, trial: str, identity, error=StudyFileError, check=None):
     """(identities by trial id, rows as dicts) of the checksummed rows file `path` of a study of
     `kind` (``"puzzle"``, ``"tour"``): each trial's identity is its first row's `identity` columns,
-    its id the column `trial`; `error` (the problem's input error) when the file is of another kind."""
+    its id the column `trial`; `error` (the problem's input error) when the file is of another kind.
+    `check(rows, meta)` lists what in the rows contradicts themselves or the instances: any is a
+    refusal (`fastsnake.study.baseline.refuse`, the baseline rule)."""
     meta, table = read_rows(path, need_checksum=True)
     if meta.get("kind") != kind:
         raise error(f"baseline {path!r} is a {meta.get('kind')!r} study, not a {kind} study")
     rows = table.to_pylist()
+    if check is not None:
+        from fastsnake.study.baseline import BaselineMismatch, refuse
+
+        refuse(path, check(rows, meta), BaselineMismatch)
     ident: dict = {}
     for r in rows:
         ident.setdefault(r[trial], {k: r[k] for k in identity})
     return ident, rows
+
+
+def study_kind(path) -> str | None:
+    """The ``kind`` of the study rows file at `path` (``"puzzle"``, ``"tour"``), from its footer
+    alone, or None when it is not one (or its footer cannot be read)."""
+    name = os.fspath(path)
+    if not os.path.isfile(name):
+        return None
+    try:
+        import pyarrow.parquet as pq
+
+        raw = (pq.read_schema(name).metadata or {}).get(META_KEY)
+        return None if raw is None else str(json.loads(raw).get("kind"))
+    except Exception:  # noqa: BLE001 - an unreadable footer: not recognisably a study
+        return None
 
 
 def _check_sum(path: str, meta: dict, table, need: bool) -> None:

@@ -14,6 +14,7 @@ mean CPU ratio on the trials both finished; `rows_table` the rows (`ROW_COLUMNS`
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -35,6 +36,12 @@ PICKABLE = {"length": "nodes", "nodes": "nodes", "ok": lambda r: bool(r["found"]
 # A kept tour's jumps, one character each: the index of the jump in the piece's jump list.
 JUMP_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 IDENTITY = ("rows", "cols", "piece", "closed", "start")
+# A row's status: a tour found, none (proved impossible: exists=false), a limit reached first, or no
+# construction for the board and piece.
+STATUSES = ("found", "none", "limit", "inapplicable")
+# Problems `row_problems` lists (their count is whole); trials `verify_study` finds again by default.
+KEPT_PROBLEMS = 20
+REFIND_SAMPLE = 3
 # The largest board a tour study takes (every start square of every board is a trial).
 MAX_STUDY_CELLS = 64 * 64
 
@@ -260,12 +267,13 @@ def trial_rows(spec: dict, t: Trial) -> list[dict]:
     return found
 
 
-def summarize(study: TourStudy) -> dict:
+def summarize(study: TourStudy, noise_floor: dict | None = None) -> dict:
     """``methods``: per arm label, board and piece (and ``all``): trials, applicable, found, the
     success rate and its Wilson 95 % interval, nodes and CPU-seconds `describe`d over the found
     tours; ``pairs``: each arm against the first, the geometric mean CPU ratio on trials both
     found (`paired_ratio`), Holm-adjusted."""
     groups = {}
+    impossible = impossible_trials(study.rows)
     for r in study.rows:
         arm = label(r["method"], r["seed"])
         for key in ((arm, f"{r['rows']}x{r['cols']}", r["piece"]), (arm, "all", "all")):
@@ -273,11 +281,14 @@ def summarize(study: TourStudy) -> dict:
     methods = []
     for (arm, board, piece), rows in groups.items():
         applicable = [r for r in rows if r["status"] != "inapplicable"]
-        found = [r for r in applicable if r["found"]]
+        # success among the starts where a tour may exist: a proved impossibility is no failure
+        possible = [r for r in applicable if r["trial_id"] not in impossible]
+        found = [r for r in possible if r["found"]]
         methods.append({"method": arm, "board": board, "piece": piece, "trials": len(rows),
-                        "applicable": len(applicable), "found": len(found),
-                        "success_rate": len(found) / len(applicable) if applicable else None,
-                        "success_rate_ci95": wilson_ci95(len(found), len(applicable)),
+                        "applicable": len(applicable), "impossible": len(applicable) - len(possible),
+                        "possible": len(possible), "found": len(found),
+                        "success_rate": len(found) / len(possible) if possible else None,
+                        "success_rate_ci95": wilson_ci95(len(found), len(possible)),
                         "nodes": S.describe([r["nodes"] for r in found]),
                         "cpu_seconds": S.describe([r["cpu_seconds"] for r in found])})
     order = {label(m, s): k for k, (m, s) in enumerate(study.arms)}
@@ -285,40 +296,77 @@ def summarize(study: TourStudy) -> dict:
     arms = [label(m, s) for m, s in study.arms]
     ids = [t.id for t in study.trials]
 
-    def cpu(arm):
+    def values(arm, measure):
         by = {r["trial_id"]: r for r in study.rows if label(r["method"], r["seed"]) == arm}
-        return np.array([by[i]["cpu_seconds"] if i in by and by[i]["found"] else np.nan for i in ids])
+        return np.array([by[i][measure] if i in by and by[i]["found"] else np.nan for i in ids], dtype=float)
 
-    pairs = [{"method": a, "baseline": arms[0], "cpu_seconds": S.paired_ratio(cpu(a), cpu(arms[0]))}
-             for a in arms[1:]]
-    for entry, p in zip(pairs, S.holm([S.p_of(e["cpu_seconds"]) for e in pairs]), strict=True):
-        entry["cpu_seconds"]["p_holm"] = p
-    return {"trials": len(ids), "methods": methods, "pairs": pairs}
+    from fastsnake.study.noise import judge_cpu, significant
+
+    floor = noise_floor if noise_floor is not None else _floor()
+    pairs = []
+    for a in arms[1:]:
+        entry = {"method": a, "baseline": arms[0]}
+        if a.startswith("search") and arms[0].startswith("search"):
+            entry["nodes"] = S.paired_ratio(values(a, "nodes"), values(arms[0], "nodes"))
+        this, base = values(a, "cpu_seconds"), values(arms[0], "cpu_seconds")
+        entry["cpu_seconds"] = judge_cpu(S.paired_ratio(this, base), this, base, floor)
+        pairs.append(entry)
+    for m in ("nodes", "cpu_seconds"):
+        have = [e for e in pairs if m in e]
+        for entry, p in zip(have, S.holm([S.p_of(e[m]) for e in have]), strict=True):
+            entry[m]["p_holm"] = p
+            entry[m]["significant"] = significant(entry[m])
+    return {"trials": len(ids), "methods": methods, "pairs": pairs, "impossible": len(impossible),
+            "floor": floor}
+
+
+def _floor() -> dict:
+    from fastsnake.study.noise import cpu_noise_floor
+
+    return cpu_noise_floor()
+
+
+def impossible_trials(rows: list[dict]) -> set:
+    """The trials some method proved to have no tour (``exists`` false) and none found one."""
+    found = {r["trial_id"] for r in rows if r["found"]}
+    return {r["trial_id"] for r in rows if r["exists"] is False and r["trial_id"] not in found}
 
 
 def study_tables(summary: dict) -> list:
-    """``methods`` (success rate as ``mean`` with ``ci_low``/``ci_high``, mean nodes and CPU-s with
-    their intervals) and ``pairs`` (geometric mean CPU ratio as ``mean`` with its interval, Wilcoxon's
-    ``p`` and Holm's ``p_holm``, each with its ``_bound`` column: ``=`` for a value, ``<`` for a bound)."""
+    """``methods`` (success rate among the trials where a tour may exist as ``mean`` with
+    ``ci_low``/``ci_high``, the trials proved impossible apart, mean nodes and CPU-s with their
+    intervals) and ``pairs`` (per measure, nodes of searches and CPU-seconds: the geometric mean
+    ratio as ``mean`` with its interval, Wilcoxon's ``p`` and Holm's ``p_holm``, each with its
+    ``_bound`` column: ``=`` for a value, ``<`` for a bound; ``significant``: for CPU-seconds,
+    false within the noise floor whatever p says)."""
+    from fastsnake.study.noise import significant
     from fastsnake.study.tables import Table, interval_columns, p_columns, paired_p_cells
 
-    t = Table("methods", ["method", "board", "piece", "trials", "applicable", "found", "mean", "ci_low", "ci_high",
-                          "nodes", "nodes_ci_low", "nodes_ci_high", "cpu_seconds", "cpu_seconds_ci_low",
-                          "cpu_seconds_ci_high"],
-              title="success rate (mean, Wilson 95 %) and mean nodes and CPU-s of the tours found")
+    t = Table("methods", ["method", "board", "piece", "trials", "applicable", "impossible", "found", "mean",
+                          "ci_low", "ci_high", "nodes", "nodes_ci_low", "nodes_ci_high", "cpu_seconds",
+                          "cpu_seconds_ci_low", "cpu_seconds_ci_high"],
+              title="success rate among the starts where a tour may exist (mean, Wilson 95 %; starts proved "
+                    "impossible apart) and mean nodes and CPU-s of the tours found")
     for m in summary["methods"]:
-        t.rows.append({k: m[k] for k in ("method", "board", "piece", "trials", "applicable", "found")}
+        t.rows.append({k: m.get(k) for k in ("method", "board", "piece", "trials", "applicable", "impossible",
+                                              "found")}
                       | {"mean": m["success_rate"], **interval_columns("", m["success_rate_ci95"]),
                          "nodes": m["nodes"]["mean"], **interval_columns("nodes", m["nodes"]["mean_ci95"]),
                          "cpu_seconds": m["cpu_seconds"]["mean"],
                          **interval_columns("cpu_seconds", m["cpu_seconds"]["mean_ci95"])})
+    floor = summary.get("floor") or {}
     p = Table("pairs", ["method", "baseline", "measure", "n", "mean", "ci_low", "ci_high", *p_columns("p"),
-                        *p_columns("p_holm")],
-              title="CPU-s ratio method / baseline on the trials both found (geometric mean)")
+                        *p_columns("p_holm"), "significant"],
+              title="ratio method / baseline on the trials both found (geometric mean); CPU-s differences within "
+                    f"the noise floor ({floor.get('text', 'not measured')}) are not significant")
     for e in summary["pairs"]:
-        r = e["cpu_seconds"]
-        p.rows.append({"method": e["method"], "baseline": e["baseline"], "measure": "cpu_seconds", "n": r["n"],
-                       "mean": r["ratio"], **interval_columns("", r["ratio_ci95"]), **paired_p_cells(r)})
+        for measure in ("nodes", "cpu_seconds"):
+            r = e.get(measure)
+            if r is None:
+                continue
+            p.rows.append({"method": e["method"], "baseline": e["baseline"], "measure": measure, "n": r["n"],
+                           "mean": r["ratio"], **interval_columns("", r["ratio_ci95"]), **paired_p_cells(r),
+                           "significant": significant(r)})
     return [t, p]
 
 
@@ -349,15 +397,130 @@ def study_meta(study: TourStudy) -> dict:
             "options": study.options, "interrupted": study.interrupted, "count": len(study.trials)}
 
 
-def check_baseline_trials(all_trials: list[Trial], path: str, arms=None, *, allow_partial: bool = False) -> list[dict]:
+def trial_id(r: dict) -> str | None:
+    """The id a row's identity columns give (`Trial.id`), or None when they cannot be one."""
+    try:
+        rows, cols, start = int(r["rows"]), int(r["cols"]), int(r["start"])
+    except (TypeError, ValueError, KeyError):
+        return None
+    if rows < 1 or cols < 1 or not 0 <= start < rows * cols:
+        return None
+    return f"{rows}x{cols}/{r.get('piece')}/{'closed' if r.get('closed') else 'open'}/{square_name(start, rows, cols)}"
+
+
+def row_problems(rows: list[dict], meta: dict | None = None) -> list[str]:
+    """What in a tour study's rows contradicts the rows themselves or the footer `meta` (one line
+    each, at most `KEPT_PROBLEMS`): a status outside `STATUSES`, ``found`` or ``exists`` that
+    disagree with it, nodes or CPU-seconds that are not finite numbers >= 0, a trial id its board,
+    piece and start do not give, a trial one method proved impossible (``exists`` false) where
+    another found a tour, a (trial, method, seed) twice, and counts the footer does not match.
+    `fastsnake verify`, the report and ``--baseline-from`` read a study through it."""
+    out: list[str] = []
+
+    def bad(text):
+        if len(out) < KEPT_PROBLEMS:
+            out.append(text)
+
+    seen, found, impossible = set(), {}, {}
+    for k, r in enumerate(rows):
+        where = f"row {k} ({r.get('trial_id')!r}, {r.get('method')!r})"
+        status = r.get("status")
+        if status not in STATUSES:
+            bad(f"{where}: status {str(status)[:40]!r} is not one of {', '.join(STATUSES)}")
+        elif bool(r.get("found")) != (status == "found"):
+            bad(f"{where}: status {status!r} with found={r.get('found')!r}")
+        elif (r.get("exists") is False) != (status == "none"):
+            bad(f"{where}: status {status!r} with exists={r.get('exists')!r}")
+        elif status == "found" and r.get("exists") is not True:
+            bad(f"{where}: a tour found, but exists={r.get('exists')!r}")
+        nodes, cpu = r.get("nodes"), r.get("cpu_seconds")
+        if not (isinstance(nodes, int) and not isinstance(nodes, bool) and nodes >= 0):
+            bad(f"{where}: nodes {nodes!r} is not a whole number >= 0")
+        if not (isinstance(cpu, (int, float)) and not isinstance(cpu, bool) and math.isfinite(cpu) and cpu >= 0):
+            bad(f"{where}: cpu_seconds {cpu!r} is not a finite number >= 0")
+        if trial_id(r) != r.get("trial_id"):
+            bad(f"{where}: its board, piece and start make the trial {trial_id(r)!r}")
+        key = (r.get("trial_id"), r.get("method"), r.get("seed"))
+        if key in seen:
+            bad(f"{where}: the trial and method appear twice")
+        seen.add(key)
+        if r.get("found"):
+            found.setdefault(r.get("trial_id"), label(r.get("method"), r.get("seed")))
+        if r.get("exists") is False:
+            impossible.setdefault(r.get("trial_id"), label(r.get("method"), r.get("seed")))
+    for t, who in impossible.items():
+        if t in found:
+            bad(f"trial {t!r}: {who} says no tour exists (exists=false), {found[t]} found one")
+    if meta is not None:
+        count = meta.get("count")
+        trials = {r.get("trial_id") for r in rows}
+        if count is not None and count != len(trials):
+            bad(f"its footer counts {count!r} trials, its rows hold {len(trials):,}")
+        arms = meta.get("arms")
+        held = {(r.get("method"), r.get("seed")) for r in rows}
+        if isinstance(arms, list) and {tuple(a) for a in arms if isinstance(a, list)} != held:
+            bad(f"its footer names the methods {arms!r}, its rows hold {sorted(held, key=str)!r}")
+        run = meta.get("run_id")
+        if run is not None and any(r.get("run_id") != run for r in rows):
+            bad(f"its rows' run_id is not its footer's {run!r}")
+    return out
+
+
+def refind_rows(rows: list[dict], sample: int, seed: int) -> tuple[list[dict], list[str]]:
+    """`sample` rows that found a tour or proved none (drawn with `seed`; boards of at most 100
+    cells, without a time limit reached) found again with their method and seed: the result
+    (found, exists) and, for searches, the nodes must be the row's. (entries, problems)."""
+    cheap = [r for r in rows if r.get("status") in ("found", "none") and (r.get("rows") or 0) * (r.get("cols") or 0)
+             <= 100]
+    if not cheap or sample <= 0:
+        return [], []
+    rng = np.random.default_rng(seed)
+    done, problems = [], []
+    for k in sorted(rng.choice(len(cheap), size=min(sample, len(cheap)), replace=False)):
+        r = cheap[int(k)]
+        t = find_tour(r["piece"], r["rows"], r["cols"], r["start"], closed=r["closed"], method=r["method"],
+                      seed=r["seed"], time_limit=None)
+        now = (bool(t.found), t.exists, int(t.nodes) if r["method"] == "search" else None)
+        said = (bool(r["found"]), r["exists"], r["nodes"] if r["method"] == "search" else None)
+        problem = None if now == said else (f"trial {r['trial_id']!r}, {label(r['method'], r['seed'])}: the row says "
+                                            f"found={said[0]}, exists={said[1]}, nodes {said[2]}; found again: "
+                                            f"found={now[0]}, exists={now[1]}, nodes {now[2]}")
+        done.append({"trial_id": r["trial_id"], "method": label(r["method"], r["seed"]), "ok": problem is None,
+                     "problem": problem})
+        if problem:
+            problems.append(problem)
+    return done, problems
+
+
+def verify_study(path: str, resolve: int = REFIND_SAMPLE) -> dict:
+    """`fastsnake verify` of a tour study rows file: its checksum, every row (`row_problems`) and
+    `resolve` rows found again (`refind_rows`, drawn from the file's checksum). Returns ``{"path",
+    "kind": "tour study", "ok", "rows", "trials", "methods", "problems", "resolved"}``."""
+    from fastsnake.study.rows import StudyFileError, read_rows
+
+    meta, table = read_rows(path, need_checksum=True)
+    if meta.get("kind") != "tour":
+        raise StudyFileError(f"study file {path!r} is a {meta.get('kind')!r} study, not a tour study")
+    missing = [c for c in ROW_COLUMNS if c not in table.column_names]
+    rows = table.to_pylist() if not missing else []
+    problems = [f"it lacks the column(s) {', '.join(missing)}"] if missing else row_problems(rows, meta)
+    resolved, wrong = ([], []) if problems else refind_rows(rows, resolve, int(str(meta["checksum"])[-8:], 16))
+    return {"path": str(path), "kind": "tour study", "ok": not (problems or wrong), "rows": table.num_rows,
+            "trials": len({r["trial_id"] for r in rows}),
+            "methods": list(dict.fromkeys(label(r["method"], r["seed"]) for r in rows)),
+            "problems": problems + wrong, "resolved": resolved, "not_resolved": []}
+
+
+def check_baseline_trials(all_trials: list[Trial], path: str, arms=None, *, allow_partial: bool = False,
+                          require_all: bool = False) -> list[dict]:
     """Before any search: the baseline `path` is a checksummed tour study of these trials,
     described alike, and holds every arm of `arms` ((method, seed) pairs) on all of them (some,
     with `allow_partial`), else `BaselineMismatch` (`fastsnake.study.baseline.gate`); returns its
     rows (`check_baseline` decides again on what the run played)."""
-    from fastsnake.study.baseline import gate, same_trials
+    from fastsnake.study.baseline import gate, require_all_problem, require_all_refusal, same_trials
     from fastsnake.study.rows import read_baseline
 
-    ident, rows = read_baseline(path, "tour", "trial_id", IDENTITY, TourInputError)
+    ident, rows = read_baseline(path, "tour", "trial_id", IDENTITY, TourInputError, check=row_problems)
     same_trials({t.id: t.identity() for t in all_trials}, ident, what="trial")
     if arms is not None:
         theirs: dict = {}
@@ -365,7 +528,19 @@ def check_baseline_trials(all_trials: list[Trial], path: str, arms=None, *, allo
             theirs.setdefault(label(r["method"], r["seed"]), []).append(r["trial_id"])
         gate({label(m, s): [t.id for t in all_trials] for m, s in arms}, theirs, allow_partial=allow_partial,
              words=("method", "trial"))
+        if require_all:
+            problem = require_all_problem([t.id for t in all_trials], [r["trial_id"] for r in rows],
+                                          [label(m, s) for m, s in arms], theirs, words=("method", "trial"))
+            if problem is not None:
+                raise require_all_refusal(problem)
     return rows
+
+
+def _differ(today: dict, base: dict) -> bool:
+    """Deterministic results of one trial that differ (a search stopped by its time limit is not)."""
+    if "limit" in (today["status"], base["status"]):
+        return False
+    return any(today[f] != base[f] for f in ("status", "found", "exists", "nodes"))
 
 
 def _found_value(measure: str):
@@ -375,17 +550,24 @@ def _found_value(measure: str):
 
 
 def check_baseline(study: TourStudy, base_rows: list[dict], *, allow_partial: bool = False,
-                   slower: float | None = None) -> dict:
+                   slower: float | None = None, require_all: bool = False, path: str = "baseline") -> dict:
     """Today against the baseline, trial by trial, with the one gate logic
     (`fastsnake.study.baseline.compare_rows`): every method of the run on the same options and
     trials, else `BaselineMismatch` unless `allow_partial`; then CPU-seconds of every compared
     method, and nodes of the searches, on the trials both found (CPU-seconds judged only with a share
     `slower`: worse beyond it; else reported)."""
-    from fastsnake.study.baseline import compare_rows
+    from fastsnake.study.baseline import compare_rows, refuse
+
+    # the baseline rule: a tour said impossible where today's search finds one is a false claim
+    found = {r["trial_id"]: label(r["method"], r["seed"]) for r in study.rows if r["found"]}
+    refuse(path, [f"trial {r['trial_id']!r}: the baseline's {label(r['method'], r['seed'])} says no tour exists "
+                  f"(exists=false), today's {found[r['trial_id']]} found one"
+                  for r in base_rows if r["exists"] is False and r["trial_id"] in found])
 
     def measures(name):
         return [(m, _found_value(m)) for m in (("nodes", "cpu_seconds") if _searches(name) else ("cpu_seconds",))]
 
     return compare_rows(study.rows, base_rows, key=lambda r: label(r["method"], r["seed"]),
                         trial=lambda r: r["trial_id"], measures=measures, conditions=("options",),
-                        allow_partial=allow_partial, words=("method", "trial"), slower=slower)
+                        allow_partial=allow_partial, words=("method", "trial"), slower=slower,
+                        same=_differ, what="search", require_all=require_all)

@@ -20,15 +20,17 @@ COLUMNS = [["#", "index"], ["instance", "game"], ["heuristic", "heuristic"], ["l
 
 
 def inadmissible_marks(meta: dict, rows: list[dict]) -> list[str]:
-    """One line per heuristic with solved rows marked non-optimal (a user's heuristic the study found
-    inadmissible), saying what was seen when the file's footer holds it (``admissibility``)."""
+    """One line per heuristic with solved rows marked non-optimal that the study's admissibility
+    record (the footer's ``admissibility``) found inadmissible, saying what was seen; nothing for a
+    heuristic it recorded nothing against (a file that says so is damaged: `study_report.study_problems`)."""
     seen = meta.get("admissibility") or {}
     marks = []
     for name in dict.fromkeys(r["heuristic"] for r in rows):
         solved = [r for r in rows if r["heuristic"] == name and r["status"] == "solved"]
-        if not solved or all(r["optimal"] for r in solved):
+        e = seen.get(name) if isinstance(seen.get(name), dict) else {}
+        # a finding the study's own search recorded, never one guessed from the flags
+        if not solved or all(r["optimal"] for r in solved) or e.get("admissible") is not False:
             continue
-        e = seen.get(name) or {}
         why = []
         if e.get("sample_violations"):
             v = e["violations"][0]

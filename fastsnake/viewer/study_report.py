@@ -137,7 +137,24 @@ def _read(paths):
     rows = table.to_pylist()
     if not rows:
         raise StudyReportError(f"study file {path!r} holds no rows: nothing to show")
+    damaged = study_problems(meta, rows)
+    if damaged:  # what `fastsnake verify` refuses is never shown
+        more = f" (and {len(damaged) - 1:,} more)" if len(damaged) > 1 else ""
+        raise StudyReportError(f"study file {path!r} is damaged: {damaged[0]}{more} (fastsnake verify {path})")
     return path, meta, rows
+
+
+def study_problems(meta: dict, rows: list[dict]) -> list[str]:
+    """What `fastsnake verify` finds wrong in a study's rows (`fastsnake.puzzle.study.row_problems`,
+    `fastsnake.tour.study.row_problems`), columns missing first."""
+    if meta["kind"] == "puzzle":
+        from fastsnake.puzzle import study as problem
+    else:
+        from fastsnake.tour import study as problem
+    missing = [c for c in problem.ROW_COLUMNS if c not in rows[0]]
+    if missing:
+        return [f"it lacks the column(s) {', '.join(missing)}"]
+    return problem.row_problems(rows, meta)
 
 
 def report_study(paths, out, *, picks=(), title=None, progress=None) -> dict:

@@ -1,14 +1,17 @@
 """The regression gate of `compare --baseline-from` (issue 55): it exits 2 unless every policy of
 the run was compared with its baseline on the same conditions and games (`--allow-partial`
 accepts less, saying how much), a baseline carries a checksum, a sample of its games is re-played
-from their seeds when the same code saved it, and malformed metadata is one line, exit 2."""
+from their seeds when the same code saved it, and malformed metadata is one line, exit 2. The
+baseline rule (issue 63): rows that contradict the file's summaries or the game's rules are refused;
+a policy whose play changed (its code, or a knob its fingerprint cannot see) is judged, exit 4 when
+worse, with a line saying so and never a word to re-save the baseline."""
 
 import json
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
-from faults import BASELINE_TAMPERS, _edit_baseline, tamper_baseline
+from faults import BASELINE_TAMPERS, _all_summaries, _edit_baseline, tamper_baseline
 
 from fastsnake.cli import main
 from fastsnake.snake import api, benchmark
@@ -129,22 +132,31 @@ def test_a_baseline_changed_after_it_was_saved_is_refused(saved, tmp_path, capsy
     assert code == 2 and "saved by an older fastsnake" in line and "--save-baseline NAME" in line
 
 
-# -- 3. re-played from the seeds -------------------------------------------------------------------
+# -- 3. the baseline rule: refused only for what no change of the policy explains -------------------
 
-def test_a_forged_baseline_of_the_same_code_is_refused_naming_the_game(saved, tmp_path):
+def test_a_forged_baseline_is_refused_by_its_own_summary_and_a_consistent_one_is_judged(saved, tmp_path, capsys):
     path, results = saved
+    # Rows edited and re-signed, the summaries left: the rows contradict the file's own summary.
     forged = tamper_baseline(path, tmp_path / "forged.parquet", "moves_plus_100")
-    with pytest.raises(benchmark.BaselineError, match=r"contradicts the games its seeds give: cycle 6x6, game 0: "
-                                                     r"the baseline says moves"):
+    with pytest.raises(benchmark.BaselineError, match=r"cycle 6x6: its rows hold [\d,]+ total moves where its "
+                                                     r"summary counts [\d,]+"):
         benchmark.check_baseline(results, str(forged))
-    # Games today's run did not play are caught by the re-play of a sample from their seeds.
     late = _edit_baseline(path, tmp_path / "late.parquet", change_table=lambda t: _moves_from(t, 60, 100))
+    with pytest.raises(benchmark.BaselineError, match=r"cycle 6x6: its rows hold .* total moves"):
+        benchmark.check_baseline(api.compare_runs(["cycle", "greedy"], 6, 60), str(late))
+    # Rows and summaries edited alike: a claim no file check can refute. Today's games contradict it, so
+    # the play changed since (or the claim is false): judged, never a word to re-save it.
+    consistent = _edit_baseline(path, tmp_path / "consistent.parquet", change_table=lambda t: _moves_from(t, 0, 100),
+                                change_meta=_all_summaries(lambda s: s.update(total_moves=s["total_moves"]
+                                                                              + 100 * s["games"])))
+    code, out, err = _run(capsys, *ARGS, "--baseline-from", str(consistent))
+    assert code == 0, err
+    assert "changed: cycle 6x6: its play changed since the baseline was saved" in out and "fingerprint" in out
+    assert "re-save" not in out + err
     first = api.compare_runs(["cycle", "greedy"], 6, 60)
-    with pytest.raises(benchmark.BaselineError, match=r"cycle 6x6, game (6\d|[7-9]\d|1[01]\d): its row says moves"):
-        benchmark.check_baseline(first, str(late), replay_games=20)
     verdict = benchmark.check_baseline(first, path)
     assert verdict["replayed"]["cycle 6x6"] and len(verdict["replayed"]["greedy 6x6"]) == 3
-    assert verdict["not_replayed"] == []
+    assert verdict["not_replayed"] == [] and verdict["changed"] == []
 
 
 def _moves_from(table, first, add):
@@ -155,17 +167,115 @@ def _moves_from(table, first, add):
     return _column_set(table, "moves", moves)
 
 
-def test_a_baseline_of_other_code_is_compared_not_replayed(saved, tmp_path, capsys):
-    # What a policy that got worse since the baseline looks like: the baseline's code differs and its
-    # greedy won every game; exit 4 names it, and the check says nothing was re-played.
+def test_outcomes_the_rules_forbid_are_refused(saved, tmp_path, capsys):
+    # greedy "won" every game without filling the board: no policy can play that, whatever its code.
     path, _ = saved
     greedy_won = _edit_baseline(
         path, tmp_path / "older.parquet",
         change_table=lambda t: _column_set_where(t, "outcome", 1, "greedy"),
         change_meta=lambda m: [s.update(code="blake2b:older") for s in m["summaries"]])
-    code, out, err = _run(capsys, *ARGS, "--baseline-from", str(greedy_won))
-    assert code == 4 and "greedy 6x6: win rate -100.00 points" in err
+    code, _, err = _run(capsys, *ARGS, "--baseline-from", str(greedy_won))
+    line = _one_error_line(err)
+    assert code == 2 and "greedy 6x6: game 0 won without eating the 33 apples" in line and "rules forbid" in line
+
+
+KNOB_POLICY = """
+import os
+
+import numpy as np
+
+
+def _cycle(rows, cols):
+    cells = []
+    for r in range(rows):
+        cs = range(1, cols) if r % 2 == 0 else range(cols - 1, 0, -1)
+        cells += [r * cols + c for c in cs]
+    return cells + [r * cols for r in range(rows - 1, -1, -1)]
+
+
+def alloc(rows, cols):
+    order = _cycle(rows, cols)
+    nxt = np.zeros(rows * cols, np.int64)
+    for k, c in enumerate(order):
+        nxt[c] = order[(k + 1) % len(order)]
+    return (np.array(order, np.int64), nxt)
+
+
+def start_cycle(state, ws):
+    return ws[0]
+
+
+def decide(state, ws):
+    if os.environ.get("GATE_KNOB") == "bad" or os.path.exists(os.path.join(os.path.dirname(__file__), "bad")):
+        return 0  # up: into the wall or the body before long
+    target = ws[1][state.head]
+    for move in range(4):
+        if state.neighbours[state.head, move] == target:
+            return move
+    return 0
+"""
+
+
+@pytest.fixture
+def knob(tmp_path, monkeypatch):
+    """A user's policy (a cycle follower, plain Python) whose quality is set outside its code: the
+    environment variable GATE_KNOB or a file "bad" beside its module; baseline "k" saved while good."""
+    import importlib
+    import sys
+
+    import fastsnake
+
+    folder = tmp_path / "knob"
+    folder.mkdir()
+    (folder / "gate_knob_policy.py").write_text(KNOB_POLICY)
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.setenv(benchmark.BASELINES_ENV, str(tmp_path / "baselines"))
+    monkeypatch.delenv("GATE_KNOB", raising=False)
+    module = importlib.import_module("gate_knob_policy")
+    fastsnake.register_policy("knob", fastsnake.Policy(module.decide, alloc=module.alloc,
+                                                        start_cycle=module.start_cycle))
+    yield folder
+    sys.modules.pop("gate_knob_policy", None)
+
+
+KNOB_ARGS = ("compare", "--size", "6", "--games", "40", "--policies", "knob")
+
+
+def test_a_policy_made_worse_by_a_knob_outside_its_code_exits_4(knob, capsys, monkeypatch):
+    code, _, err = _run(capsys, *KNOB_ARGS, "--save-baseline", "k")
+    assert code == 0, err
+    code, out, err = _run(capsys, *KNOB_ARGS, "--baseline-from", "k")  # unchanged: re-played, not worse
+    assert code == 0 and "re-played from their seeds, as saved: knob 6x6" in out and "changed:" not in out
+    for turn in ("env", "file"):
+        if turn == "env":
+            monkeypatch.setenv("GATE_KNOB", "bad")
+        else:
+            monkeypatch.delenv("GATE_KNOB")
+            (knob / "bad").write_text("")
+        code, out, err = _run(capsys, *KNOB_ARGS, "--baseline-from", "k")
+        assert code == 4, (turn, err)
+        assert "worse than baseline 'k': knob 6x6: win rate -100.00 points" in err
+        assert "changed: knob 6x6: its play changed since the baseline was saved" in out
+        assert "its code fingerprint is the baseline's" in out and "re-save" not in out + err
+
+
+def test_a_policy_whose_code_changed_is_compared_not_replayed(knob, capsys):
+    assert _run(capsys, *KNOB_ARGS, "--save-baseline", "k")[0] == 0
+    source = knob / "gate_knob_policy.py"
+    source.write_text(source.read_text().replace('== "bad"', '!= "good"'))  # bad unless told otherwise
+    import importlib
+    import sys
+
+    import fastsnake
+
+    module = importlib.reload(sys.modules["gate_knob_policy"])  # as the next process would import it
+    fastsnake.register_policy("knob", fastsnake.Policy(module.decide, alloc=module.alloc,
+                                                        start_cycle=module.start_cycle), replace_existing=True)
+    code, out, err = _run(capsys, *KNOB_ARGS, "--baseline-from", "k")
+    assert code == 4 and "knob 6x6: win rate -100.00 points" in err
     assert "not re-played (the code changed since the baseline was saved" in out
+    assert "changed: knob 6x6: its play changed since the baseline was saved (40 of 40 games differ; its code " \
+           "changed)" in out and "re-save" not in out + err
 
 
 def _column_set_where(table, name, value, policy):

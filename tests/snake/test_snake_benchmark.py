@@ -194,13 +194,21 @@ def test_a_saved_baseline_pairs_todays_games_and_exit_4_names_what_is_worse(caps
     # A baseline saved by other code, where greedy won every game: today's greedy is worse. (Made
     # by editing the file and re-signing it: the same edit with the code left as it is is a
     # forgery, refused in test_snake_baseline_gate.py.)
+    # The rows and summaries agree and the wins fill the board (the baseline rule refuses a file that
+    # contradicts itself or the game's rules, whatever the code).
     table = pq.read_table(saved)
     greedy = pc.equal(table.column("policy"), "greedy").to_numpy(zero_copy_only=False)
     outcome = np.where(greedy, 1, table.column("outcome").to_numpy()).astype(np.int8)
+    apples = np.where(greedy, 36 - 3, table.column("apples").to_numpy()).astype(np.int32)
+    moves = np.where(greedy, np.maximum(table.column("moves").to_numpy(), 33), table.column("moves").to_numpy())
     better = table.set_column(table.column_names.index("outcome"), "outcome", pa.array(outcome))
+    better = better.set_column(better.column_names.index("apples"), "apples", pa.array(apples))
+    better = better.set_column(better.column_names.index("moves"), "moves", pa.array(moves.astype(np.int64)))
     meta = json.loads(table.schema.metadata[benchmark.BASELINE_META_KEY])
     for s in meta["summaries"]:
         s["code"] = "blake2b:older"
+        if s["policy"] == "greedy":
+            s.update(wins=s["games"], deaths=0, stuck=0, total_moves=int(moves[greedy].sum()))
     meta["checksum"] = benchmark.baseline_checksum(meta, better)
     better = better.replace_schema_metadata({benchmark.BASELINE_META_KEY: json.dumps(meta).encode()})
     pq.write_table(better, tmp_path / "better.parquet")

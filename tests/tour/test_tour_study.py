@@ -120,3 +120,66 @@ def test_two_workers_give_the_rows_of_one(capsys, tmp_path):
     for n in ("1", "2"):
         assert _run(capsys, *args, "--workers", n, "--out", str(tmp_path / f"w{n}.parquet"))[0] == 0
     assert _measured_apart(tmp_path / "w1.parquet") == _measured_apart(tmp_path / "w2.parquet")
+
+
+# -- issue 63/64: success among existing tours, the noise floor, the baseline rule, verify -----------
+
+def test_success_counts_only_starts_where_a_tour_exists_and_cpu_noise_is_no_finding(capsys, tmp_path):
+    out = tmp_path / "open5.parquet"
+    code, text, err = _run(capsys, "--size", "5", "--methods", "search", "--seeds", "0,1", "--json", "--out", str(out))
+    assert code == 0, err
+    doc = json.loads(text)
+    rows = pq.read_table(out).to_pylist()
+    proved = {r["trial_id"] for r in rows if r["exists"] is False}
+    assert doc["impossible"] == len(proved) > 0  # the minority colour of 5x5: no open knight's tour
+    for m in doc["methods"]:
+        assert m["impossible"] == len(proved) and m["found"] == 25 - len(proved) and m["success_rate"] == 1.0
+    floor = doc["noise_floor"]
+    assert floor["abs_seconds"] >= floor["timer_resolution"] > 0 and floor["text"]
+    pair = doc["pairs"][0]
+    assert pair["nodes"]["n"] == 25 - len(proved) and "significant" in pair["nodes"]
+    assert set(pair["cpu_seconds"]) >= {"below_floor", "floor", "significant", "median_abs_difference"}
+    # A forged baseline: one start said impossible where today's search finds a tour.
+    meta, table = read_rows(str(out))
+    found_row = next(k for k, r in enumerate(rows) if r["found"])
+    forged = [dict(r, found=False, exists=False, status="none") if k == found_row else r for k, r in enumerate(rows)]
+    for r in forged:  # the other seed's row of that start too, or the file contradicts itself
+        if r["trial_id"] == rows[found_row]["trial_id"]:
+            r.update(found=False, exists=False, status="none")
+    base = write_rows(T.study.rows_table(forged), str(tmp_path / "forged.parquet"), meta)
+    assert main(["verify", base]) == 0  # consistent in itself
+    capsys.readouterr()
+    code, out_text, err = _run(capsys, "--size", "5", "--methods", "search", "--seeds", "0,1", "--baseline-from", base)
+    assert code == 2 and out_text == "" and "says no tour exists (exists=false)" in err and "found one" in err
+
+
+def test_verify_and_report_refuse_a_forged_tour_study(capsys, tmp_path):
+    path = tmp_path / "t.parquet"
+    assert _run(capsys, "--size", "5", "--methods", "search", "--out", str(path))[0] == 0
+    meta, table = read_rows(str(path))
+    rows = table.to_pylist()
+    k = next(k for k, r in enumerate(rows) if r["status"] == "none")
+    rows[k]["found"] = True  # "found" a tour the same row says does not exist
+    bad = write_rows(T.study.rows_table(rows), str(tmp_path / "bad.parquet"), meta)
+    code = main(["verify", bad])
+    out = capsys.readouterr().out
+    assert code == 2 and "DAMAGED" in out and "status 'none' with found=True" in out
+    code = main(["report", bad, "--out", str(tmp_path / "r.html")])
+    assert code == 2 and not (tmp_path / "r.html").exists() and "is damaged" in capsys.readouterr().err
+
+
+def test_a_cpu_difference_within_the_noise_floor_is_never_significant():
+    from fastsnake.study.noise import judge_cpu, significant
+    from fastsnake.study.stats import paired_ratio
+
+    base = [0.001 + 1e-5 * k for k in range(40)]
+    this = [b + 1e-4 for b in base]  # 0.1 ms more on every trial: Wilcoxon's p is tiny
+    paired = paired_ratio(this, base)
+    assert paired["p_value"] < 1e-6
+    floor = {"abs_seconds": 2e-4, "relative": 0.05, "text": "0.2 ms or 5%"}
+    judged = dict(judge_cpu(paired, this, base, floor), p_holm=paired["p_value"])
+    assert judged["below_floor"] and not significant(judged) and judged["floor"] == "0.2 ms or 5%"
+    wide = [b * 2 for b in base]  # twice the time: above both floors
+    judged = judge_cpu(paired_ratio(wide, base), wide, base, floor)
+    judged["p_holm"] = judged["p_value"]
+    assert not judged["below_floor"] and significant(judged)
