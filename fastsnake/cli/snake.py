@@ -414,19 +414,24 @@ def _finish_sweep(args, summary, interrupted):
     return summary
 
 
+def _study_verifier(kind: str):
+    """`verify_study` of the problem `kind` (``"puzzle"``, ``"tour"``)."""
+    if kind == "puzzle":
+        from fastsnake.puzzle import verify_study
+
+        return verify_study
+    from fastsnake import tour
+
+    return tour.study.verify_study
+
+
 def _verify_study(args, kind: str):
     """`verify` of a puzzle or tour study rows file (`fastsnake.puzzle.verify_study`,
     `fastsnake.tour.study.verify_study`): its checksum, every row, a few searches done again."""
     if args.repair:
         raise InputError(f"--repair rebuilds a sweep folder's manifest; {args.path!r} is a {kind} study file")
-    if kind == "puzzle":
-        from fastsnake.puzzle import verify_study
-    else:
-        from fastsnake import tour
-
-        verify_study = tour.study.verify_study
     sample = {} if args.replay is None else {"resolve": args.replay}
-    report = verify_study(args.path, **sample)
+    report = _study_verifier(kind)(args.path, **sample)
     if args.json:
         common.emit_json(report)
     else:
@@ -494,6 +499,11 @@ def _verify_run_folder(args):
     if report["ok"] and report["complete"]:
         try:
             report["rows_file"] = S.read_rows(args.path)[1].num_rows
+            kind = S.study_kind(args.path)
+            if kind in ("puzzle", "tour"):  # its rows as a study file's: every row, a few searches again
+                report["study"] = _study_verifier(kind)(args.path)
+                if not report["study"]["ok"]:
+                    report.update(ok=False, damaged=report["study"]["problems"])
         except InputError as exc:
             report.update(ok=False, damaged=[str(exc)])
     if args.json:

@@ -213,8 +213,11 @@ def read_baseline(path: str, kind: str, trial: str, identity, error=StudyFileErr
 
 def study_kind(path) -> str | None:
     """The ``kind`` of the study rows file at `path` (``"puzzle"``, ``"tour"``), from its footer
-    alone, or None when it is not one (or its footer cannot be read)."""
+    alone, or of the run folder at `path` (`run_folder_kind`), or None when it is neither (or its
+    footer cannot be read)."""
     name = os.fspath(path)
+    if os.path.isdir(name):
+        return run_folder_kind(name)
     if not os.path.isfile(name):
         return None
     try:
