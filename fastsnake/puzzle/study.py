@@ -680,6 +680,19 @@ def _manhattan(start: str, goal: str, rows: int, cols: int) -> int | None:
     return sum(abs(k // cols - where[t] // cols) + abs(k % cols - where[t] % cols) for k, t in enumerate(a) if t)
 
 
+def _moves_problem(moves, length: int, r: dict) -> str | None:
+    """Why the kept `moves` of the solved row `r` are not a solution of its `length` (None: they are)."""
+    if not isinstance(moves, str) or len(moves) != length:
+        return f"its kept moves are {len(moves) if isinstance(moves, str) else moves!r} long, its length {length}"
+    try:
+        end = B.apply_moves(np.array([int(t) for t in r["start"].split()]), moves, r["rows"], r["cols"])
+    except B.PuzzleInputError as exc:
+        return f"its kept moves are no solution: {exc}"
+    if " ".join(str(int(t)) for t in end) != " ".join(r["goal"].split()):
+        return "its kept moves do not reach its goal"
+    return None
+
+
 def _whole(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
@@ -688,7 +701,7 @@ def _seconds(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
 
 
-def row_problems(rows: list[dict], meta: dict | None = None) -> list[str]:
+def row_problems(rows: list[dict], meta: dict | None = None, check_moves: bool = True) -> list[str]:
     """What in a puzzle study's rows contradicts the rows themselves, the instances or the footer
     `meta` (one line each, at most `KEPT_PROBLEMS`): a status outside `STATUSES`, a figure that is
     not a finite number >= 0, a length without a solve (or a solve without one), a length below the
@@ -696,8 +709,10 @@ def row_problems(rows: list[dict], meta: dict | None = None) -> list[str]:
     lengths that disagree with each other or with the published one, an optimal flag the
     admissibility record contradicts (``optimal=false`` on a heuristic it records nothing against,
     ``optimal=true`` on one it found inadmissible), an instance or (instance, heuristic) twice, and
-    counts or names the footer does not match. `fastsnake verify`, the report and ``--baseline-from``
-    read a study through it (the baseline rule: `fastsnake.study.baseline`)."""
+    counts or names the footer does not match, and (`check_moves`) kept moves that are not a solution
+    of the row's length. `fastsnake verify`, the report and ``--baseline-from`` read a study through
+    it (the baseline rule: `fastsnake.study.baseline`); the report checks kept moves itself, naming
+    them as problem lines of the page it writes."""
     out: list[str] = []
 
     def bad(text):
@@ -750,6 +765,11 @@ def row_problems(rows: list[dict], meta: dict | None = None) -> list[str]:
                 "and every move changes that by one")
         if _whole(r.get("nodes_generated")) and r["nodes_generated"] < length:
             bad(f"{where}: {r['nodes_generated']} nodes generated cannot find a path of {length} moves")
+        moves = r.get("moves")
+        if check_moves and moves is not None and md is not None:
+            problem = _moves_problem(moves, length, r)
+            if problem:
+                bad(f"{where}: instance {r.get('instance_id')} with {r.get('heuristic')}: {problem}")
         entry = record.get(r.get("heuristic"))
         inadmissible = isinstance(entry, dict) and entry.get("admissible") is False
         if r.get("optimal"):
@@ -851,7 +871,7 @@ def verify_study(path: str, resolve: int = RESOLVE_SAMPLE) -> dict:
     meta, table = read_rows(path, need_checksum=True)
     if meta.get("kind") != "puzzle":
         raise StudyFileError(f"study file {path!r} is a {meta.get('kind')!r} study, not a puzzle study")
-    missing = [c for c in ROW_COLUMNS if c not in table.column_names]
+    missing = [c for c in ROW_COLUMNS if c not in table.column_names and c != "moves"]  # moves: since 0.2.0
     if missing:
         return {"path": str(path), "kind": "puzzle study", "ok": False, "rows": table.num_rows, "instances": 0,
                 "heuristics": [], "problems": [f"it lacks the column(s) {', '.join(missing)}"], "resolved": [],

@@ -408,12 +408,27 @@ def trial_id(r: dict) -> str | None:
     return f"{rows}x{cols}/{r.get('piece')}/{'closed' if r.get('closed') else 'open'}/{square_name(start, rows, cols)}"
 
 
-def row_problems(rows: list[dict], meta: dict | None = None) -> list[str]:
+def _moves_problem(r: dict) -> str | None:
+    """Why a row's kept tour (`tour_moves`) is not a tour of its board from its start (None: it is)."""
+    try:
+        piece = parse_piece(r["piece"])
+        path = tour_path(r["moves"], r["start"], piece, r["rows"], r["cols"])
+    except (TourInputError, TypeError, ValueError) as exc:
+        return f"its kept tour is none: {exc}"
+    if not r.get("found"):
+        return "it keeps a tour but found none"
+    if len(path) != r["rows"] * r["cols"] or len(set(path)) != len(path):
+        return f"its kept tour visits {len(set(path)):,} of the {r['rows'] * r['cols']:,} squares"
+    return None
+
+
+def row_problems(rows: list[dict], meta: dict | None = None, check_moves: bool = True) -> list[str]:
     """What in a tour study's rows contradicts the rows themselves or the footer `meta` (one line
     each, at most `KEPT_PROBLEMS`): a status outside `STATUSES`, ``found`` or ``exists`` that
     disagree with it, nodes or CPU-seconds that are not finite numbers >= 0, a trial id its board,
     piece and start do not give, a trial one method proved impossible (``exists`` false) where
-    another found a tour, a (trial, method, seed) twice, and counts the footer does not match.
+    another found a tour, a (trial, method, seed) twice, counts the footer does not match, and
+    (`check_moves`) a kept tour that is not one.
     `fastsnake verify`, the report and ``--baseline-from`` read a study through it."""
     out: list[str] = []
 
@@ -440,6 +455,10 @@ def row_problems(rows: list[dict], meta: dict | None = None) -> list[str]:
             bad(f"{where}: cpu_seconds {cpu!r} is not a finite number >= 0")
         if trial_id(r) != r.get("trial_id"):
             bad(f"{where}: its board, piece and start make the trial {trial_id(r)!r}")
+        elif check_moves and r.get("moves") is not None:
+            problem = _moves_problem(r)
+            if problem:
+                bad(f"{where}: {problem}")
         key = (r.get("trial_id"), r.get("method"), r.get("seed"))
         if key in seen:
             bad(f"{where}: the trial and method appear twice")
@@ -501,7 +520,7 @@ def verify_study(path: str, resolve: int = REFIND_SAMPLE) -> dict:
     meta, table = read_rows(path, need_checksum=True)
     if meta.get("kind") != "tour":
         raise StudyFileError(f"study file {path!r} is a {meta.get('kind')!r} study, not a tour study")
-    missing = [c for c in ROW_COLUMNS if c not in table.column_names]
+    missing = [c for c in ROW_COLUMNS if c not in table.column_names and c != "moves"]  # moves: since 0.2.0
     rows = table.to_pylist() if not missing else []
     problems = [f"it lacks the column(s) {', '.join(missing)}"] if missing else row_problems(rows, meta)
     resolved, wrong = ([], []) if problems else refind_rows(rows, resolve, int(str(meta["checksum"])[-8:], 16))

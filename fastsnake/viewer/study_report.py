@@ -146,15 +146,16 @@ def _read(paths):
 
 def study_problems(meta: dict, rows: list[dict]) -> list[str]:
     """What `fastsnake verify` finds wrong in a study's rows (`fastsnake.puzzle.study.row_problems`,
-    `fastsnake.tour.study.row_problems`), columns missing first."""
+    `fastsnake.tour.study.row_problems`), columns missing first; kept moves apart: a picked
+    solution's are checked as the page is made, a problem line of the page (exit 2)."""
     if meta["kind"] == "puzzle":
         from fastsnake.puzzle import study as problem
     else:
         from fastsnake.tour import study as problem
-    missing = [c for c in problem.ROW_COLUMNS if c not in rows[0]]
+    missing = [c for c in problem.ROW_COLUMNS if c not in rows[0] and c != "moves"]
     if missing:
         return [f"it lacks the column(s) {', '.join(missing)}"]
-    return problem.row_problems(rows, meta)
+    return problem.row_problems(rows, meta, check_moves=False)  # kept moves: the page's problem lines
 
 
 def report_study(paths, out, *, picks=(), title=None, progress=None) -> dict:

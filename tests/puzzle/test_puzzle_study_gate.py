@@ -36,8 +36,11 @@ def base(tmp_path_factory):
 
 def _edited(src, out, column, change, rows=None):
     """The study `src` with `column` changed row by row (`change(value, row)`), signed again as a
-    forger would (`write_rows` recomputes the checksum)."""
+    forger would (`write_rows` recomputes the checksum); its kept moves dropped when the lengths
+    change (a forger would drop or forge them: kept moves are checked on their own)."""
     meta, table = read_rows(str(src))
+    if column == "length":
+        table = table.set_column(table.column_names.index("moves"), "moves", pa.nulls(table.num_rows, pa.string()))
     listed = table.to_pylist()
     values = [change(r[column], r) if rows is None or k in rows else r[column] for k, r in enumerate(listed)]
     field = table.schema.field(column)
@@ -70,6 +73,7 @@ def test_published_optima_refute_a_baseline_before_any_search(tmp_path, capsys, 
     meta, table = read_rows(str(path))
     forged = table.to_pylist()
     for r in forged:
+        r["moves"] = None
         r["length"] += 2
         r["published_length"] += 2
         r["nodes_generated"] += 2
@@ -138,6 +142,12 @@ def test_verify_and_report_refuse_a_forged_study(base, tmp_path, capsys):
         doc = json.loads(out)
         assert code == 2 and not doc["ok"] and said in doc["problems"][0]
         assert _cli(capsys, "report", bad, "--out", str(page))[0] == 2 and not page.exists()
+    # Kept moves that do not solve the instance (the last one changed).
+    k = next(k for k, r in enumerate(read_rows(str(base))[1].to_pylist()) if r["moves"])
+    other = _edited(base, tmp_path / "moves.parquet", "moves", lambda v, r: v[:-1] + {"U": "D"}.get(v[-1], "U"),
+                    rows={k})
+    code, out, _ = _cli(capsys, "verify", other)
+    assert code == 2 and "kept moves" in out
     # A node count edited and signed again: consistent rows, but a search done again contradicts it.
     more = _edited(base, tmp_path / "nodes.parquet", "nodes_generated", lambda v, r: v + 10, rows={3})
     code, out, _ = _cli(capsys, "verify", more, "--replay", "12", "--json")
