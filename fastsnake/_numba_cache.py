@@ -317,6 +317,12 @@ def _module_digest(name: str) -> bytes:
     return digest.digest()
 
 
+def module_digest(name: str) -> str:
+    """The hash (hex) of module `name`'s name, path and code that `sources_hash` combines: what a kernel
+    bundle records of each source its kernels were compiled from (`fastsnake.warm.bundle`)."""
+    return _module_digest(name).hex()
+
+
 @lru_cache(maxsize=None)
 def sources_hash(modules: frozenset[str]) -> str:
     """BLAKE2b (16 hex digits) of the names, paths and code (`code_digest`) of `modules` (a missing one
@@ -389,14 +395,19 @@ def write_manifest(folder: Path, modules: frozenset[str]) -> None:
         tmp.unlink(missing_ok=True)
 
 
+def folder_modules(folder: Path) -> frozenset[str] | None:
+    """The modules a fingerprint folder's manifest names, or None without one."""
+    try:
+        return frozenset((folder / MANIFEST).read_text(encoding="utf-8").split())
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def folder_is_current(folder: Path) -> bool:
     """Whether a fingerprint folder's hash is that of the installed sources of the modules its
     manifest names (a folder without one was written by an older fastsnake: stale)."""
     match = FINGERPRINT_FOLDER.match(folder.name)
-    try:
-        modules = frozenset((folder / MANIFEST).read_text(encoding="utf-8").split())
-    except OSError:
-        return False
+    modules = folder_modules(folder)
     return bool(match and modules) and folder.name.endswith("-" + sources_hash(modules))
 
 

@@ -68,16 +68,21 @@ def _policy_module(name: str) -> str | None:
     return builtin_module(name)
 
 
-def sources_key(part: str) -> str:
-    """A hash of the sources the kernels of `part` can reach (`fastsnake._numba_cache`): a policy's
-    module and what it imports (its kernels' cache keys cover no more), a sub-package's modules and
-    what they import; a policy not of ours: the whole Snake part."""
+def part_modules(part: str) -> frozenset[str] | None:
+    """The modules the kernels of `part` can reach (`fastsnake._numba_cache`): a policy's module and
+    what it imports (its kernels' cache keys cover no more), a sub-package's modules and what they
+    import; None for a policy not of ours."""
     if part.startswith(POLICY_PREFIX):
         module = _policy_module(part[len(POLICY_PREFIX):])
-        if module is None:
-            return part_fingerprint("snake")
-        return sources_hash(import_reach(frozenset({module})))
-    return sources_hash(import_reach(package_modules(source_part(part))))
+        return None if module is None else import_reach(frozenset({module}))
+    return import_reach(package_modules(source_part(part)))
+
+
+def sources_key(part: str) -> str:
+    """A hash of the sources the kernels of `part` can reach (`part_modules`); a policy not of ours:
+    the whole Snake part."""
+    modules = part_modules(part)
+    return part_fingerprint("snake") if modules is None else sources_hash(modules)
 
 
 def mark_key(part: str) -> str:
