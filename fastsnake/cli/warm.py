@@ -1,4 +1,5 @@
-"""The `warm` verb: compile kernels ahead of time; `--clear` removes stale cache folders."""
+"""The `warm` verb: compile kernels ahead of time; `--clear` removes stale cache folders; `--export` and
+`--import` carry compiled kernels to another machine in one file (a kernel bundle)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,10 @@ def register(sub) -> None:
     p.add_argument("--force", action="store_true", help="run parts marked as compiled too")
     p.add_argument("--clear", action="store_true",
                    help="remove cache folders of other sources than the installed ones (then warm what is named)")
+    p.add_argument("--export", metavar="FILE",
+                   help="write the compiled kernels of what is named (else every part in the cache) into FILE")
+    p.add_argument("--import", dest="import_file", metavar="FILE",
+                   help="install the kernels of a bundle FILE written by --export (before warming what is named)")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.set_defaults(handler=cmd_warm)
 
@@ -43,14 +48,27 @@ def cmd_warm(args):
             cleared = result["cleared"]
             print(f"removed {len(cleared['removed'])} stale cache folder(s), freed "
                   f"{cleared['freed_bytes'] / 1e6:.1f} MB in {cleared['root']}")
+    if args.import_file is not None and args.export is not None:
+        raise InputError("warm takes --import or --export, not both")
+    if args.import_file is not None:
+        result["imported"] = warm.import_bundle(args.import_file)
+        if not args.json:
+            _say_imported(args.import_file, result["imported"])
     policies = [name.strip() for name in (args.policy or "").split(",") if name.strip()]
     if not (policies or args.puzzle or args.tour or args.envs or args.all):
-        if args.clear:
+        if args.export is not None:
+            result["exported"] = warm.export_bundle(args.export)
+            if not args.json:
+                _say_exported(result["exported"])
+            return result
+        if args.clear or args.import_file is not None:
             return result
         raise InputError("warm needs what to compile: --policy X,Y, --puzzle, --tour, --envs or --all "
-                         "(or --clear)")
+                         "(or --clear, --import FILE, --export FILE)")
     parts = warm.resolve_parts(policies, puzzle=args.puzzle, tour=args.tour, envs=args.envs,
                                everything=args.all)
+    if args.export is not None:
+        warm.check_bundle_target(args.export)  # refused before any compile, not after
     report = warm.warm(parts, jobs=args.jobs, force=args.force, progress=_Bar(len(parts)))
     result.update(report)
     failed = [row for row in report["parts"] if row["error"]]
@@ -66,7 +84,23 @@ def cmd_warm(args):
         if args.json:
             common.emit_json(result)
         raise WarmFailed(f"{len(failed)} part(s) failed: " + "; ".join(f"{r['part']}: {r['error']}" for r in failed))
+    if args.export is not None:
+        result["exported"] = warm.export_bundle(args.export, parts=parts)
+        if not args.json:
+            _say_exported(result["exported"])
     return result
+
+
+def _say_imported(path, report: dict) -> None:
+    moved = (f", compiled for CPU {report['bundle_cpu']} and filed for this one ({report['cpu']})"
+             if report["retargeted"] else "")
+    print(f"installed {report['kernels']} kernel(s) from {common.shown(path)} into {report['cache']} "
+          f"({report['present']} there already){moved}")
+
+
+def _say_exported(report: dict) -> None:
+    print(f"wrote {common.shown(report['path'])}: {report['kernels']} kernel(s) in {report['folders']} cache "
+          f"folder(s), {report['bytes'] / 1e6:.1f} MB, for CPU {report['cpu']}")
 
 
 class WarmFailed(FastsnakeError):

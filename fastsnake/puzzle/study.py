@@ -522,7 +522,8 @@ def _run_searches(study, instances, heuristics, algorithm, limits, prune_depth, 
             finalize(n)
             n += 1
 
-    outcome = runs.run(units, runs.Job(SU.search_row, spec, SU.worker_setup), workers=workers, cluster=cluster,
+    job = runs.Job(SU.search_row, spec, SU.worker_setup, kernels=("puzzle",))  # kernels: what a cluster gets
+    outcome = runs.run(units, job, workers=workers, cluster=cluster,
                        chunk_size=STUDY_CHUNK_SIZE, folder=run_folder,
                        order=_order(instances, heuristics) if spec is not None else None,
                        progress=bar or None, on_chunk=on_chunk, state=here, label="puzzle study", warn=warn)

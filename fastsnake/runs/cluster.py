@@ -86,13 +86,38 @@ def connect(text: str, threads_per_worker: int = 1, *, error=InputError, timeout
         quiet.setLevel(level)
 
 
-class Cluster:
-    """A dask client (and the LocalCluster it owns, if any); use as a context manager."""
+def ship_to_workers(client, kernels) -> dict | None:
+    """Give the workers this machine's compiled `kernels` (`fastsnake warm` parts: `ship_kernels`) before
+    their first task and say so in one line on stderr; a failure to ship is said too and is no error
+    (the workers then compile, as they would without it)."""
+    try:
+        from fastsnake.warm.ship import ship_kernels
 
-    def __init__(self, text: str, threads_per_worker: int = 1, *, error=InputError, timeout: float = CONNECT_SECONDS):
+        shipped = ship_kernels(client, list(kernels))
+    except Exception as exc:  # noqa: BLE001 - shipping saves compile time; the run goes on without it
+        sys.stderr.write(f"cluster: the workers compile their own kernels (shipping them failed: {exc})\n")
+        return None
+    if shipped["kernels"]:
+        refused = [w for w in shipped["workers"].values() if w and w.get("status") in ("refused", "failed")]
+        line = (f"cluster: shipped {shipped['kernels']} compiled kernel(s), {shipped['bytes'] / 1e6:.1f} MB, to "
+                f"{len(shipped['workers'])} worker(s)")
+        if refused:
+            line += f"; {len(refused)} refused them and compile their own: {refused[0]['error']}"
+        sys.stderr.write(line + "\n")
+    return shipped
+
+
+class Cluster:
+    """A dask client (and the LocalCluster it owns, if any); use as a context manager. `kernels`: the
+    `fastsnake warm` parts whose compiled kernels the workers of a cluster at an address get from this
+    machine's cache as they connect (`ship_to_workers`; ``local:N`` workers share this machine's cache)."""
+
+    def __init__(self, text: str, threads_per_worker: int = 1, *, error=InputError, timeout: float = CONNECT_SECONDS,
+                 kernels=()):
         self.error = error
         self.threads = threads_per_worker
         self.client, self.cluster = connect(text, threads_per_worker, error=error, timeout=timeout)
+        self.shipped = ship_to_workers(self.client, kernels) if kernels and self.cluster is None else None
 
     def __enter__(self):
         return self

@@ -57,6 +57,8 @@ class Job:
     spec: Any = None
     setup: Callable | None = None
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
+    # The `fastsnake warm` parts whose compiled kernels a cluster's workers get from this machine.
+    kernels: tuple = ()
 
 
 @dataclass
@@ -261,7 +263,7 @@ def _stop_pool(pool) -> None:
 def _run_cluster(text, job, todo, chunk_units, accept, out, line) -> None:
     from fastsnake.runs.cluster import Cluster
 
-    with Cluster(text, 1) as cluster:
+    with Cluster(text, 1, kernels=job.kernels) as cluster:
         out.workers = cluster.workers()
         if line is not None:
             line.workers = out.workers

@@ -32,8 +32,8 @@ def parse_cluster(text: str):
 class ClusterRunner(runs_cluster.Cluster):
     """A dask client (and the LocalCluster it owns, if any); use as a context manager."""
 
-    def __init__(self, text: str, threads_per_worker: int = 1):
-        super().__init__(text, threads_per_worker, error=SweepError, timeout=CONNECT_SECONDS)
+    def __init__(self, text: str, threads_per_worker: int = 1, kernels=()):
+        super().__init__(text, threads_per_worker, error=SweepError, timeout=CONNECT_SECONDS, kernels=kernels)
 
     def chunk_source(self, spec_json: dict):
         """A `chunk_source` for `run_dataset_sweep`: chunks as they complete, in any order, and

@@ -184,7 +184,8 @@ def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0,
             if done // 50 != (done - len(results)) // 50 or done == len(all_trials):
                 progress(f"{done}/{len(all_trials)} trials")
 
-    outcome = runs.run(all_trials, runs.Job(trial_rows, spec, trial_setup), workers=workers, cluster=cluster,
+    job = runs.Job(trial_rows, spec, trial_setup, kernels=("tour",))  # kernels: what a cluster's workers get
+    outcome = runs.run(all_trials, job, workers=workers, cluster=cluster,
                        chunk_size=chunk_size_for(len(all_trials)), folder=run_folder, progress=bar or None,
                        on_chunk=on_chunk, state=here, label="tour study", warn=warn)
     study.interrupted = outcome.interrupted

@@ -3,8 +3,8 @@
 `export_bundle` writes the kernels of this machine's numba cache (the folders of the parts asked, or
 every current one) into one zip file with a manifest; `import_bundle` checks a bundle whole, then
 installs its kernels into this machine's cache, so the first runs load instead of compiling
-(``fastsnake warm --export FILE`` / ``--import FILE``); `ship_kernels(client)` does it for the
-workers of a dask cluster (`fastsnake.warm.ship`, a worker plugin).
+(``fastsnake warm --export FILE`` / ``--import FILE``); `fastsnake.warm.ship.ship_kernels(client)`
+does it for the workers of a dask cluster (a worker plugin).
 
 What makes a kernel found on another machine (`fastsnake._numba_cache`): our cache folders are named
 by a hash of the *code* of the modules a kernel reaches (their paths relative to the package, not the
@@ -59,7 +59,7 @@ from fastsnake._numba_cache import (
 from fastsnake.errors import InputError
 from fastsnake.files import NotRegularFile, open_regular, printable, written_atomically
 
-__all__ = ["BundleError", "export_bundle", "import_bundle", "read_manifest", "ship_kernels", "host_cpu",
+__all__ = ["BundleError", "check_bundle_target", "export_bundle", "import_bundle", "read_manifest", "host_cpu",
            "cpu_problem"]
 
 FORMAT = "fastsnake-kernel-bundle"
@@ -211,12 +211,8 @@ def select_folders(root: Path, parts=None) -> list[Path]:
     return chosen
 
 
-def export_bundle(path, *, parts=None, root=None) -> dict:
-    """Write the kernels of this machine's cache for its CPU (`host_cpu`) into the bundle `path`, whole
-    or not at all (temporary name, fsync, rename): the folders of `parts` (`select_folders`), or every
-    current one. Returns ``{"path", "kernels", "files", "folders", "bytes", "cpu", "parts", "cache"}``;
-    BundleError when the cache holds no such kernel or `path` cannot be written."""
-    root = cache_root() if root is None else Path(root)
+def check_bundle_target(path) -> None:
+    """BundleError when a bundle cannot be written at `path`: a folder, or in a folder that does not exist."""
     target = os.fspath(path)
     shown = printable(repr(target))
     parent = os.path.dirname(os.path.abspath(target))
@@ -224,6 +220,17 @@ def export_bundle(path, *, parts=None, root=None) -> dict:
         raise BundleError(f"cannot write bundle {shown}: it is a folder")
     if not os.path.isdir(parent):
         raise BundleError(f"cannot write bundle {shown}: folder {printable(repr(parent))} does not exist")
+
+
+def export_bundle(path, *, parts=None, root=None) -> dict:
+    """Write the kernels of this machine's cache for its CPU (`host_cpu`) into the bundle `path`, whole
+    or not at all (temporary name, fsync, rename): the folders of `parts` (`select_folders`), or every
+    current one. Returns ``{"path", "kernels", "files", "folders", "bytes", "cpu", "parts", "cache"}``;
+    BundleError when the cache holds no such kernel or `path` cannot be written."""
+    root = cache_root() if root is None else Path(root)
+    check_bundle_target(path)
+    target = os.fspath(path)
+    shown = printable(repr(target))
     try:
         with written_atomically(target) as tmp, open(tmp, "wb") as fh:
             summary = write_bundle(fh, parts=parts, root=root)
@@ -311,7 +318,7 @@ class _Bundle:
 
     def __init__(self, source):
         if isinstance(source, (bytes, bytearray, memoryview)):
-            self.label = "(shipped)"
+            self.label = "shipped by the client"
             self.fh = io.BytesIO(bytes(source))
         else:
             self.label = printable(repr(os.fspath(source)))
@@ -583,7 +590,8 @@ def _install(bundle: _Bundle, manifest: dict, indexes: dict, host, bundle_cpu, r
         if added:
             sources = root / folder / MANIFEST
             if not sources.exists():
-                _write_whole(sources, "".join(f"{m}\n" for m in sorted(manifest["folders"][folder]["modules"])).encode())
+                modules = sorted(manifest["folders"][folder]["modules"])
+                _write_whole(sources, "".join(f"{m}\n" for m in modules).encode())
             _write_whole(index_path, index_bytes(stamp, merged))
             written += 1
             installed += added
@@ -613,17 +621,3 @@ def _mark(parts) -> None:
         P.mark(known)
     except Exception:  # noqa: BLE001 - a mark saves a process start later; never fail an import for it
         pass
-
-
-# --- a dask cluster -----------------------------------------------------------------------------------
-
-
-def ship_kernels(client, parts=None, *, root=None) -> dict:
-    """Give every worker of dask `client` (those there now and those joining later) the kernels of this
-    machine's cache (`parts`, or all) before its first task: a worker plugin imports them into the
-    worker's own cache (`fastsnake.warm.ship`). Workers sharing this machine's cache skip it; a worker
-    that refuses the bundle (another CPU, version) compiles as before, and says why. Returns
-    ``{"kernels", "bytes", "workers": {address: what its import did}}`` (kernels 0: nothing to ship)."""
-    from fastsnake.warm.ship import ship
-
-    return ship(client, parts=parts, root=root)

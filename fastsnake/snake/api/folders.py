@@ -91,7 +91,7 @@ def run_folder(dataset, threads, cluster, progress) -> SweepResult:
             from fastsnake.snake.cluster import ClusterRunner
 
             threads = threads or 1
-            with ClusterRunner(cluster, threads) as runner:
+            with ClusterRunner(cluster, threads, kernels=[f"policy:{spec.policy}"]) as runner:
                 sys.stderr.write(f"cluster: {runner.workers()} workers, {threads} thread(s) each\n")
                 acc, seconds, cpu, stopped = run_dataset_sweep(
                     dataset, threads=threads, progress=bar, chunk_source=runner.chunk_source(spec.to_json()))
