@@ -49,8 +49,8 @@ HEAVY = {
     r"--count 50 --seed 1 >": "a batch of 50 instances",
 }
 # Output options: the file an example writes. Input options/positionals: a file it reads.
-OUTPUT_FLAGS = ("--out", "--save", "--replay")
-INPUT_FLAGS = ("--from", "--check", "--resume", "--batch")
+OUTPUT_FLAGS = ("--out", "--save", "--replay", "--export")
+INPUT_FLAGS = ("--from", "--check", "--resume", "--batch", "--import")
 FILE_SUFFIXES = (".parquet", ".npz", ".json", ".txt")
 
 

@@ -13,13 +13,20 @@ BAR_WIDTH = 24
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "warm", help="compile kernels ahead of time (parallel), or --clear stale cache folders",
+        "warm", help="compile kernels ahead of time (parallel), carry them to another machine, or --clear stale "
+                     "cache folders",
         description="Compile the numba kernels of what you name, in parallel processes, so the first real call "
                     "loads them in about a second. Kernels are compiled again after a source edit, a numba or "
-                    "fastsnake upgrade, or on another CPU; --clear removes the folders those left behind.",
+                    "fastsnake upgrade, or on another CPU; --clear removes the folders those left behind. "
+                    "--export FILE writes the compiled kernels (of what you name, else all) into one file, a "
+                    "kernel bundle; --import FILE installs a bundle's kernels on another machine with the same "
+                    "fastsnake, Python and numba and a CPU that can run them (checked first: anything else is "
+                    "refused and nothing is written).",
         epilog=common.examples("fastsnake warm --policy strongest,cycle",
                                "fastsnake warm --all            # every policy, the puzzle, tour and env kernels",
-                               "fastsnake warm --clear --json   # remove stale cache folders, say what was freed"))
+                               "fastsnake warm --clear --json   # remove stale cache folders, say what was freed",
+                               "fastsnake warm --policy cycle --export cycle.kernels  # compile, then bundle them",
+                               "fastsnake warm --import cycle.kernels --json   # on another machine, checked first"))
     p.add_argument("--policy", metavar="X,Y", help="comma-separated policy names (play and sweep kernels)")
     p.add_argument("--puzzle", action="store_true", help="the sliding-puzzle kernels")
     p.add_argument("--tour", action="store_true", help="the leaper tour and reach kernels")

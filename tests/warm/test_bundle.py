@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import fastsnake
 from fastsnake._numba_cache import MANIFEST, fingerprint_folder, import_reach, write_manifest
 from fastsnake.cli import main
 from fastsnake.warm import bundle as B
@@ -28,20 +29,27 @@ from fastsnake.warm.bundle import BundleError, export_bundle, import_bundle
 PROBE = """
     import json
     import numpy as np
+    import fastsnake
     from fastsnake.snake.rng import game_seed
     value = int(game_seed(np.uint64(1), np.uint64(2)))
-    print(json.dumps([value, sum(game_seed.stats.cache_hits.values()), sum(game_seed.stats.cache_misses.values())]))
+    print(json.dumps([value, sum(game_seed.stats.cache_hits.values()), sum(game_seed.stats.cache_misses.values()),
+                      fastsnake.__file__]))
 """
 
 
-def _probe(cache: Path) -> list:
-    """[game_seed(1, 2), cache hits, cache misses] in a fresh process whose numba cache is `cache`."""
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_DISABLE_JIT"}
+def _probe(cache: Path, install: Path | None = None) -> list:
+    """[game_seed(1, 2), cache hits, cache misses] in a fresh process whose numba cache is `cache` (and
+    whose fastsnake is the copy in folder `install`, if given)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_DISABLE_JIT", "PYTHONPATH")}
     env["NUMBA_CACHE_DIR"] = str(cache)
+    if install is not None:
+        env["PYTHONPATH"] = str(install)
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent(PROBE)], env=env, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, cwd=install or cache)
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    *found, package = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert install is None or Path(package).is_relative_to(install)
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +123,11 @@ def test_an_imported_kernel_loads_without_compiling(bundle_file, source_cache, t
     empty = tmp_path / "cache"
     got = import_bundle(bundle_file, root=empty)
     assert got["kernels"] >= 1 and got["present"] == 0 and not got["retargeted"]
-    assert _probe(empty) == [source_cache[1], 1, 0]  # loaded from the imported cache, nothing compiled
+    # Another machine: the same sources installed elsewhere, with other mtimes; loaded, nothing compiled.
+    install = tmp_path / "elsewhere"
+    shutil.copytree(Path(fastsnake.__file__).parent, install / "fastsnake",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    assert _probe(empty, install) == [source_cache[1], 1, 0]
     again = import_bundle(bundle_file, root=empty)  # a second import adds nothing, rewrites nothing
     assert (again["kernels"], again["present"], again["files"]) == (0, got["kernels"], 0)
     # The whole-file-or-nothing writer leaves no temporary file behind.
