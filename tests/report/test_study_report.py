@@ -179,10 +179,16 @@ def test_bad_input_is_one_line_exit_2(puzzle_study, tmp_path, capsys, case):
     assert not (tmp_path / "r.html").exists()
 
 
-def test_a_tour_study_page(tmp_path, capsys):
-    path = tmp_path / "t.parquet"
+@pytest.fixture(scope="module")
+def tour_study(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tour") / "t.parquet"
     assert main(["tour", "compare", "--size", "5", "--methods", "search", "--seeds", "0,1", "--out", str(path),
                  "--quiet", "--json"]) == 0
+    return path
+
+
+def test_a_tour_study_page(tour_study, tmp_path, capsys):
+    path = tour_study
     capsys.readouterr()
     code, text, err = _cli(capsys, "report", str(path), "--out", str(tmp_path / "t.html"), "--json")
     assert code == 0, err
@@ -209,3 +215,48 @@ def test_a_tour_study_page(tmp_path, capsys):
     assert path[0] == most["start"] and sorted(path) == list(range(25))
     steps = zip(path, path[1:], strict=False)
     assert all(sorted((abs(a // 5 - b // 5), abs(a % 5 - b % 5))) == [1, 2] for a, b in steps)
+
+
+# -- the layout at 1366 and 400 px, in Chromium (the Snake compare page's: test_report_phone_layout.py) ------------
+# At bada6c1 a study page's plots were SVGs laid out in Python at a fixed size: with Korf-sized node counts
+# the y tick labels ran off the plot's left edge ("00,000,000") under the axis title, and at 400 px the
+# axis titles, the ratio labels and the ratio plot's title were cut off and the legend's entries overlapped.
+# The study plots are now drawn by the page's shared plotting code, which measures its text.
+
+WIDTHS = (1366, 400)
+# Korf's 100 take 10^5 to 10^10 nodes with Manhattan: the 3x3 counts times this reach them.
+KORF_SCALE = 10**6
+
+
+@pytest.fixture(scope="module")
+def pages(puzzle_study, tour_study, tmp_path_factory):
+    """A puzzle study's page with its node counts scaled to Korf-100 sizes in its rows file (the page
+    reads them, it never searches), and a tour study's page."""
+    folder = tmp_path_factory.mktemp("widths")
+    meta, table = read_rows(str(puzzle_study))
+    for name in ("nodes_generated", "nodes_expanded"):
+        scaled = pa.array([v * KORF_SCALE for v in table.column(name).to_pylist()], pa.int64())
+        table = table.set_column(table.column_names.index(name), name, scaled)
+    korf = write_rows(table, str(folder / "korf.parquet"), meta)
+    assert main(["report", korf, "--out", str(folder / "puzzle.html")]) == 0
+    assert main(["report", str(tour_study), "--out", str(folder / "tour.html")]) == 0
+    return {name: folder / f"{name}.html" for name in ("puzzle", "tour")}
+
+
+@pytest.mark.parametrize("which", ["puzzle", "tour"])
+def test_no_plot_label_is_cut_off_or_over_another_at_1366_and_400_px(pages, open_page, which):
+    from layout_checks import faults
+
+    for width in WIDTHS:
+        page = open_page(pages[which], width=width, height=900)
+        texts, cut, overlaps, small = faults(page)
+        assert len({t["plot"] for t in texts}) >= 3, (which, width)
+        assert cut == [], f"{which} at {width} px: cut off at the plot's edge: {cut}"
+        assert overlaps == [], f"{which} at {width} px: texts over one another: {overlaps}"
+        assert small == [], f"{which} at {width} px: text under 10.5 px: {small}"
+        assert page.js("document.scrollingElement.scrollWidth") <= width
+        if which == "puzzle":  # Korf-sized tick labels read whole, never "00,000,000"
+            ticks = page.js("Array.from(document.querySelectorAll('#nodes-per-instance text.tick'))"
+                            ".map(t => t.textContent)")
+            assert any(t in ("1e7", "1e8", "1e9", "1e10") for t in ticks), ticks
+        assert page.errors == []
