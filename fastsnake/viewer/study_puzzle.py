@@ -118,7 +118,9 @@ def entry(row: dict, why: str, problems: list[str], meta: dict) -> dict:
     moves = row.get("moves")
     if moves is None:
         options = json.loads(row.get("options") or "{}")
-        out["note"] = ("the study kept no moves for this solution (it keeps those its picks can choose); "
+        kept = ("the study kept no moves for this solution (it keeps those its picks can choose)" if "moves" in row
+                else "this rows file keeps no moves (written before studies kept them)")
+        out["note"] = (f"{kept}; "
                        f"`fastsnake puzzle solve --size {row['rows']}x{row['cols']} --start '{row['start']}' "
                        f"--goal '{row['goal']}' --heuristic {row['heuristic']} --algorithm {row['algorithm']}` "
                        "finds it" + (f" (options {options})" if options else ""))

@@ -75,7 +75,9 @@ def entry(row: dict, why: str, problems: list[str], meta: dict) -> dict:
            "cell_bytes": webpage.cell_bytes(cells)}
     moves = row.get("moves")
     if moves is None:
-        out["note"] = ("the study kept no jumps for this tour (it keeps those its picks can choose); "
+        kept = ("the study kept no jumps for this tour (it keeps those its picks can choose)" if "moves" in row
+                else "this rows file keeps no tours (written before studies kept them)")
+        out["note"] = (f"{kept}; "
                        f"`fastsnake tour --piece {row['piece']} --size {rows}x{cols} --start {out['start_name']} "
                        f"--method {row['method']} --seed {row['seed']}" + (" --closed" if row["closed"] else "")
                        + "` finds it")
