@@ -20,6 +20,15 @@ var FastsnakeStudy = (function () {
     return ticks.filter(function (t, k) { return k % step === 0; });
   }
   function positive(values) { return values.filter(function (v) { return v !== null && v > 0; }); }
+  // Ticks of a log axis from lo to hi: powers of ten (with 2 and 5 times them on short spans), or, on a
+  // span too short to hold two of those, plain round numbers.
+  function axisTicks(lo, hi) {
+    var out = P.logTicks(lo, hi);
+    if (out.length === 2 && out[0] === lo && out[1] === hi) {  // logTicks found none: its limits back
+      out = P.ticks(lo, hi, 4).filter(function (v) { return v > 0; });
+    }
+    return out.length >= 2 ? out : [lo, hi];
+  }
 
   // p: {id, title, ylabel, xlabel, names, values (per name: one value per trial, in the plot's order, or null)}
   function perTrial(p) {
@@ -31,7 +40,7 @@ var FastsnakeStudy = (function () {
     var xt = P.ticks(1, n, 6).filter(function (t) { return t === Math.round(t) && t >= 1; });  // ranks 1..n
     var f = P.frame({ title: p.title, xlo: 0.5, xhi: n + 0.5, xticks: xt.length ? xt : [1], ylo: lo / 1.15,
                       yhi: hi * 1.15, logy: true,
-                      yticks: thin(P.logTicks(lo / 1.15, hi * 1.15), MAX_TICKS), yfmt: logFmt,
+                      yticks: thin(axisTicks(lo / 1.15, hi * 1.15), MAX_TICKS), yfmt: logFmt,
                       xlabel: p.xlabel, ylabel: p.ylabel });
     f.svg.setAttribute("id", p.id);
     f.svg.classList.add("study-plot");
@@ -68,7 +77,7 @@ var FastsnakeStudy = (function () {
       if (e.ci && e.ci[0] > 0 && e.ci[1] > 0) values.push(e.ci[0], e.ci[1]);
     });
     var lo = Math.min.apply(null, values) / 1.2, hi = Math.max.apply(null, values) * 1.2;
-    var xt = P.logTicks(lo, hi);
+    var xt = axisTicks(lo, hi);
     lo = Math.min(lo, xt[0]); hi = Math.max(hi, xt[xt.length - 1]);
     var widths = function (ts) { return ts.map(function (t) { return P.textWidth(logFmt(t), BIG); }); };
     var most = MAX_TICKS;
