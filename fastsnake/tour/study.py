@@ -307,7 +307,7 @@ def summarize(study: TourStudy, noise_floor: dict | None = None) -> dict:
     pairs = []
     for a in arms[1:]:
         entry = {"method": a, "baseline": arms[0]}
-        if a.startswith("search") and arms[0].startswith("search"):
+        if _searches(a) and _searches(arms[0]):  # both count search nodes (`TourMethod.searches`)
             entry["nodes"] = S.paired_ratio(values(a, "nodes"), values(arms[0], "nodes"))
         this, base = values(a, "cpu_seconds"), values(arms[0], "cpu_seconds")
         entry["cpu_seconds"] = judge_cpu(S.paired_ratio(this, base), this, base, floor)
@@ -500,8 +500,9 @@ def refind_rows(rows: list[dict], sample: int, seed: int) -> tuple[list[dict], l
         r = cheap[int(k)]
         t = find_tour(r["piece"], r["rows"], r["cols"], r["start"], closed=r["closed"], method=r["method"],
                       seed=r["seed"], time_limit=None)
-        now = (bool(t.found), t.exists, int(t.nodes) if r["method"] == "search" else None)
-        said = (bool(r["found"]), r["exists"], r["nodes"] if r["method"] == "search" else None)
+        nodes = _searches(r["method"])  # a search's nodes are part of its answer
+        now = (bool(t.found), t.exists, int(t.nodes) if nodes else None)
+        said = (bool(r["found"]), r["exists"], r["nodes"] if nodes else None)
         problem = None if now == said else (f"trial {r['trial_id']!r}, {label(r['method'], r['seed'])}: the row says "
                                             f"found={said[0]}, exists={said[1]}, nodes {said[2]}; found again: "
                                             f"found={now[0]}, exists={now[1]}, nodes {now[2]}")
