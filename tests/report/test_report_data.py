@@ -283,7 +283,7 @@ def test_every_picked_game_is_re_played_as_its_row_says(swept):
     assert any("pick 41" in g["why"] for g in data["games"] if g["game"] == 41)
     first_died = min(r["game"] for r in rows.values() if r["outcome"] == "died")
     assert any("pick died" in g["why"] for g in data["games"] if g["game"] == first_died)
-    with pytest.warns(DeprecationWarning, match="pick='died'"):
+    with pytest.raises(rp.ReportError, match="pick 'lost'"):  # 0.1.0's spelling of died, removed in 0.2.0
         rp.build(rp.open_sources(str(file)), worst=0, best=0, died=0, random=0, sample=0, picks=["lost"])
     for g in data["games"]:
         row = rows[g["game"]]

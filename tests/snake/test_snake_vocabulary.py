@@ -1,5 +1,5 @@
 """One vocabulary: a game that ends by collision "died" in outcomes, columns, options, keys and docs
-(old spellings still read, with a DeprecationWarning); `summary` is a dict on every result; library
+(0.1.0's old spellings, deprecated then, are gone in 0.2.0); `summary` is a dict on every result; library
 errors name values, not command-line flags; the envs page's first example is a move that lives."""
 
 import ast

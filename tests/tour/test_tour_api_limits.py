@@ -75,9 +75,9 @@ def test_cli_limit_is_one_line_exit_2(capsys):
 def test_moves_is_the_jump_list_and_jumps_the_count(capsys):
     code, out, err = run(capsys, "tour", "--moves", "0,1;1,0;-1,-1", "--asymmetric", "--size", "4", "--json")
     assert code == 0 and err == "" and json.loads(out)["found"]
-    code, out2, err = run(capsys, "tour", "--jumps", "0,1;1,0;-1,-1", "--asymmetric", "--size", "4", "--json")
-    assert code == 0 and "deprecated" in err and "--moves" in err and err.count("\n") == 1
-    assert json.loads(out2)["path"] == json.loads(out)["path"]
+    with pytest.raises(SystemExit) as stopped:  # 0.1.0's spelling of --moves in `tour`, removed in 0.2.0
+        run(capsys, "tour", "--jumps=0,1;1,0;-1,-1", "--asymmetric", "--size", "4", "--json")
+    assert stopped.value.code == 2 and "unrecognized arguments: --jumps" in capsys.readouterr().err
     code, out, err = run(capsys, "reach", "--moves", "1,2", "--size", "8", "--start", "a1", "--jumps", "2", "--json")
     assert code == 0 and json.loads(out)["count"] == 9
     code, out, err = run(capsys, "tour", "--piece", "1,2", "--asymmetric", "--size", "4")
