@@ -56,6 +56,12 @@ def _end_now(code: int) -> None:
     os._exit(code)
 
 
+def _left_running() -> bool:
+    from fastsnake.signals import abandoned
+
+    return abandoned()
+
+
 def run() -> None:
     try:
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -66,6 +72,8 @@ def run() -> None:
     except SystemExit as done:  # the command has ended: a signal during the interpreter's shutdown
         if done.code in (130, 143) and not isinstance(done, Terminated):  # stopped by a signal, said so
             _end_now(done.code)
+        if _left_running():  # a call left running (a user's heuristic that never returned): no teardown
+            _end_now(done.code if isinstance(done.code, int) else 1)
         _end_with(done.code)  # ends it with the status already decided, not killed by the signal (-2)
         raise
     except KeyboardInterrupt:  # in the CLI's imports, or before its handlers are in place

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 
 READY_FD_ENV = "FASTSNAKE_READY_FD"
 
-_state: dict = {"stop": None, "received": None}
+_state: dict = {"stop": None, "received": None, "abandoned": False}
 
 
 def note_stop(signum: int) -> None:
@@ -90,3 +91,172 @@ def announce(event: str) -> None:
             os.write(fd, f"{event}\n".encode())
     except (OSError, ValueError):  # a closed or foreign descriptor: a test's business, never a run's failure
         pass
+
+
+# -- calls that a signal or a time limit can leave ----------------------------------------------------
+#
+# Python runs a signal handler only in the main thread, between bytecodes: never while that thread is
+# inside a compiled call. A call that may not return (a user's heuristic that loops for ever) therefore
+# runs on a daemon thread while the calling thread waits for it, interruptibly and with a deadline
+# (`stoppable`); the compiled code must release the GIL (our search kernels are ``nogil``, and a
+# user's function is called through a ``nogil`` copy of it), else no thread could run Python while it
+# runs. A call left running (by a signal or a deadline) is *abandoned*: it keeps its daemon thread
+# until the process ends, and the launcher then ends the process without the interpreter's teardown.
+
+
+class Overtime(Exception):
+    """A `stoppable` call passed its deadline: it was left running on its daemon thread."""
+
+
+_local = threading.local()
+
+
+class Deadline:
+    """The moment (``time.perf_counter()``) by which the `stoppable` calls of a block must end, or
+    None: `paused()` holds the clock (a compile, building tables) and moves the moment on by as long."""
+
+    def __init__(self, seconds: float | None):
+        import time
+
+        self.at = None if seconds is None else time.perf_counter() + float(seconds)
+        self._paused = 0
+
+    def left(self) -> float | None:
+        import time
+
+        if self.at is None or self._paused:
+            return None
+        return self.at - time.perf_counter()
+
+    def passed(self) -> bool:
+        left = self.left()
+        return left is not None and left <= 0
+
+    def paused(self):
+        import contextlib
+        import time
+
+        @contextlib.contextmanager
+        def hold():
+            t0 = time.perf_counter()
+            self._paused += 1
+            try:
+                yield
+            finally:
+                self._paused -= 1
+                if self.at is not None:
+                    self.at += time.perf_counter() - t0
+
+        return hold()
+
+
+def current_deadline() -> Deadline | None:
+    """The `Deadline` of the innermost `within` block of this thread, or None."""
+    stack = getattr(_local, "deadlines", None)
+    return stack[-1] if stack else None
+
+
+def within(deadline: Deadline):
+    """Within the block, this thread's `stoppable` calls end by `deadline` (`Overtime` after it)."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def block():
+        stack = getattr(_local, "deadlines", None)
+        if stack is None:
+            stack = _local.deadlines = []
+        stack.append(deadline)
+        try:
+            yield deadline
+        finally:
+            stack.pop()
+
+    return block()
+
+
+# After the deadline a call is given this long to return before it is abandoned.
+OVERTIME_GRACE = 0.25
+
+
+def stoppable(fn, *args):
+    """``fn(*args)``, leaving it (on its daemon thread) when a signal's handler raises in the waiting
+    main thread (the exception passes through) or when this thread's deadline (`within`) is
+    `OVERTIME_GRACE` seconds past (`Overtime`). Off the main thread without a deadline: a direct call."""
+    deadline = current_deadline()
+    left = None if deadline is None else deadline.left()
+    if left is None and threading.current_thread() is not threading.main_thread():
+        return fn(*args)
+    box: dict = {}
+    finished = threading.Event()
+
+    def work():
+        try:
+            box["result"] = fn(*args)
+        except BaseException as exc:  # handed to the waiting thread, which raises it
+            box["error"] = exc
+        finally:
+            finished.set()
+
+    worker = threading.Thread(target=work, name="fastsnake-call", daemon=True)
+    try:
+        worker.start()
+        if left is None:
+            finished.wait()  # a signal handler runs here, and what it raises leaves at once
+        elif not finished.wait(max(0.0, left) + OVERTIME_GRACE):
+            _state["abandoned"] = True
+            raise Overtime(f"{getattr(fn, '__name__', 'a call')} passed its deadline")
+    except BaseException:
+        if not finished.is_set():
+            _state["abandoned"] = True
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def abandoned() -> bool:
+    """Whether a `stoppable` call of this process was left running (its thread ends with the process)."""
+    return bool(_state.get("abandoned"))
+
+
+def on_daemon_threads(fn, items: list, threads: int) -> list:
+    """[fn(item) for item in items] on `threads` daemon threads, in order, the first error raised;
+    the calling thread waits interruptibly. Daemon threads, not a pool: a pool is joined when the
+    process exits (or its block ends), so a call that never returns would keep the process alive."""
+    results: list = [None] * len(items)
+    errors: list = []
+    lock = threading.Lock()
+    queue = list(enumerate(items))
+    done = threading.Event()
+    running = [threads]
+
+    def work():
+        try:
+            while True:
+                with lock:
+                    if not queue or errors:
+                        return
+                    k, item = queue.pop(0)
+                try:
+                    results[k] = fn(item)
+                except BaseException as exc:
+                    with lock:
+                        errors.append(exc)
+        finally:
+            with lock:
+                running[0] -= 1
+                if running[0] == 0:
+                    done.set()
+
+    for _ in range(threads):
+        threading.Thread(target=work, name="fastsnake-worker", daemon=True).start()
+    try:
+        done.wait()
+    except BaseException:
+        with lock:
+            queue.clear()
+            _state["abandoned"] = True
+        raise
+    if errors:
+        raise errors[0]
+    return results

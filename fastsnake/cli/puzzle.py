@@ -86,6 +86,7 @@ def register(subparsers) -> None:
                    help="IDA*: longest move string pruned as a duplicate path (default by board size, "
                         "12 on 4x4 and 5x5; 0: only never undoing the last move, as before 0.2)")
     p.add_argument("--save", metavar="FILE", default=None, help="write the solution for the viewer")
+    _samples_arg(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(handler=cmd_solve, tier_job=_solve_job)
@@ -113,6 +114,7 @@ def register(subparsers) -> None:
                    help="an instance stops with an error after S seconds")
     p.add_argument("--memory-budget", default=None, metavar="BYTES",
                    help="pattern databases that would not fit are refused up front (default 2G)")
+    _samples_arg(p)
     p.add_argument("--json", action="store_true", help="print one JSON object at the end")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.set_defaults(handler=cmd_batch)
@@ -186,6 +188,14 @@ def register(subparsers) -> None:
     p.add_argument("file")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_check)
+
+
+def _samples_arg(p) -> None:
+    p.add_argument("--admissibility-samples", type=common.nonnegative_int, default=None, metavar="N",
+                   help="states of the board a user's heuristic is checked on against their true distance "
+                        "(and for writing into its arguments) before its results may say optimal (default 40; "
+                        "0: not checked, so not optimal); what is seen against it, or against its path, makes "
+                        "a result 'not proven optimal' (optimal=false, optimal_reason) with one warning")
 
 
 def _limit_args(p, per: str = "") -> None:
@@ -343,9 +353,11 @@ def cmd_solve(args):
                          heuristic=args.heuristic, partition=args.partition,
                          progress=_progress(args), prune_depth=args.prune_depth, threads=args.threads,
                          whole_last_iteration=args.whole_last_iteration, per_iteration=args.per_iteration,
-                         **_limits(args))
+                         admissibility_samples=args.admissibility_samples, **_limits(args))
     except P.PuzzleLimitError as exc:
-        raise _cli_limit_error(exc) from None
+        if exc.limit != "time" or exc.result is None:
+            raise _cli_limit_error(exc) from None
+        return _time_limit_reached(args, exc)
     if args.save:
         P.save_solution(args.save, result)
     out = result.as_dict()
@@ -363,8 +375,11 @@ def cmd_solve(args):
             if result.status == "solved":
                 fallback = result.extra.get("fallback")
                 why = f" ({fallback}, so reduced)" if fallback else ""
-                print(f"{'optimal length' if result.optimal else 'length (not optimal)'}: "
-                      f"{result.length}{why}")
+                if result.optimal_reason:
+                    print(f"length {result.length}, not proven optimal ({result.optimal_reason})")
+                else:
+                    print(f"{'optimal length' if result.optimal else 'length (not optimal)'}: "
+                          f"{result.length}{why}")
                 print(f"moves (blank): {common.abridged(result.moves, 'moves', '--json or --save FILE') or '(none)'}")
             else:
                 print(f"no solution: {result.status}")
@@ -396,6 +411,22 @@ def _print_iterations(result, asked: bool) -> None:
                     if result.extra.get("last_iteration") == "to first solution" else " (stopped at a limit)")
         packets = f", {it['packets']:,} packets" if it.get("packets") else ""
         print(f"  bound {it['bound']}: {it['nodes_generated']:,} nodes generated{packets}{note}")
+
+
+def _time_limit_reached(args, exc):
+    """`puzzle solve` stopped by --time-limit: one line on stderr, what was found so far (the node
+    counts, IDA*'s last bound) on stdout, exit status 3."""
+    common.log(f"fastsnake: {_cli_limit_error(exc)}")
+    args.exit_status = 3
+    r = exc.result
+    out = r.as_dict()
+    out["tile_moves"] = None
+    if not args.json:
+        bound = r.extra.get("bound")
+        print(f"time limit of {args.time_limit:g} s reached: no solution yet; {r.nodes_generated:,} nodes generated, "
+              f"{r.nodes_expanded:,} expanded" + (f", IDA* bound {bound}" if bound is not None else "")
+              + f" ({r.algorithm} + {r.heuristic})")
+    return out
 
 
 def _batch_lines(path: str) -> list[tuple[int, str]]:
@@ -439,7 +470,8 @@ def _solve_batch(args):
     results = solve_many([text for _, text in lines], args.goal, rows=rows, cols=cols,
                          algorithm=args.algorithm, heuristic=args.heuristic,
                          threads=args.threads, errors="keep", partition=args.partition,
-                         progress=_progress(args), prune_depth=args.prune_depth, **_limits(args))
+                         progress=_progress(args), prune_depth=args.prune_depth,
+                         admissibility_samples=args.admissibility_samples, **_limits(args))
     wall = time.perf_counter() - t0
     cpu = time.process_time() - c0
     out = []
@@ -464,7 +496,8 @@ def _solve_batch(args):
             elif not doc["solvable"]:
                 print(f"line {doc['line']}: unsolvable")
             else:
-                opt = "optimal" if doc["optimal"] else "not optimal"
+                opt = ("optimal" if doc["optimal"] else
+                       "not proven optimal" if doc.get("optimal_reason") else "not optimal")
                 print(f"line {doc['line']}: {doc['status']}, length {doc['length']} ({opt}), "
                       f"{doc['algorithm']} + {doc['heuristic']}, {doc['nodes_generated']:,} nodes, "
                       f"{doc['seconds']:.3f} s")
@@ -498,7 +531,8 @@ def cmd_batch(args):
                 print(f"line {line}: error: {res['error']}", flush=True)
             else:
                 rate = res["nodes_per_cpu_second"]
-                print(f"line {line}: length {res['length']}, {res['nodes_generated']:,} nodes, "
+                doubt = ", not proven optimal" if res.get("optimal_reason") else ""
+                print(f"line {line}: length {res['length']}{doubt}, {res['nodes_generated']:,} nodes, "
                       f"{res['cpu_seconds']:.2f} CPU-s"
                       + (f", {rate / 1e6:.2f} M nodes/CPU-s" if rate else ""), flush=True)
 
@@ -507,10 +541,15 @@ def cmd_batch(args):
                                     heuristic=args.heuristic, algorithm=args.algorithm, workers=args.workers,
                                     partition=args.partition, max_nodes=args.max_nodes,
                                     time_limit=args.time_limit, memory_budget=args.memory_budget,
-                                    progress=_progress(args), on_result=shown)
+                                    progress=_progress(args), on_result=shown,
+                                    admissibility_samples=args.admissibility_samples)
     except P.PuzzleInputError as exc:
         raise InputError(f"batch file {args.file!r}: {exc}") from None
     good = [r for r in done if "error" not in r]
+    doubted = [r for r in good if r.get("optimal_reason")]
+    if doubted:
+        common.log("fastsnake: warning: " + P.not_proven_line(doubted[0]["optimal_reason"], len(doubted),
+                                                                 doubted[0]["length"]))
     nodes = sum(r["nodes_generated"] for r in good)
     cpu = sum(r["cpu_seconds"] for r in good)
     summary = {"instances": len(lines), "finished": len(done), "solved": len(good),

@@ -27,21 +27,24 @@ from fastsnake.puzzle.heuristics import UserHeuristicError, heuristic_names, reg
 from fastsnake.puzzle.prune import MAX_PRUNE_DEPTH
 from fastsnake.puzzle.solver import (
     DEFAULT_MAX_NODES,
+    NotProvenOptimal,
     SolveResult,
     check_threads,
     cores_allowed,
     heuristic_context,
     limit_message,
+    not_proven_line,
     solve,
     solve_many,
 )
 
 __all__ = [
     "DEFAULT_MAX_NODES", "HEURISTIC_REGISTRY", "MAX_CELLS_ANY", "MAX_PRUNE_DEPTH", "MOVES", "SEED_NAMES",
-    "TILE_MOVE_NAMES", "UserHeuristicError", "check_admissible", "check_threads", "cores_allowed",
-    "register_heuristic",
+    "NotProvenOptimal", "TILE_MOVE_NAMES", "UserHeuristicError", "check_admissible", "check_threads",
+    "cores_allowed", "register_heuristic",
     "PuzzleInputError", "PuzzleLimitError", "SolveResult", "apply_moves", "format_board", "goal_default",
-    "heuristic_context", "heuristic_names", "is_solvable", "limit_message", "load_solution", "parse_tiles",
+    "heuristic_context", "heuristic_names", "is_solvable", "limit_message", "load_solution",
+    "not_proven_line", "parse_tiles",
     "random_solvable", "save_solution", "solve", "solve_many", "solve_processes",
 ]
 

@@ -22,6 +22,7 @@ from numba import config, njit
 
 from fastsnake.puzzle.heuristic import HC_COLS, HC_ROWS, specialise
 from fastsnake.search.heap import heap_pop, heap_push
+from fastsnake.signals import Overtime, stoppable
 
 if config.DISABLE_JIT:  # interpreted, the uint64 hash sums are numpy scalars: they wrap (as intended) and warn
     warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning, re.escape(__name__))
@@ -313,9 +314,12 @@ class AStarSearch:
 
     def step(self, budget: int) -> int:
         try:
-            return self.run(self.nbr, self.hc, self.goal_words, self.states, self.g, self.hv,
-                            self.parent, self.pmove, self.table, self.tkey, self.heap, self.st, self.board,
-                            self.child, self.sc, budget)
+            # Off the main thread, so that a signal (or a deadline) can leave a kernel that does not return.
+            return stoppable(self.run, self.nbr, self.hc, self.goal_words, self.states, self.g, self.hv,
+                             self.parent, self.pmove, self.table, self.tkey, self.heap, self.st, self.board,
+                             self.child, self.sc, budget)
+        except Overtime:
+            raise
         except Exception as exc:
             if self.on_error is None:
                 raise

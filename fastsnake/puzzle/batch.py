@@ -44,6 +44,10 @@ def _worker_init(spec: dict) -> None:
         from fastsnake.puzzle.heuristics import register_targets
 
         register_targets(spec["heuristic"], spec["user"])
+    if spec.get("verdict") is not None:  # the parent sampled the user's heuristic once for every worker
+        from fastsnake.puzzle.admissible import remember, verdict_key
+
+        remember(verdict_key(spec["heuristic"], rows, cols, goal, spec["samples"]), spec["verdict"])
     if spec["pdb_file"] is not None:  # the parent's tables, shared by its heuristic's module (`share`)
         _WORKER["context"] = REGISTRY[spec["heuristic"]].impl.attach(spec, worker_tables(spec))
     else:
@@ -87,11 +91,13 @@ def _worker_solve(job):
     try:
         r = solve(np.array(start, np.int8), np.array(spec["goal"], np.int8), rows=spec["rows"],
                   cols=spec["cols"], algorithm=spec["algorithm"], heuristic=spec["heuristic"],
-                  max_nodes=spec["max_nodes"], time_limit=spec["time_limit"], context=_WORKER["context"])
+                  max_nodes=spec["max_nodes"], time_limit=spec["time_limit"], context=_WORKER["context"],
+                  admissibility_samples=spec["samples"], warn=False)
     except PuzzleLimitError as exc:
         return {"index": index, "error": limit_message(exc.limit, exc.value, exc.result, cli=True)}
     cpu = time.process_time() - c0
     return {"index": index, "length": r.length, "moves": r.moves, "optimal": r.optimal,
+            "optimal_reason": r.optimal_reason,
             "nodes_generated": r.nodes_generated, "nodes_expanded": r.nodes_expanded,
             "cpu_seconds": cpu, "nodes_per_cpu_second": (r.nodes_generated / cpu if cpu > 0 else None),
             "seconds": r.seconds, "h_start": r.h_start, "algorithm": r.algorithm, "heuristic": r.heuristic,
@@ -101,7 +107,8 @@ def _worker_solve(job):
 def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: str = "auto",
                     algorithm: str = "auto", workers: int = 2, partition=None,
                     max_nodes: int | None = None, time_limit: float | None = None, memory_budget=None,
-                    progress=None, on_result=None, mapped: bool | None = None) -> BatchOutcome:
+                    progress=None, on_result=None, mapped: bool | None = None,
+                    admissibility_samples: int | None = None) -> BatchOutcome:
     """Solve `instances` (tile sequences or strings, all of this board and goal) optimally,
     one per worker process at a time; `on_result(dict)` is called as each finishes.
 
@@ -110,7 +117,10 @@ def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: st
     position), `length`, `moves`, `nodes_generated`, `cpu_seconds` (the worker's CPU
     time for that instance) and `nodes_per_cpu_second`, or `error` when a limit stopped
     the search. Unsolvable instances are refused up front (PuzzleInputError). `mapped` as
-    `pdb.pattern_databases` takes it (whether the workers map the set's cached sparse file)."""
+    `pdb.pattern_databases` takes it (whether the workers map the set's cached sparse file).
+    A user's heuristic is sampled once, here, on `admissibility_samples` states (default 40, as
+    `solve`): a result it cannot call optimal has ``optimal`` False and ``optimal_reason`` (the
+    caller warns once)."""
     from fastsnake.puzzle.solver import (
         DEFAULT_MAX_NODES,
         choose_algorithm,
@@ -140,8 +150,13 @@ def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: st
         raise B.PuzzleInputError(f"algorithm {algorithm!r}: a batch runs astar or idastar (or auto)")
     heuristic = choose_heuristic(rows, cols) if heuristic == "auto" else heuristic
     heuristic_code(heuristic)
+    from fastsnake.puzzle.admissible import DEFAULT_SAMPLES, vouch
+
+    samples = DEFAULT_SAMPLES if admissibility_samples is None else admissibility_samples
+    verdict = vouch(heuristic, rows, cols, goal, samples) if REGISTRY[heuristic].impl is None else None
     spec = {"rows": rows, "cols": cols, "goal": goal.tolist(), "heuristic": heuristic, "algorithm": algorithm,
-            "max_nodes": int(max_nodes or DEFAULT_MAX_NODES), "time_limit": time_limit, "pdb_file": None}
+            "max_nodes": int(max_nodes or DEFAULT_MAX_NODES), "time_limit": time_limit, "pdb_file": None,
+            "samples": samples, "verdict": verdict}
     if REGISTRY[heuristic].evaluate is not None and not REGISTRY[heuristic].origin.startswith("entry point"):
         from fastsnake.puzzle.user_kernels import import_targets
 

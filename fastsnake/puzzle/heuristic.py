@@ -23,6 +23,13 @@ from fastsnake.puzzle.board import PuzzleInputError
 # it would a literal: the names cost nothing in a kernel).
 HC_KIND, HC_ROWS, HC_COLS, HC_GOALPOS = range(4)
 HC_FIRST = 4  # a heuristic module's own slots start here
+# A user's heuristic's context: the shared slots, then a copy of the goal cells, which is what the
+# user's functions are given in a search (`user_kernels._child`): the search's goal test reads
+# HC_GOALPOS, which a heuristic writing into its `goal` argument thus cannot move.
+HC_USER_GOAL = HC_FIRST
+# ... and a one-slot flag the search sets when the user's function changed that copy (which it puts
+# right again before the next call: a changed goal never accumulates over a search).
+HC_USER_CHANGED = HC_FIRST + 1
 # The largest value a heuristic may take: A* keys nodes by 16-bit h.
 MAX_H = 32767
 
@@ -32,11 +39,47 @@ class UserHeuristicError(PuzzleInputError):
     value or raises (a ValueError, as every PuzzleInputError)."""
 
 
+_twins: dict = {}
+
+
+def nogil_twin(fn):
+    """A user's ``@njit`` function `fn` compiled again with ``nogil=True`` (its other options kept; not
+    cached on disk), once a process: called from Python, a numba function holds the GIL until it
+    returns, so one that never returns would leave no thread able to run Python, not even the main
+    thread's signal handlers. Called through its twin on a daemon thread (`fastsnake.signals.stoppable`),
+    it can be left there. Anything else is returned as it is."""
+    twin = _twins.get(fn)
+    if twin is None:
+        py_func = getattr(fn, "py_func", None)
+        if py_func is None:
+            return fn
+        from numba import jit
+
+        options = {k: v for k, v in getattr(fn, "targetoptions", {}).items() if k not in ("cache", "nogil")}
+        twin = _twins[fn] = jit(**{**options, "nopython": True, "nogil": True})(py_func)
+    return twin
+
+
 def user_value(spec, board, hc) -> int:
     """A user's heuristic (a registry entry with `evaluate`) on `board`, called from Python and
-    checked: an int in 0..MAX_H."""
+    checked: an int in 0..MAX_H. Called on copies of its arguments, through its ``nogil`` twin and
+    stoppably (`fastsnake.signals.stoppable`: a signal, or the thread's deadline, leaves it)."""
+    return user_value_checked(spec, board, hc)[0]
+
+
+def user_value_checked(spec, board, hc) -> tuple[int, str | None]:
+    """(value, what it changed): `user_value`, and which of its arguments the heuristic changed
+    (``"cells"``, ``"goal"``, ``"cells and goal"``; None when neither): a heuristic that writes into
+    the board or the goal it is given corrupts the search that calls it."""
+    from fastsnake.signals import Overtime, stoppable
+
+    board = np.asarray(board, dtype=np.int8)
+    goalpos = np.asarray(hc[HC_GOALPOS])
+    cells, goal = board.copy(), goalpos.copy()
     try:
-        value = spec.evaluate(board, hc[HC_GOALPOS], hc[HC_ROWS], hc[HC_COLS])
+        value = stoppable(nogil_twin(spec.evaluate), cells, goal, hc[HC_ROWS], hc[HC_COLS])
+    except Overtime:
+        raise
     except Exception as exc:  # the user's code: whatever it raises is reported as its failure
         raise UserHeuristicError(f"heuristic {spec.name!r} raised {type(exc).__name__}: {exc}".splitlines()[0]
                                  ) from None
@@ -44,8 +87,28 @@ def user_value(spec, board, hc) -> int:
         raise UserHeuristicError(f"heuristic {spec.name!r} returned {value!r}, not an int")
     if not 0 <= int(value) <= MAX_H:
         raise UserHeuristicError(f"heuristic {spec.name!r} returned {int(value)} on "
-                                 f"{' '.join(map(str, np.asarray(board).tolist()))}: it must be 0..{MAX_H}")
-    return int(value)
+                                 f"{' '.join(map(str, board.tolist()))}: it must be 0..{MAX_H}")
+    changed = [name for name, before, after in (("cells", board, cells), ("goal", goalpos, goal))
+               if not np.array_equal(before, after)]
+    return int(value), " and ".join(changed) or None
+
+
+def user_context(kind: int, rows: int, cols: int, goal) -> tuple:
+    """A user's heuristic's context: the shared slots, a copy of the goal cells (`HC_USER_GOAL`) and
+    the flag saying the user's function changed it (`HC_USER_CHANGED`)."""
+    hc = base_context(kind, rows, cols, goal)
+    return (*hc, hc[HC_GOALPOS].copy(), np.zeros(1, np.int64))
+
+
+def goal_changed(hc) -> bool:
+    """Whether a user's heuristic changed the goal it was given in a search (its context's copy,
+    `HC_USER_GOAL`); the copy is put right again, so the context can serve the next search."""
+    if len(hc) <= HC_USER_CHANGED:
+        return False
+    changed = bool(hc[HC_USER_CHANGED][0]) or not np.array_equal(hc[HC_USER_GOAL], hc[HC_GOALPOS])
+    hc[HC_USER_GOAL][:] = hc[HC_GOALPOS]
+    hc[HC_USER_CHANGED][0] = 0
+    return changed
 
 
 def base_context(kind: int, rows: int, cols: int, goal) -> tuple:

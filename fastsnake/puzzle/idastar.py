@@ -16,6 +16,7 @@ import numpy as np
 
 from fastsnake.puzzle.heuristic import HC_COLS, HC_GOALPOS, HC_ROWS, specialise
 from fastsnake.puzzle.prune import NO_PRUNING
+from fastsnake.signals import Overtime, stoppable
 
 # Kernel results.
 IDA_BUDGET, IDA_FOUND, IDA_ITERATION_DONE = 0, 1, 2
@@ -162,8 +163,11 @@ class IdaSearch:
         the next bound would exceed every reachable f: then IDA_ITERATION_DONE with
         bound = _INF means the goal is unreachable)."""
         try:
-            status = self.run(self.board, self.nbr, self.hc, self.hs, self.st, self.path, self.nxt, self.hst,
-                              self.prune, self.fsm, budget)
+            # Off the main thread, so that a signal (or a deadline) can leave a kernel that does not return.
+            status = stoppable(self.run, self.board, self.nbr, self.hc, self.hs, self.st, self.path, self.nxt,
+                               self.hst, self.prune, self.fsm, budget)
+        except Overtime:
+            raise
         except Exception as exc:
             if self.on_error is None:
                 raise

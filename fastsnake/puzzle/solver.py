@@ -9,11 +9,14 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from fastsnake.errors import FastsnakeWarning
 from fastsnake.puzzle import board as B
 from fastsnake.puzzle import prune as PR
 from fastsnake.puzzle.astar import A_BUDGET, A_EXHAUSTED, A_FOUND, A_GROW, AStarSearch
+from fastsnake.puzzle.heuristic import UserHeuristicError, goal_changed
 from fastsnake.puzzle.heuristics import REGISTRY, context_of, heuristic_code, heuristic_value, search_parts
 from fastsnake.puzzle.idastar import IDA_BUDGET, IDA_FOUND, IdaSearch
+from fastsnake.signals import Deadline, Overtime, within
 from fastsnake.sizes import MEMORY_BUDGET_ENV, parse_size
 from fastsnake.sizes import memory_budget as memory_budget_of
 
@@ -52,9 +55,25 @@ class SolveResult:
     compile_seconds: float = 0.0  # loading (or compiling) the numba kernels, first solve of a process
     extra: dict = field(default_factory=dict)
     threads: int = 1  # the threads that searched (IDA* with threads=N; every other search: 1)
+    # Why a solved result of an optimal search is not said optimal (a user's heuristic not shown
+    # admissible: `admissible.vouch` and the checks of its path), else None.
+    optimal_reason: str | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+class NotProvenOptimal(FastsnakeWarning):
+    """An optimal search with a user's heuristic found a path it cannot call optimal (the heuristic
+    was seen above a true distance, changed its arguments, or was not checked): the result says
+    ``optimal=False`` and ``optimal_reason``; one warning line says why."""
+
+
+def not_proven_line(reason: str, count: int = 1, length: int | None = None) -> str:
+    """The one warning line of results that are not proven optimal."""
+    what = (f"length {length}, not proven optimal" if count == 1 and length is not None
+            else f"{count:,} result{'s' if count != 1 else ''} not proven optimal")
+    return f"{reason}: {what} (optimal=false)"
 
 
 def choose_algorithm(rows: int, cols: int) -> str:
@@ -202,23 +221,31 @@ _NAMES = {"astar": "A*", "idastar": "IDA*"}
 
 def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes, deadline, progress,
             context, time_limit=None, partition=None, prune_depth=None, threads=1, whole_last_iteration=False,
-            per_iteration=False):
+            per_iteration=False, clock=None):
     """Run an optimal search on validated, solvable boards. Returns (status, moves or None,
     generated, expanded, memory bytes, iterations, h0, setup seconds, extra info, search seconds);
     status is "solved" or the limit reached ("nodes", "memory", "time"). IDA* with `threads` > 1
     searches each iteration on that many threads (`fastsnake.puzzle.ida_parallel`); `per_iteration`
     puts each iteration's nodes in extra["iterations"] (always with threads > 1) and
-    `whole_last_iteration` searches the last one to its end."""
+    `whole_last_iteration` searches the last one to its end. `clock` (`fastsnake.signals.Deadline`) holds
+    the time limit, counted from the caller's start but for building tables and compiling."""
+    clock = clock if clock is not None else Deadline(time_limit)
     if context is None:
-        hc, info = heuristic_context(heuristic, rows, cols, goal, partition, progress, max_bytes)
+        with clock.paused():  # building tables is not the search
+            hc, info = heuristic_context(heuristic, rows, cols, goal, partition, progress, max_bytes)
     else:
         hc, info = context
     setup = info.get("setup_seconds", 0.0) if context is None else 0.0
     nbr = B.neighbours(rows, cols)
-    h0 = heuristic_value(start, hc)
-    # The kernels specialised on the heuristic (a user's is probed first).
-    parts = search_parts(hc, _NAMES.get(algorithm, algorithm))
     extra = {k: v for k, v in info.items() if k != "setup_seconds"}
+    t_first = time.perf_counter()
+    try:
+        with within(clock):
+            h0 = heuristic_value(start, hc)
+            # The kernels specialised on the heuristic (a user's is probed first).
+            parts = search_parts(hc, _NAMES.get(algorithm, algorithm))
+    except Overtime:  # a user's heuristic that did not return in time
+        return "time", None, 0, 0, 0, None, None, setup, extra, time.perf_counter() - t_first
     prune = None
     if algorithm == "idastar":
         depth = PR.prune_depth(rows, cols) if prune_depth is None else prune_depth
@@ -239,11 +266,12 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
     else:
         search = AStarSearch(start, goal, nbr, hc, h0, max_nodes, max_bytes, scratch=parts.astar_scratch, run=run,
                              on_error=parts.on_error)
-    search.step(0)
+    with clock.paused():  # a compile is not the search (a signal still stops it)
+        search.step(0)
     extra["compile_seconds"] = time.perf_counter() - c0 if len(getattr(run, "signatures", ())) > loaded else 0.0
     t0 = time.perf_counter()
-    if time_limit is not None:
-        deadline = t0 + time_limit
+    if clock.at is not None:
+        deadline = clock.at
     if np.array_equal(start, goal):
         return "solved", np.zeros(0, np.int8), 0, 0, 0, None, h0, setup, extra, time.perf_counter() - t0
     next_report = t0 + _PROGRESS_EVERY
@@ -272,7 +300,12 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
                 # No chunk runs far past the deadline: at most what the rate so far allows.
                 rate = search.generated / max(tc - t0, 1e-6)
                 step = max(1 << 14, min(step, int(rate * max(deadline - tc, 0.0)) + 1))
-            code = search.step(step)
+            try:
+                with within(clock):
+                    code = search.step(step)
+            except Overtime:  # a step that did not return by the deadline (a user's heuristic)
+                status = "time"
+                break
             now = time.perf_counter()
             if now - tc < 0.1 and chunk < _IDA_CHUNK:
                 chunk *= 2  # slow heuristics get small chunks, so time limits hold
@@ -288,7 +321,7 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
             elif code == IDA_FOUND:
                 status = "solved"
             elif code != IDA_BUDGET:  # bound ran past every f: cannot happen for solvable input
-                raise AssertionError("search exhausted a solvable instance")  # a bug of ours
+                raise _exhausted(heuristic)
             elif deadline is not None and now > deadline:
                 status = "time"
             elif progress is not None and (search.bound != shown or now > next_report):
@@ -308,6 +341,7 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
             iters = len(log)
             extra["iterations"] = log
             extra["last_iteration"] = _last_iteration_words(log, whole_last_iteration)
+        extra["bound"] = search.bound
     else:
         status = None
         while status is None:
@@ -316,11 +350,16 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
             if left <= 0:
                 status = "nodes"
                 break
-            code = search.step(min(_ASTAR_CHUNK, left))
+            try:
+                with within(clock):
+                    code = search.step(min(_ASTAR_CHUNK, left))
+            except Overtime:  # a step that did not return by the deadline (a user's heuristic)
+                status = "time"
+                break
             if code == A_FOUND:
                 status = "solved"
             elif code == A_EXHAUSTED:
-                raise AssertionError("search exhausted a solvable instance")  # a bug of ours
+                raise _exhausted(heuristic)
             elif code == A_GROW and not search.grow():
                 status = "memory"
             elif code == A_BUDGET:
@@ -334,6 +373,14 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
                              f"{max_nodes:,}, memory budget {max_bytes / 2**20:,.0f} MiB)")
         moves = search.moves() if status == "solved" else None
         gen, exp, mem, iters = search.generated, search.expanded, search.memory_bytes(), None
+    if status == "solved" and REGISTRY[heuristic].impl is None:
+        try:
+            with within(clock):
+                reason = _path_doubt(heuristic, hc, start, goal, moves, rows, cols)
+        except Overtime:
+            reason = f"heuristic {heuristic!r} did not return in time on a state of its path"
+        if reason is not None:
+            extra["path_doubt"] = reason
     return status, moves, gen, exp, mem, iters, h0, setup, extra, time.perf_counter() - t0
 
 
@@ -345,11 +392,55 @@ def _last_iteration_words(log: list, whole: bool) -> str:
     return "to first solution" if not whole else "to a limit"
 
 
+def _exhausted(heuristic: str) -> Exception:
+    """A search that ran out of states on a solvable instance: a user's heuristic that changes its
+    arguments can do that (bad input, one line); with a built-in it is a bug of ours."""
+    if REGISTRY[heuristic].impl is None:
+        return UserHeuristicError(f"heuristic {heuristic!r} made the search end without reaching the goal of a "
+                                  "solvable instance (does it write into its arguments?)")
+    return AssertionError("search exhausted a solvable instance")  # a bug of ours
+
+
+def _path_doubt(heuristic, hc, start, goal, moves, rows, cols) -> str | None:
+    """Why the path a search with a user's heuristic found is not proven optimal, or None: the
+    heuristic changed the goal it was given during the search, or is above the true distance on a
+    state of the path (at most the moves left from it). A path that does not reach the goal (the
+    heuristic wrote into the search's board) is an error (UserHeuristicError)."""
+    from fastsnake.puzzle.heuristics import user_value_checked
+
+    changed = goal_changed(hc)
+    nbr = B.neighbours(rows, cols)
+    board = np.array(start, np.int8)
+    blank = int(np.flatnonzero(board == 0)[0])
+    states = [board.copy()]
+    for m in moves:
+        a = int(nbr[blank * 4 + int(m)])
+        if a < 0:
+            break
+        board[blank], board[a] = board[a], 0
+        blank = a
+        states.append(board.copy())
+    if len(states) != len(moves) + 1 or not np.array_equal(states[-1], goal):
+        raise UserHeuristicError(f"heuristic {heuristic!r} corrupted the search: the path it found does not reach "
+                                 "the goal (does it write into its cells argument?)")
+    if changed:
+        return f"heuristic {heuristic!r} changed its goal argument during the search"
+    spec = REGISTRY[heuristic]
+    for k, state in enumerate(states):
+        h, what = user_value_checked(spec, state, hc)
+        if what is not None:
+            return f"heuristic {heuristic!r} changes its {what} argument (on a state of its path)"
+        if h > len(moves) - k:
+            return (f"heuristic {heuristic!r} is not admissible: h = {h} on a state of its path "
+                    f"{len(moves) - k} moves from the goal")
+    return None
+
+
 def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None, size=None,
           algorithm: str = "auto", heuristic: str = "auto", max_nodes: int = DEFAULT_MAX_NODES,
           time_limit: float | None = None, memory_budget=None, partition=None, progress=None,
           context=None, prune_depth: int | None = None, threads: int = 1, whole_last_iteration: bool = False,
-          per_iteration: bool = False) -> SolveResult:
+          per_iteration: bool = False, admissibility_samples: int | None = None, warn: bool = True) -> SolveResult:
     """Find a shortest sequence of blank moves from `start` to `goal` (or, with
     algorithm="reduce", a short one on boards up to 100x100).
 
@@ -381,6 +472,17 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
     timing unless `whole_last_iteration`; `extra["iterations"]` lists each iteration's bound and
     nodes (with one thread too when `per_iteration`). A*, BFS and reduce run on one thread
     (``result.threads`` says how many searched).
+    `time_limit` counts from the call, but for building tables and compiling: a user's heuristic
+    that does not return is left running on its thread when it passes (the limit's error follows).
+
+    "Optimal" is said only where it is known: the built-in heuristics are admissible by
+    construction; a user's heuristic is first sampled on `admissibility_samples` states of the
+    board (default 40, once a process per board and goal: `admissible.vouch`), each compared
+    with its true distance and checked for writing into its arguments, and its path is checked
+    after the search (the heuristic at most the moves left on every state of it, the goal it was
+    given unchanged). Anything seen against it makes a solved result ``optimal=False`` with
+    ``optimal_reason`` saying why (and a `NotProvenOptimal` warning, unless `warn` is False);
+    ``extra["admissibility"]`` says what was checked.
 
     Parameters
     ----------
@@ -416,6 +518,11 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
         then deterministic; the moves are still the first solution's).
     per_iteration : bool, optional
         IDA*: each iteration's bound and nodes in ``extra["iterations"]`` (always with threads > 1).
+    admissibility_samples : int, optional
+        States a user's heuristic is sampled on before it may be called optimal (default 40;
+        0: not checked, so its results are not optimal).
+    warn : bool, optional
+        Warn (`NotProvenOptimal`, one line) when a solved result is not proven optimal.
 
     Returns
     -------
@@ -479,21 +586,45 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
         return SolveResult(**base, solvable=False, length=None, moves=None, nodes_generated=0,
                            nodes_expanded=0, seconds=time.perf_counter() - t_start,
                            optimal=True, status="unsolvable")
-    status, moves, gen, exp, mem, iters, h0, setup, extra, seconds = _search(
-        start, goal, rows, cols, algorithm, heuristic, int(max_nodes), max_bytes, None, progress,
-        context, time_limit=time_limit, partition=partition, prune_depth=prune_depth,
-        threads=threads if algorithm == "idastar" else 1, whole_last_iteration=bool(whole_last_iteration),
-        per_iteration=bool(per_iteration))
+    clock = Deadline(time_limit)
+    verdict = None
+    status = None
+    if REGISTRY[heuristic].impl is None:  # a user's heuristic: sampled before it may say "optimal"
+        from fastsnake.puzzle.admissible import DEFAULT_SAMPLES, vouch
+
+        samples = DEFAULT_SAMPLES if admissibility_samples is None else admissibility_samples
+        try:
+            with within(clock):
+                verdict = vouch(heuristic, rows, cols, goal, samples)
+        except Overtime:
+            status, moves, gen, exp, mem, iters, h0, setup, extra, seconds = (
+                "time", None, 0, 0, 0, None, None, 0.0, {}, float(time_limit or 0.0))
+    if status is None:
+        status, moves, gen, exp, mem, iters, h0, setup, extra, seconds = _search(
+            start, goal, rows, cols, algorithm, heuristic, int(max_nodes), max_bytes, None, progress,
+            context, time_limit=time_limit, partition=partition, prune_depth=prune_depth,
+            threads=threads if algorithm == "idastar" else 1, whole_last_iteration=bool(whole_last_iteration),
+            per_iteration=bool(per_iteration), clock=clock)
     # `_search` loaded (or compiled) the kernel specialised on the heuristic.
     compile_seconds = extra.pop("compile_seconds", 0.0)
     searched_by = extra.pop("threads", 1)
+    doubt = extra.pop("path_doubt", None)
+    reason = None
+    if verdict is not None:
+        extra["admissibility"] = {k: verdict[k] for k in ("checked", "samples", "method")}
+        reason = verdict["reason"] or doubt
     text = "".join(B.MOVES[m] for m in moves) if moves is not None else None
     result = SolveResult(**base, solvable=True, length=(len(text) if text is not None else None),
                          moves=text, nodes_generated=gen, nodes_expanded=exp, seconds=seconds,
-                         optimal=(status == "solved"), status=_STATUS[status], h_start=h0,
+                         optimal=(status == "solved" and reason is None), status=_STATUS[status], h_start=h0,
                          memory_bytes=mem, iterations=iters, setup_seconds=setup,
-                         compile_seconds=compile_seconds, extra=extra, threads=searched_by)
+                         compile_seconds=compile_seconds, extra=extra, threads=searched_by,
+                         optimal_reason=reason if status == "solved" else None)
     if status == "solved":
+        if warn and result.optimal_reason:
+            import warnings
+
+            warnings.warn(NotProvenOptimal(not_proven_line(result.optimal_reason, 1, result.length)), stacklevel=2)
         return result
     if auto:
         out = _solve_reduce(start, goal, rows, cols)
@@ -594,7 +725,8 @@ def parse_instance(item, rows: int, cols: int, max_cells: int = B.MAX_CELLS_ANY)
 def solve_many(instances, goal=None, *, rows: int | None = None, cols: int | None = None, size=None,
                algorithm: str = "auto", heuristic: str = "auto", threads: int = 1, errors: str = "raise",
                max_nodes: int = DEFAULT_MAX_NODES, time_limit: float | None = None,
-               memory_budget=None, partition=None, progress=None, prune_depth: int | None = None) -> list:
+               memory_budget=None, partition=None, progress=None, prune_depth: int | None = None,
+               admissibility_samples: int | None = None) -> list:
     """Solve many instances on one board size in one process; results in input order.
 
     `instances`: strings ("tiles" or "tiles ; goal"), (start, goal) pairs or tile
@@ -622,6 +754,9 @@ def solve_many(instances, goal=None, *, rows: int | None = None, cols: int | Non
         Raise on the first bad instance, or keep its exception in its slot.
     algorithm, heuristic, max_nodes, time_limit, memory_budget, partition, progress, prune_depth
         As in `solve`.
+    admissibility_samples : int, optional
+        As in `solve`: a user's heuristic is sampled once for each goal; results it cannot call
+        optimal say why (``optimal_reason``) and one `NotProvenOptimal` warning counts them.
 
     Returns
     -------
@@ -640,7 +775,8 @@ def solve_many(instances, goal=None, *, rows: int | None = None, cols: int | Non
     [1, 21]
     """
     import threading
-    from concurrent.futures import ThreadPoolExecutor
+
+    from fastsnake.signals import on_daemon_threads
 
     if errors not in ("raise", "keep"):
         raise B.PuzzleInputError(f"errors {errors!r} is not 'raise' or 'keep'")
@@ -702,7 +838,8 @@ def solve_many(instances, goal=None, *, rows: int | None = None, cols: int | Non
         try:
             return solve(start, g, rows=rows, cols=cols, algorithm=algorithm, heuristic=heuristic,
                          max_nodes=max_nodes, time_limit=time_limit, memory_budget=memory_budget,
-                         partition=partition, context=context_for(g), prune_depth=prune_depth)
+                         partition=partition, context=context_for(g), prune_depth=prune_depth,
+                         admissibility_samples=admissibility_samples, warn=False)
         except B.PuzzleLimitError as exc:
             err = B.PuzzleLimitError(f"instance {i + 1}: {exc}", limit=exc.limit, value=exc.value,
                                      result=exc.result)
@@ -711,6 +848,18 @@ def solve_many(instances, goal=None, *, rows: int | None = None, cols: int | Non
             return err
 
     if threads == 1 or len(parsed) <= 1:
-        return [run(i) for i in range(len(parsed))]
-    with ThreadPoolExecutor(max_workers=int(threads)) as pool:
-        return list(pool.map(run, range(len(parsed))))
+        out = [run(i) for i in range(len(parsed))]
+    else:  # daemon threads: a search left running (a signal, a deadline) never holds the process
+        out = on_daemon_threads(run, list(range(len(parsed))), int(threads))
+    warn_not_proven(out)
+    return out
+
+
+def warn_not_proven(results) -> None:
+    """One `NotProvenOptimal` warning for the results of a batch that are not proven optimal."""
+    doubted = [r for r in results if isinstance(r, SolveResult) and r.optimal_reason]
+    if doubted:
+        import warnings
+
+        warnings.warn(NotProvenOptimal(not_proven_line(doubted[0].optimal_reason, len(doubted),
+                                                       doubted[0].length)), stacklevel=3)

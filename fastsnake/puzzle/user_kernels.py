@@ -33,13 +33,17 @@ from fastsnake.puzzle.heuristic import (
     HC_COLS,
     HC_GOALPOS,
     HC_ROWS,
+    HC_USER_CHANGED,
+    HC_USER_GOAL,
     MAX_H,
     UserHeuristicError,
     no_scratch,
     no_step,
+    nogil_twin,
     user_value,
 )
 from fastsnake.puzzle.idastar import ida_kernel
+from fastsnake.signals import Overtime, stoppable
 
 FOLDER = "user-heuristics"
 PREFIX = "fastsnake_userh_"
@@ -74,10 +78,18 @@ def _update_from_scratch(h, cells, goal, rows, cols, tile, src, dst):
 
 
 def _child(board, hc, h, tile, src, dst):
-    """The user's value of the child in which `tile` moved from `src` to `dst` (`board` left as it was)."""
+    """The user's value of the child in which `tile` moved from `src` to `dst` (`board` left as it was).
+    The user's function is given the context's copy of the goal (`HC_USER_GOAL`), never the one the
+    search's goal test reads: a heuristic that writes into its goal cannot move the search's goal."""
     board[dst] = tile
     board[src] = 0
-    nh = _update(h, board, hc[HC_GOALPOS], _ROWS, _COLS, tile, src, dst)
+    mine = hc[HC_USER_GOAL]
+    nh = _update(h, board, mine, _ROWS, _COLS, tile, src, dst)
+    goalpos = hc[HC_GOALPOS]
+    for i in range(_ROWS * _COLS):
+        if mine[i] != goalpos[i]:  # the user's function wrote into its goal: put it right, and say so
+            mine[i] = goalpos[i]
+            hc[HC_USER_CHANGED][0] = 1
     board[src] = tile
     board[dst] = 0
     if nh < 0 or nh > MAX_H:
@@ -196,7 +208,10 @@ def probe(spec, hc, samples: int = 8) -> None:
         value = user_value(spec, board, hc)
         if spec.update is not None:
             try:
-                updated = spec.update(h, board, hc[HC_GOALPOS], hc[HC_ROWS], hc[HC_COLS], tile, src, blank)
+                updated = stoppable(nogil_twin(spec.update), h, board.copy(), goalpos.copy(), hc[HC_ROWS],
+                                    hc[HC_COLS], tile, src, blank)
+            except Overtime:
+                raise
             except Exception as exc:  # the user's code
                 raise UserHeuristicError(f"heuristic {spec.name!r}: its update raised {type(exc).__name__}: "
                                          f"{exc}".splitlines()[0]) from None

@@ -1,5 +1,6 @@
 """Limits of the optimal searches and of pattern databases: node, memory and time limits end
-with one line naming the limit (exit 2 on the command line), never an out-of-memory kill."""
+with one line naming the limit (exit 2 on the command line; a time limit exit 3, with what was found),
+never an out-of-memory kill."""
 
 import json
 
@@ -34,10 +35,15 @@ def test_cli_memory_budget_stops_astar(capsys):
     assert "memory budget of 1,048,576 bytes" in err and "--memory-budget" in err
 
 
-def test_cli_time_limit(capsys):
-    err = _error_line(capsys, ["puzzle", "solve", "--start", KORF1, "--algorithm", "idastar",
-                               "--heuristic", "manhattan", "--time-limit", "0.05", "--quiet"])
-    assert "time limit of 0.05 s" in err and "--time-limit" in err
+def test_cli_time_limit_exits_3_with_what_was_found(capsys):
+    # issue 63: a time limit is not bad input: exit 3, one line, and the search so far on stdout
+    assert main(["puzzle", "solve", "--start", KORF1, "--algorithm", "idastar", "--heuristic", "manhattan",
+                 "--time-limit", "0.05", "--quiet", "--json"]) == 3
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and "time limit of 0.05 s" in captured.err and "--time-limit" in captured.err
+    doc = json.loads(captured.out)
+    assert doc["status"] == "time limit reached" and doc["moves"] is None and doc["optimal"] is False
+    assert doc["nodes_generated"] > 0 and doc["extra"]["bound"] >= doc["h_start"]
 
 
 def test_cli_bad_memory_budget(capsys):

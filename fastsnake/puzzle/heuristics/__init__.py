@@ -31,18 +31,19 @@ from fastsnake.puzzle.heuristic import (
     MAX_H,
     Heuristic,
     UserHeuristicError,
-    base_context,
     goal_board,
     no_astar_scratch,
     no_state,
+    user_context,
     user_value,
+    user_value_checked,
 )
 
 __all__ = ["ENTRY_POINT_GROUP", "HC_COLS", "HC_FIRST", "HC_GOALPOS", "HC_KIND", "HC_ROWS", "HEURISTICS", "MAX_H",
            "REGISTRY", "USER_CODE_BASE", "Heuristic", "HeuristicSpec", "SearchParts", "UnknownHeuristicError",
            "UserHeuristicError", "builtin_kernels", "check_evaluable", "context_of", "goal_board", "heuristic_code",
            "heuristic_names", "heuristic_value", "register_heuristic", "register_targets", "search_parts",
-           "unregister_heuristic", "user_value"]
+           "unregister_heuristic", "user_value", "user_value_checked"]
 
 
 # ---------------------------------------------------------------- the registry
@@ -267,7 +268,7 @@ def context_of(name: str, rows: int, cols: int, goal, **options):
     code = heuristic_code(name)
     spec = REGISTRY[name]
     if spec.impl is None:
-        hc = base_context(code, rows, cols, goal)
+        hc = user_context(code, rows, cols, goal)
         check_evaluable(hc, "context")
         return hc, {}
     return spec.impl.context(rows, cols, goal, **options)
