@@ -9,7 +9,8 @@ exception.
 ``FASTSNAKE_READY_FD`` as ``FD:INODE`` (its descriptor and the pipe's inode number), when set:
 how a test learns, without waiting on a clock, that the process has reached a point (``cli``:
 the CLI's handlers are installed; ``kernel``: a kernel runs on its worker thread while the main
-thread waits for it, interruptibly; ``scanning``: a sweep folder's finished chunks are being
+thread waits for it, interruptibly; ``call``: the same for a `stoppable` call; ``scanning``: a sweep
+folder's finished chunks are being
 checked; ``stop-requested``: a stop request was received). Nothing is
 written without the variable, nor unless that descriptor is still that pipe: a child that
 inherited the variable but not the pipe (a background compile), in which the number may name
@@ -200,6 +201,7 @@ def stoppable(fn, *args):
     worker = threading.Thread(target=work, name="fastsnake-call", daemon=True)
     try:
         worker.start()
+        announce("call")
         if left is None:
             finished.wait()  # a signal handler runs here, and what it raises leaves at once
         elif not finished.wait(max(0.0, left) + OVERTIME_GRACE):

@@ -12,9 +12,9 @@ Rules (docs/design.md, "Layers"):
 - fastsnake/cli imports only the public API: the packages' ``__init__`` modules
   (``fastsnake``, ``fastsnake.snake``, ``fastsnake.puzzle``, ``fastsnake.tour``,
   ``fastsnake.envs``, ``fastsnake.viewer``), the shared top-level modules every layer may
-  use (``fastsnake.errors``, ``fastsnake.sizes``, ``fastsnake.files``, ``fastsnake.signals``,
-  ``fastsnake.renamed``), the study layer ``fastsnake.study``, the runner ``fastsnake.runs``
-  and its own modules.
+  use (``fastsnake.errors``, ``fastsnake.sizes``, ``fastsnake.files``, ``fastsnake.reading``,
+  ``fastsnake.signals``, ``fastsnake.renamed``), the study layer ``fastsnake.study``, the runner
+  ``fastsnake.runs`` and its own modules.
 
 An edge is the module an import statement names: ``from fastsnake.snake.sweep import
 prepare`` is an edge to ``fastsnake.snake.sweep``, ``from fastsnake.snake import api`` one to
@@ -43,6 +43,7 @@ CLI_MAY_IMPORT = {
     "fastsnake.errors",
     "fastsnake.sizes",
     "fastsnake.files",
+    "fastsnake.reading",
     "fastsnake.signals",
     "fastsnake.renamed",
     "fastsnake.study",

@@ -430,22 +430,20 @@ def _time_limit_reached(args, exc):
 
 
 def _batch_lines(path: str) -> list[tuple[int, str]]:
-    """(line number, text) of the instance lines of a batch file."""
-    import sys
+    """(line number, text) of the instance lines of a batch file, read bounded (`fastsnake.reading`:
+    a regular file or standard input, at most its caps of bytes, line length and instances)."""
+    from fastsnake.reading import MAX_INSTANCES, read_text
 
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
+        text = read_text(path, "batch file")
     except OSError as exc:
         raise InputError(f"cannot read batch file {path!r}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"batch file {path!r} is not UTF-8 text") from None
     out = []
     for i, line in enumerate(text.splitlines(), 1):
         if line.strip() and not line.lstrip().startswith("#"):
+            if len(out) == MAX_INSTANCES:
+                raise InputError(f"batch file {path!r} holds more than {MAX_INSTANCES:,} instances, the most a "
+                                 "batch takes: split it")
             out.append((i, line))
     if not out:
         raise InputError(f"batch file {path!r} holds no instances")
@@ -505,6 +503,11 @@ def _solve_batch(args):
         print(f"{len(good)} instances solved on {rows}x{cols} in {wall:.2f} s wall, {cpu:.2f} CPU-s "
               f"({args.threads} thread{'s' if args.threads > 1 else ''})"
               + (f"; {len(bad)} bad line{'s' if len(bad) > 1 else ''}" if bad else ""))
+    if bad and all(isinstance(r, PuzzleLimitError) and r.limit == "time" for r in results if isinstance(r, Exception)):
+        args.exit_status = 3  # only time limits: what was found is printed above
+        common.log(f"fastsnake: {len(bad)} instance{'s' if len(bad) > 1 else ''} stopped at the time limit "
+                   "(the others were solved); exit status 3")
+        return None
     if bad:
         shown = "; ".join(bad[:5]) + (f"; and {len(bad) - 5} more" if len(bad) > 5 else "")
         raise InputError(f"batch file {args.batch!r}: {len(bad)} bad line{'s' if len(bad) > 1 else ''} "
@@ -566,8 +569,11 @@ def cmd_batch(args):
         print(f"{len(good)} of {len(lines)} instances solved on {rows}x{cols}: {nodes:,} nodes, {cpu:.2f} CPU-s"
               + (f", {nodes / cpu / 1e6:.2f} M nodes/CPU-s" if cpu > 0 else "")
               + f" ({args.workers} worker{'s' if args.workers > 1 else ''})")
-    if len(good) < len(done):
-        args.exit_status = args.exit_status if outcome.interrupted else 1
+    if len(good) < len(done) and not outcome.interrupted:
+        # an instance stopped at a limit: the user's limit, not our failure (3: time limits only; 2: others)
+        args.exit_status = 3 if all(r.get("limit") == "time" for r in done if "error" in r) else 2
+        common.log(f"fastsnake: {len(done) - len(good)} of {len(lines)} instances stopped at a limit; exit status "
+                   f"{args.exit_status}")
     return None
 
 
@@ -594,6 +600,9 @@ def cmd_compare(args):
         raise InputError(f"--count and --precision apply to --instances random, not {spec!r}")
     names = P.check_heuristics(args.heuristics)
     count = args.count if args.count is not None else (1000 if args.precision is not None else 10)
+    from fastsnake.reading import MAX_INSTANCES, check_count
+
+    check_count(count, MAX_INSTANCES, "--count")  # before any instance is drawn
     instances = P.load_instances(spec, rows=rows, cols=cols, count=count, seed=args.seed,
                                  easiest=args.easiest, goal=args.goal)
     for inst in instances:
@@ -759,9 +768,11 @@ def cmd_random(args):
     import numpy as np
 
     from fastsnake import puzzle as P
+    from fastsnake.reading import MAX_INSTANCES, check_count
 
     if args.rows is None and args.cols is None and args.size is None:
         raise InputError("give the board size with --rows and --cols (or --size RxC)")
+    check_count(args.count, MAX_INSTANCES, "--count")
     rows, cols = _dims(args, None)
     from fastsnake.puzzle import MAX_CELLS_ANY
 

@@ -179,6 +179,24 @@ def _sizes(text: str):
     return [size(part) for part in text.split(",") if part.strip()]
 
 
+# The largest tie-break seed (a kernel's int64).
+MAX_SEED = 2**63 - 1
+
+
+def _seeds(text: str) -> list[int]:
+    """--seeds: whole numbers 0..MAX_SEED, refused (exit 2, the limit named) before any work."""
+    from fastsnake.reading import check_count
+
+    out = []
+    for part in (p for p in text.split(",") if p.strip()):
+        try:
+            value = common.whole_number(part)
+        except argparse.ArgumentTypeError as exc:
+            raise InputError(f"--seeds: {exc}") from None
+        out.append(check_count(value, MAX_SEED, "--seeds: seed", error=InputError))
+    return out
+
+
 def run_compare(args):
     """`tour compare`: a study (`fastsnake.tour.study`); every input checked before the first search."""
     from fastsnake import __version__
@@ -186,7 +204,7 @@ def run_compare(args):
     from fastsnake import tour as T
 
     fmt = "json" if args.json else (args.format or "text")
-    seeds = [common.whole_number(s) for s in args.seeds.split(",") if s.strip()]
+    seeds = _seeds(args.seeds)
     arms = T.study.check_methods(args.methods, seeds or [0])
     trials = T.study.trials(args.size, args.piece or ["knight"], args.closed, args.starts)
     folder = None

@@ -94,7 +94,7 @@ def _worker_solve(job):
                   max_nodes=spec["max_nodes"], time_limit=spec["time_limit"], context=_WORKER["context"],
                   admissibility_samples=spec["samples"], warn=False)
     except PuzzleLimitError as exc:
-        return {"index": index, "error": limit_message(exc.limit, exc.value, exc.result, cli=True)}
+        return {"index": index, "error": limit_message(exc.limit, exc.value, exc.result, cli=True), "limit": exc.limit}
     cpu = time.process_time() - c0
     return {"index": index, "length": r.length, "moves": r.moves, "optimal": r.optimal,
             "optimal_reason": r.optimal_reason,

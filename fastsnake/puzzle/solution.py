@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fastsnake.files import loads_json, written_atomically
+from fastsnake.files import written_atomically
 from fastsnake.puzzle import board as B
 
 FORMAT = "fastsnake-puzzle/1"
@@ -117,16 +117,12 @@ def load_solution(path) -> Solution:
     See `save_solution`.
     """
     path = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = loads_json(fh.read())
+    from fastsnake.reading import read_json
+
+    try:  # bounded: a regular file of at most TEXT_MAX_BYTES, JSON not nested past the parser
+        doc = read_json(path, "solution file", error=B.PuzzleInputError)
     except OSError as exc:
         raise B.PuzzleInputError(f"cannot read solution file {path!r}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise B.PuzzleInputError(f"solution file {path!r} is not JSON: it is not UTF-8 text "
-                                 "(solution files are the JSON written by saving a solution)") from None
-    except ValueError as exc:  # json.JSONDecodeError, or nested too deeply
-        raise B.PuzzleInputError(f"solution file {path!r} is not JSON: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise B.PuzzleInputError(f"solution file {path!r}: format {found!r} is not {FORMAT!r}")

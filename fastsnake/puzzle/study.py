@@ -25,6 +25,7 @@ import csv
 import io
 import math
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from importlib import resources
@@ -36,6 +37,7 @@ from fastsnake.puzzle import board as B
 from fastsnake.puzzle import study_units as SU
 from fastsnake.puzzle.heuristics import heuristic_names
 from fastsnake.puzzle.solver import heuristic_context, solve
+from fastsnake.signals import Deadline, Overtime, within
 from fastsnake.study import stats as S
 from fastsnake.study.intervals import wilson_ci95
 from fastsnake.study.rows import canonical_json, new_run_id
@@ -138,7 +140,10 @@ def load_instances(spec: str, *, rows: int | None = None, cols: int | None = Non
         raise StudyInputError(f"easiest={easiest!r} applies to korf100 and korf-felner-50 (sets with published "
                               f"node counts), not {spec!r}")
     if spec == "random":
-        return _random(rows, cols, count if count is not None else 10, 0 if seed is None else seed, goal)
+        from fastsnake.reading import MAX_INSTANCES, check_count
+
+        count = check_count(count if count is not None else 10, MAX_INSTANCES, "count", error=StudyInputError)
+        return _random(rows, cols, count, 0 if seed is None else seed, goal)
     if spec in ("korf100", "korf-felner-50"):
         n = 4 if spec == "korf100" else 5
         table = _shipped(spec)
@@ -170,27 +175,26 @@ def _random(rows, cols, count, seed, goal) -> list[Instance]:
 
 
 def _from_file(path: str, rows, cols, goal) -> list[Instance]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+    from fastsnake.reading import MAX_INSTANCES, read_text
+
+    try:  # bounded (`fastsnake.reading`): a regular file, at most its caps of bytes and line length
+        text = read_text(path, "instances file", error=StudyInputError)
     except FileNotFoundError:
         raise StudyInputError(f"instances {path!r}: neither a file nor a set "
                               f"({', '.join(INSTANCE_SETS)})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StudyInputError(f"instances file {path!r} cannot be read: {exc}") from None
+    except OSError as exc:
+        raise StudyInputError(f"instances file {path!r} cannot be read: {exc.strerror or exc}") from None
     lines = [(k, line) for k, line in enumerate(text.splitlines(), 1)
              if line.strip() and not line.lstrip().startswith("#")]
+    del text
     if not lines:
         raise StudyInputError(f"instances file {path!r} holds no instances")
-    entries = []  # (id, start text, goal text, published length)
-    header = [h.strip() for h in lines[0][1].split(",")]
-    if "id" in header and "tiles" in header:
-        for k, line in lines[1:]:
-            row = dict(zip(header, (v.strip() for v in line.split(",")), strict=False))
-            length = row.get("length")
-            entries.append((k, row.get("id") or str(k), row.get("tiles", ""), row.get("goal") or None,
-                            int(length) if length and length.isdigit() else None))
-    else:
+    if len(lines) > MAX_INSTANCES + 1:
+        raise StudyInputError(f"instances file {path!r} holds {len(lines) - 1:,} instances or more, past the "
+                              f"limit of {MAX_INSTANCES:,} a study takes: split it")
+    entries = _csv_entries(path, lines)
+    if entries is None:
+        entries = []  # (line, id, start text, goal text, published length)
         for k, line in lines:
             start, _, goal_text = line.partition(";")
             entries.append((k, str(k), start, goal_text.strip() or None, None))
@@ -222,6 +226,35 @@ def _from_file(path: str, rows, cols, goal) -> list[Instance]:
         dup = next(i for i in ids if ids.count(i) > 1)
         raise StudyInputError(f"instances file {path!r}: instance id {dup!r} appears twice")
     return out
+
+
+def _csv_entries(path: str, lines: list) -> list | None:
+    """The entries of an instances file that is a CSV (its first line a header naming ``id`` and
+    ``tiles``), read with the csv module (quoted fields, commas inside quotes): (line, id, start
+    text, goal text or None, published length or None); None when the file is not a CSV. A
+    ``length`` that is not a whole number >= 0 is refused (`StudyInputError` naming the line)."""
+    first = next(csv.reader([lines[0][1]]))
+    header = [h.strip() for h in first]
+    if not ("id" in header and "tiles" in header):
+        return None
+    entries = []
+    for k, line in lines[1:]:
+        try:
+            fields = next(csv.reader([line]))
+        except csv.Error as exc:
+            raise StudyInputError(f"instances file {path!r} line {k}: not a CSV row: {exc}") from None
+        if len(fields) > len(header):
+            raise StudyInputError(f"instances file {path!r} line {k}: {len(fields)} fields, the header names "
+                                  f"{len(header)} (quote a field that holds a comma)")
+        row = dict(zip(header, (v.strip() for v in fields), strict=False))
+        length = row.get("length") or None
+        if length is not None:
+            if not re.fullmatch(r"\d{1,6}", length):
+                raise StudyInputError(f"instances file {path!r} line {k}: length {length!r} is not a whole "
+                                      "number of moves (0 or more)")
+            length = int(length)
+        entries.append((k, row.get("id") or str(k), row.get("tiles", ""), row.get("goal") or None, length))
+    return entries
 
 
 def check_heuristics(names) -> list[str]:
@@ -283,9 +316,10 @@ def admissibility_entry() -> dict:
     ``samples`` (states compared), ``violations`` (sampled states with h above the true distance:
     ``state, h, distance``, the worst first, at most `KEPT_FINDINGS`) and ``sample_violations``
     (their count), ``longer_paths`` (``instance_set, instance_id, length, optimal_length,
-    against``) and ``longer_path_count``."""
+    against``) and ``longer_path_count``; ``reason``: what else made it not admissible (it changes its
+    arguments, its path was seen above the true distance, it did not return in time), else None."""
     return {"admissible": True, "samples": 0, "sample_violations": 0, "violations": [], "longer_path_count": 0,
-            "longer_paths": []}
+            "longer_paths": [], "reason": None}
 
 
 def _warn(warn, text: str) -> None:
@@ -306,6 +340,8 @@ def sample_admissibility(study: Study, name: str, rows: int, cols: int, goal: tu
     report = check_admissible(name, rows, cols, samples=int(samples), seed=0, goal=np.array(goal))
     entry = study.admissibility.setdefault(name, admissibility_entry())
     entry["samples"] += report.samples
+    if report.mutations:
+        record_doubt(study, name, report.reason(), warn)
     if report.violations:
         v = report.violations[0]
         if entry["admissible"]:
@@ -315,6 +351,16 @@ def sample_admissibility(study: Study, name: str, rows: int, cols: int, goal: tu
         entry["admissible"] = False
         entry["sample_violations"] += len(report.violations)
         entry["violations"] = (entry["violations"] + report.violations)[:KEPT_FINDINGS]
+
+
+def record_doubt(study: Study, name: str, reason: str, warn=None) -> None:
+    """A user's heuristic `solve` could not call optimal (`SolveResult.optimal_reason`): its rows are
+    marked optimal=false, and the first reason is kept (``reason``) and said in a warning."""
+    entry = study.admissibility.setdefault(name, admissibility_entry())
+    if entry["admissible"]:
+        _warn(warn, f"{reason}; its rows are marked optimal=false")
+    entry["admissible"] = False
+    entry["reason"] = entry.get("reason") or reason
 
 
 def record_longer(study: Study, longer: list[dict], warn=None) -> None:
@@ -401,15 +447,24 @@ def run_study(instances: list[Instance], heuristics, algorithm: str = "auto", *,
                     ctx = heuristic_context(name, rows, cols, np.array(goal), partition=partition, progress=progress,
                                             memory_budget=memory_budget)
                 study.table_cpu_seconds[key] = (time.process_time() - c0, ctx)
-                # Load (or compile) the kernels before any timed search: a one-move solve, untimed.
-                solve(_one_move(goal, rows, cols), np.array(goal), rows=rows, cols=cols,
-                      algorithm=resolve_algorithm(algorithm, rows, cols), heuristic=name, context=ctx,
-                      prune_depth=prune_depth)
+                # Load (or compile) the kernels before any timed search: a one-move solve, untimed. (A user's
+                # heuristic is judged by the study's own sampling below and its paths, not by `solve`'s.)
+                try:
+                    solve(_one_move(goal, rows, cols), np.array(goal), rows=rows, cols=cols,
+                          algorithm=resolve_algorithm(algorithm, rows, cols), heuristic=name, context=ctx,
+                          prune_depth=prune_depth, time_limit=time_limit, admissibility_samples=0, warn=False)
+                except B.PuzzleLimitError:
+                    pass  # a user's heuristic that does not return in time: each instance's search says so
         users = {n for n in heuristics if is_user_heuristic(n)}
         for rows, cols, goal in sorted(boards):
             for name in sorted(users):
                 study.admissibility.setdefault(name, admissibility_entry())
-                sample_admissibility(study, name, rows, cols, goal, admissibility_samples, warn)
+                try:
+                    with within(Deadline(time_limit)):  # a user's heuristic that never returns: its time limit
+                        sample_admissibility(study, name, rows, cols, goal, admissibility_samples, warn)
+                except Overtime:
+                    record_doubt(study, name, f"heuristic {name!r} did not return within the time limit on a "
+                                              "sampled state", warn)
         _run_searches(study, instances, heuristics, algorithm, limits, prune_depth, partition, memory_budget,
                       shared, users, progress, on_instance, warn, runs, workers, cluster, run_folder, bar,
                       node_caps or {})
@@ -554,6 +609,10 @@ def check_lengths(inst: Instance, rows: list[dict], users=frozenset()) -> list[d
     if inst.optimum is not None:
         for r in trusted:
             if r["length"] != inst.optimum:
+                if inst.set not in INSTANCE_SETS:  # the user's file says so: its claim is wrong (bad input)
+                    raise StudyInputError(f"instances file {inst.set!r}: instance {inst.id!r} gives length "
+                                          f"{inst.optimum}, but {r['heuristic']} found an optimal solution of "
+                                          f"{r['length']} moves: correct its length (or leave it empty)")
                 raise StudyLengthError(f"instance {inst.set} {inst.id}: {r['heuristic']} found an optimal length "
                                        f"of {r['length']}, the published optimum is {inst.optimum}")
     mine = [r for r in optimal if r["heuristic"] in users]
@@ -566,6 +625,10 @@ def check_lengths(inst: Instance, rows: list[dict], users=frozenset()) -> list[d
         reference, against = best["length"], f"{best['heuristic']} found"
     longer = []
     for r in mine:
+        if r["length"] < reference and inst.optimum is not None and inst.set not in INSTANCE_SETS:
+            raise StudyInputError(f"instances file {inst.set!r}: instance {inst.id!r} gives length {inst.optimum}, "
+                                  f"but {r['heuristic']} found a solution of {r['length']} moves: correct its length "
+                                  "(or leave it empty)")
         if r["length"] < reference:  # a real path shorter than an optimal one: the trusted side is wrong
             raise StudyLengthError(f"instance {inst.set} {inst.id}: {r['heuristic']} found a path of {r['length']} "
                                    f"moves, shorter than the optimum ({against} {reference}): a search is wrong")

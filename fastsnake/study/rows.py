@@ -144,6 +144,9 @@ def read_rows(path: str, *, need_checksum: bool = False):
     reads as its rows file once every chunk of it is checked."""
     import pyarrow.parquet as pq
 
+    from fastsnake.files import loads_json
+    from fastsnake.reading import check_parquet
+
     if os.path.isdir(path) and run_folder_kind(path) is not None:
         rows_file, _, folder = folder_rows(path)
         if rows_file is None:
@@ -151,8 +154,12 @@ def read_rows(path: str, *, need_checksum: bool = False):
         meta, table = read_rows(rows_file, need_checksum=need_checksum)
         _same_run(path, folder, meta, table)
         return meta, table
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         raise StudyFileError(f"study file {path!r} does not exist")
+    try:  # bounded (`fastsnake.reading`): a regular file whose footer is at most PARQUET_FOOTER_MAX
+        check_parquet(path, "study file", error=StudyFileError)
+    except OSError as exc:
+        raise StudyFileError(f"study file {path!r} cannot be read: {exc.strerror or exc}") from None
     try:
         table = pq.read_table(path, **READ_OPTIONS)
     except Exception as exc:  # noqa: BLE001 - any reader failure: not a readable file
@@ -162,9 +169,11 @@ def read_rows(path: str, *, need_checksum: bool = False):
     if raw is None:
         raise StudyFileError(f"{path!r} is not a fastsnake study file (no {META_KEY.decode()!r} footer)")
     try:
-        meta = json.loads(raw)
+        meta = loads_json(raw)  # a footer nested 100,000 deep is a ValueError, not a RecursionError
     except ValueError:
         raise StudyFileError(f"study file {path!r}: its footer is not JSON") from None
+    if not isinstance(meta, dict):
+        raise StudyFileError(f"study file {path!r}: its footer is not a JSON object")
     from fastsnake.versions import newer_note, warn_if_newer
 
     version = _written_by(meta, table)

@@ -22,6 +22,7 @@ import numpy as np
 
 from fastsnake.errors import read_error_reason
 from fastsnake.files import NpzArchive, loads_json, written_atomically
+from fastsnake.reading import TEXT_MAX_BYTES, read_json
 from fastsnake.tour.pieces import TourInputError
 from fastsnake.tour.verify import tour_problem
 
@@ -50,10 +51,18 @@ def _piece_header(piece) -> dict:
     return {"jumps": [list(j) for j in piece.jump_list], "directed": piece.directed, "piece": piece.name}
 
 
+# A `.json` save file holds at most this many squares (about 9 bytes each: within the readers' cap,
+# `fastsnake.reading.TEXT_MAX_BYTES`); larger boards are saved as `.npz`.
+JSON_MAX_SQUARES = TEXT_MAX_BYTES // 16
+
+
 def _write(path: Path, header: dict, key: str, squares: np.ndarray | None) -> None:
     """Write to a dot-file beside `path`, renamed when complete: a failed write (full disk)
     leaves no partial file under the name (the OSError is re-raised for the caller)."""
     kind = _kind(path)
+    if kind == "json" and squares is not None and len(squares) > JSON_MAX_SQUARES:
+        raise TourInputError(f"save file {str(path)!r}: {len(squares):,} squares are more than a .json save file "
+                             f"holds ({JSON_MAX_SQUARES:,}); save as .npz")
     with written_atomically(path) as tmp:
         if kind == "json":
             body = dict(header)
@@ -136,8 +145,8 @@ def _read(path, key: str, fmt: str) -> tuple[dict, np.ndarray | None]:
     path = Path(path)
     kind = _kind(path)
     try:
-        if kind == "json":
-            header = loads_json(path.read_text())
+        if kind == "json":  # bounded (`fastsnake.reading`): a regular file, at most TEXT_MAX_BYTES
+            header = read_json(path, f"{fmt} file", error=SaveFileError)
             if not isinstance(header, dict):
                 raise SaveFileError(f"{str(path)!r}: not a JSON object")
             raw = header.pop(key, None)

@@ -36,6 +36,9 @@ _NAMES = {
 }
 
 _PAIR = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
+# The longest jump a piece may have, each way: the largest board's side (a longer jump never lands,
+# and a number past what a kernel's int64 holds must be refused in words, not as an OverflowError).
+MAX_JUMP = 4000
 _BY_NAME = {name: pair for pair, name in _NAMES.items()}
 
 
@@ -104,6 +107,9 @@ class Piece:
                 raise TourInputError(f"jump {item!r} is not a pair of integers") from None
             if dr == 0 and dc == 0:
                 raise TourInputError(f"jump {item!r}: (0, 0) does not move")
+            if max(abs(dr), abs(dc)) > MAX_JUMP:
+                raise TourInputError(f"jump ({dr}, {dc}) is longer than {MAX_JUMP:,} squares each way, the side of "
+                                     "the largest board")
             pairs.append((dr, dc))
         if not pairs:
             raise TourInputError("a piece needs at least one jump")

@@ -36,7 +36,9 @@ def sniff(path: Path) -> str:
             return str(header.get("format", "")) if isinstance(header, dict) else ""
         return ""
     if magic.lstrip()[:1] in (b"{", b""):
-        doc = loads_json(path.read_text(encoding="utf-8"))
+        from fastsnake.reading import read_json
+
+        doc = read_json(path, "file", error=ViewerError)  # bounded: at most TEXT_MAX_BYTES, JSON depth
         if isinstance(doc, dict) and isinstance(doc.get("format"), str):
             return doc["format"]
     raise ViewerError(f"{name!r} is not a file the viewer shows (it reads {KNOWN} files)")

@@ -21,7 +21,6 @@ note saying how to find it.
 from __future__ import annotations
 
 import html
-import json
 import os
 import time
 
@@ -53,10 +52,13 @@ def study_kind(path) -> str | None:
     try:
         import pyarrow.parquet as pq
 
+        from fastsnake.files import loads_json
+        from fastsnake.reading import check_parquet
         from fastsnake.study.rows import META_KEY
 
+        check_parquet(name, "study file")  # a giant footer is refused before pyarrow reads it
         raw = (pq.read_schema(name).metadata or {}).get(META_KEY)
-        return None if raw is None else str(json.loads(raw).get("kind"))
+        return None if raw is None else str(loads_json(raw).get("kind"))
     except Exception:  # noqa: BLE001 - an unreadable footer: not recognisably a study
         return None
 
