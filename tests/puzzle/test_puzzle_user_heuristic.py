@@ -266,6 +266,9 @@ def test_a_heuristic_negative_inside_the_search_stops_it_in_one_line(tmp_path, m
     try:
         register_heuristic("deep-negative", module.deep_negative)
         with pytest.raises(UserHeuristicError, match="'deep-negative' failed during the search"):
+            solve("0 2 1 5 4 3 6 7 8", GOAL3, rows=3, cols=3, algorithm="idastar", heuristic="deep-negative",
+                  admissibility_samples=0)  # (sampled, a state of Manhattan 7 is refused before the search)
+        with pytest.raises(UserHeuristicError, match="'deep-negative' returned -5 on"):
             solve("0 2 1 5 4 3 6 7 8", GOAL3, rows=3, cols=3, algorithm="idastar", heuristic="deep-negative")
     finally:
         sys.modules.pop("fs_test_deep_negative", None)

@@ -1,0 +1,154 @@
+"""The hostile round of issue 63: crafted puzzle and tour inputs (FIFOs, devices, 100 MB files, deep
+JSON, forged baselines, huge counts, users' heuristics that never return), each ending with exit 2,
+3, 4, 130 or 143 in one line, never exit 1 nor a traceback (`tests/hostile_inputs.py` holds the cases).
+
+The quick set runs the cases that read no more than a file in this process (no kernel, no
+subprocess: milliseconds each); the slow set runs every case in a subprocess of its own, under a
+small launcher that measures its peak resident memory and its time (`hostile_inputs.SECONDS`,
+`hostile_inputs.PEAK_BYTES`), and sends the signal of a signal case once the process waits on a
+call it can leave (``FASTSNAKE_READY_FD``'s ``call``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hostile_inputs import ALLOWED_CODES, CASES, PEAK_BYTES, QUICK, SECONDS, install_heuristics
+
+from fastsnake.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_round_has_at_least_60_cases_of_every_kind():
+    assert len(CASES) >= 60 and len({c.name for c in CASES}) == len(CASES)
+    tags = {t for c in CASES for t in c.tags}
+    assert {"file", "baseline", "json", "csv", "heuristic"} <= tags
+    assert all(c.codes <= ALLOWED_CODES for c in CASES)
+
+
+@pytest.mark.parametrize("case", QUICK, ids=[c.name for c in QUICK])
+def test_a_hostile_input_is_one_line_and_exit_2(case, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    argv = [str(a) for a in case.make(tmp_path)]
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse refuses it (in a process of its own: the same line and status)
+        code = exc.code
+    captured = capsys.readouterr()
+    assert code in case.codes, (code, captured.err)
+    assert captured.err.startswith("fastsnake: error: ") and captured.err.count("\n") == 1, captured.err
+    assert "Traceback" not in captured.err and "internal error" not in captured.err
+
+
+def test_a_quoted_csv_id_keeps_its_comma(tmp_path):
+    from fastsnake.puzzle.study import load_instances
+
+    path = tmp_path / "i.csv"
+    path.write_text('id,tiles,length\n"a,b","8 6 7 2 5 4 3 0 1",27\nplain,"1 0 2 3 4 5 6 7 8",\n')
+    got = load_instances(str(path))
+    assert [(i.id, i.optimum) for i in got] == [("a,b", 27), ("plain", None)]
+    assert got[0].start == (8, 6, 7, 2, 5, 4, 3, 0, 1)
+
+
+def test_the_reader_refuses_a_fifo_without_opening_it_for_long(tmp_path):
+    from fastsnake.reading import ReadRefused, read_text
+
+    os.mkfifo(tmp_path / "p")
+    with pytest.raises(ReadRefused, match="FIFO"):
+        read_text(tmp_path / "p", "instances file")
+    big = tmp_path / "big.txt"
+    with open(big, "wb") as fh:
+        fh.truncate(100 << 20)
+    with pytest.raises(ReadRefused, match=r"104,857,600 bytes, more than the 67,108,864 bytes \(64 MiB\)"):
+        read_text(big, "instances file")
+
+
+# -- every case in a subprocess: time and memory ------------------------------------------------------
+
+LAUNCHER = r"""
+import json, os, resource, signal, subprocess, sys, time
+sig, argv = int(sys.argv[1]), sys.argv[2:]
+r, w = os.pipe()
+env = dict(os.environ, FASTSNAKE_READY_FD=f"{w}:{os.fstat(w).st_ino}")
+t0 = time.monotonic()
+child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(w,), env=env)
+os.close(w)
+sent = None
+if sig:
+    seen = b""
+    while b"call\n" not in seen:
+        piece = os.read(r, 256)
+        if not piece:
+            break
+        seen += piece
+    time.sleep(0.5)  # inside the call that does not return (any moment must do)
+    child.send_signal(sig)
+    sent = time.monotonic()
+try:
+    out, err = child.communicate(timeout=300)
+except subprocess.TimeoutExpired:
+    child.kill()
+    out, err = child.communicate()
+end = time.monotonic()
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+print(json.dumps({"code": child.returncode, "seconds": end - t0, "after_signal": None if sent is None else end - sent,
+                  "peak": peak, "err": err.decode(errors="replace")[-2000:]}))
+"""
+
+
+def run_case(case, folder: Path, site: str | None = None) -> dict:
+    """Run `case` as ``python -m fastsnake`` in `folder` under the launcher; its figures."""
+    argv = [str(a) for a in case.make(folder)]
+    env = dict(os.environ)
+    if site is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (site, env.get("PYTHONPATH")) if p)
+    proc = subprocess.run([sys.executable, "-c", LAUNCHER, str(int(case.signal or 0)), sys.executable, "-m",
+                           "fastsnake", *argv], capture_output=True, text=True, cwd=folder, env=env, timeout=600)
+    return {**json.loads(proc.stdout), "argv": argv}
+
+
+def time_limit_of(argv) -> float:
+    return float(argv[argv.index("--time-limit") + 1]) if "--time-limit" in argv else 0.0
+
+
+@pytest.fixture(scope="module")
+def heuristics_site(tmp_path_factory):
+    """The users' heuristics installed, their search kernels compiled once (not part of any case's time)."""
+    site = install_heuristics(tmp_path_factory.mktemp("heuristics"))
+    env = dict(os.environ, PYTHONPATH=site)
+    for algorithm in ("astar", "idastar"):
+        subprocess.run([sys.executable, "-m", "fastsnake", "puzzle", "solve", "--start", "8 6 7 2 5 4 3 0 1",
+                        "--heuristic", "deep", "--algorithm", algorithm, "--admissibility-samples", "0",
+                        "--time-limit", "0.5", "--quiet"], env=env, capture_output=True, timeout=900)
+    return site
+
+
+SUBPROCESS = [c for c in CASES if "search" not in c.tags]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", SUBPROCESS, ids=[c.name for c in SUBPROCESS])
+def test_every_hostile_case_ends_in_time_and_memory(case, tmp_path, request):
+    site = request.getfixturevalue("heuristics_site") if case.heuristics else None
+    got = run_case(case, tmp_path, site)
+    assert got["code"] in case.codes, got
+    assert "Traceback" not in got["err"] and "internal error" not in got["err"], got
+    assert got["peak"] <= PEAK_BYTES, got
+    if case.signal is not None:
+        assert got["after_signal"] <= SECONDS, got
+    else:  # start-up included; a time limit's seconds added
+        assert got["seconds"] <= SECONDS + time_limit_of(got["argv"]), got
+
+
+@pytest.mark.slow
+def test_a_wrong_published_length_is_bad_input(tmp_path, capsys):
+    case = next(c for c in CASES if c.name == "csv:wrong-published-length")
+    assert main([str(a) for a in case.make(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "gives length 29" in err and "27 moves" in err and err.count("\n") == 1
