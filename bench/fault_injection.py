@@ -44,6 +44,10 @@ Each round picks a fault at random and a target (a single sweep file or a sweep 
   once: it used to block forever); one game repeated 10⁵..10⁶ times in one row group (exit 2 within
   READER_RSS_LIMIT); 0.1..20 MB of options in the footer or the options column (one short line);
   a policy or file name with terminal escapes (none printed raw: "silent" if one is);
+* hostile_puzzle_tour (issue 63): a case of `tests/hostile_inputs.py` (over 100: FIFOs, devices, 100 MB
+  files and lines, deep JSON, forged baselines, huge counts and pieces, bad instance CSVs, users'
+  heuristics that never return, given SIGINT, SIGTERM or --time-limit) given to its puzzle or tour
+  command: its exit code (2, 3, 4, 130 or 143), one line, within 5 s and 500 MB;
 * mixed_version (issue 46): a folder started by the previous release (878e551's chunk and manifest
   formats, made as `tests/snake/test_snake_mixed_folder.py` makes them) and interrupted after some of
   its chunks, resumed by this version (at times stopped by SIGINT, SIGTERM or SIGKILL at a random
@@ -92,6 +96,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "snake"))
+sys.path.insert(0, str(REPO / "tests"))
 os.environ.setdefault("NUMBA_CACHE_DIR", str(REPO / ".cache" / "numba"))
 
 import numpy as np  # noqa: E402
@@ -186,6 +191,7 @@ class Trial:
         self.good_folder = work / "good"
         fastsnake.sweep(POLICY, SIZE, GAMES, 1, out=self.good_folder, chunk_size=CHUNK)
         self.peaks: dict[str, list[int]] = {}
+        self.hostile_site: str | None = None  # the users' heuristics of tests/hostile_inputs.py, installed once
 
     # -- helpers ------------------------------------------------------------------------------
     def command(self, out: Path, seed: int = 1) -> list[str]:
@@ -995,10 +1001,38 @@ class Trial:
         return None
 
 
+    # -- issue 63: hostile puzzle and tour inputs ---------------------------------------------------------
+    def hostile_puzzle_tour(self) -> str | None:
+        """One case of `tests/hostile_inputs.py` (a FIFO, a device, a 100 MB file or line, deep JSON, a
+        forged baseline, a huge count or piece, a user's heuristic that never returns given SIGINT, SIGTERM
+        or a time limit) given to its puzzle or tour command in a fresh process: exit 2, 3, 4, 130 or 143
+        (the case's), one line, never a traceback nor exit 1, within `hostile_inputs.SECONDS` (after the
+        signal, or past the time limit) and `hostile_inputs.PEAK_BYTES` of resident memory."""
+        import hostile_inputs as H
+
+        case = self.rng.choice(H.CASES)
+        if case.heuristics and self.hostile_site is None:
+            self.hostile_site = H.warm_heuristics(Path(tempfile.mkdtemp(dir=self.work, prefix="heuristics-")))
+        folder = Path(tempfile.mkdtemp(dir=self.work))
+        got = H.run_case(case, folder, self.hostile_site if case.heuristics else None)
+        self.peaks.setdefault(f"hostile/{case.name.split(':')[0]}", []).append(got["peak"])
+        lines = got["err"].strip().splitlines()
+        if got["code"] not in case.codes:
+            return f"{case.name}: exit {got['code']}: {lines[-1][:200] if lines else ''}"
+        if "Traceback" in got["err"] or "internal error" in got["err"]:
+            return f"{case.name}: {lines[-1][:200] if lines else 'a traceback'}"
+        if got["peak"] > H.PEAK_BYTES:
+            return f"{case.name}: peak resident memory {got['peak'] >> 20} MiB, past {H.PEAK_BYTES >> 20} MiB"
+        took = got["after_signal"] if case.signal is not None else got["seconds"] - H.time_limit_of(got["argv"])
+        if took > H.SECONDS:
+            return f"{case.name}: ended after {took:.1f} s, past {H.SECONDS:.0f} s"
+        return None
+
 WEIGHTS = {"bitflip": 6, "signal": 2, "fulldisk": 1, "writers": 1, "inflate": 1, "crafted_npz": 3,
            "crafted_sweep": 3, "startup_signal": 1, "foreign_chunk": 3, "damaged_folder": 2, "manifest_loss": 2,
            "planted_payload": 3, "huge_games": 1, "altered_replay": 3, "mixed_version": 3, "tampered_baseline": 3,
-           "seed_contradiction": 3, "fifo_input": 2, "giant_row_group": 1, "giant_footer": 1, "escape_text": 2}
+           "seed_contradiction": 3, "fifo_input": 2, "giant_row_group": 1, "giant_footer": 1, "escape_text": 2,
+           "hostile_puzzle_tour": 3}
 
 
 def is_silent(problem: str) -> bool:

@@ -9,8 +9,11 @@ set) and by `bench/fault_injection.py` (class ``hostile_puzzle_tour``).
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
+import sys
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -302,3 +305,65 @@ def cases() -> list[Case]:
 
 CASES = cases()
 QUICK = [c for c in CASES if not c.slow and not c.heuristics and "search" not in c.tags]
+
+
+# -- running a case --------------------------------------------------------------------------------------
+
+LAUNCHER = r"""
+import json, os, resource, signal, subprocess, sys, time
+sig, argv = int(sys.argv[1]), sys.argv[2:]
+r, w = os.pipe()
+env = dict(os.environ, FASTSNAKE_READY_FD=f"{w}:{os.fstat(w).st_ino}")
+t0 = time.monotonic()
+child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(w,), env=env)
+os.close(w)
+sent = None
+if sig:
+    seen = b""
+    while b"call\n" not in seen:
+        piece = os.read(r, 256)
+        if not piece:
+            break
+        seen += piece
+    time.sleep(0.5)  # inside the call that does not return (any moment must do)
+    child.send_signal(sig)
+    sent = time.monotonic()
+try:
+    out, err = child.communicate(timeout=300)
+except subprocess.TimeoutExpired:
+    child.kill()
+    out, err = child.communicate()
+end = time.monotonic()
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+print(json.dumps({"code": child.returncode, "seconds": end - t0, "after_signal": None if sent is None else end - sent,
+                  "peak": peak, "err": err.decode(errors="replace")[-2000:]}))
+"""
+
+
+def run_case(case, folder: Path, site: str | None = None) -> dict:
+    """Run `case` as ``python -m fastsnake`` in `folder` under the launcher; its figures."""
+    argv = [str(a) for a in case.make(folder)]
+    env = dict(os.environ)
+    if site is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (site, env.get("PYTHONPATH")) if p)
+    proc = subprocess.run([sys.executable, "-c", LAUNCHER, str(int(case.signal or 0)), sys.executable, "-m",
+                           "fastsnake", *argv], capture_output=True, text=True, cwd=folder, env=env, timeout=600)
+    return {**json.loads(proc.stdout), "argv": argv}
+
+
+def time_limit_of(argv) -> float:
+    return float(argv[argv.index("--time-limit") + 1]) if "--time-limit" in argv else 0.0
+
+
+
+
+def warm_heuristics(folder: Path) -> str:
+    """`install_heuristics` into `folder`, and their search kernels compiled once (a case's time never
+    includes a cold compile); the folder to put on PYTHONPATH."""
+    site = install_heuristics(folder)
+    env = dict(os.environ, PYTHONPATH=site)
+    for algorithm in ("astar", "idastar"):
+        subprocess.run([sys.executable, "-m", "fastsnake", "puzzle", "solve", "--start", EIGHT, "--heuristic", "deep",
+                        "--algorithm", algorithm, "--admissibility-samples", "0", "--time-limit", "0.5", "--quiet"],
+                       env=env, capture_output=True, timeout=900)
+    return site

@@ -11,18 +11,21 @@ call it can leave (``FASTSNAKE_READY_FD``'s ``call``).
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from hostile_inputs import ALLOWED_CODES, CASES, PEAK_BYTES, QUICK, SECONDS, install_heuristics
+from hostile_inputs import (
+    ALLOWED_CODES,
+    CASES,
+    PEAK_BYTES,
+    QUICK,
+    SECONDS,
+    run_case,
+    time_limit_of,
+    warm_heuristics,
+)
 
 from fastsnake.cli import main
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def test_the_round_has_at_least_60_cases_of_every_kind():
@@ -71,62 +74,10 @@ def test_the_reader_refuses_a_fifo_without_opening_it_for_long(tmp_path):
 
 # -- every case in a subprocess: time and memory ------------------------------------------------------
 
-LAUNCHER = r"""
-import json, os, resource, signal, subprocess, sys, time
-sig, argv = int(sys.argv[1]), sys.argv[2:]
-r, w = os.pipe()
-env = dict(os.environ, FASTSNAKE_READY_FD=f"{w}:{os.fstat(w).st_ino}")
-t0 = time.monotonic()
-child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(w,), env=env)
-os.close(w)
-sent = None
-if sig:
-    seen = b""
-    while b"call\n" not in seen:
-        piece = os.read(r, 256)
-        if not piece:
-            break
-        seen += piece
-    time.sleep(0.5)  # inside the call that does not return (any moment must do)
-    child.send_signal(sig)
-    sent = time.monotonic()
-try:
-    out, err = child.communicate(timeout=300)
-except subprocess.TimeoutExpired:
-    child.kill()
-    out, err = child.communicate()
-end = time.monotonic()
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-print(json.dumps({"code": child.returncode, "seconds": end - t0, "after_signal": None if sent is None else end - sent,
-                  "peak": peak, "err": err.decode(errors="replace")[-2000:]}))
-"""
-
-
-def run_case(case, folder: Path, site: str | None = None) -> dict:
-    """Run `case` as ``python -m fastsnake`` in `folder` under the launcher; its figures."""
-    argv = [str(a) for a in case.make(folder)]
-    env = dict(os.environ)
-    if site is not None:
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (site, env.get("PYTHONPATH")) if p)
-    proc = subprocess.run([sys.executable, "-c", LAUNCHER, str(int(case.signal or 0)), sys.executable, "-m",
-                           "fastsnake", *argv], capture_output=True, text=True, cwd=folder, env=env, timeout=600)
-    return {**json.loads(proc.stdout), "argv": argv}
-
-
-def time_limit_of(argv) -> float:
-    return float(argv[argv.index("--time-limit") + 1]) if "--time-limit" in argv else 0.0
-
-
 @pytest.fixture(scope="module")
 def heuristics_site(tmp_path_factory):
     """The users' heuristics installed, their search kernels compiled once (not part of any case's time)."""
-    site = install_heuristics(tmp_path_factory.mktemp("heuristics"))
-    env = dict(os.environ, PYTHONPATH=site)
-    for algorithm in ("astar", "idastar"):
-        subprocess.run([sys.executable, "-m", "fastsnake", "puzzle", "solve", "--start", "8 6 7 2 5 4 3 0 1",
-                        "--heuristic", "deep", "--algorithm", algorithm, "--admissibility-samples", "0",
-                        "--time-limit", "0.5", "--quiet"], env=env, capture_output=True, timeout=900)
-    return site
+    return warm_heuristics(tmp_path_factory.mktemp("heuristics"))
 
 
 SUBPROCESS = [c for c in CASES if "search" not in c.tags]

@@ -317,10 +317,18 @@ def run_tour(args):
     limit = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
     result = find_tour(piece, rows, cols, 0 if start is None else start, closed=args.closed, time_limit=limit,
                        seed=args.seed, method=args.method, max_nodes=args.max_nodes)
-    if result.exists is None:  # stopped at a limit with no verdict: one line, exit 2
+    if result.exists is None:  # stopped at a limit with no verdict: one line
         if interpreted_run() and result.extra.get("limit", "time") == "time":
             raise NeedsCompiled("the interpreted search reached its time limit")  # compiled, it may not
-        raise result.limit_error(cli=True)
+        if result.extra.get("limit", "time") != "time":
+            raise result.limit_error(cli=True)  # the node limit: exit 2
+        # the time limit (issue 63): exit 3, with what the search did so far (no verdict, its nodes)
+        common.log(f"fastsnake: {result.limit_error(cli=True)}; exit status 3")
+        args.exit_status = 3
+        if not args.json:
+            print(f"no verdict: the search stopped at its time limit of {result.limit_value:g} s after "
+                  f"{result.nodes:,} nodes")
+        return result.to_json(include_path=False)
     if args.save:
         from fastsnake.tour import save_tour
 

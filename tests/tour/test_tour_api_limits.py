@@ -63,11 +63,14 @@ def test_limits_give_no_verdict_and_a_one_line_error():
     assert r.exists is None and "time limit of 0.05 s" in str(r.limit_error()) and r.compile_seconds >= 0
 
 
-def test_cli_limit_is_one_line_exit_2(capsys):
-    code, out, err = run(capsys, "tour", "--piece", "2,3", "--size", "12", "--time-limit", "0.05")
-    assert code == 2 and out == "" and err.count("\n") == 1
-    assert err.startswith("fastsnake: error: no verdict on an open zebra tour of 12x12 from a12")
+def test_cli_limit_is_one_line_exit_2_or_3_for_time(capsys):
+    # issue 63: a time limit is not bad input: exit 3, one line, and what the search did on stdout
+    code, out, err = run(capsys, "tour", "--piece", "2,3", "--size", "12", "--time-limit", "0.05", "--json")
+    assert code == 3 and err.count("\n") == 1
+    assert err.startswith("fastsnake: no verdict on an open zebra tour of 12x12 from a12")
     assert "time limit of 0.05 s" in err and "raise --time-limit" in err
+    doc = json.loads(out)
+    assert doc["exists"] is None and doc["found"] is False
     code, out, err = run(capsys, "tour", "--piece", "1,2", "--size", "7", "--method", "search", "--max-nodes", "10")
     assert code == 2 and "node limit of 10 nodes" in err and "--max-nodes" in err
 
