@@ -1023,7 +1023,7 @@ class Trial:
             return f"{case.name}: {lines[-1][:200] if lines else 'a traceback'}"
         if got["peak"] > H.PEAK_BYTES:
             return f"{case.name}: peak resident memory {got['peak'] >> 20} MiB, past {H.PEAK_BYTES >> 20} MiB"
-        took = got["after_signal"] if case.signal is not None else got["seconds"] - H.time_limit_of(got["argv"])
+        took = got["after_signal"] if case.signal is not None else got["cpu"] - H.time_limit_of(got["argv"])
         if took > H.SECONDS:
             return f"{case.name}: ended after {took:.1f} s, past {H.SECONDS:.0f} s"
         return None

@@ -186,6 +186,7 @@ def stoppable(fn, *args):
     deadline = current_deadline()
     left = None if deadline is None else deadline.left()
     if left is None and threading.current_thread() is not threading.main_thread():
+        announce("call")
         return fn(*args)
     box: dict = {}
     finished = threading.Event()

@@ -45,7 +45,7 @@ def _worker_init(spec: dict) -> None:
 
         register_targets(spec["heuristic"], spec["user"])
     if spec.get("verdict") is not None:  # the parent sampled the user's heuristic once for every worker
-        from fastsnake.puzzle.admissible import remember, verdict_key
+        from fastsnake.puzzle.sampling import remember, verdict_key
 
         remember(verdict_key(spec["heuristic"], rows, cols, goal, spec["samples"]), spec["verdict"])
     if spec["pdb_file"] is not None:  # the parent's tables, shared by its heuristic's module (`share`)
@@ -150,10 +150,11 @@ def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: st
         raise B.PuzzleInputError(f"algorithm {algorithm!r}: a batch runs astar or idastar (or auto)")
     heuristic = choose_heuristic(rows, cols) if heuristic == "auto" else heuristic
     heuristic_code(heuristic)
-    from fastsnake.puzzle.admissible import DEFAULT_SAMPLES, vouch
+    from fastsnake.puzzle.sampling import DEFAULT_SAMPLES, vouch
+    from fastsnake.puzzle.solver import solve
 
     samples = DEFAULT_SAMPLES if admissibility_samples is None else admissibility_samples
-    verdict = vouch(heuristic, rows, cols, goal, samples) if REGISTRY[heuristic].impl is None else None
+    verdict = vouch(heuristic, rows, cols, goal, samples, solve=solve) if REGISTRY[heuristic].impl is None else None
     spec = {"rows": rows, "cols": cols, "goal": goal.tolist(), "heuristic": heuristic, "algorithm": algorithm,
             "max_nodes": int(max_nodes or DEFAULT_MAX_NODES), "time_limit": time_limit, "pdb_file": None,
             "samples": samples, "verdict": verdict}

@@ -105,9 +105,10 @@ def goal_changed(hc) -> bool:
     `HC_USER_GOAL`); the copy is put right again, so the context can serve the next search."""
     if len(hc) <= HC_USER_CHANGED:
         return False
-    changed = bool(hc[HC_USER_CHANGED][0]) or not np.array_equal(hc[HC_USER_GOAL], hc[HC_GOALPOS])
-    hc[HC_USER_GOAL][:] = hc[HC_GOALPOS]
-    hc[HC_USER_CHANGED][0] = 0
+    flag, mine = hc[HC_USER_CHANGED], hc[HC_USER_GOAL]
+    changed = bool(flag[0]) or not np.array_equal(mine, hc[HC_GOALPOS])
+    mine[:] = hc[HC_GOALPOS]
+    flag[0] = 0
     return changed
 
 

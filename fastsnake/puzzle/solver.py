@@ -590,12 +590,12 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
     verdict = None
     status = None
     if REGISTRY[heuristic].impl is None:  # a user's heuristic: sampled before it may say "optimal"
-        from fastsnake.puzzle.admissible import DEFAULT_SAMPLES, vouch
+        from fastsnake.puzzle.sampling import DEFAULT_SAMPLES, vouch
 
         samples = DEFAULT_SAMPLES if admissibility_samples is None else admissibility_samples
         try:
             with within(clock):
-                verdict = vouch(heuristic, rows, cols, goal, samples)
+                verdict = vouch(heuristic, rows, cols, goal, samples, solve=solve)
         except Overtime:
             status, moves, gen, exp, mem, iters, h0, setup, extra, seconds = (
                 "time", None, 0, 0, 0, None, None, 0.0, {}, float(time_limit or 0.0))

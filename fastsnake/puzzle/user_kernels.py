@@ -86,10 +86,11 @@ def _child(board, hc, h, tile, src, dst):
     mine = hc[HC_USER_GOAL]
     nh = _update(h, board, mine, _ROWS, _COLS, tile, src, dst)
     goalpos = hc[HC_GOALPOS]
+    flag = hc[HC_USER_CHANGED]
     for i in range(_ROWS * _COLS):
         if mine[i] != goalpos[i]:  # the user's function wrote into its goal: put it right, and say so
             mine[i] = goalpos[i]
-            hc[HC_USER_CHANGED][0] = 1
+            flag[0] = 1
     board[src] = tile
     board[dst] = 0
     if nh < 0 or nh > MAX_H:
