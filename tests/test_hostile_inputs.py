@@ -11,6 +11,7 @@ a signal case once the process waits on a call it can leave (``FASTSNAKE_READY_F
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -88,13 +89,14 @@ SUBPROCESS = [c for c in CASES if "search" not in c.tags]
 def test_every_hostile_case_ends_in_time_and_memory(case, tmp_path, request):
     site = request.getfixturevalue("heuristics_site") if case.heuristics else None
     got = run_case(case, tmp_path, site)
-    assert got["code"] in case.codes, got
-    assert "Traceback" not in got["err"] and "internal error" not in got["err"], got
-    assert got["peak"] <= PEAK_BYTES, got
+    said = json.dumps(got)  # the whole record, stderr included, when an assertion fails
+    assert got["code"] in case.codes, said
+    assert "Traceback" not in got["err"] and "internal error" not in got["err"], said
+    assert got["peak"] <= PEAK_BYTES, said
     if case.signal is not None:
-        assert got["after_signal"] <= SECONDS, got
+        assert got["after_signal"] <= SECONDS, said
     else:  # CPU-seconds, start-up included; a time limit's seconds added (a user's heuristic spins through it)
-        assert got["cpu"] <= SECONDS + time_limit_of(got["argv"]), got
+        assert got["cpu"] <= SECONDS + time_limit_of(got["argv"]), said
 
 
 @pytest.mark.slow
