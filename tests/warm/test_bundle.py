@@ -336,3 +336,41 @@ def test_a_cluster_s_workers_load_the_client_s_kernels(source_cache, tmp_path):
         results = client.run(_on_a_worker)
     assert sorted(results.values()) == [[source_cache[1], 1, 0]] * 2
     cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+
+
+def _sweep_kernel_stats(policy: str) -> list:
+    """[cache hits, cache misses] of `policy`'s sweep kernel in the worker process running it."""
+    from fastsnake.snake.policies import get_policy
+
+    kernel = get_policy(policy).sweep_kernel
+    return [sum(kernel.stats.cache_hits.values()), sum(kernel.stats.cache_misses.values())]
+
+
+@pytest.mark.slow
+def test_a_sweep_on_a_cluster_address_ships_its_policy_s_kernels(tmp_path, capsys):
+    """The wiring: `--cluster tcp://...` (a scheduler this test starts, whose worker has an empty cache of
+    its own) ships the client's kernels of the sweep's policy, and the worker's games compile nothing."""
+    from distributed import LocalCluster
+
+    main(["sweep", "--policy", "greedy", "--size", "6", "--games", "20", "--json"])  # the client's cache has them
+    capsys.readouterr()
+    worker_cache = tmp_path / "worker-cache"
+    env = {"NUMBA_CACHE_DIR": str(worker_cache), "NUMBA_OPT": os.environ.get("NUMBA_OPT", "3"),
+           "FASTSNAKE_QUIET_COMPILE": ""}
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, env=env) as cluster:
+        code = main(["sweep", "--policy", "greedy", "--size", "6", "--games", "20", "--chunk-size", "10",
+                     "--out", str(tmp_path / "sweep"), "--cluster", cluster.scheduler_address, "--json"])
+        err = capsys.readouterr().err
+        assert code == 0, err
+        assert "cluster: shipped" in err and "worker(s)" in err, err
+        assert list(worker_cache.rglob("*.nbc"))  # installed in the worker's own cache
+        import cloudpickle
+        from distributed import Client
+
+        cloudpickle.register_pickle_by_value(sys.modules[__name__])
+        try:
+            with Client(cluster) as client:
+                (stats,) = client.run(_sweep_kernel_stats, "greedy").values()
+        finally:
+            cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert stats[0] >= 1 and stats[1] == 0, stats  # the worker's sweep kernel loaded, never compiled
