@@ -21,6 +21,7 @@ written), on the compiled tier (FASTSNAKE_TIER=compiled), at numba's default opt
     .venv/bin/python bench/bench_bundles.py                  # grove, 100 games, 7 speed rounds
     .venv/bin/python bench/bench_bundles.py --rounds 9 --json
     .venv/bin/python bench/bench_bundles.py --no-generic     # skip the generic build (a minute of CPU less)
+    .venv/bin/python bench/bench_bundles.py --work /tmp/bb   # keep the caches: run it again for more speed rounds
 
 A cold compile of grove is about a minute of CPU; the whole script about four minutes on a quiet
 2-core machine. Quote its table with the load it prints.
@@ -29,6 +30,7 @@ A cold compile of grove is about a minute of CPU; the whole script about four mi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -136,6 +138,36 @@ def load() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
+SETUP_KEYS = ("cold", "export", "import", "imported", "generic_export", "generic_import", "generic_imported",
+              "setup_at", "setup_load")
+
+
+def setup(out, args, tmp, native, imported, gen_build, gen_imported) -> None:
+    """Steps 1-4: the cold sweep, the export, the import and its first sweep, the generic build's."""
+    out["setup_at"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    out["setup_load"] = load()
+    out["cold"] = first_sweep(native, args.policy, args.games, args.size)
+    print(f"cold first sweep: {out['cold']['compile_cpu']} CPU-s compiling, {out['cold']['process_cpu']} "
+          f"CPU-s in all", file=sys.stderr)
+    bundle = tmp / "native.kernels"
+    made, cpu = fastsnake(native, "warm", "--policy", args.policy, "--export", str(bundle))
+    out["export"] = {"cpu": cpu, "bytes": made["exported"]["bytes"], "kernels": made["exported"]["kernels"]}
+    got, cpu = fastsnake(imported, "warm", "--import", str(bundle))
+    out["import"] = {"cpu": cpu, "kernels": got["imported"]["kernels"]}
+    out["imported"] = first_sweep(imported, args.policy, args.games, args.size)
+    print(f"after import: {out['imported']['compile_cpu']} CPU-s compiling, {out['imported']['process_cpu']} "
+          f"CPU-s in all", file=sys.stderr)
+    if not args.no_generic:
+        gbundle = tmp / "generic.kernels"
+        made, cpu = fastsnake(gen_build, "warm", "--policy", args.policy, "--export", str(gbundle),
+                              NUMBA_CPU_NAME="generic")
+        out["generic_export"] = {"cpu": cpu, "bytes": made["exported"]["bytes"]}
+        got, cpu = fastsnake(gen_imported, "warm", "--import", str(gbundle))
+        out["generic_import"] = {"cpu": cpu, "kernels": got["imported"]["kernels"],
+                                 "retargeted": got["imported"]["retargeted"]}
+        out["generic_imported"] = first_sweep(gen_imported, args.policy, args.games, args.size)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--policy", default="grove")
@@ -144,36 +176,28 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=7, help="speed rounds (fresh processes per cache)")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per case and process (best kept)")
     ap.add_argument("--no-generic", action="store_true", help="skip the NUMBA_CPU_NAME=generic build")
+    ap.add_argument("--work", metavar="DIR", help="keep the caches in DIR; a later run with the same DIR times "
+                                                  "the speed rounds only (its compile figures are the first run's)")
     ap.add_argument("--json", action="store_true", help="print one JSON value on stdout after the table")
     args = ap.parse_args(argv)
     cases = ((args.policy, 10, 100), (args.policy, 20, 3))
     out = {"policy": args.policy, "games": args.games, "size": args.size, "load_before": load(), "machine": _machine()}
     t0 = time.time()
-    with tempfile.TemporaryDirectory(prefix="bench-bundles-") as tmp:
+    held = contextlib.nullcontext(args.work) if args.work else tempfile.TemporaryDirectory(prefix="bench-bundles-")
+    with held as tmp:
         tmp = Path(tmp)
+        tmp.mkdir(parents=True, exist_ok=True)
         native, imported, gen_build, gen_imported = (tmp / n for n in ("native", "imported", "generic-build",
                                                                          "generic-imported"))
-        out["cold"] = first_sweep(native, args.policy, args.games, args.size)
-        print(f"cold first sweep: {out['cold']['compile_cpu']} CPU-s compiling, {out['cold']['process_cpu']} "
-              f"CPU-s in all", file=sys.stderr)
-        bundle = tmp / "native.kernels"
-        made, cpu = fastsnake(native, "warm", "--policy", args.policy, "--export", str(bundle))
-        out["export"] = {"cpu": cpu, "bytes": made["exported"]["bytes"], "kernels": made["exported"]["kernels"]}
-        got, cpu = fastsnake(imported, "warm", "--import", str(bundle))
-        out["import"] = {"cpu": cpu, "kernels": got["imported"]["kernels"]}
-        out["imported"] = first_sweep(imported, args.policy, args.games, args.size)
-        print(f"after import: {out['imported']['compile_cpu']} CPU-s compiling, {out['imported']['process_cpu']} "
-              f"CPU-s in all", file=sys.stderr)
+        saved = tmp / "setup.json"
+        if saved.exists():  # --work DIR of an earlier run: its caches and compile figures, speed rounds only
+            out.update(json.loads(saved.read_text()))
+            print(f"caches and compile figures of the run in {tmp} ({out['setup_at']})", file=sys.stderr)
+        else:
+            setup(out, args, tmp, native, imported, gen_build, gen_imported)
+            saved.write_text(json.dumps({k: out[k] for k in SETUP_KEYS if k in out}))
         caches = {"native": native, "imported": imported}
-        if not args.no_generic:
-            gbundle = tmp / "generic.kernels"
-            made, cpu = fastsnake(gen_build, "warm", "--policy", args.policy, "--export", str(gbundle),
-                                  NUMBA_CPU_NAME="generic")
-            out["generic_export"] = {"cpu": cpu, "bytes": made["exported"]["bytes"]}
-            got, cpu = fastsnake(gen_imported, "warm", "--import", str(gbundle))
-            out["generic_import"] = {"cpu": cpu, "kernels": got["imported"]["kernels"],
-                                     "retargeted": got["imported"]["retargeted"]}
-            out["generic_imported"] = first_sweep(gen_imported, args.policy, args.games, args.size)
+        if "generic_imported" in out and not args.no_generic:
             caches["generic"] = gen_imported
         rates = {name: [] for name in caches}
         names = list(caches)
@@ -216,8 +240,8 @@ def _machine() -> str:
 
 def _table(out: dict, names) -> None:
     p = out["policy"]
-    print(f"machine: {out['machine']}; load before {out['load_before']}, after {out['load_after']}; "
-          f"{out['seconds']} s")
+    print(f"machine: {out['machine']}; compile figures {out['setup_at']} (load {out['setup_load']}); speed rounds "
+          f"load before {out['load_before']}, after {out['load_after']}; {out['seconds']} s")
     print(f"first `fastsnake sweep --policy {p} --size {out['size']} --games {out['games']}` "
           f"(compile CPU-s / process CPU-s):")
     print(f"  empty cache             {out['cold']['compile_cpu']:7.2f} / {out['cold']['process_cpu']:.2f}")

@@ -282,8 +282,8 @@ def write_bundle(fh, *, parts=None, root=None) -> dict:
                               f"this CPU ({host[1]}): run fastsnake warm first")
         manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, **{k: env[k] for k in env},
                     "cpu": {"triple": host[0], "name": host[1], "features": host[2]},
-                    "parts": None if parts is None else list(parts), "created": _now(),
-                    "origin": {"host": _host_name(), "cache": str(root)}, "folders": folders, "files": files}
+                    "parts": None if parts is None else list(parts), "created": _now(), "folders": folders,
+                    "files": files}
         zf.writestr(MANIFEST_MEMBER, json.dumps(manifest, indent=1, sort_keys=True))
     return {"kernels": kernels, "files": len(files), "folders": len(folders), "cpu": host[1],
             "parts": manifest["parts"], "cache": str(root)}
@@ -302,12 +302,6 @@ def _add_file(zf: zipfile.ZipFile, rel: str, data: bytes) -> dict:
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def _host_name() -> str:
-    from fastsnake.files import host_name
-
-    return host_name()
 
 
 # --- import -----------------------------------------------------------------------------------------
