@@ -66,9 +66,14 @@ def test_optimal_lengths_that_contradict_the_instance_are_refused(base, tmp_path
     assert code == 2 and "an optimal length is a property of the instance" in err
 
 
-def test_published_optima_refute_a_baseline_before_any_search(tmp_path, capsys, monkeypatch):
+def test_published_optima_refute_a_baseline_before_any_search(base, tmp_path, capsys, monkeypatch):
+    # Three of the base study's instances as a file with their published (here: found) optimal lengths.
+    rows = [r for r in read_rows(str(base))[1].to_pylist() if r["heuristic"] == "manhattan"][:3]
+    instances = tmp_path / "three.csv"
+    instances.write_text("id,tiles,length\n" + "".join(f"{r['instance_id']},{r['start']},{r['length']}\n"
+                                                         for r in rows))
     path = tmp_path / "a.parquet"
-    argv = ("--instances", "assignment", "--heuristics", "linear-conflict")
+    argv = ("--instances", str(instances), "--heuristics", "manhattan")
     assert _compare(capsys, *argv, "--save-baseline", str(path))[0] == 0
     meta, table = read_rows(str(path))
     forged = table.to_pylist()
@@ -84,7 +89,7 @@ def test_published_optima_refute_a_baseline_before_any_search(tmp_path, capsys, 
 
     monkeypatch.setattr(P.study, "solve", refuse)
     code, _, err = _compare(capsys, *argv, "--baseline-from", out)
-    assert code == 2 and "the published optimum is 31" in err
+    assert code == 2 and f"the published optimum is {rows[0]['length']}" in err
 
 
 def test_a_search_past_stop_at_times_the_baseline_is_worse_and_decides_fast(base, tmp_path, capsys):

@@ -238,7 +238,7 @@ def knob(tmp_path, monkeypatch):
     sys.modules.pop("gate_knob_policy", None)
 
 
-KNOB_ARGS = ("compare", "--size", "6", "--games", "40", "--policies", "knob")
+KNOB_ARGS = ("compare", "--size", "6", "--games", "24", "--policies", "knob")
 
 
 def test_a_policy_made_worse_by_a_knob_outside_its_code_exits_4(knob, capsys, monkeypatch):
@@ -274,7 +274,7 @@ def test_a_policy_whose_code_changed_is_compared_not_replayed(knob, capsys):
     code, out, err = _run(capsys, *KNOB_ARGS, "--baseline-from", "k")
     assert code == 4 and "knob 6x6: win rate -100.00 points" in err
     assert "not re-played (the code changed since the baseline was saved" in out
-    assert "changed: knob 6x6: its play changed since the baseline was saved (40 of 40 games differ; its code " \
+    assert "changed: knob 6x6: its play changed since the baseline was saved (24 of 24 games differ; its code " \
            "changed)" in out and "re-save" not in out + err
 
 
