@@ -195,6 +195,9 @@ def register(sub) -> None:
     p.add_argument("--allow-partial", action="store_true",
                    help="with --baseline-from: accept a comparison where some policies or games of the run are not in "
                         "the baseline (by default that is exit 2); the headline says how many were compared")
+    p.add_argument("--require-all", action="store_true",
+                   help="with --baseline-from: exit 2 unless the run plays every game and policy of the baseline "
+                        "(without it, the headline counts the baseline's games not played)")
     p.add_argument("--slower", type=float, metavar="SHARE", default=0.10,
                    help="with --baseline-from: a median speed more than SHARE below the baseline's counts as worse "
                         "(default 0.10; needs --repeat on both runs)")
@@ -559,6 +562,8 @@ def cmd_compare(args):
         api.read_baseline(baseline_source)  # a damaged or malformed baseline fails before the games
     if args.allow_partial and baseline_source is None:
         raise InputError("--allow-partial accepts a partial --baseline-from comparison: name a baseline")
+    if args.require_all and baseline_source is None:
+        raise InputError("--require-all qualifies a --baseline-from comparison: name a baseline")
     if args.save_baseline:
         api.baseline_path(args.save_baseline)  # a bad name fails before the games
     results = api.compare_runs(args.policies, args.size, args.games, args.seed, **_rules(args), threads=args.threads,
@@ -572,7 +577,7 @@ def cmd_compare(args):
     verdict = None
     if baseline_source is not None and not interrupted:
         verdict = api.check_baseline(results, baseline_source, slower=args.slower,
-                                     allow_partial=args.allow_partial)
+                                     allow_partial=args.allow_partial, require_all=args.require_all)
     if args.out:
         api.write_compare(results, args.out)
     if args.tables:

@@ -418,7 +418,7 @@ def _trust_problem(base: dict, games, outcome, moves, apples, today: dict, sampl
 
 
 def check_baseline(results, name_or_file: str, *, slower: float = 0.10, allow_partial: bool = False,
-                   replay_games: int = BASELINE_REPLAY_GAMES) -> dict:
+                   replay_games: int = BASELINE_REPLAY_GAMES, require_all: bool = False) -> dict:
     """Today's `results` (one compare) against a saved baseline, game by game on the same seeds.
 
     The baseline is checked first (`read_baseline`: format, metadata, columns, checksum); then every
@@ -438,7 +438,9 @@ def check_baseline(results, name_or_file: str, *, slower: float = 0.10, allow_pa
     when both runs were timed with ``--repeat`` — its median games per CPU-second is more than
     `slower` (a share) below the baseline's. Returns ``{"baseline", "file", "slower", "policies":
     [...], "worse": [one line per finding], "unmatched": [...], "coverage": {...}, "replayed":
-    {...}, "not_replayed": [...], "changed": [...]}``; each result's summary gains ``baseline_check``.
+    {...}, "not_replayed": [...], "changed": [...], "not_run": {"games", "games_total", "policies"}}``
+    (the baseline's games and policies this run did not play: with `require_all`, any is a
+    `BaselineError`, unless a policy is worse anyway); each result's summary gains ``baseline_check``.
     """
     from fastsnake.study.baseline import changed_line
     from fastsnake.study.gate import coverage, gate_problem, pair_runs, refusal
@@ -467,7 +469,10 @@ def check_baseline(results, name_or_file: str, *, slower: float = 0.10, allow_pa
            "unmatched": [f"{p.label} ({', '.join(p.reasons)})" for p in pairings if not p.compared]
            + [f"{p.run_count - p.shared:,} of the {p.run_count:,} games of {p.label} (not in the baseline)"
               for p in pairings if p.partial],
-           "coverage": coverage(pairings), "replayed": {}, "not_replayed": [], "changed": []}
+           "coverage": coverage(pairings), "replayed": {}, "not_replayed": [], "changed": [],
+           "not_run": {"games": 0, "games_total": int(len(games)),
+                       "policies": [_label(k) for k in saved if k not in run]}}
+    out["not_run"]["games"] += sum(int(picks[k].sum()) for k in saved if k not in run)
     for pairing in pairings:
         r = run[pairing.key]
         s, raw = r.summary, r._raw
@@ -513,10 +518,18 @@ def check_baseline(results, name_or_file: str, *, slower: float = 0.10, allow_pa
             speed = now / then
             if speed < 1 - slower:
                 found.append(f"median speed {speed:.2f} x the baseline's (more than {slower:.0%} slower)")
+        out["not_run"]["games"] += int(len(games[pick]) - len(common))
         check = {"policy": s["policy"], "rows": s["rows"], "cols": s["cols"], "games": int(len(common)),
                  "paired": paired, "speed_ratio": speed, "speed_judged": speed is not None, "worse": found,
                  "replayed": out["replayed"].get(pairing.label)}
         s["baseline_check"] = check
         out["policies"].append(check)
         out["worse"] += [f"{pairing.label}: {f}" for f in found]
+    left = out["not_run"]
+    if require_all and (left["games"] or left["policies"]) and not out["worse"]:
+        from fastsnake.study.baseline import require_all_refusal
+
+        said = (f"baseline {name!r}: only part of it was checked: {left['games']:,} of its {left['games_total']:,} "
+                "games not played" + (f" (its {', '.join(left['policies'])} not run)" if left["policies"] else ""))
+        raise require_all_refusal(said)
     return out

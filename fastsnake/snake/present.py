@@ -320,7 +320,10 @@ def baseline_lines(verdict: dict) -> list[str]:
     compared = "" if done is None else (
         f"compared {done['keys']} of {done['keys_total']} policies, {done['instances']:,} of "
         f"{done['instances_total']:,} games; ")
-    lines = [f"against baseline {verdict['baseline']!r} ({verdict['file']}): {compared}"
+    left = verdict.get("not_run") or {}
+    unchecked = (f"{left['games']:,} of the baseline's {left['games_total']:,} games not played; "
+                 if left.get("games") else "")
+    lines = [f"against baseline {verdict['baseline']!r} ({verdict['file']}): {compared}{unchecked}"
              + ("no policy is significantly worse" if not verdict["worse"] else f"{len(verdict['worse'])} finding(s)")]
     lines += [f"  worse: {w}" for w in verdict["worse"]]
     lines += [f"  not compared: {u}" for u in verdict["unmatched"]]

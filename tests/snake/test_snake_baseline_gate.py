@@ -102,6 +102,13 @@ def test_a_run_not_wholly_in_the_baseline_exits_2_unless_allowed(capsys, tmp_pat
     assert code == 0 and "compared 1 of 1 policies, 120 of 200 games" in out
     code, _, err = _run(capsys, "compare", "--size", "6", "--games", "10", "--policies", "cycle", "--allow-partial")
     assert code == 2 and "name a baseline" in _one_error_line(err)
+    # Fewer games than the baseline holds: compared, saying how many of its games were not played;
+    # --require-all refuses that.
+    code, out, _ = _run(capsys, "compare", "--size", "6", "--games", "60", "--policies", "cycle", "--baseline-from", "c")
+    assert code == 0 and "60 of the baseline's 120 games not played" in out
+    code, _, err = _run(capsys, "compare", "--size", "6", "--games", "60", "--policies", "cycle", "--baseline-from", "c",
+                        "--require-all")
+    assert code == 2 and "60 of its 120 games not played" in _one_error_line(err) and "--require-all" in err
 
 
 def test_the_library_takes_allow_partial(saved, tmp_path, monkeypatch):

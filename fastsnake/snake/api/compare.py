@@ -223,7 +223,7 @@ def scaling(results) -> dict:
 
 def compare(policies, size, games, seed=None, *, threads=None, out=None, progress=False, baseline=None,
             precision=None, all_pairs=False, test="t", robust=False, repeat=None, warmup=0, save_baseline=None,
-            baseline_from=None, slower=0.10, allow_partial=False, **options):
+            baseline_from=None, slower=0.10, allow_partial=False, require_all=False, **options):
     """Several policies on the same games: a ``pyarrow.Table`` with one row per board size and policy.
 
     The columns are the summary keys of `sweep` (``policy, moves_mean, moves_mean_ci95, win_rate,
@@ -241,8 +241,9 @@ def compare(policies, size, games, seed=None, *, threads=None, out=None, progres
     `all_pairs`, `test`, `robust`, `repeat` and `warmup` are those of `compare_runs`;
     `save_baseline` keeps the run as a named baseline (`benchmark.save_baseline`) and
     `baseline_from` (a name or file) checks it against one (`benchmark.check_baseline`, a share
-    `slower` for the speed; `allow_partial` accepts a run not wholly in the baseline): every row
-    gains ``baseline_check``, whose ``worse`` lists findings.
+    `slower` for the speed; `allow_partial` accepts a run not wholly in the baseline; `require_all`
+    refuses one that plays only part of the baseline): every row gains ``baseline_check``, whose
+    ``worse`` lists findings.
 
     Examples
     --------
@@ -266,7 +267,8 @@ def compare(policies, size, games, seed=None, *, threads=None, out=None, progres
     if out is not None:
         write_compare(results, out)
     if baseline_from is not None:
-        benchmark.check_baseline(results, baseline_from, slower=slower, allow_partial=allow_partial)
+        benchmark.check_baseline(results, baseline_from, slower=slower, allow_partial=allow_partial,
+                                 require_all=require_all)
     if save_baseline is not None:
         benchmark.save_baseline(results, save_baseline)
     return compare_table(results)
