@@ -217,13 +217,17 @@ def require_all_refusal(problem: str) -> BaselineMismatch:
     return in_cli_words(BaselineMismatch(problem + " (require_all)"), problem + " (--require-all)")
 
 
-def check(today: dict, base: dict, tolerance: dict | None = None) -> dict:
+def check(today: dict, base: dict, tolerance: dict | None = None, floor: dict | None = None) -> dict:
     """The verdict of today against the baseline. `today` and `base` map (algorithm, measure) to
     a list of per-trial values in the same trial order (nan where a trial did not finish); a
-    measure's tolerance is looked up by its name's first word (`DEFAULT_TOLERANCE`).
+    measure's tolerance is looked up by its name's first word (`DEFAULT_TOLERANCE`). A judged
+    CPU-seconds check within the machine's noise `floor` (`fastsnake.study.noise`, measured when
+    not given) is never worse (``below_floor``).
 
     Returns ``{"checks": [...], "worse": [names], "compared": n}``; each check has ``algorithm``,
     ``measure``, the `paired_ratio` fields, ``p_holm``, ``tolerance`` and ``worse``."""
+    from fastsnake.study.noise import cpu_noise_floor, judge_cpu
+
     tol = dict(DEFAULT_TOLERANCE, **(tolerance or {}))
     checks = []
     for key in today:
@@ -237,6 +241,9 @@ def check(today: dict, base: dict, tolerance: dict | None = None) -> dict:
         checks.append({"algorithm": algorithm, "measure": measure, **paired,
                        "tolerance": tol.get(measure.split("_")[0], 0.0)})
         checks[-1]["judged"] = checks[-1]["tolerance"] is not None
+        if measure.startswith("cpu") and checks[-1]["judged"]:
+            floor = floor if floor is not None else cpu_noise_floor()
+            checks[-1] = judge_cpu(checks[-1], today[key], base[key], floor)
     if not checks:
         raise BaselineMismatch("no algorithm of this run is in the baseline: nothing to compare "
                                f"(here: {sorted({a for a, _ in today})}, there: {sorted({a for a, _ in base})})")
@@ -247,7 +254,7 @@ def check(today: dict, base: dict, tolerance: dict | None = None) -> dict:
         c["p_holm"] = adjusted
         ci = c["ratio_ci95"]
         c["worse"] = bool(ci is not None and ci[0] > 1 + c["tolerance"] and adjusted is not None
-                          and adjusted < ALPHA and not math.isnan(ci[0]))
+                          and adjusted < ALPHA and not math.isnan(ci[0]) and not c.get("below_floor"))
     worse = [f"{c['algorithm']} {c['measure']} x{c['ratio']:.3g} [{c['ratio_ci95'][0]:.3g}, "
              f"{c['ratio_ci95'][1]:.3g}]" for c in checks if c["worse"]]
     not_judged = sorted({c["measure"] for c in checks if not c["judged"]})

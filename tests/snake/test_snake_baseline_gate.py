@@ -104,10 +104,10 @@ def test_a_run_not_wholly_in_the_baseline_exits_2_unless_allowed(capsys, tmp_pat
     assert code == 2 and "name a baseline" in _one_error_line(err)
     # Fewer games than the baseline holds: compared, saying how many of its games were not played;
     # --require-all refuses that.
-    code, out, _ = _run(capsys, "compare", "--size", "6", "--games", "60", "--policies", "cycle", "--baseline-from", "c")
+    fewer = ("compare", "--size", "6", "--games", "60", "--policies", "cycle", "--baseline-from", "c")
+    code, out, _ = _run(capsys, *fewer)
     assert code == 0 and "60 of the baseline's 120 games not played" in out
-    code, _, err = _run(capsys, "compare", "--size", "6", "--games", "60", "--policies", "cycle", "--baseline-from", "c",
-                        "--require-all")
+    code, _, err = _run(capsys, *fewer, "--require-all")
     assert code == 2 and "60 of its 120 games not played" in _one_error_line(err) and "--require-all" in err
 
 

@@ -185,3 +185,15 @@ def test_a_cpu_difference_within_the_noise_floor_is_never_significant():
     judged = judge_cpu(paired_ratio(wide, base), wide, base, floor)
     judged["p_holm"] = judged["p_value"]
     assert not judged["below_floor"] and significant(judged)
+
+
+def test_the_gate_never_calls_a_cpu_difference_within_the_floor_worse():
+    from fastsnake.study.baseline import check
+
+    base = [0.001 + 1e-5 * k for k in range(30)]
+    slower = [b + 1e-4 for b in base]  # 0.1 ms more each: 5-10 % above, p tiny
+    floor = {"abs_seconds": 2e-4, "relative": 0.02, "text": "0.2 ms"}
+    within = check({("m", "cpu_seconds"): slower}, {("m", "cpu_seconds"): base}, {"cpu": 0.01}, floor)
+    assert within["worse"] == [] and within["checks"][0]["below_floor"]
+    twice = check({("m", "cpu_seconds"): [2 * b for b in base]}, {("m", "cpu_seconds"): base}, {"cpu": 0.01}, floor)
+    assert twice["worse"] and not twice["checks"][0]["below_floor"]
