@@ -411,7 +411,8 @@ def run_study(instances: list[Instance], heuristics, algorithm: str = "auto", *,
     `node_caps` (`stop_caps`: ``{(heuristic, instance id): nodes}``, a run checked against a
     baseline) stops a search there (status `STOP_STATUS`, below `max_nodes`, which the options
     keep): the heuristic is then worse than the baseline, decided, and its later searches in the
-    same process are not run (``Study.decided``: heuristic -> the instance it stopped on)."""
+    same process are not run (``Study.decided``: heuristic -> the instance it stopped on), but in
+    a run `folder` (which keeps one row a search: each still stops at its cap)."""
     from fastsnake import runs
     from fastsnake.puzzle.solver import DEFAULT_MAX_NODES
 
@@ -522,7 +523,9 @@ def _run_searches(study, instances, heuristics, algorithm, limits, prune_depth, 
              for inst in instances for name in heuristics]
     state = {"limits": limits, "prune_depth": prune_depth, "options_text": canonical_json(study.options),
              "run_id": study.run_id, "version": __version__, "partition": partition, "memory_budget": memory_budget,
-             "table_cpu_seconds": {k: v[0] for k, v in study.table_cpu_seconds.items()}}
+             "table_cpu_seconds": {k: v[0] for k, v in study.table_cpu_seconds.items()},
+             # a heuristic decided worse skips its later searches, but in a run folder (one row a unit)
+             "skip_decided": run_folder is None}
     spec = None
     if workers > 1 or cluster:
         from fastsnake.puzzle.heuristics import REGISTRY

@@ -64,7 +64,7 @@ def search_row(state: dict, unit: dict) -> dict:
 
     key = key_of(unit)
     decided = state.setdefault("decided", set())  # heuristics this process saw stop past the baseline
-    if unit["heuristic"] in decided:
+    if unit["heuristic"] in decided and state.get("skip_decided"):
         return {SKIPPED: True, "heuristic": unit["heuristic"], "instance_id": unit["instance_id"]}
     limits = dict(state["limits"])
     stop = unit.get("stop_nodes") is not None and unit["stop_nodes"] < limits["max_nodes"]
