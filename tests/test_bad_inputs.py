@@ -302,6 +302,14 @@ CLI = [
      None),
     ("sweep-unknown-option-names-verb-help", lambda f: ["sweep", "--bogus"],
      "unrecognized arguments: --bogus (see 'fastsnake sweep --help')", None),
+    # kernel bundles (more in tests/warm/test_bundle.py: versions, CPUs, sources, tampering)
+    ("warm-import-text", lambda f: ["warm", "--import", str(f.text)], "notes.txt' is damaged or no kernel bundle",
+     None),
+    ("warm-import-npz", lambda f: ["warm", "--import", str(f.foreign_npz)], "has no bundle.json", None),
+    ("warm-import-missing", lambda f: ["warm", "--import", str(f.missing)], "does not exist", None),
+    ("warm-import-folder", lambda f: ["warm", "--import", str(f.dir)], "is a folder", None),
+    ("warm-export-under-file", lambda f: ["warm", "--export", str(f.under_blocker) + ".kernels"],
+     "blocker' is a file, not a folder", lambda f: Path(str(f.under_blocker) + ".kernels")),
 ]
 
 

@@ -57,7 +57,7 @@ from fastsnake._numba_cache import (
     sources_hash,
 )
 from fastsnake.errors import InputError
-from fastsnake.files import NotRegularFile, open_regular, printable, written_atomically
+from fastsnake.files import NotRegularFile, file_in_the_way, open_regular, printable, written_atomically
 
 __all__ = ["BundleError", "check_bundle_target", "export_bundle", "import_bundle", "read_manifest", "host_cpu",
            "cpu_problem"]
@@ -218,6 +218,9 @@ def check_bundle_target(path) -> None:
     parent = os.path.dirname(os.path.abspath(target))
     if os.path.isdir(target):
         raise BundleError(f"cannot write bundle {shown}: it is a folder")
+    blocker = file_in_the_way(target)
+    if blocker is not None:
+        raise BundleError(f"cannot write bundle {shown}: {printable(repr(blocker))} is a file, not a folder")
     if not os.path.isdir(parent):
         raise BundleError(f"cannot write bundle {shown}: folder {printable(repr(parent))} does not exist")
 
