@@ -8,6 +8,7 @@ comparisons on a few hundred random 4x4 instances and on Korf's first 25 are slo
 
 from __future__ import annotations
 
+import textwrap
 import threading
 
 import numpy as np
@@ -153,57 +154,66 @@ def test_parallel_ida_matches_serial_on_korfs_first_25():
         assert par.length == int(length), i
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("body, message", [
-    ("return -5 if evaluate(cells, goal, rows, cols) > 8 else evaluate(cells, goal, rows, cols)", "outside"),
-    ("""if evaluate(cells, goal, rows, cols) > 8:
+_FAILING = textwrap.dedent('''
+    from numba import njit
+
+
+    @njit
+    def evaluate(cells, goal, rows, cols):
+        h = 0
+        for i in range(rows * cols):
+            t = cells[i]
+            if t != 0:
+                g = goal[t]
+                h += abs(i // cols - g // cols) + abs(i % cols - g % cols)
+        return h
+
+
+    @njit
+    def negative(cells, goal, rows, cols):
+        h = evaluate(cells, goal, rows, cols)
+        return -5 if h > 10 else h
+
+
+    @njit
+    def raises(cells, goal, rows, cols):
+        h = evaluate(cells, goal, rows, cols)
+        if h > 10:
             raise ValueError("deep trouble")
-        return evaluate(cells, goal, rows, cols)""", "deep trouble"),
-])
-def test_a_users_heuristic_failing_in_a_thread_stops_every_thread(tmp_path, monkeypatch, capsys, body, message):
+        return h
+''')
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("function, message", [("negative", "outside"), ("raises", "deep trouble")])
+def test_a_users_heuristic_failing_in_a_thread_stops_every_thread(tmp_path, monkeypatch, capsys, function, message):
+    # Manhattan (6 at the start) until a node's value passes 10, at depth 5 or more: below the frontier
+    # (one packet a thread: depth 1 or 2), so inside a thread's packet.
     import importlib
     import sys
-    import textwrap
 
     from fastsnake.puzzle import UserHeuristicError, register_heuristic
     from fastsnake.puzzle.heuristics import unregister_heuristic
 
     monkeypatch.setattr(IP, "PARALLEL_MIN_NODES", 0)
-    name = f"fs_test_par_{message.replace(' ', '_')}"
-    (tmp_path / f"{name}.py").write_text(textwrap.dedent('''
-        from numba import njit
-
-
-        @njit
-        def evaluate(cells, goal, rows, cols):
-            h = 0
-            for i in range(rows * cols):
-                t = cells[i]
-                if t != 0:
-                    g = goal[t]
-                    h += abs(i // cols - g // cols) + abs(i % cols - g % cols)
-            return h
-
-
-        @njit
-        def failing(cells, goal, rows, cols):
-            BODY
-    ''').replace("BODY", body))
+    monkeypatch.setattr(IP, "PACKETS_PER_THREAD", 1)
+    (tmp_path / "fs_test_par_failing.py").write_text(_FAILING)
     monkeypatch.syspath_prepend(str(tmp_path))
-    module = importlib.import_module(name)
+    module = importlib.import_module("fs_test_par_failing")
+    start = "0 2 1 5 4 3 6 7 8"
     try:
-        register_heuristic("par-failing", module.failing)
+        register_heuristic("par-failing", getattr(module, function))
         with pytest.raises(UserHeuristicError, match=f"'par-failing' failed during the search.*{message}"):
-            solve("8 6 7 2 5 4 3 0 1", algorithm="idastar", heuristic="par-failing", threads=2)
+            solve(start, algorithm="idastar", heuristic="par-failing", threads=2)
         assert not _ida_threads()
-        assert main(["puzzle", "solve", "--start", "8 6 7 2 5 4 3 0 1", "--algorithm", "idastar",
+        assert main(["puzzle", "solve", "--start", start, "--algorithm", "idastar",
                      "--heuristic", "par-failing", "--threads", "2", "--quiet"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "par-failing" in err[0] and err[0].startswith("fastsnake: error:")
         assert not _ida_threads()
     finally:
         unregister_heuristic("par-failing")
-        sys.modules.pop(name, None)
+        sys.modules.pop("fs_test_par_failing", None)
 
 
 @pytest.mark.slow
