@@ -3,7 +3,8 @@ real searches (`fastsnake.puzzle.ida_parallel`), and how many packets a core it 
 
     FASTSNAKE_CACHE_DIR=.cache python bench/sim_puzzle_parallel.py --korf 1-25 --felner 38 --json sim.json
 
-Step 1 (measure): each instance is searched once with IDA* + pdb, every iteration split into about
+Step 1 (measure): each instance is searched once with IDA* (`--heuristic`, default pdb), every
+iteration split into about
 `--packets` packets (a deep frontier), each packet searched whole (``whole_last_iteration``), recording
 per iteration the nodes of every packet, its move prefix, the nodes until its first solution, and the
 nodes of the frontier itself. These counts are deterministic: they are the serial search's tree cut
@@ -82,19 +83,21 @@ def measure(tiles, length: int, packets: int, context) -> dict:
 def coarse(it: dict, want: int):
     """The iteration's packets merged by prefix into the fewest groups >= want (sizes, found_at of each
     group: nodes of the group before its first solution's packet plus that packet's, or None)."""
-    sizes, prefixes, found = it["packets"], [bytes.fromhex(p) for p in it["prefixes"]], it["found_at"]
-    depth = max((len(p) for p in prefixes), default=0)
-    for g in range(0, depth + 1):
-        groups: OrderedDict = OrderedDict()
-        for s, p, f in zip(sizes, prefixes, found, strict=True):
-            key = p[:g]
-            size, first = groups.get(key, (0, None))
-            if first is None and f is not None:
-                first = size + f
-            groups[key] = (size + s, first)
-        if len(groups) >= want or g == depth:
-            return [v[0] for v in groups.values()], [v[1] for v in groups.values()]
-    return sizes, found
+    sizes, found = it["packets"], it["found_at"]
+    if "_prefixes" not in it:
+        it["_prefixes"] = [bytes.fromhex(p) for p in it["prefixes"]]
+        depth = max((len(p) for p in it["_prefixes"]), default=0)
+        it["_counts"] = [len({p[:g] for p in it["_prefixes"]}) for g in range(depth + 1)]
+    counts = it["_counts"]
+    g = next((g for g, c in enumerate(counts) if c >= want), len(counts) - 1)
+    groups: OrderedDict = OrderedDict()
+    for s, p, f in zip(sizes, it["_prefixes"], found, strict=True):
+        key = p[:g]
+        size, first = groups.get(key, (0, None))
+        if first is None and f is not None:
+            first = size + f
+        groups[key] = (size + s, first)
+    return [v[0] for v in groups.values()], [v[1] for v in groups.values()]
 
 
 def makespan(sizes, found, cores: int, last: bool) -> int:
@@ -136,14 +139,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--korf", default="1-25", help="Korf-100 ids, e.g. 1-25,40 ('' for none)")
     ap.add_argument("--felner", default="38", help="Korf-Felner-50 ids (5x5: the 6-6-6-6 tables)")
+    ap.add_argument("--heuristic", default="pdb", help="the heuristic of Korf's 100 (5x5: always pdb)")
     ap.add_argument("--packets", type=int, default=8192, help="packets an iteration is split into when measured")
     ap.add_argument("--cores", default="2,8,64,512")
     ap.add_argument("--per-core", default="1,4,16")
-    ap.add_argument("--data", default=None, help="read the measured packets from this JSON (skip step 1)")
+    ap.add_argument("--data", default=None, help="read the measured packets from these JSON files (comma-separated; "
+                                                 "skip step 1)")
     ap.add_argument("--json", default=None, help="write the measured packets and the table here")
     args = ap.parse_args(argv)
     if args.data:
-        data = json.loads(Path(args.data).read_text())["instances"]
+        data = [inst for path in args.data.split(",") for inst in json.loads(Path(path).read_text())["instances"]]
     else:
         from fastsnake.puzzle.solver import heuristic_context
 
@@ -154,13 +159,16 @@ def main(argv=None) -> int:
             rows = _rows(path, _ids(ids))
             if not rows:
                 continue
-            ctx = heuristic_context("pdb", side, side, np.arange(side * side, dtype=np.int8))[0]
+            h = args.heuristic if side == 4 else "pdb"
+            ctx = heuristic_context(h, side, side, np.arange(side * side, dtype=np.int8))[0]
             for ident, length, tiles in rows:
                 inst = measure(tiles, length, args.packets, ctx)
-                inst["id"] = f"{name}:{ident}"
+                inst["id"] = f"{name}:{ident}:{h}"
                 data.append(inst)
                 print(f"{inst['id']}: {sum(i['nodes'] for i in inst['iterations']):,} nodes (whole last iteration)",
                       file=sys.stderr, flush=True)
+        if args.json:
+            Path(args.json).write_text(json.dumps({"instances": data}))
     table = []
     for p in map(int, args.cores.split(",")):
         for k in map(int, args.per_core.split(",")):
@@ -170,7 +178,9 @@ def main(argv=None) -> int:
     for row in table:
         print(f"| {row['cores']} | {row['packets_per_core']} | {row['speedup']:.1f} | {row['efficiency']:.0%} |")
     if args.json:
-        Path(args.json).write_text(json.dumps({"instances": data, "table": table}))
+        clean = [{**inst, "iterations": [{k: v for k, v in it.items() if not k.startswith("_")}
+                                         for it in inst["iterations"]]} for inst in data]
+        Path(args.json).write_text(json.dumps({"instances": clean, "table": table}))
     return 0
 
 
