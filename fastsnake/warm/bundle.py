@@ -166,12 +166,13 @@ def _folder_stamp(folder: str) -> str:
     return "code-" + folder.rsplit("-", 1)[1]
 
 
-def _read_cached_index(path: Path, stamp: str) -> dict:
-    """The overloads of an index in the cache, or {} when absent, of another numba, stale or unreadable."""
+def _read_cached_index(path: Path, stamp: str, raw: bytes | None = None) -> dict:
+    """The overloads of an index in the cache (its bytes `raw` when read already), or {} when absent, of
+    another numba, stale or unreadable."""
     import numba
 
     try:
-        version, found, overloads = parse_index(path.read_bytes())
+        version, found, overloads = parse_index(path.read_bytes() if raw is None else raw)
     except FileNotFoundError:
         return {}
     except Exception:  # noqa: BLE001 - a damaged index is numba's to overwrite; we start afresh
@@ -259,7 +260,8 @@ def write_bundle(fh, *, parts=None, root=None) -> dict:
             wrote = 0
             for index in sorted(folder.rglob("*" + _INDEX_SUFFIX)):
                 rel_dir = index.parent.relative_to(folder).as_posix()
-                overloads = _read_cached_index(index, stamp)
+                raw = index.read_bytes()  # once: numba may save a new entry meanwhile
+                overloads = _read_cached_index(index, stamp, raw)
                 mine = {}
                 for key, name in overloads.items():
                     data = index.parent / name
@@ -270,7 +272,7 @@ def write_bundle(fh, *, parts=None, root=None) -> dict:
                 for name in sorted(set(mine.values())):
                     rel = f"{folder.name}/{rel_dir}/{name}"
                     files[rel] = _add_file(zf, rel, (index.parent / name).read_bytes())
-                data = index_bytes(stamp, mine) if len(mine) != len(overloads) else index.read_bytes()
+                data = index_bytes(stamp, mine) if len(mine) != len(overloads) else raw
                 rel = f"{folder.name}/{rel_dir}/{index.name}"
                 files[rel] = _add_file(zf, rel, data)
                 kernels += len(mine)
