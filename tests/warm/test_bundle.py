@@ -377,3 +377,22 @@ def test_a_sweep_on_a_cluster_address_ships_its_policy_s_kernels(tmp_path, capsy
         finally:
             cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
     assert stats[0] >= 1 and stats[1] == 0, stats  # the worker's sweep kernel loaded, never compiled
+
+
+@pytest.mark.slow
+def test_an_install_with_an_edited_source_refuses_the_bundle(bundle_file, tmp_path):
+    """The same version with one module's code edited (a patched install): refused, the module named."""
+    install = tmp_path / "patched"
+    shutil.copytree(Path(fastsnake.__file__).parent, install / "fastsnake",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    rng = install / "fastsnake" / "snake" / "rng.py"
+    rng.write_text(rng.read_text().replace("RNG_STATE, RNG_SEED = 0, 1", "RNG_STATE, RNG_SEED = 0, 1\n_PATCHED = 1"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(PYTHONPATH=str(install), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, "-m", "fastsnake", "warm", "--import", str(bundle_file)], env=env,
+                          cwd=install, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == (f"fastsnake: error: bundle {str(bundle_file)!r} was compiled from another "
+                                   f"fastsnake/snake/rng.py than this install's: export it from the same sources")
+    # Nothing of the bundle's (the process keeps only its memo of the sources' import statements).
+    assert [f for f in _files(tmp_path / "cache") if f != "import-statements.json"] == []
