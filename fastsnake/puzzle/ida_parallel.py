@@ -64,8 +64,9 @@ FRONTIER_MIN_NODES = 1 << 10
 # A thread's chunk of nodes between two checks of the shared stop conditions: grown from the first
 # size while a chunk takes less than CHUNK_SECONDS.
 CHUNK_FIRST, CHUNK_MAX, CHUNK_SECONDS = 1 << 12, 1 << 22, 0.02
-# How often the waiting main thread looks at the clock, the limits and the signals.
-WAIT_SECONDS = 0.05
+# How often the waiting main thread looks at the clock, the limits and the signals, and how long it
+# waits for the threads once told to stop.
+WAIT_SECONDS, STOP_WAIT = 0.05, 2.0
 
 # Search outcomes of `ParallelIdaSearch.run`.
 FOUND, NODES, TIME = "solved", "nodes", "time"
@@ -291,8 +292,11 @@ class ParallelIdaSearch(IdaSearch):
                                  f"{self.generated + sum(done_nodes):,} nodes so far, {now - t0:.0f} s")
         finally:
             shared["stop"] = True  # a signal (KeyboardInterrupt, Terminated) in the wait: every thread stops
+            # within a chunk. A user's kernel that never returns cannot be stopped: its daemon thread is
+            # left behind after STOP_WAIT seconds rather than hanging the caller.
+            until = time.perf_counter() + STOP_WAIT
             for t in pool:
-                t.join()
+                t.join(max(0.0, until - time.perf_counter()))
         if shared["error"] is not None:
             raise shared["error"]
         return shared["limit"]
