@@ -514,6 +514,14 @@ def _order(instances: list[Instance], heuristics: list[str]) -> list[int] | None
     return [k * len(heuristics) + h for k in ranked for h in range(len(heuristics))]
 
 
+def _gate_order(units: list[dict]) -> list[int]:
+    """The chunks' start order of a run checked against a baseline with stops (`stop_caps`): the
+    searches with the lowest stops first, so a heuristic made worse is decided on its cheapest
+    instances (each worker process skips a decided heuristic's later searches); then the rest."""
+    return sorted(range(len(units)), key=lambda k: (units[k].get("stop_nodes") is None,
+                                                    units[k].get("stop_nodes") or 0, k))
+
+
 def _run_searches(study, instances, heuristics, algorithm, limits, prune_depth, partition, memory_budget, shared,
                   users, progress, on_instance, warn, runs, workers, cluster, run_folder, bar, caps) -> None:
     from fastsnake import __version__
@@ -583,7 +591,8 @@ def _run_searches(study, instances, heuristics, algorithm, limits, prune_depth, 
     job = runs.Job(SU.search_row, spec, SU.worker_setup, kernels=("puzzle",))  # kernels: what a cluster gets
     outcome = runs.run(units, job, workers=workers, cluster=cluster,
                        chunk_size=STUDY_CHUNK_SIZE, folder=run_folder,
-                       order=_order(instances, heuristics) if spec is not None else None,
+                       order=(_gate_order(units) if caps else _order(instances, heuristics)) if spec is not None
+                       else None,
                        progress=bar or None, on_chunk=on_chunk, state=here, label="puzzle study", warn=warn)
     study.interrupted = study.interrupted or outcome.interrupted
     study.run_outcome = outcome
