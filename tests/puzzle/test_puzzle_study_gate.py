@@ -183,3 +183,10 @@ def test_row_problems_name_each_contradiction():
     inadmissible = {"admissibility": {"manhattan": {"admissible": False}}}
     assert "found heuristic 'manhattan' inadmissible" in P.row_problems([moved], inadmissible)[0]
     assert P.row_problems([dict(moved, optimal=False)], inadmissible) == []
+
+
+def test_a_gated_run_on_workers_starts_with_its_lowest_stops():
+    from fastsnake.puzzle.study import _gate_order
+
+    units = [{"stop_nodes": 500}, {}, {"stop_nodes": 20}, {"stop_nodes": 500}]
+    assert _gate_order(units) == [2, 0, 3, 1]
