@@ -74,6 +74,10 @@ def F(tmp_path_factory):
     f.truncated_parquet = d / "truncated.parquet"
     f.truncated_parquet.write_bytes(raw[: len(raw) // 2])
     f.text_parquet = d / "text.parquet"
+    from fastsnake.study.rows import write_rows
+
+    f.study = Path(write_rows(pa.table({"instance_id": ["0"]}), str(d / "study.parquet"),
+                              {"kind": "puzzle", "run_id": "0123456789abcdef"}))  # a study file's footer
     f.text_parquet.write_text("game,moves\n1,2\n")
 
     # puzzle solution files
@@ -250,6 +254,17 @@ CLI = [
     ("puzzle-random-count-zero", lambda f: ["puzzle", "random", "--size", "3x3", "--count", "0"], "", None),
     ("puzzle-compare-unknown-heuristic", lambda f: ["puzzle", "compare", "--size", "3x3", "--heuristics",
                                                     "magic"], "magic", None),
+    ("puzzle-compare-stop-at-alone", lambda f: ["puzzle", "compare", "--size", "3x3", "--stop-at", "5"],
+     "--baseline-from", None),
+    ("puzzle-compare-stop-at-negative", lambda f: ["puzzle", "compare", "--size", "3x3", "--stop-at", "-1"],
+     "-1", None),
+    ("puzzle-compare-require-all-alone", lambda f: ["puzzle", "compare", "--size", "3x3", "--require-all"],
+     "--baseline-from", None),
+    ("tour-compare-require-all-alone", lambda f: ["tour", "compare", "--size", "5", "--require-all"],
+     "--baseline-from", None),
+    ("compare-require-all-alone", lambda f: ["compare", "--size", "6", "--games", "10", "--policies", "cycle",
+                                             "--require-all"], "baseline", None),
+    ("verify-study-repair", lambda f: ["verify", str(f.study), "--repair"], "--repair", None),
     ("tour-size-bad", lambda f: ["tour", "--size", "5by5"], "5by5", None),
     ("tour-size-too-big", lambda f: ["tour", "--size", "5000x5000"], "", None),
     ("tour-piece-bad", lambda f: ["tour", "--size", "5", "--piece", "1;2"], "1;2", None),
