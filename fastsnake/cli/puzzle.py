@@ -699,6 +699,9 @@ def cmd_compare(args):
               f"with {precision['instances']:,} instances in {precision['rounds']} rounds "
               f"(widest: {precision['limiting']})")
     common.print_baseline_and_files(args.baseline_from, verdict, written, "heuristic")
+    for name, where in (verdict or {}).get("decided", {}).items():
+        print(f"  decided: {name} stopped past {verdict['stop_at']:g}x the baseline's nodes on instance {where}: "
+              "worse" + ("" if folder else ", its later instances not searched") + " (--stop-at)")
     return None
 
 
