@@ -204,10 +204,11 @@ def test_a_users_heuristic_failing_in_a_thread_stops_every_thread(tmp_path, monk
     try:
         register_heuristic("par-failing", getattr(module, function))
         with pytest.raises(UserHeuristicError, match=f"'par-failing' failed during the search.*{message}"):
-            solve(start, algorithm="idastar", heuristic="par-failing", threads=2)
+            # no sampling first (it would meet the bad values before the search does)
+            solve(start, algorithm="idastar", heuristic="par-failing", threads=2, admissibility_samples=0)
         assert not _ida_threads()
         assert main(["puzzle", "solve", "--start", start, "--algorithm", "idastar",
-                     "--heuristic", "par-failing", "--threads", "2", "--quiet"]) == 2
+                     "--heuristic", "par-failing", "--threads", "2", "--admissibility-samples", "0", "--quiet"]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "par-failing" in err[0] and err[0].startswith("fastsnake: error:")
         assert not _ida_threads()
