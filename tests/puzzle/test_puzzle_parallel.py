@@ -111,12 +111,17 @@ def test_the_cli_searches_one_instance_on_threads(split_everything, capsys):
     assert "2 threads" in out and "packets" in out and "bound 31:" in out
 
 
-def test_a_node_limit_stops_every_thread(split_everything):
+def test_a_node_or_time_limit_stops_every_thread(split_everything):
     from fastsnake.puzzle import PuzzleLimitError
 
     with pytest.raises(PuzzleLimitError) as info:
         solve("806 547 231", algorithm="idastar", heuristic="manhattan", threads=2, max_nodes=3000)
     assert info.value.limit == "nodes" and info.value.result.nodes_generated <= 3000
+    assert not _ida_threads()
+    korf88 = "15 2 12 11 14 13 9 5 1 3 8 7 0 10 6 4"  # tens of seconds with Manhattan
+    with pytest.raises(PuzzleLimitError) as info:
+        solve(korf88, algorithm="idastar", heuristic="manhattan", threads=2, time_limit=0.2)
+    assert info.value.limit == "time" and info.value.result.seconds < 5.0
     assert not _ida_threads()
 
 
