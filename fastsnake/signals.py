@@ -217,6 +217,12 @@ def stoppable(fn, *args):
     return box["result"]
 
 
+def leave_running() -> None:
+    """Say that a call of this process was left running on a daemon thread (one that never returns):
+    the launcher then ends the process without the interpreter's teardown (`abandoned`)."""
+    _state["abandoned"] = True
+
+
 def abandoned() -> bool:
     """Whether a `stoppable` call of this process was left running (its thread ends with the process)."""
     return bool(_state.get("abandoned"))

@@ -286,6 +286,12 @@ def cases() -> list[Case]:
                             signal.SIGTERM, heuristics=True, slow=True, tags=("heuristic",)))
             out.append(Case(f"solve-{algorithm}-{name}:time-limit", lambda d, b=base: [*b, "--time-limit", "2"],
                             frozenset({3}), heuristics=True, slow=True, tags=("heuristic",)))
+    threaded = ["puzzle", "solve", "--start", EIGHT, "--heuristic", "deep", "--algorithm", "idastar", "--threads", "2",
+                "--admissibility-samples", "0", "--quiet"]
+    out += [Case("solve-parallel-idastar-deep:SIGTERM", lambda d: threaded, frozenset({143}), signal.SIGTERM,
+                 heuristics=True, slow=True, tags=("heuristic",)),
+            Case("solve-parallel-idastar-deep:time-limit", lambda d: [*threaded, "--time-limit", "2"], frozenset({3}),
+                 heuristics=True, slow=True, tags=("heuristic",))]
     lines = f"{EIGHT}\n{EIGHT}\n"
     out += [
         Case("solve-batch-forever:SIGINT", lambda d: ["puzzle", "solve", "--batch", text(d, "b.txt", lines),

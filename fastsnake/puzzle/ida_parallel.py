@@ -49,6 +49,7 @@ from fastsnake.puzzle.idastar import (
     S_NEXT_BOUND,
     IdaSearch,
 )
+from fastsnake.signals import OVERTIME_GRACE, leave_running
 
 # Frontier nodes per thread an iteration is split into (AIDA*: many more than threads, so that one
 # heavy packet does not leave the other threads idle). bench/bench_puzzle_parallel.py measures it.
@@ -286,6 +287,8 @@ class ParallelIdaSearch(IdaSearch):
                     if deadline is not None and now > deadline and not shared["stop"]:
                         shared["limit"] = TIME
                         shared["stop"] = True
+                    if deadline is not None and now > deadline + OVERTIME_GRACE:
+                        break  # a kernel that does not return (a user's heuristic): left below
                     if progress is not None and now > next_report:
                         next_report = now + 5.0
                         progress(f"idastar ({self.threads} threads): bound {self.bound}, "
@@ -293,10 +296,13 @@ class ParallelIdaSearch(IdaSearch):
         finally:
             shared["stop"] = True  # a signal (KeyboardInterrupt, Terminated) in the wait: every thread stops
             # within a chunk. A user's kernel that never returns cannot be stopped: its daemon thread is
-            # left behind after STOP_WAIT seconds rather than hanging the caller.
+            # left behind after STOP_WAIT seconds rather than hanging the caller (and the process then ends
+            # without the interpreter's teardown: `fastsnake.signals.leave_running`).
             until = time.perf_counter() + STOP_WAIT
             for t in pool:
                 t.join(max(0.0, until - time.perf_counter()))
+                if t.is_alive():
+                    leave_running()
         if shared["error"] is not None:
             raise shared["error"]
         return shared["limit"]
