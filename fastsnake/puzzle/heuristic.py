@@ -47,12 +47,13 @@ def nogil_twin(fn):
     cached on disk), once a process: called from Python, a numba function holds the GIL until it
     returns, so one that never returns would leave no thread able to run Python, not even the main
     thread's signal handlers. Called through its twin on a daemon thread (`fastsnake.signals.stoppable`),
-    it can be left there. Anything else is returned as it is."""
+    it can be left there. A function declared ``@njit(nogil=True)`` is its own twin (no second
+    compile); anything else is returned as it is."""
     twin = _twins.get(fn)
     if twin is None:
         py_func = getattr(fn, "py_func", None)
-        if py_func is None:
-            return fn
+        if py_func is None or getattr(fn, "targetoptions", {}).get("nogil"):
+            return fn  # not numba's, or already ``nogil=True``: no second compile
         from numba import jit
 
         options = {k: v for k, v in getattr(fn, "targetoptions", {}).items() if k not in ("cache", "nogil")}
