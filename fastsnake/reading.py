@@ -15,6 +15,10 @@ files and baselines (Parquet, through `check_parquet`) are read here, never with
 * refuses a line longer than `LINE_MAX_CHARS` (a 60 MB line would become a 60 MB string in every
   message and split), text that is not UTF-8, JSON nested too deeply for the parser.
 
+Snake's sweep files, folders and replays are read by their own checked readers (`fastsnake.snake.store`,
+`fastsnake.snake.replay`) through the same primitives this module builds on (`fastsnake.files`:
+`open_regular`, `parquet_footer_problem`, `NpzArchive`), with the same refusals.
+
 Counts given on a command line or to the API (`check_count`) are refused before any work when
 they are past what can be held, with the limit in the message. Every refusal is a `ReadRefused`,
 an `InputError`: exit 2 on the command line, never 1.
