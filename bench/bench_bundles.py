@@ -214,7 +214,8 @@ def main(argv=None) -> int:
             low, high, coverage = median_interval(ratios)
             row[name] = {"rate": statistics.median(r[label] for r in rates[name]),
                          "ratio": statistics.median(ratios), "low": low, "high": high,
-                         "coverage": round(coverage, 3), "rounds": len(ratios)}
+                         "coverage": round(coverage, 3), "rounds": len(ratios),
+                         "round_ratios": [round(x, 4) for x in ratios]}
         out["speed"][label] = row
     out["load_after"] = load()
     out["seconds"] = round(time.time() - t0, 1)
