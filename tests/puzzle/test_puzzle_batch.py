@@ -118,7 +118,7 @@ def test_cli_batch_bad_lines_exit_2_after_solving_the_rest(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, fragment", [
     (["--batch", "missing.txt", "--size", "3x3"], "cannot read batch file"),
-    (["--start", "012 345 678", "--threads", "2"], "--threads goes with --batch"),
+    (["--start", "012 345 678", "--threads", "2", "--algorithm", "astar"], "only IDA* searches on several threads"),
     (["--size", "3x3"], "exactly one of --start and --batch"),
 ])
 def test_cli_batch_usage_errors(capsys, argv, fragment):
