@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import fastsnake
@@ -142,3 +143,38 @@ def test_policies_help_lists_every_option():
     for policy in all_policies():
         for opt in policy.options:
             assert re.search(rf"^    {opt.name}: {re.escape(opt.rule_text())}, ", proc.stdout, re.M), opt.name
+
+
+def _legacy_defaults(policy: str) -> dict:
+    """What a file written before options were declared as data recorded for `policy`'s defaults
+    that depend on the board: -1 (the old marker)."""
+    return {opt.name: -1 for opt in get_policy(policy).options if isinstance(opt.default, BySize)}
+
+
+def test_files_from_before_the_declarations_still_replay(tmp_path):
+    """Old grove replay and sweep files recorded board-dependent defaults as -1; they read as the
+    default (the same game), while -1 given today is still refused."""
+    from fastsnake.snake.replay import load_replay, play_game, replay_from_sweep, replay_problem, save_replay
+    from fastsnake.snake.sweep import run_sweep, write_parquet
+
+    legacy = _legacy_defaults("grove")
+    assert legacy, "grove declares defaults by board size"
+    config = GameConfig(6, 6, 1, "blocked")
+    with pytest.raises(PolicyError, match="grove"):
+        play_game("grove", config, 3, 0, legacy)
+
+    fresh, _ = play_game("grove", config, 3, 0)
+    fresh.options = legacy
+    path = tmp_path / "old.npz"
+    save_replay(fresh, path)
+    loaded = load_replay(path)
+    assert replay_problem(loaded) is None
+    assert loaded.options == {}
+
+    result = run_sweep("grove", config, 4, seed=3)
+    result.options = legacy
+    sweep = tmp_path / "old.parquet"
+    write_parquet(result, sweep)
+    replay, _ = replay_from_sweep(sweep, "2")
+    again, _ = play_game("grove", config, 3, 2)
+    assert np.array_equal(replay.moves, again.moves) and np.array_equal(replay.apples, again.apples)
