@@ -63,8 +63,9 @@ def register(subparsers) -> None:
                    help="--start: threads searching the one instance (parallel IDA*: the same moves, at most "
                         "the cores allowed); --batch: instances solved in parallel (results in input order)")
     p.add_argument("--whole-last-iteration", action="store_true",
-                   help="IDA*: search the last iteration to its end after its first solution, so that its node "
-                        "count is deterministic with any --threads")
+                   help="IDA*: search the last iteration to its end after its first solution (its node count "
+                        "is then the whole iteration's; without it, the nodes up to the first solution, the same "
+                        "with any --threads)")
     p.add_argument("--per-iteration", action="store_true",
                    help="IDA*: print each iteration's bound and nodes (always in --json with --threads above 1)")
     p.add_argument("--algorithm", default="auto", choices=("astar", "idastar", "bfs", "reduce", "auto"),
@@ -406,8 +407,8 @@ def _print_iterations(result, asked: bool) -> None:
     for it in its:
         note = ""
         if not it["complete"]:
-            note = (" (to the first solution" + (", depends on the threads' timing)" if it.get("threads", 1) > 1
-                                                 else ")")
+            beyond = it.get("searched_generated", it["nodes_generated"]) - it["nodes_generated"]
+            note = (" (to the first solution" + (f"; the threads searched {beyond:,} more)" if beyond > 0 else ")")
                     if result.extra.get("last_iteration") == "to first solution" else " (stopped at a limit)")
         packets = f", {it['packets']:,} packets" if it.get("packets") else ""
         print(f"  bound {it['bound']}: {it['nodes_generated']:,} nodes generated{packets}{note}")

@@ -22,11 +22,19 @@ after a node budget:
 - **The answer is the serial search's.** Packets and frontier solutions are ordered as the serial
   search meets them; a solution found in packet k stops the packets after k, but the packets before
   k (which the serial search searches first) run on, and the earliest solution wins: the moves are
-  the serial search's moves (and so the length). The last iteration's node count is then what the
-  threads generated until they stopped (packets after k are cut at a chunk boundary that depends on
-  timing: not deterministic); with ``whole_last_iteration`` every packet runs to its end, and the
-  count is the whole last iteration's, which is deterministic (the serial search reports the same
-  with the same option).
+  the serial search's moves (and so the length).
+- **So are the node counts, the last iteration's too.** Every item records the nodes the serial
+  search generates (and expands) in the top of the tree up to its root (`Item.pre`), and a packet
+  with a solution the nodes of its own search until it (`Item.found_at`). The serial search's count
+  to the first solution is then the top of the tree up to the solving item, plus every packet before
+  it whole, plus the solving packet to its solution: what the iteration reports, to the node,
+  whatever the threads and their timing. The work the threads did beyond it (packets after k cut at
+  a chunk boundary, the top of the tree after k) is reported apart (``searched_generated``). With
+  ``whole_last_iteration`` every packet runs to its end, and the count is the whole last
+  iteration's (the serial search reports the same with the same option).
+- **The thread count may change between iterations**: `threads` is a number or a function called
+  at the start of every iteration (a study's worker gives its search the cores its idle neighbours
+  leave: `fastsnake.runs`); the counts are the serial search's whatever it returns.
 
 Iterations smaller than `PARALLEL_MIN_NODES` (judged by the one before) run on one thread. Numba's
 own parallel work queue is not used: it aborts when two threads call parallel kernels at once.
@@ -67,7 +75,7 @@ FRONTIER_MIN_NODES = 1 << 10
 CHUNK_FIRST, CHUNK_MAX, CHUNK_SECONDS = 1 << 12, 1 << 22, 0.02
 # How often the waiting main thread looks at the clock, the limits and the signals, and how long it
 # waits for the threads once told to stop.
-WAIT_SECONDS, STOP_WAIT = 0.05, 2.0
+WAIT_SECONDS, STOP_WAIT = 0.05, 0.5
 
 # Search outcomes of `ParallelIdaSearch.run`.
 FOUND, NODES, TIME = "solved", "nodes", "time"
@@ -77,9 +85,10 @@ class Item:
     """One entry of an iteration's frontier, in the serial search's order: a packet (the state of
     the search at one frontier node) or a solution met while the frontier was made."""
 
-    __slots__ = ("arrays", "prefix", "moves", "generated", "expanded", "next_bound", "done", "cancelled", "found_at")
+    __slots__ = ("arrays", "prefix", "moves", "generated", "expanded", "next_bound", "done", "cancelled", "found_at",
+                 "pre")
 
-    def __init__(self, none: int, arrays=None, prefix=b"", moves=None):
+    def __init__(self, none: int, arrays=None, prefix=b"", moves=None, pre=(0, 0)):
         self.arrays = arrays
         self.prefix = prefix
         self.moves = moves  # the first solution met in it (blank moves from the root), or None
@@ -87,7 +96,10 @@ class Item:
         self.next_bound = none
         self.done = arrays is None
         self.cancelled = False
-        self.found_at = None  # its nodes generated until its first solution
+        self.found_at = None  # its nodes (generated, expanded) until its first solution
+        # The nodes (generated, expanded) the serial search makes in the top of the iteration's tree up
+        # to this item's root (or solution), the packets before it not counted.
+        self.pre = pre
 
 
 def _copy_state(arrays, none: int, depth: int | None = None):
@@ -115,10 +127,15 @@ class ParallelIdaSearch(IdaSearch):
     `moves()`, `generated`, `expanded`, `iterations`, and `log`: one dict per iteration (bound,
     nodes_generated, nodes_expanded, packets, frontier_depth, complete, packet_nodes)."""
 
-    def __init__(self, *args, threads: int = 2, packets_per_thread: int | None = None,
+    def __init__(self, *args, threads=2, packets_per_thread: int | None = None,
                  min_parallel_nodes: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.threads = int(threads)
+        # A number, or a function giving the threads of each iteration at its start.
+        self._threads = threads if callable(threads) else int(threads)
+        self.threads = 1 if callable(threads) else max(1, self._threads)  # the current iteration's
+        self.threads_used = 1  # the most threads an iteration ran on
+        # All the nodes the threads generated and expanded (the counters are the serial search's).
+        self.searched_generated = self.searched_expanded = 0
         self.packets_per_thread = PACKETS_PER_THREAD if packets_per_thread is None else int(packets_per_thread)
         self.min_parallel_nodes = PARALLEL_MIN_NODES if min_parallel_nodes is None else int(min_parallel_nodes)
         self.log: list[dict] = []
@@ -127,6 +144,9 @@ class ParallelIdaSearch(IdaSearch):
         self._depth = 1  # the last frontier depth
         self._prev_nodes = 0
         self._found_moves = None
+
+    def _threads_now(self) -> int:
+        return max(1, int(self._threads() if callable(self._threads) else self._threads))
 
     # ------------------------------------------------------------------ one kernel call
     def _call(self, arrays, budget: int) -> int:
@@ -142,12 +162,19 @@ class ParallelIdaSearch(IdaSearch):
         return (self.board, self.st, self.path, self.nxt, self.hst, self.fsm, self.hs)
 
     # ------------------------------------------------------------------ the frontier
-    def _split(self, arrays, depth: int, out: list, whole: bool, left: list) -> bool:
+    def _split(self, arrays, depth: int, out: list, whole: bool, left: list, base=(0, 0)) -> bool:
         """Append to `out`, in the serial order, the packets at `depth` below state `arrays` (and the
         solutions met above it); its own counters then hold the nodes generated on the way. True
         when a solution was met and the rest is not needed (not `whole`). `left[0]`: nodes the
-        limit still allows (the split stops with `_Stop` at 0)."""
+        limit still allows (the split stops with `_Stop` at 0). `base`: the serial search's nodes
+        (generated, expanded) in the top of the tree before `arrays`' counters started; each item's
+        `pre` adds those generated on the way to it."""
         st, nxt = arrays[1], arrays[3]
+        origin = (int(st[S_GENERATED]), int(st[S_EXPANDED]))
+
+        def pre():
+            return (base[0] + int(st[S_GENERATED]) - origin[0], base[1] + int(st[S_EXPANDED]) - origin[1])
+
         while True:
             if left[0] <= 0:
                 raise _Stop
@@ -155,21 +182,22 @@ class ParallelIdaSearch(IdaSearch):
             status = self._call(arrays, 1)
             left[0] -= int(st[S_GENERATED] - g0)
             if status == IDA_FOUND:
-                out.append(Item(self._none, moves=arrays[2][:int(st[S_DEPTH])].copy()))
+                out.append(Item(self._none, moves=arrays[2][:int(st[S_DEPTH])].copy(), pre=pre()))
                 if not whole:
                     return True
                 continue
             if status == IDA_ITERATION_DONE:
                 return False
             if st[S_DEPTH] == depth:
-                out.append(Item(self._none, _copy_state(arrays, self._none, depth), arrays[2][:depth].tobytes()))
+                out.append(Item(self._none, _copy_state(arrays, self._none, depth), arrays[2][:depth].tobytes(),
+                                pre=pre()))
                 nxt[depth] = 4
 
-    def _frontier(self, tally: dict, whole: bool, left: list) -> list:
+    def _frontier(self, tally: dict, whole: bool, left: list, threads: int) -> list:
         """The iteration's items: packets at a depth that gives at least `threads *
         packets_per_thread` of them (or the bound), and the solutions met above it."""
         bound = int(self.st[S_BOUND])
-        target = self.threads * self.packets_per_thread
+        target = threads * self.packets_per_thread
         depth = max(1, min(self._depth - 2, bound))
         items: list = []
         main = self._main()
@@ -185,20 +213,26 @@ class ParallelIdaSearch(IdaSearch):
                and tally["generated"] < most):
             depth += 1
             finer: list = []
+            # The top-of-tree nodes the serial search makes in the items before this one, below their
+            # roots (their splits): each finer item's `pre` is its coarse item's plus these.
+            below = (0, 0)
             for item in items:
                 if item.arrays is None:
+                    item.pre = (item.pre[0] + below[0], item.pre[1] + below[1])
                     finer.append(item)
                     if not whole:
                         stopped = True
                         break
                     continue
+                st = item.arrays[1]
                 try:
-                    stopped = self._split(item.arrays, depth, finer, whole, left)
+                    stopped = self._split(item.arrays, depth, finer, whole, left,
+                                          (item.pre[0] + below[0], item.pre[1] + below[1]))
                 finally:
-                    st = item.arrays[1]
                     tally["generated"] += int(st[S_GENERATED])
                     tally["expanded"] += int(st[S_EXPANDED])
                     tally["next_bound"] = min(tally["next_bound"], int(st[S_NEXT_BOUND]))
+                below = (below[0] + int(st[S_GENERATED]), below[1] + int(st[S_EXPANDED]))
                 if stopped:
                     break
             items = finer
@@ -255,7 +289,7 @@ class ParallelIdaSearch(IdaSearch):
                         if status == IDA_FOUND:
                             if item.moves is None:
                                 item.moves = arrays[2][:int(st[S_DEPTH])].copy()
-                                item.found_at = int(st[S_GENERATED])
+                                item.found_at = (int(st[S_GENERATED]), int(st[S_EXPANDED]))
                             with lock:
                                 shared["best"] = min(shared["best"], k)
                             if whole:
@@ -291,7 +325,7 @@ class ParallelIdaSearch(IdaSearch):
                         break  # a kernel that does not return (a user's heuristic): left below
                     if progress is not None and now > next_report:
                         next_report = now + 5.0
-                        progress(f"idastar ({self.threads} threads): bound {self.bound}, "
+                        progress(f"idastar ({threads} threads): bound {self.bound}, "
                                  f"{self.generated + sum(done_nodes):,} nodes so far, {now - t0:.0f} s")
         finally:
             shared["stop"] = True  # a signal (KeyboardInterrupt, Terminated) in the wait: every thread stops
@@ -318,24 +352,35 @@ class ParallelIdaSearch(IdaSearch):
             self._base = (int(self.st[S_GENERATED]), int(self.st[S_EXPANDED]))
             tally = {"generated": 0, "expanded": 0, "next_bound": self._none}
             left = [max_nodes - self.generated]
-            parallel = self.threads > 1 and self._prev_nodes >= self.min_parallel_nodes
+            threads = self.threads = self._threads_now()
+            parallel = threads > 1 and self._prev_nodes >= self.min_parallel_nodes
             try:
                 if parallel:
-                    items = self._frontier(tally, whole_last_iteration, left)
+                    items = self._frontier(tally, whole_last_iteration, left, threads)
                 else:
                     items = [Item(self._none, _copy_state(self._main(), self._none, 0))]
             except _Stop:
-                self._record(bound, tally, False, [])
+                self._record(bound, tally, False, [], threads)
                 return NODES
-            limit = self._packets(items, self.threads if parallel else 1, whole_last_iteration, left[0],
+            if parallel:
+                self.threads_used = max(self.threads_used, threads)
+            limit = self._packets(items, threads if parallel else 1, whole_last_iteration, left[0],
                                   deadline, progress, t0)
             for item in items:
                 tally["generated"] += item.generated
                 tally["expanded"] += item.expanded
                 tally["next_bound"] = min(tally["next_bound"], item.next_bound)
-            found = next((i for i in items if i.moves is not None), None)
+            found = next((k for k, i in enumerate(items) if i.moves is not None), None)
+            searched = (tally["generated"], tally["expanded"])
+            if found is not None and limit is None and not whole_last_iteration:
+                # The serial search's nodes to its first solution (the module's docstring).
+                solver = items[found]
+                at = solver.found_at or (0, 0)  # (0, 0): a solution met in the top of the tree
+                tally["generated"] = solver.pre[0] + at[0] + sum(i.generated for i in items[:found])
+                tally["expanded"] = solver.pre[1] + at[1] + sum(i.expanded for i in items[:found])
             complete = limit is None and (found is None or whole_last_iteration)
-            self._record(bound, tally, complete, items if parallel else None)
+            self._record(bound, tally, complete, items if parallel else None, threads, searched)
+            found = None if found is None else items[found]
             if found is not None and limit is None:
                 self._found_moves = found.moves
                 return FOUND
@@ -352,18 +397,27 @@ class ParallelIdaSearch(IdaSearch):
             if deadline is not None and time.perf_counter() > deadline:
                 return TIME
 
-    def _record(self, bound: int, tally: dict, complete: bool, items=None) -> None:
-        """One iteration's entry of `log` (items: its frontier, None when it ran on one thread)."""
+    def _record(self, bound: int, tally: dict, complete: bool, items=None, threads: int = 1,
+                searched=None) -> None:
+        """One iteration's entry of `log` (items: its frontier, None when it ran on one thread;
+        `searched`: the nodes the threads generated and expanded, when more than the tally's)."""
         # The main state's counters ran on through the frontier (counted in the tally too).
         self.st[S_GENERATED] = self._base[0] + tally["generated"]
         self.st[S_EXPANDED] = self._base[1] + tally["expanded"]
+        searched = searched or (tally["generated"], tally["expanded"])
+        self.searched_generated += searched[0]
+        self.searched_expanded += searched[1]
         self.log.append({"bound": bound, "nodes_generated": tally["generated"], "nodes_expanded": tally["expanded"],
-                         "threads": self.threads if items is not None else 1,
+                         # the nodes the threads made (more than the serial search's when they went on
+                         # past the first solution)
+                         "searched_generated": searched[0], "searched_expanded": searched[1],
+                         "threads": threads if items is not None else 1,
                          "packets": len(items) if items is not None else 0,
                          "frontier_depth": self._depth if items is not None else 0, "complete": complete,
                          "packet_nodes": [i.generated for i in items] if items is not None else None,
                          # nodes of a packet until its first solution (0: a solution met in the frontier)
-                         "packet_found_at": ([0 if i.moves is not None and i.found_at is None else i.found_at
+                         "packet_found_at": ([0 if i.moves is not None and i.found_at is None else
+                                              (i.found_at[0] if i.found_at is not None else None)
                                               for i in items] if items is not None else None),
                          "packet_prefixes": [i.prefix for i in items] if items is not None else None})
 

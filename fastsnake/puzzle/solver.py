@@ -256,7 +256,9 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
     run = parts.ida if algorithm == "idastar" else parts.astar
     loaded = len(getattr(run, "signatures", ()))
     c0 = time.perf_counter()
-    if algorithm == "idastar" and threads > 1:
+    # `threads`: a number, or a function giving each iteration's (a study's tail: `fastsnake.runs`).
+    threaded = algorithm == "idastar" and (callable(threads) or threads > 1)
+    if threaded:
         from fastsnake.puzzle.ida_parallel import ParallelIdaSearch
 
         search = ParallelIdaSearch(start, nbr, hc, h0, parts.ida_state, run, prune=prune, on_error=parts.on_error,
@@ -276,11 +278,14 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
         return "solved", np.zeros(0, np.int8), 0, 0, 0, None, h0, setup, extra, time.perf_counter() - t0
     next_report = t0 + _PROGRESS_EVERY
     label = "bfs" if algorithm == "bfs" else algorithm
-    if algorithm == "idastar" and threads > 1:
+    if threaded:
         status = search.run_search(max_nodes, deadline, progress, whole_last_iteration)
         moves = search.moves() if status == "solved" else None
         gen, exp, mem, iters = search.generated, search.expanded, 0, search.iterations
-        extra["threads"] = threads
+        extra["threads"] = search.threads_used if callable(threads) else threads
+        # All the nodes the threads made: past the serial search's count when they went on beyond the
+        # first solution (the counters above are the serial search's, to the node).
+        extra["nodes_generated_searched"] = search.searched_generated
         extra["iterations"] = [{k: v for k, v in it.items() if not k.startswith("packet_")} for it in search.log]
         extra["last_iteration"] = _last_iteration_words(search.log, whole_last_iteration)
     elif algorithm == "idastar":
@@ -385,8 +390,8 @@ def _search(start, goal, rows, cols, algorithm, heuristic, max_nodes, max_bytes,
 
 
 def _last_iteration_words(log: list, whole: bool) -> str:
-    """What the last iteration's node count is: the whole iteration (deterministic) or the nodes
-    until the search stopped (with threads, they depend on timing)."""
+    """What the last iteration's node count is: the whole iteration, or the serial search's nodes to
+    its first solution (the same with any threads), or those until a limit stopped it."""
     if log and log[-1]["complete"]:
         return "whole"
     return "to first solution" if not whole else "to a limit"
@@ -468,8 +473,9 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
     is `compile_seconds`, loading or building heuristic tables `setup_seconds`.
     `threads` > 1 searches each IDA* iteration on that many threads (parallel IDA*,
     `fastsnake.puzzle.ida_parallel`; at most the cores this process may use): the same moves as
-    one thread, and the same nodes in every iteration but the last, whose count then depends on
-    timing unless `whole_last_iteration`; `extra["iterations"]` lists each iteration's bound and
+    one thread and the same nodes, to the node, in every iteration (the last one's to its first
+    solution, or whole with `whole_last_iteration`; what the threads searched past the solution is
+    ``extra["nodes_generated_searched"]``); `extra["iterations"]` lists each iteration's bound and
     nodes (with one thread too when `per_iteration`). A*, BFS and reduce run on one thread
     (``result.threads`` says how many searched).
     `time_limit` counts from the call, but for building tables and compiling: a user's heuristic
@@ -511,11 +517,14 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
         A `heuristic_context(...)` result to reuse.
     prune_depth : int, optional
         IDA*'s longest pruned duplicate move string.
-    threads : int, optional
-        Threads of one IDA* search (default 1; 1..the cores allowed).
+    threads : int or callable, optional
+        Threads of one IDA* search (default 1; 1..the cores allowed), or a function called
+        with no argument at the start of every iteration that gives that iteration's threads
+        (``result.threads`` is then the most any iteration used). The moves and node counts
+        are the same whatever the threads.
     whole_last_iteration : bool, optional
         IDA*: search the last iteration to its end after its first solution (its node count is
-        then deterministic; the moves are still the first solution's).
+        then the whole iteration's; the moves are still the first solution's).
     per_iteration : bool, optional
         IDA*: each iteration's bound and nodes in ``extra["iterations"]`` (always with threads > 1).
     admissibility_samples : int, optional
@@ -549,7 +558,7 @@ def solve(start, goal=None, *, rows: int | None = None, cols: int | None = None,
     if prune_depth is not None:
         PR.check_depth(prune_depth)
     threads = check_threads(threads)
-    if threads > 1 and algorithm in ("astar", "bfs", "reduce"):
+    if algorithm in ("astar", "bfs", "reduce") and (callable(threads) or threads > 1):
         raise B.PuzzleInputError(f"threads={threads}: only IDA* searches on several threads, not {algorithm}")
     rows, cols = board_size(start, rows, cols, size)
     big = algorithm in ("reduce", "auto")
@@ -648,8 +657,12 @@ def cores_allowed() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def check_threads(threads) -> int:
-    """`threads` when it is a whole number from 1 to the cores allowed, else PuzzleInputError."""
+def check_threads(threads):
+    """`threads` when it is a whole number from 1 to the cores allowed, or a function (called with no
+    argument at the start of every IDA* iteration, giving that iteration's threads: a study's worker
+    hands its search the cores its idle neighbours leave), else PuzzleInputError."""
+    if callable(threads):
+        return threads
     cores = cores_allowed()
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise B.PuzzleInputError(f"threads {threads!r} must be a whole number from 1 to {cores} (the cores "

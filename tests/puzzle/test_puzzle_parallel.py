@@ -25,7 +25,8 @@ def _ida_threads() -> list:
 
 def _compare(start, goal, rows, cols, heuristic, threads=2, context=None):
     """Parallel against serial on one instance: the same moves (a solution), the same nodes in every
-    iteration but the last, and with whole_last_iteration in every one; returns the parallel result."""
+    iteration (the last one's to the first solution, and whole with whole_last_iteration); returns the
+    parallel result."""
     kw = dict(rows=rows, cols=cols, algorithm="idastar", heuristic=heuristic, context=context)
     serial = solve(start, goal, per_iteration=True, **kw)
     par = solve(start, goal, threads=threads, **kw)
@@ -35,10 +36,14 @@ def _compare(start, goal, rows, cols, heuristic, threads=2, context=None):
     assert np.array_equal(apply_moves(board, par.moves, rows, cols), target)
     s_its, p_its = serial.extra["iterations"], par.extra["iterations"]
     assert [i["bound"] for i in p_its] == [i["bound"] for i in s_its]
-    assert [i["nodes_generated"] for i in p_its[:-1]] == [i["nodes_generated"] for i in s_its[:-1]]
-    assert [i["nodes_expanded"] for i in p_its[:-1]] == [i["nodes_expanded"] for i in s_its[:-1]]
+    assert [i["nodes_generated"] for i in p_its] == [i["nodes_generated"] for i in s_its]
+    assert [i["nodes_expanded"] for i in p_its] == [i["nodes_expanded"] for i in s_its]
+    assert (par.nodes_generated, par.nodes_expanded) == (serial.nodes_generated, serial.nodes_expanded)
     assert par.iterations == serial.iterations == len(s_its)
     assert par.nodes_generated == sum(i["nodes_generated"] for i in p_its)
+    # What the threads searched is at least the serial count, and said apart.
+    assert par.extra["nodes_generated_searched"] == sum(i["searched_generated"] for i in p_its)
+    assert all(i["searched_generated"] >= i["nodes_generated"] for i in p_its)
     whole_s = solve(start, goal, whole_last_iteration=True, **kw)
     whole_p = solve(start, goal, threads=threads, whole_last_iteration=True, **kw)
     assert whole_p.moves == whole_s.moves == serial.moves
@@ -251,3 +256,27 @@ def test_a_signal_stops_a_threaded_solve_within_a_second(signame, status):
     assert proc.returncode == status, err
     assert took < 1.0, took
     assert out == "" and "Traceback" not in err
+
+
+def test_threads_may_change_between_iterations_and_the_counts_stay_the_serial_ones(split_everything):
+    # A study's worker gives its search a function: each iteration asks how many threads it may use.
+    rng = np.random.default_rng(2063)
+    goal3 = np.arange(9, dtype=np.int8)
+    for trial in range(8):
+        start = random_solvable(3, 3, goal3, rng)
+        serial = solve(start, goal3, algorithm="idastar", heuristic="manhattan", per_iteration=True)
+        asked = []
+
+        def plan(trial=trial, asked=asked):
+            asked.append(len(asked))
+            return [1, 2, 2, 1, 2][(len(asked) + trial) % 5]
+
+        par = solve(start, goal3, algorithm="idastar", heuristic="manhattan", threads=plan)
+        assert par.moves == serial.moves
+        assert (par.nodes_generated, par.nodes_expanded) == (serial.nodes_generated, serial.nodes_expanded)
+        its = par.extra["iterations"]
+        assert len(asked) == len(its) == serial.iterations  # asked once an iteration
+        assert [i["nodes_generated"] for i in its] == [i["nodes_generated"] for i in serial.extra["iterations"]]
+        used = [i["threads"] for i in its]
+        assert par.threads == max(used) and set(used) <= {1, 2}
+    assert not _ida_threads()
