@@ -6,8 +6,11 @@ the folder: after a crash (SIGKILL, power loss) the file is the old one or the n
 part. `sha256_file` is a file's digest as a manifest records it, `manifest_checksum` the digest of
 a manifest's own content (every field but ``checksum``). `FolderLock` is the folder's writer lock
 (``flock`` on a lock file holding the owner's pid and host): a second writer is refused naming the
-owner, the lock of a process that died is taken over with a warning. Snake's sweep folders
-(`fastsnake.snake.store.folder`) and the runner's folders (`fastsnake.runs.folder`) both use them.
+owner, the lock of a process that died is taken over with a warning. `write_manifest` writes a
+folder's manifest with its chunk records and checksum, `make_folder` makes a new folder with its first
+manifest (removed again if that fails), `chunk_files` lists the ``chunk-NNNNNNNN`` files present.
+Snake's sweep folders (`fastsnake.snake.store.folder`) and the runner's folders (`fastsnake.runs.folder`)
+both use them.
 """
 
 from __future__ import annotations
@@ -59,6 +62,60 @@ def manifest_checksum(data: dict) -> str:
     """The SHA-256 of a manifest's content: every field but ``checksum``, as sorted JSON."""
     body = {k: v for k, v in data.items() if k != "checksum"}
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def write_manifest(path, manifest: dict, records: dict, write=None) -> dict:
+    """Write `manifest` to `path` whole, its ``chunks`` being `records` (chunk index -> record, in index
+    order) and its ``checksum`` made afresh; return what was written. `write` (default `atomic_write`)
+    writes the bytes; an OSError passes through for the caller to word."""
+    data = {k: v for k, v in manifest.items() if k not in ("chunks", "checksum")}
+    data["chunks"] = {str(i): records[i] for i in sorted(records)}
+    data["checksum"] = manifest_checksum(data)
+    (write or atomic_write)(path, json.dumps(data, indent=1).encode())
+    return data
+
+
+def make_folder(path, write_manifest, error) -> None:
+    """Make the folder `path` (and its parents) and call `write_manifest()` to write its first manifest.
+    On an OSError or an `error`, the folder is removed again if this call made it (nothing left behind:
+    the same command can run again) and the exception passes through for the caller to word."""
+    path = Path(path)
+    created = not path.exists()
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        write_manifest()
+    except (OSError, error):
+        if created:
+            with contextlib.suppress(OSError):
+                path.rmdir()
+        raise
+
+
+def chunk_file_name(index: int, suffix: str) -> str:
+    """The name of chunk `index`'s file: ``chunk-00000012`` and `suffix` (``.json``, ``.parquet``)."""
+    return f"chunk-{index:08d}{suffix}"
+
+
+def chunk_file_index(name: str, suffix: str) -> int | None:
+    """The chunk index a file name `chunk_file_name` gives stands for, or None for any other name."""
+    stem = name[len("chunk-"):-len(suffix)]
+    return int(stem) if name.startswith("chunk-") and name.endswith(suffix) and stem.isdigit() else None
+
+
+def chunk_files(folder, n_chunks: int, suffix: str) -> tuple[list[int], list[str]]:
+    """(indices of the chunk files present in `folder`, in order; names of chunk files with no place
+    among `n_chunks` chunks, in order): from one listing of the folder, not one look per chunk."""
+    present, strays = [], []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            index = chunk_file_index(entry.name, suffix)
+            if index is None:
+                continue
+            if index < n_chunks and entry.name == chunk_file_name(index, suffix):
+                present.append(index)
+            else:
+                strays.append(entry.name)
+    return sorted(present), sorted(strays)
 
 
 def lock_owner(fd) -> dict | None:

@@ -23,14 +23,23 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import time
 from pathlib import Path
 
 from fastsnake import __version__
 from fastsnake.errors import InputError
 from fastsnake.files import open_regular, remove_stale_temps
-from fastsnake.runs.files import FolderLock, atomic_write, manifest_checksum, sha256_bytes
+from fastsnake.runs.files import (
+    FolderLock,
+    atomic_write,
+    chunk_file_index,
+    chunk_file_name,
+    chunk_files,
+    make_folder,
+    manifest_checksum,
+    sha256_bytes,
+    write_manifest,
+)
 
 FORMAT = "fastsnake-run/1"
 CHUNK_FORMAT = "fastsnake-run-chunk/1"
@@ -48,13 +57,15 @@ class RunFolderError(InputError):
     message names the folder and the file."""
 
 
+CHUNK_SUFFIX = ".json"
+
+
 def chunk_name(index: int) -> str:
-    return f"chunk-{index:08d}.json"
+    return chunk_file_name(index, CHUNK_SUFFIX)
 
 
 def chunk_index(name: str) -> int | None:
-    stem = name[len("chunk-"):-len(".json")]
-    return int(stem) if name.startswith("chunk-") and name.endswith(".json") and stem.isdigit() else None
+    return chunk_file_index(name, CHUNK_SUFFIX)
 
 
 def canonical(value) -> bytes:
@@ -176,21 +187,14 @@ class RunFolder:
             remove_stale_temps(path, f".{MANIFEST}.tmp")
             if any(e.name != LOCK for e in path.iterdir()):
                 raise RunFolderError(f"{str(path)!r} is not empty and holds no run; use a new or empty folder")
-        created = not path.exists()
         manifest = {"format": FORMAT, "identity": identity, "identity_sha256": identity_digest(identity),
                     "units": int(units), "chunk_size": int(chunk_size), "run_id": run_id,
                     "version": __version__, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                     "notes": notes or {}, "chunks": {}}
         folder = cls(path, manifest)
         try:
-            path.mkdir(parents=True, exist_ok=True)
-            folder.save_manifest()
-        except (OSError, RunFolderError) as exc:
-            if created:
-                with contextlib.suppress(OSError):
-                    path.rmdir()
-            if isinstance(exc, RunFolderError):
-                raise
+            make_folder(path, folder.save_manifest, RunFolderError)
+        except OSError as exc:
             raise RunFolderError(f"cannot create run folder {str(path)!r}: {exc.strerror or exc}") from None
         return folder
 
@@ -222,11 +226,8 @@ class RunFolder:
 
     def save_manifest(self) -> None:
         """Write the manifest whole (temporary file, fsync, rename, fsync of the folder)."""
-        data = {k: v for k, v in self.manifest.items() if k not in ("chunks", "checksum")}
-        data["chunks"] = {str(i): self.records[i] for i in sorted(self.records)}
-        data["checksum"] = manifest_checksum(data)
         try:
-            atomic_write(self.path / MANIFEST, json.dumps(data, indent=1).encode())
+            data = write_manifest(self.path / MANIFEST, self.manifest, self.records)
         except OSError as exc:
             raise RunFolderError(f"cannot write {self.where(MANIFEST)}: {exc.strerror or exc} (the finished "
                                  "chunks are kept; a rerun checks and records them)") from None
@@ -301,17 +302,7 @@ class RunFolder:
 
     def present(self) -> tuple[list[int], list[str]]:
         """(indices of the chunk files present, names of chunk files with no place in this run)."""
-        present, strays = [], []
-        with os.scandir(self.path) as entries:
-            for entry in entries:
-                index = chunk_index(entry.name)
-                if index is None:
-                    continue
-                if index < self.n_chunks and entry.name == chunk_name(index):
-                    present.append(index)
-                else:
-                    strays.append(entry.name)
-        return sorted(present), sorted(strays)
+        return chunk_files(self.path, self.n_chunks, CHUNK_SUFFIX)
 
     def scan(self) -> dict:
         """{chunk index: its results} of every finished chunk, each checked; `RunFolderError` naming a

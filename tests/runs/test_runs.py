@@ -158,3 +158,69 @@ def test_the_progress_line_counts_rate_and_eta_from_finished_work():
     assert P.line("x", 5, 10, 0, 3.0, 1).endswith("-/s, ETA ?, 1 worker")
     assert P.eta_text(3725) == "ETA 1h02m" and P.eta_text(65) == "ETA 1m05s"
     assert not P.ProgressLine.wanted(open(os.devnull, "w"))  # not on a pipe or a file
+
+
+# -- the folder primitives both run folders and Snake's sweep folders use (`fastsnake.runs.files`) --------
+
+def test_chunk_files_lists_a_folder_as_a_name_by_name_reference_does(tmp_path):
+    import re
+
+    from fastsnake.runs.files import chunk_file_index, chunk_file_name, chunk_files
+
+    names = ["chunk-00000000.json", "chunk-00000003.json", "chunk-00000001.json", "chunk-00000009.json",
+             "chunk-1.json", "chunk-00000002.parquet", ".chunk-00000004.json.tmp1", "_manifest.json",
+             "chunk-.json", "chunk-00000005.json.bak", "chunk-0000000x.json"]
+    for name in names:
+        (tmp_path / name).write_text("")
+    for suffix, n_chunks in ((".json", 4), (".json", 10), (".parquet", 3), (".parquet", 2)):
+        present, strays = [], []
+        for name in names:  # the reference: a regular expression, then the index's one spelling
+            match = re.fullmatch(r"chunk-([0-9]+)" + re.escape(suffix), name)
+            if not match:
+                continue
+            index = int(match.group(1))
+            if index < n_chunks and name == f"chunk-{index:08d}{suffix}":
+                present.append(index)
+            else:
+                strays.append(name)
+        assert chunk_files(tmp_path, n_chunks, suffix) == (sorted(present), sorted(strays))
+    assert chunk_file_name(12, ".json") == "chunk-00000012.json"
+    assert chunk_file_index("chunk-00000012.json", ".json") == 12
+    assert chunk_file_index("chunk-00000012.json", ".parquet") is None
+
+
+def test_make_folder_removes_only_a_folder_it_made_when_the_first_manifest_fails(tmp_path):
+    from fastsnake.runs.files import make_folder
+
+    def fails():
+        raise RunFolderError("no manifest")
+
+    new = tmp_path / "a" / "new"
+    with pytest.raises(RunFolderError, match="no manifest"):
+        make_folder(new, fails, RunFolderError)
+    assert not new.exists() and (tmp_path / "a").is_dir()  # the folder it made is gone, not its parent
+    there = tmp_path / "there"
+    there.mkdir()
+    with pytest.raises(OSError):
+        make_folder(there, lambda: (_ for _ in ()).throw(OSError(28, "No space left on device")), RunFolderError)
+    assert there.is_dir()  # an empty folder that was there is left
+    make_folder(new, lambda: (new / "m").write_text("x"), RunFolderError)
+    assert (new / "m").read_text() == "x"
+
+
+def test_write_manifest_records_the_chunks_in_order_under_a_fresh_checksum(tmp_path):
+    from fastsnake.runs.files import manifest_checksum, write_manifest
+
+    path = tmp_path / "_manifest.json"
+    old = {"format": "f", "chunks": {"7": {"sha256": "old"}}, "checksum": "stale"}
+    data = write_manifest(path, old, {10: {"sha256": "b"}, 2: {"sha256": "a"}})
+    assert json.loads(path.read_text()) == data and list(data["chunks"]) == ["2", "10"]
+    assert data["format"] == "f" and data["checksum"] == manifest_checksum(data) != "stale"
+    assert old["chunks"] == {"7": {"sha256": "old"}}  # the manifest given is not changed
+
+    def full(path, data):
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError):
+        write_manifest(path, old, {}, write=full)
+    assert json.loads(path.read_text()) == data

@@ -42,7 +42,16 @@ from fastsnake.files import (
     remove_stale_temps,
     shown_value,
 )
-from fastsnake.runs.files import FolderLock, manifest_checksum, sha256_file  # noqa: F401 - re-exported
+from fastsnake.runs.files import (  # noqa: F401 - sha256_file re-exported
+    FolderLock,
+    chunk_file_index,
+    chunk_file_name,
+    chunk_files,
+    make_folder,
+    manifest_checksum,
+    sha256_file,
+    write_manifest,
+)
 from fastsnake.runs.files import atomic_write as _atomic_write
 from fastsnake.signals import announce
 from fastsnake.snake.board import GameConfig
@@ -154,13 +163,15 @@ class SweepSpec:
         return cls(**data)
 
 
+CHUNK_SUFFIX = ".parquet"
+
+
 def chunk_name(index: int) -> str:
-    return f"chunk-{index:08d}.parquet"
+    return chunk_file_name(index, CHUNK_SUFFIX)
 
 
 def chunk_index(name: str) -> int | None:
-    stem = name[len("chunk-"):-len(".parquet")]
-    return int(stem) if name.startswith("chunk-") and name.endswith(".parquet") and stem.isdigit() else None
+    return chunk_file_index(name, CHUNK_SUFFIX)
 
 
 def chunk_info(sweep: SweepFile) -> dict | None:
@@ -246,17 +257,10 @@ class SweepDataset:
             remove_stale_temps(path, f".{MANIFEST}.tmp")  # a killed or failed first write
             if any(e.name != LOCK for e in path.iterdir()):
                 raise SweepError(f"{str(path)!r} is not empty and holds no sweep; use a new folder")
-        created = not path.exists()
         dataset = cls(path, spec, policy_resolved=policy_resolved)
         try:
-            path.mkdir(parents=True, exist_ok=True)
-            dataset.save_manifest()
-        except (OSError, SweepError) as exc:
-            if created:
-                with contextlib.suppress(OSError):
-                    path.rmdir()  # nothing of ours left behind: the same command can run again
-            if isinstance(exc, SweepError):
-                raise
+            make_folder(path, dataset.save_manifest, SweepError)  # on failure, nothing of ours left behind
+        except OSError as exc:
             blocker = file_in_the_way(path / MANIFEST)
             if blocker is not None:
                 raise SweepError(f"cannot create sweep folder {str(path)!r}: {str(blocker)!r} is a file, "
@@ -301,11 +305,8 @@ class SweepDataset:
 
     def save_manifest(self) -> None:
         """Write the manifest whole (temporary file, fsync, rename, fsync of the folder)."""
-        data = {k: v for k, v in self.manifest.items() if k not in ("chunks", "checksum")}
-        data["chunks"] = {str(i): self.records[i] for i in sorted(self.records)}
-        data["checksum"] = manifest_checksum(data)
-        try:
-            _atomic_write(self.path / MANIFEST, json.dumps(data, indent=1).encode())
+        try:  # `_atomic_write` looked up here, at each call: tests replace it to make a write fail
+            data = write_manifest(self.path / MANIFEST, self.manifest, self.records, write=_atomic_write)
         except OSError as exc:
             raise SweepError(f"cannot write {str(self.path / MANIFEST)!r}: {exc.strerror or exc} (the finished "
                              "chunks are kept; resuming checks and records them)") from None
@@ -413,17 +414,7 @@ class SweepDataset:
     def present_chunks(self) -> tuple[list[int], list[str]]:
         """(indices of the chunk files present, in order; names of chunk files with no place in the
         sweep): from one listing of the folder, not one look per chunk the sweep may have."""
-        present, strays = [], []
-        with os.scandir(self.path) as entries:
-            for entry in entries:
-                index = chunk_index(entry.name)
-                if index is None:
-                    continue
-                if index < self.spec.n_chunks and entry.name == chunk_name(index):
-                    present.append(index)
-                else:
-                    strays.append(entry.name)
-        return sorted(present), sorted(strays)
+        return chunk_files(self.path, self.spec.n_chunks, CHUNK_SUFFIX)
 
     def stray_error(self, name: str) -> SweepError:
         """A chunk file with no place in this sweep (a number past its end, a name not ours): the
