@@ -21,6 +21,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
+from fastsnake import plugins
 from fastsnake.puzzle.board import PuzzleInputError
 from fastsnake.puzzle.heuristic import (
     HC_COLS,
@@ -164,12 +165,7 @@ def _discover() -> dict:
     global _entry_points
     with _lock:
         if _entry_points is None:
-            from importlib.metadata import entry_points
-
-            found: dict = {}
-            for ep in entry_points(group=ENTRY_POINT_GROUP):
-                found.setdefault(ep.name, ep)
-            _entry_points = found
+            _entry_points = plugins.discover(ENTRY_POINT_GROUP, own=None)
         return _entry_points
 
 

@@ -33,13 +33,13 @@ import ast
 import contextvars
 import os
 import re
-import sys
 import threading
 from contextlib import contextmanager
 from dataclasses import replace
 
 # Re-exported: policy modules and packages import these from here (they live below the registry,
 # in protocol.py, so that user.py, which the registry imports, can use them without a cycle).
+from fastsnake import plugins
 from fastsnake.errors import in_cli_words
 from fastsnake.snake.policies.protocol import (  # noqa: F401
     OWN_DISTRIBUTION,
@@ -68,11 +68,7 @@ _warned: set[str] = set()  # warnings already printed by this process
 
 def warn_once(message: str) -> None:
     """`fastsnake: warning: ...` on stderr, once per process whatever the number of lookups."""
-    with _lock:
-        if message in _warned:
-            return
-        _warned.add(message)
-    sys.stderr.write(f"fastsnake: warning: {message}\n")
+    plugins.warn_once(message, _warned, _lock)
 
 
 def register_builtin(name: str, target: str) -> None:
@@ -128,23 +124,11 @@ def declared_builtins(folders=None, package: str = __name__) -> list[tuple[str, 
 def _declared_in(path: str, module: str) -> list[tuple[str, str]]:
     """The declaration of the module at `path` (see `declared_builtins`): a regular expression finds its
     line, `ast` reads just that statement."""
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    starts = [m.start() for m in _DECLARED.finditer(text)]
-    if not starts:
+    found = plugins.find_declaration(path, _DECLARED, DECLARATION, f"policy module {module}", PolicyError,
+                                     _DECLARATION_LINES)
+    if found is None:
         return []
-    line = text.count("\n", 0, starts[0]) + 1
-    where = f"policy module {module} ({os.path.basename(path)}, line {line})"
-    if len(starts) > 1:
-        raise PolicyError(f"{where}: {DECLARATION} is written {len(starts)} times; declare it once")
-    lines = text[starts[0]:].split("\n", _DECLARATION_LINES)[:_DECLARATION_LINES]
-    statement = None
-    for end in range(1, len(lines) + 1):
-        try:
-            statement = ast.parse("\n".join(lines[:end])).body[0]
-            break
-        except SyntaxError:
-            continue
+    statement, where = found
     declared = None
     targets = (statement.targets if isinstance(statement, ast.Assign)
                else [statement.target] if isinstance(statement, ast.AnnAssign) and statement.value else [])
@@ -196,24 +180,19 @@ def _discover() -> dict:
     global _entry_points
     with _lock:
         if _entry_points is None:
-            from importlib.metadata import entry_points
-
-            found: dict = {}
             builtins = _builtin_table()
-            for ep in entry_points(group=ENTRY_POINT_GROUP):
-                if _dist_name(ep) == OWN_DISTRIBUTION:
-                    continue
-                if ep.name in builtins:
-                    warn_once(f"policy {ep.name!r} of package {_dist_name(ep)!r} ({ep.value}) is ignored: "
-                              f"fastsnake's built-in policy {ep.name!r} ({builtins[ep.name]}) keeps that name")
-                    continue
-                if ep.name in found:
-                    if _dist_name(found[ep.name]) != _dist_name(ep):
-                        warn_once(f"policy {ep.name!r} of package {_dist_name(ep)!r} is ignored: "
-                                  f"{_dist_name(found[ep.name])!r} provides that name")
-                    continue
-                found[ep.name] = ep
-            _entry_points = found
+
+            def taken_by_a_builtin(ep):
+                warn_once(f"policy {ep.name!r} of package {plugins.dist_name(ep)!r} ({ep.value}) is ignored: "
+                          f"fastsnake's built-in policy {ep.name!r} ({builtins[ep.name]}) keeps that name")
+
+            def taken_by_another_package(ep, first):
+                if plugins.dist_name(first) != plugins.dist_name(ep):
+                    warn_once(f"policy {ep.name!r} of package {plugins.dist_name(ep)!r} is ignored: "
+                              f"{plugins.dist_name(first)!r} provides that name")
+
+            _entry_points = plugins.discover(ENTRY_POINT_GROUP, own=OWN_DISTRIBUTION, builtins=builtins,
+                                             on_builtin=taken_by_a_builtin, on_repeat=taken_by_another_package)
         return _entry_points
 
 
@@ -225,14 +204,9 @@ def rediscover() -> None:
         if _entry_points is not None:
             for name, ep in _entry_points.items():
                 policy = _registry.get(name)
-                if policy is not None and policy.origin == _dist_name(ep):
+                if policy is not None and policy.origin == plugins.dist_name(ep):
                     del _registry[name]
         _entry_points = None
-
-
-def _dist_name(ep) -> str:
-    dist = getattr(ep, "dist", None)
-    return dist.name if dist is not None else ep.value.split(":")[0].split(".")[0]
 
 
 def as_engine_policy(name: str, obj, origin: str) -> EnginePolicy:
@@ -289,7 +263,7 @@ def register_policy(name: str, policy, *, replace_existing: bool = False) -> Eng
     with _lock:
         if not replace_existing and (name in _registry or name in _builtin_table() or name in _discover()):
             holder = (_registry[name].origin if name in _registry
-                      else OWN_DISTRIBUTION if name in _builtin_table() else _dist_name(_discover()[name]))
+                      else OWN_DISTRIBUTION if name in _builtin_table() else plugins.dist_name(_discover()[name]))
             raise PolicyError(f"policy name {name!r} is taken (by {holder}); choose another or pass "
                               f"replace_existing=True")
         _registry[name] = engine_policy
@@ -469,9 +443,9 @@ def get_policy(name: str) -> EnginePolicy:
         try:
             obj = ep.load()
         except Exception as exc:  # a broken third-party package must not take the tool down
-            raise PolicyError(f"policy {name!r} of package {_dist_name(ep)!r} cannot be loaded from "
+            raise PolicyError(f"policy {name!r} of package {plugins.dist_name(ep)!r} cannot be loaded from "
                               f"{ep.value!r}: {type(exc).__name__}: {exc}") from None
-        policy = as_engine_policy(name, obj, origin=_dist_name(ep))
+        policy = as_engine_policy(name, obj, origin=plugins.dist_name(ep))
         _registry[name] = policy
         return policy
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 import ast
 import os
 import re
-import sys
 import threading
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
+from fastsnake import plugins
 from fastsnake.tour.pieces import TourInputError
 
 ENTRY_POINT_GROUP = "fastsnake.tour_methods"
@@ -172,23 +172,11 @@ def declared_methods(folder: str | None = None, package: str = __name__) -> list
 
 
 def _declared_in(path: str, module: str):
-    with open(path, encoding="utf-8") as fh:
-        text = fh.read()
-    starts = [m.start() for m in _DECLARED.finditer(text)]
-    if not starts:
+    found = plugins.find_declaration(path, _DECLARED, DECLARATION, f"tour method module {module}", TourMethodError,
+                                     _DECLARATION_LINES)
+    if found is None:
         return None
-    line = text.count("\n", 0, starts[0]) + 1
-    where = f"tour method module {module} ({os.path.basename(path)}, line {line})"
-    if len(starts) > 1:
-        raise TourMethodError(f"{where}: {DECLARATION} is written {len(starts)} times; declare it once")
-    lines = text[starts[0]:].split("\n", _DECLARATION_LINES)[:_DECLARATION_LINES]
-    statement = None
-    for end in range(1, len(lines) + 1):
-        try:
-            statement = ast.parse("\n".join(lines[:end])).body[0]
-            break
-        except SyntaxError:
-            continue
+    statement, where = found
     call = getattr(statement, "value", None)
     fields = None
     if (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "TourMethod" and len(call.args) <= 1
@@ -222,16 +210,7 @@ def _declarations() -> dict[str, tuple[str, dict]]:
 # --------------------------------------------------------------- other packages' entry points
 
 def _warn_once(message: str) -> None:
-    with _lock:
-        if message in _warned:
-            return
-        _warned.add(message)
-    sys.stderr.write(f"fastsnake: warning: {message}\n")
-
-
-def _dist_name(ep) -> str:
-    dist = getattr(ep, "dist", None)
-    return dist.name if dist is not None else ep.value.split(":")[0].split(".")[0]
+    plugins.warn_once(message, _warned, _lock)
 
 
 def _discover() -> dict:
@@ -240,19 +219,11 @@ def _discover() -> dict:
     global _entry_points
     with _lock:
         if _entry_points is None:
-            from importlib.metadata import entry_points
-
-            found: dict = {}
-            ours = _declarations()
-            for ep in entry_points(group=ENTRY_POINT_GROUP):
-                if _dist_name(ep) == OWN_DISTRIBUTION:
-                    continue
-                if ep.name in ours:
-                    _warn_once(f"tour method {ep.name!r} of package {_dist_name(ep)!r} ({ep.value}) is ignored: "
-                               f"fastsnake's built-in method {ep.name!r} keeps that name")
-                    continue
-                found.setdefault(ep.name, ep)
-            _entry_points = found
+            _entry_points = plugins.discover(
+                ENTRY_POINT_GROUP, own=OWN_DISTRIBUTION, builtins=_declarations(),
+                on_builtin=lambda ep: _warn_once(
+                    f"tour method {ep.name!r} of package {plugins.dist_name(ep)!r} ({ep.value}) is ignored: "
+                    f"fastsnake's built-in method {ep.name!r} keeps that name"))
         return _entry_points
 
 
@@ -340,7 +311,7 @@ def get_method(name: str) -> TourMethod:
             raise TourMethodError(f"tour method {name!r}: entry point {ep.value!r} is not a TourMethod with a "
                                   "run function")
         check_declaration(obj, f"entry point {ep.value}")
-        _loaded[name] = replace(obj, name=name, origin=_dist_name(ep), module=ep.value.partition(":")[0])
+        _loaded[name] = replace(obj, name=name, origin=plugins.dist_name(ep), module=ep.value.partition(":")[0])
         return _loaded[name]
 
 
