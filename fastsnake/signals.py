@@ -109,6 +109,30 @@ class Overtime(Exception):
     """A `stoppable` call passed its deadline: it was left running on its daemon thread."""
 
 
+class DaemonCall:
+    """``fn()`` started on a daemon thread named `name`: `finished` (a `threading.Event`) is set once it
+    has returned or raised, and `result()` then returns what it returned or raises what it raised. The
+    starting thread waits on `finished` as it likes (interruptibly, with a timeout) and may leave it."""
+
+    def __init__(self, fn, name: str):
+        self.finished = threading.Event()
+        self._box: dict = {}
+        threading.Thread(target=self._work, args=(fn,), name=name, daemon=True).start()
+
+    def _work(self, fn) -> None:
+        try:
+            self._box["result"] = fn()
+        except BaseException as exc:  # handed to the waiting thread, which raises it
+            self._box["error"] = exc
+        finally:
+            self.finished.set()
+
+    def result(self):
+        if "error" in self._box:
+            raise self._box["error"]
+        return self._box["result"]
+
+
 _local = threading.local()
 
 
@@ -188,33 +212,20 @@ def stoppable(fn, *args):
     if left is None and threading.current_thread() is not threading.main_thread():
         announce("call")
         return fn(*args)
-    box: dict = {}
-    finished = threading.Event()
-
-    def work():
-        try:
-            box["result"] = fn(*args)
-        except BaseException as exc:  # handed to the waiting thread, which raises it
-            box["error"] = exc
-        finally:
-            finished.set()
-
-    worker = threading.Thread(target=work, name="fastsnake-call", daemon=True)
+    call = None
     try:
-        worker.start()
+        call = DaemonCall(lambda: fn(*args), "fastsnake-call")
         announce("call")
         if left is None:
-            finished.wait()  # a signal handler runs here, and what it raises leaves at once
-        elif not finished.wait(max(0.0, left) + OVERTIME_GRACE):
+            call.finished.wait()  # a signal handler runs here, and what it raises leaves at once
+        elif not call.finished.wait(max(0.0, left) + OVERTIME_GRACE):
             _state["abandoned"] = True
             raise Overtime(f"{getattr(fn, '__name__', 'a call')} passed its deadline")
     except BaseException:
-        if not finished.is_set():
+        if call is None or not call.finished.is_set():
             _state["abandoned"] = True
         raise
-    if "error" in box:
-        raise box["error"]
-    return box["result"]
+    return call.result()
 
 
 def leave_running() -> None:
@@ -228,9 +239,9 @@ def abandoned() -> bool:
     return bool(_state.get("abandoned"))
 
 
-def on_daemon_threads(fn, items: list, threads: int) -> list:
-    """[fn(item) for item in items] on `threads` daemon threads, in order, the first error raised;
-    the calling thread waits interruptibly. Daemon threads, not a pool: a pool is joined when the
+def on_daemon_threads(fn, items: list, threads: int, *, name: str = "fastsnake-worker") -> list:
+    """[fn(item) for item in items] on `threads` daemon threads (named `name`), in order, the first error
+    raised; the calling thread waits interruptibly. Daemon threads, not a pool: a pool is joined when the
     process exits (or its block ends), so a call that never returns would keep the process alive."""
     results: list = [None] * len(items)
     errors: list = []
@@ -258,7 +269,7 @@ def on_daemon_threads(fn, items: list, threads: int) -> list:
                     done.set()
 
     for _ in range(threads):
-        threading.Thread(target=work, name="fastsnake-worker", daemon=True).start()
+        threading.Thread(target=work, name=name, daemon=True).start()
     try:
         done.wait()
     except BaseException:

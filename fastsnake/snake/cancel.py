@@ -24,7 +24,8 @@ from contextlib import contextmanager
 
 import numba
 
-from fastsnake.signals import announce, note_stop, signal_received
+from fastsnake import signals
+from fastsnake.signals import DaemonCall, announce, note_stop, signal_received
 from fastsnake.snake.board import CFG_CANCEL
 
 # The config arrays of kernels running now (a signal handler cancels them all), and the stop
@@ -106,66 +107,38 @@ def _forget(cfg) -> None:
             return
 
 
+def _with_threads(fn):
+    """`fn` as called on another thread with this thread's numba thread count (a per-thread setting)."""
+    threads = numba.get_num_threads()
+
+    def call(*args):
+        numba.set_num_threads(threads)
+        return fn(*args)
+
+    return call
+
+
 def _on_worker(kernel, cfg, args):
-    box: dict = {}
-    finished = threading.Event()
-    threads = numba.get_num_threads()  # a per-thread setting: the worker takes the caller's
-
-    def work():
-        try:
-            numba.set_num_threads(threads)
-            box["result"] = kernel(cfg, *args)
-        except BaseException as exc:  # handed to the waiting thread, which raises it
-            box["error"] = exc
-        finally:
-            finished.set()
-
-    worker = threading.Thread(target=work, name="fastsnake-kernel", daemon=True)
+    work = _with_threads(kernel)
+    call = None
     try:
-        worker.start()
+        call = DaemonCall(lambda: work(cfg, *args), "fastsnake-kernel")
         announce("kernel")
-        finished.wait()  # a signal handler runs here, and what it raises leaves at once
+        call.finished.wait()  # a signal handler runs here, and what it raises leaves at once
     except BaseException:
         cancel(cfg)
         raise
-    if "error" in box:
-        raise box["error"]
-    return box["result"]
+    return call.result()
 
 
 def on_daemon_threads(fn, items: list, threads: int) -> list:
-    """[fn(item) for item in items] on `threads` daemon threads, in order; the first error is raised.
+    """[fn(item) for item in items] on `threads` daemon threads, in order, each with this thread's
+    numba thread count; the first error is raised (`fastsnake.signals.on_daemon_threads`).
 
     Daemon threads, not a thread pool: a pool is joined when the process exits, so a kernel that
     never returns (left behind by a second signal) would keep the process alive.
     """
-    results: list = [None] * len(items)
-    errors: list = []
-    lock = threading.Lock()
-    queue = list(enumerate(items))
-    num = numba.get_num_threads()
-
-    def work():
-        numba.set_num_threads(num)
-        while True:
-            with lock:
-                if not queue or errors:
-                    return
-                k, item = queue.pop(0)
-            try:
-                results[k] = fn(item)
-            except BaseException as exc:
-                with lock:
-                    errors.append(exc)
-
-    workers = [threading.Thread(target=work, name="fastsnake-block", daemon=True) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    if errors:
-        raise errors[0]
-    return results
+    return signals.on_daemon_threads(_with_threads(fn), items, threads, name="fastsnake-block")
 
 
 @contextmanager

@@ -233,6 +233,30 @@ def test_cancelling_stops_a_users_game_that_never_ends(policy):
     assert not worker.is_alive() and len(caught) == 1
 
 
+def test_kernels_and_their_blocks_run_with_the_callers_numba_thread_count():
+    """numba's thread count is a per-thread setting: the threads `call_kernel` and `on_daemon_threads` run
+    on take the calling thread's, not numba's default; errors come back to the caller, results in order."""
+    import numba
+
+    from fastsnake.snake.cancel import on_daemon_threads
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba has one thread here: no count other than its default to hand on")
+    before = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        cfg = np.zeros(CFG_CANCEL + 1, np.int64)
+        assert call_kernel(lambda cfg, x: (numba.get_num_threads(), x), cfg, 7) == (1, 7)
+        blocks = on_daemon_threads(lambda i: (i, numba.get_num_threads()), list(range(5)), 2)
+        assert blocks == [(i, 1) for i in range(5)]
+        with pytest.raises(ZeroDivisionError):
+            call_kernel(lambda cfg: 1 // 0, cfg)
+        with pytest.raises(ZeroDivisionError):
+            on_daemon_threads(lambda i: 1 // (i - 3), list(range(5)), 2)
+    finally:
+        numba.set_num_threads(before)
+
+
 def test_the_library_keeps_returning_the_finished_part_on_ctrl_c():
     """`fastsnake.sweep` in the main thread: a signal cancels the endless game; Ctrl-C returns the finished
     games marked interrupted, as it did before kernels could be cancelled."""
