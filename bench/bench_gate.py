@@ -26,21 +26,16 @@ import textwrap
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import user_manhattan  # noqa: E402
+
 WORSE = textwrap.dedent('''
     """Manhattan // 8: admissible, and far weaker: what `bench_gate.py` checks against the baseline."""
     from numba import njit
 
 
-    @njit(cache=True)
-    def evaluate(cells, goal, rows, cols):
-        h = 0
-        for i in range(rows * cols):
-            t = cells[i]
-            if t != 0:
-                g = goal[t]
-                h += abs(i // cols - g // cols) + abs(i % cols - g % cols)
-        return h // 8
-''')
+''') + user_manhattan.source(decorator="@njit(cache=True)", result="h // 8")
 DRIVER = ("import importlib, sys; import fastsnake.puzzle as P; m = importlib.import_module(sys.argv[1]); "
           "P.register_heuristic('mine', m.evaluate, getattr(m, 'update', None)); "
           "from fastsnake.cli import main; sys.exit(main(sys.argv[2:]))")

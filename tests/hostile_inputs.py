@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from user_heuristic_source import user_module
+
 # The target (issue 63): each case ends within this many seconds and this peak resident memory: after its
 # signal (wall seconds), else in CPU-seconds, start-up included, a time limit added (wall seconds on this
 # shared 2-core machine measure its load: ten other jobs make a 1 s start-up 10 s). A compile of a user's
@@ -111,21 +113,8 @@ def giant_footer(folder: Path, name: str) -> str:
 # -- users' heuristics ---------------------------------------------------------------------------------
 
 HEURISTIC_MODULE = "fs_hostile_heuristics"
-HEURISTIC_SOURCE = textwrap.dedent('''
-    """Users' heuristics that misbehave (tests/hostile_inputs.py)."""
-    from numba import njit
-
-
-    @njit
-    def manhattan(cells, goal, rows, cols):
-        h = 0
-        for i in range(rows * cols):
-            t = cells[i]
-            if t != 0:
-                g = goal[t]
-                h += abs(i // cols - g // cols) + abs(i % cols - g % cols)
-        return h
-
+HEURISTIC_SOURCE = user_module("Users' heuristics that misbehave (tests/hostile_inputs.py).",
+                               "manhattan") + textwrap.dedent('''
 
     @njit
     def forever(cells, goal, rows, cols):

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 from puzzle_naive import bfs_distances
+from user_heuristic_source import user_module
 
 from fastsnake.cli import main
 from fastsnake.puzzle import NotProvenOptimal, apply_moves, register_heuristic, solve, solve_many
@@ -21,21 +22,8 @@ from fastsnake.puzzle import heuristics as H
 from fastsnake.puzzle.sampling import vouch as vouch_with
 
 MODULE = "fs_test_honest_heuristics"
-SOURCE = textwrap.dedent('''
-    """Users' heuristics for the honest-optimal tests: one admissible, two that are not."""
-    from numba import njit
-
-
-    @njit
-    def manhattan(cells, goal, rows, cols):
-        h = 0
-        for i in range(rows * cols):
-            t = cells[i]
-            if t != 0:
-                g = goal[t]
-                h += abs(i // cols - g // cols) + abs(i % cols - g % cols)
-        return h
-
+SOURCE = user_module("Users' heuristics for the honest-optimal tests: one admissible, two that are not.",
+                     "manhattan") + textwrap.dedent('''
 
     @njit
     def seven(cells, goal, rows, cols):

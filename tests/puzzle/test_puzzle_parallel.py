@@ -13,6 +13,7 @@ import threading
 
 import numpy as np
 import pytest
+from user_heuristic_source import user_module
 
 from fastsnake.cli import main
 from fastsnake.puzzle import PuzzleInputError, apply_moves, cores_allowed, parse_tiles, random_solvable, solve
@@ -164,20 +165,7 @@ def test_parallel_ida_matches_serial_on_korfs_first_25():
         assert par.length == int(length), i
 
 
-_FAILING = textwrap.dedent('''
-    from numba import njit
-
-
-    @njit
-    def evaluate(cells, goal, rows, cols):
-        h = 0
-        for i in range(rows * cols):
-            t = cells[i]
-            if t != 0:
-                g = goal[t]
-                h += abs(i // cols - g // cols) + abs(i % cols - g % cols)
-        return h
-
+_FAILING = user_module(None) + textwrap.dedent('''
 
     @njit
     def negative(cells, goal, rows, cols):

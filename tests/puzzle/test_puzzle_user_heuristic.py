@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from puzzle_naive import bfs_distances, manhattan, neighbours
+from user_heuristic_source import user_module
 
 from fastsnake.cli import main
 from fastsnake.puzzle import (
@@ -28,28 +29,8 @@ from fastsnake.puzzle import heuristics as H
 from fastsnake.puzzle.solver import heuristic_context
 
 USER_MODULE = "fs_test_user_manhattan"
-SOURCE = textwrap.dedent('''
-    """A user's Manhattan distance, written to the contract (no import of fastsnake)."""
-    from numba import njit
-
-
-    @njit
-    def evaluate(cells, goal, rows, cols):
-        h = 0
-        for i in range(rows * cols):
-            t = cells[i]
-            if t != 0:
-                g = goal[t]
-                h += abs(i // cols - g // cols) + abs(i % cols - g % cols)
-        return h
-
-
-    @njit
-    def update(h, cells, goal, rows, cols, tile, src, dst):
-        g = goal[tile]
-        return (h - abs(src // cols - g // cols) - abs(src % cols - g % cols)
-                + abs(dst // cols - g // cols) + abs(dst % cols - g % cols))
-
+SOURCE = user_module("A user's Manhattan distance, written to the contract (no import of fastsnake).",
+                     with_update=True) + textwrap.dedent('''
 
     @njit
     def tripled(cells, goal, rows, cols):
