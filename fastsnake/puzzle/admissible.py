@@ -1,12 +1,8 @@
 """`check_admissible`: a heuristic's values against true distances on sampled states.
 
-An optimal search is optimal only with an admissible heuristic (never above the true distance to
-the goal). A user's heuristic is not trusted blindly: this samples states and compares. On boards
-of at most `BFS_MAX_CELLS` cells every state's distance is known by a breadth-first search from
-the goal, and states are drawn uniformly from all of them; on larger boards states are random
-walks of 1..`max_walk` moves from the goal, each solved optimally with IDA* and Manhattan distance
-(admissible by construction). A violation is a sampled state where h exceeds that distance; none
-seen is evidence, not proof.
+How the states are drawn (all of a small board's, with their distances from a breadth-first search;
+on larger boards random walks from the goal, each solved optimally) and what a violation is, is
+`fastsnake.puzzle.sampling`'s, whose names are public here too.
 """
 
 from __future__ import annotations
