@@ -133,6 +133,29 @@ class Parser(argparse.ArgumentParser):
                 group._group_actions.append(action)
 
 
+class LazyChoices:
+    """An argument's ``choices`` read when argparse first checks or prints them, not at start-up:
+    `names()` gives them (a registry's names, its module imported only then)."""
+
+    def __init__(self, names):
+        self._read = names
+
+    def _names(self) -> tuple:
+        return tuple(self._read())
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __contains__(self, name):
+        return name in self._names()
+
+    def __getitem__(self, i):
+        return self._names()[i]
+
+    def __len__(self):
+        return len(self._names())
+
+
 def examples(*lines: str) -> str:
     """An epilog: `examples:` and one indented `$ command` per line (kept as written by the help)."""
     return "examples:\n" + "\n".join(f"  $ {line}" for line in lines)

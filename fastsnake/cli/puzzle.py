@@ -10,29 +10,14 @@ from fastsnake.cli import common
 from fastsnake.errors import InputError
 
 
-class _Heuristics:
-    """The --heuristic choices: the registered names (`fastsnake.puzzle.heuristics.REGISTRY`)
-    and auto, read when argparse first checks or prints them (not at start-up)."""
+def _heuristic_names():
+    """The --heuristic choices: the registered names (`fastsnake.puzzle.heuristics.REGISTRY`) and auto."""
+    from fastsnake.puzzle import heuristic_names
 
-    def _names(self):
-        from fastsnake.puzzle import heuristic_names
-
-        return (*heuristic_names(), "auto")
-
-    def __iter__(self):
-        return iter(self._names())
-
-    def __contains__(self, name):
-        return name in self._names()
-
-    def __getitem__(self, i):
-        return self._names()[i]
-
-    def __len__(self):
-        return len(self._names())
+    return (*heuristic_names(), "auto")
 
 
-_HEURISTICS = _Heuristics()
+_HEURISTICS = common.LazyChoices(_heuristic_names)
 
 
 def register(subparsers) -> None:

@@ -13,29 +13,14 @@ _PIECE_HELP = ("symmetric (a,b)-leaper, or its name: 1,2 knight, 1,3 camel, 2,3 
 _BOARD_PRINT_MAX = 26
 
 
-class _Methods:
-    """The --method choices: auto and the registered tour methods (`fastsnake.tour.method_names`),
-    read when argparse first checks or prints them (not at start-up)."""
+def _method_names():
+    """The --method choices: auto and the registered tour methods (`fastsnake.tour.method_names`)."""
+    from fastsnake.tour import method_names
 
-    def _names(self):
-        from fastsnake.tour import method_names
-
-        return tuple(method_names())
-
-    def __iter__(self):
-        return iter(self._names())
-
-    def __contains__(self, name):
-        return name in self._names()
-
-    def __getitem__(self, i):
-        return self._names()[i]
-
-    def __len__(self):
-        return len(self._names())
+    return method_names()
 
 
-_METHODS = _Methods()
+_METHODS = common.LazyChoices(_method_names)
 
 
 def register(subparsers) -> None:
