@@ -18,6 +18,17 @@ the same whatever the number of workers. A worker process that dies (out of memo
 said on stderr and the chunks it held are run again, at most `MAX_LOSSES` times each. Ctrl-C (or
 SIGTERM) stops the run within a second: the workers are stopped, the finished chunks kept, and the
 outcome says ``interrupted``.
+
+**Spare cores.** A unit's work may ask how many cores it may use right now (`spare_cores`): in a
+worker of the local pool, 1 plus its fair share of the pool's idle workers, a worker being idle when
+no chunk is left to start and it holds none (the tail of a run; a run of fewer chunks than workers,
+whose pool starts fewer processes, has the rest idle from the start). The idle ones are shared
+evenly among the busy ones (the first busy ones, by slot, get one more when they do not divide), so
+the shares add up to at most `workers`, and never past the cores this process may use
+(`fastsnake.runs.cores.available_cores`). The pool's shared memory says which worker holds a chunk
+and how many chunks each has started (`PoolCores`: written only by the worker it describes, no
+lock). In this process (one worker) and on a dask cluster (whose workers know nothing of each
+other) a unit has 1 core: there `core_share` is None.
 """
 
 from __future__ import annotations
@@ -33,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from fastsnake.errors import FastsnakeError, Terminated
+from fastsnake.runs.cores import available_cores
 from fastsnake.runs.progress import ProgressLine
 
 # How often the parent looks at its workers (and so how soon Ctrl-C is answered).
@@ -80,6 +92,80 @@ class RunOutcome:
     seconds: float = 0.0
 
 
+# -- the cores a unit may use -----------------------------------------------------------------------
+def fair_share(busy, me: int, unstarted: int) -> int:
+    """The cores the busy worker of slot `me` may use: 1 while a chunk is left to start (`unstarted`
+    > 0: every worker gets one soon), else 1 plus its share of the idle slots (``busy[k]`` false),
+    shared evenly among the busy ones, the first busy slots one more when they do not divide."""
+    if unstarted > 0:
+        return 1
+    held = [k for k in range(len(busy)) if busy[k] or k == me]
+    idle = len(busy) - len(held)
+    if idle <= 0:
+        return 1
+    rank = held.index(me) if me in held else len(held) - 1
+    return 1 + idle // len(held) + (1 if rank < idle % len(held) else 0)
+
+
+class PoolCores:
+    """What a local pool's workers share to know who is idle: one slot a worker (`workers` of
+    them, however many processes the pool starts), ``busy[slot]`` while it holds a chunk and
+    ``started[slot]`` the chunks it started, each written only by its own worker; `chunks` is the
+    number of chunks the pool is given (fixed: a pool that loses a worker is replaced). Made by the
+    parent with its multiprocessing `context` and handed to every worker as it starts."""
+
+    def __init__(self, context, workers: int, chunks: int):
+        self.busy = context.RawArray("b", int(workers))
+        self.started = context.RawArray("q", int(workers))
+        self.chunks = int(chunks)
+        self.next_slot = context.Value("i", 0)
+
+    def join(self) -> int:
+        """A slot of its own for the worker process that calls this (once, as it starts)."""
+        with self.next_slot.get_lock():
+            slot = self.next_slot.value
+            self.next_slot.value += 1
+        return slot if slot < len(self.busy) else -1
+
+    def begin(self, slot: int) -> None:
+        if 0 <= slot < len(self.busy):
+            self.busy[slot] = 1  # busy first: a worker that looks in between counts it busy
+            self.started[slot] += 1
+
+    def end(self, slot: int) -> None:
+        if 0 <= slot < len(self.busy):
+            self.busy[slot] = 0
+
+    def share(self, slot: int) -> int:
+        """`fair_share` of the worker of `slot`, as the pool is now."""
+        if not 0 <= slot < len(self.busy):
+            return 1
+        return fair_share(list(self.busy), slot, self.chunks - sum(self.started))
+
+
+# This process's pool and slot, when it is a worker of a local pool (`_pool_init`); else None.
+_CORES = None
+
+
+def spare_cores() -> int:
+    """The cores the unit being worked in this process may use now, at least 1: in a worker of a
+    local pool, 1 plus its fair share of the pool's idle workers (`fair_share`); elsewhere 1. Never
+    more than the cores this process may use. Cheap (shared memory, no lock): call it as often as
+    work is split (e.g. at each IDA* iteration)."""
+    here = _CORES
+    if here is None:
+        return 1
+    cores, slot = here
+    return max(1, min(cores.share(slot), available_cores()))
+
+
+def core_share():
+    """`spare_cores` when this process is a worker of a local pool (where idle workers leave cores
+    to the busy ones), else None: in this process (one worker) and on a dask cluster a unit has one
+    core, whatever it asks."""
+    return spare_cores if _CORES is not None else None
+
+
 # -- in the worker processes ------------------------------------------------------------------------
 _STATES: dict = {}
 _STATE_LOCK = threading.Lock()
@@ -99,11 +185,26 @@ def run_chunk(job: Job, index: int, units: list):
     return index, [job.work(state, unit) for unit in units], os.getpid()
 
 
-def _pool_init(job: Job) -> None:
+def pool_chunk(job: Job, index: int, units: list):
+    """`run_chunk` in a worker of the local pool, the worker busy while it runs (`PoolCores`)."""
+    here = _CORES
+    if here is not None:
+        here[0].begin(here[1])
+    try:
+        return run_chunk(job, index, units)
+    finally:
+        if here is not None:
+            here[0].end(here[1])
+
+
+def _pool_init(job: Job, cores: PoolCores | None = None) -> None:
     import signal
 
+    global _CORES
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides, and stops us
     _die_with_parent()
+    if cores is not None:
+        _CORES = (cores, cores.join())
     _state_of(job)
 
 
@@ -207,15 +308,18 @@ def _run_pool(job, workers, todo, chunk_units, accept, out, warn) -> None:
     queue = deque(todo)
     losses: dict = {}
     while queue:
+        # The workers' slots are `workers`, however many processes start: with fewer chunks than
+        # workers, the slots never taken are idle cores for the busy workers' units (`spare_cores`).
+        cores = PoolCores(context, workers, len(queue))
         pool = cf.ProcessPoolExecutor(max_workers=min(workers, len(queue)), mp_context=context,
-                                      initializer=_pool_init, initargs=(job,))
+                                      initializer=_pool_init, initargs=(job, cores))
         running: dict = {}
         lost: list = []
         try:
             while queue or running:
                 while queue and len(running) < QUEUED_PER_WORKER * workers:
                     index = queue.popleft()
-                    running[pool.submit(run_chunk, job, index, chunk_units(index))] = index
+                    running[pool.submit(pool_chunk, job, index, chunk_units(index))] = index
                 done, _ = cf.wait(running, timeout=POLL_SECONDS, return_when=cf.FIRST_COMPLETED)
                 for future in sorted(done, key=lambda f: running[f]):
                     index = running.pop(future)

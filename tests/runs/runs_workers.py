@@ -29,3 +29,11 @@ def die_once(state, unit):
         open(marker, "w").close()
         os._exit(9)
     return {"unit": unit, "value": unit * unit}
+
+
+def cores(state, unit):
+    """The cores the unit may use as it starts (`fastsnake.runs.spare_cores`), and whether it may ever
+    get more than one (`core_share`)."""
+    from fastsnake.runs import core_share, spare_cores
+
+    return {"unit": unit, "cores": spare_cores(), "pool": core_share() is not None}

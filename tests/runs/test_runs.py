@@ -1,5 +1,6 @@
 """The runner (`fastsnake.runs`): results in unit order whoever computes them, folders that resume
-and refuse another run's, a dead worker's chunk redone, a SIGKILLed run finished by a rerun.
+and refuse another run's, a dead worker's chunk redone, a SIGKILLed run finished by a rerun, the
+cores a unit may use (`spare_cores`: the idle workers' shared among the busy ones).
 
 The work functions are plain Python (`runs_workers.py`): no kernel is compiled here."""
 
@@ -15,8 +16,9 @@ import pytest
 import runs_workers as W
 
 from fastsnake.errors import InputError
-from fastsnake.runs import Job, RunFolder, RunFolderError, check_workers, run
+from fastsnake.runs import Job, RunFolder, RunFolderError, check_workers, core_share, run, spare_cores
 from fastsnake.runs import progress as P
+from fastsnake.runs import runner as R
 from fastsnake.runs.cluster import parse_cluster, probe
 
 UNITS = list(range(23))
@@ -224,3 +226,65 @@ def test_write_manifest_records_the_chunks_in_order_under_a_fresh_checksum(tmp_p
     with pytest.raises(OSError):
         write_manifest(path, old, {}, write=full)
     assert json.loads(path.read_text()) == data
+
+
+# -- the cores a unit may use (`spare_cores`) -----------------------------------------------------------
+
+def _shares_by_hand(busy, unstarted):
+    """The reference: each idle slot's core handed in turn to the next busy slot, in slot order."""
+    if unstarted > 0:
+        return {k: 1 for k in range(len(busy)) if busy[k]}
+    held = [k for k in range(len(busy)) if busy[k]]
+    out = {k: 1 for k in held}
+    for n in range(len(busy) - len(held)):
+        out[held[n % len(held)]] += 1
+    return out
+
+
+def test_idle_workers_cores_are_shared_fairly_among_the_busy_ones():
+    import itertools
+
+    for slots in range(1, 7):
+        for busy in itertools.product((0, 1), repeat=slots):
+            if not any(busy):
+                continue
+            for unstarted in (0, 1, 3):
+                want = _shares_by_hand(busy, unstarted)
+                got = {k: R.fair_share(busy, k, unstarted) for k in want}
+                assert got == want, (busy, unstarted)
+                if unstarted == 0:  # every core of the pool, no more: each busy worker one or one more
+                    assert sum(got.values()) == slots and max(got.values()) - min(got.values()) <= 1
+    # a worker that asks between two chunks counts itself busy
+    assert R.fair_share([0, 1, 0], 0, 0) == 2 and R.fair_share([0, 0, 0, 0], 2, 0) == 4
+
+
+def test_the_pools_shared_memory_says_who_is_idle(monkeypatch):
+    import multiprocessing
+
+    cores = R.PoolCores(multiprocessing.get_context("spawn"), 3, 2)  # 3 workers, 2 chunks
+    a, b = cores.join(), cores.join()
+    assert (a, b) == (0, 1)
+    cores.begin(a)
+    assert cores.share(a) == 1  # a chunk is left to start: the third worker takes it soon
+    cores.begin(b)
+    assert (cores.share(a), cores.share(b)) == (2, 1)  # none left; slot 2 never started: idle
+    cores.end(b)
+    assert cores.share(a) == 3
+    assert cores.join() == 2 and cores.join() == -1 and cores.share(-1) == 1  # past the slots: one core
+    monkeypatch.setattr(R, "_CORES", (cores, a))
+    monkeypatch.setattr(R, "available_cores", lambda: 2)
+    assert spare_cores() == 2 and core_share() is spare_cores  # never past the cores allowed
+    monkeypatch.setattr(R, "_CORES", None)
+    assert spare_cores() == 1 and core_share() is None
+
+
+def test_a_unit_alone_on_a_pool_gets_its_idle_cores():
+    job = Job(W.cores, None)
+    alone = run([0], job, workers=2)  # one chunk: the pool starts one process, the other core is idle
+    assert alone.results == [{"unit": 0, "cores": min(2, len(os.sched_getaffinity(0))),
+                              "pool": True}]
+    here = run([0, 1], job, workers=1)  # this process: one core, whatever is idle
+    assert [r["cores"] for r in here.results] == [1, 1] and not any(r["pool"] for r in here.results)
+    many = run(list(range(4)), job, workers=2)
+    # while a chunk is left to start every worker has one core; the last may get the other's
+    assert [r["cores"] for r in many.results[:3]] == [1, 1, 1] and many.results[3]["cores"] in (1, 2)
