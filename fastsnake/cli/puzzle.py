@@ -654,6 +654,8 @@ def cmd_compare(args):
         args.exit_status = 3
     out = _compare_json(study, summary, spec, names, precision, verdict, written, __version__)
     out["run"] = common.run_json(study.run_outcome, workers, cluster)
+    if out["run"] is not None:  # the tail of a run on workers searches on the idle workers' cores
+        out["run"]["threaded_searches"] = sum((r.get("threads") or 1) > 1 for r in study.rows)
     if fmt == "json":
         if not args.json:
             common.emit_json(out)

@@ -63,7 +63,13 @@ PRECISION_MEASURES = ("nodes_generated", "nodes_expanded")
 # The rows file: one row per (instance, heuristic, algorithm).
 ROW_COLUMNS = ("instance_set", "instance_id", "rows", "cols", "start", "goal", "heuristic", "algorithm",
                "options", "length", "optimal", "published_length", "nodes_generated", "nodes_expanded",
-               "cpu_seconds", "table_cpu_seconds", "status", "moves", "fastsnake_version", "run_id")
+               "cpu_seconds", "threads", "table_cpu_seconds", "status", "moves", "fastsnake_version", "run_id")
+# The columns a file of an older fastsnake may lack: ``moves`` (since 0.2.0), ``threads`` (the threads
+# that searched a row: since 0.3.0; without it every search ran on one).
+LATER_COLUMNS = ("moves", "threads")
+# The columns that may differ between two runs of one study (on 1 or N workers, on a cluster): the CPU it
+# took, the threads that searched (the tail of a run on workers), the run's id. Every other is the same.
+MEASURED_COLUMNS = ("cpu_seconds", "threads", "table_cpu_seconds", "run_id")
 # The rows whose moves a rows file keeps (`fastsnake.study.picks`): per heuristic and algorithm, the
 # solutions a report can pick (longest, shortest, most and fewest nodes); the page never searches.
 PICKABLE = {"length": "length", "nodes": "nodes_generated", "ok": lambda r: r["status"] == "solved",
@@ -723,6 +729,7 @@ def rows_table(rows: list[dict]):
              "start": pa.string(), "goal": pa.string(), "heuristic": words, "algorithm": words, "options": words,
              "length": pa.int32(), "optimal": pa.bool_(), "published_length": pa.int32(),
              "nodes_generated": pa.int64(), "nodes_expanded": pa.int64(), "cpu_seconds": pa.float64(),
+             "threads": pa.int16(),
              "table_cpu_seconds": pa.float64(), "status": words, "moves": pa.string(), "fastsnake_version": words,
              "run_id": words}
     arrays = {}
@@ -780,8 +787,9 @@ def _seconds(v) -> bool:
 def row_problems(rows: list[dict], meta: dict | None = None, check_moves: bool = True) -> list[str]:
     """What in a puzzle study's rows contradicts the rows themselves, the instances or the footer
     `meta` (one line each, at most `KEPT_PROBLEMS`): a status outside `STATUSES`, a figure that is
-    not a finite number >= 0, a length without a solve (or a solve without one), a length below the
-    instance's Manhattan distance or of the other parity, an optimal flag on an unsolved row, optimal
+    not a finite number >= 0, a thread count below 1 (or above 1 on a search other than IDA*), a
+    length without a solve (or a solve without one), a length below the instance's Manhattan
+    distance or of the other parity, an optimal flag on an unsolved row, optimal
     lengths that disagree with each other or with the published one, an optimal flag the
     admissibility record contradicts (``optimal=false`` on a heuristic it records nothing against,
     ``optimal=true`` on one it found inadmissible), an instance or (instance, heuristic) twice, and
@@ -812,6 +820,11 @@ def row_problems(rows: list[dict], meta: dict | None = None, check_moves: bool =
         for name in ("cpu_seconds", "table_cpu_seconds"):
             if not _seconds(r.get(name)):
                 bad(f"{where}: {name} {r.get(name)!r} is not a finite number >= 0")
+        threads = r.get("threads", 1)  # absent: a file of a fastsnake before 0.3.0, every search on one
+        if not (_whole(threads) and threads >= 1):
+            bad(f"{where}: threads {threads!r} is not a whole number >= 1")
+        elif threads > 1 and r.get("algorithm") != "idastar":
+            bad(f"{where}: {threads} threads, but only IDA* searches on several")
         key = (r.get("instance_id"), r.get("heuristic"), r.get("algorithm"))
         if key in seen:
             bad(f"{where}: the instance and heuristic appear twice")
@@ -947,7 +960,7 @@ def verify_study(path: str, resolve: int = RESOLVE_SAMPLE) -> dict:
     meta, table = read_rows(path, need_checksum=True)
     if meta.get("kind") != "puzzle":
         raise StudyFileError(f"study file {path!r} is a {meta.get('kind')!r} study, not a puzzle study")
-    missing = [c for c in ROW_COLUMNS if c not in table.column_names and c != "moves"]  # moves: since 0.2.0
+    missing = [c for c in ROW_COLUMNS if c not in table.column_names and c not in LATER_COLUMNS]
     if missing:
         return {"path": str(path), "kind": "puzzle study", "ok": False, "rows": table.num_rows, "instances": 0,
                 "heuristics": [], "problems": [f"it lacks the column(s) {', '.join(missing)}"], "resolved": [],

@@ -2,13 +2,21 @@
 
 A unit is one (instance, heuristic) search, carried whole (board, tiles, heuristic), so a worker
 needs nothing else; `search_row` solves it and returns its row (`study.ROW_COLUMNS`), the CPU-seconds
-those of that search alone, in the process that ran it. `worker_setup` runs once per worker process:
-it makes every heuristic's context — pattern databases the study's process built once and shared
-(`share_tables`: a temporary file, or the set's cached sparse file, memory-mapped read-only by every
-worker of the machine, as `puzzle batch` does); on a cluster machine that lacks that file, the
-cached tables of that machine, built by its first worker under a machine-wide lock (once a machine,
-never once a worker) — and loads the search kernels with a one-move solve before any unit, so no
-unit's CPU-seconds include a load.
+those of that search alone, in the process that ran it (its process CPU time: every thread of the
+search, and a worker runs one search at a time). An IDA* search in a worker of the local pool gets
+the cores the pool's idle workers leave (`fastsnake.runs.core_share`, asked at the start of every
+iteration: the tail of a study, or a study of fewer instances than workers, searches on several
+threads); its row's ``threads`` says the most it used (1 for A*, in this process and on a cluster).
+Its moves and node counts are the serial search's whatever the threads; threads stopped by the node
+limit are not (they searched other nodes than the serial search's first), so such a search is
+searched again on one thread, and its row is the serial one's.
+
+`worker_setup` runs once per worker process: it makes every heuristic's context — pattern databases
+the study's process built once and shared (`share_tables`: a temporary file, or the set's cached
+sparse file, memory-mapped read-only by every worker of the machine, as `puzzle batch` does); on a
+cluster machine that lacks that file, the cached tables of that machine, built by its first worker
+under a machine-wide lock (once a machine, never once a worker) — and loads the search kernels with a
+one-move solve before any unit, so no unit's CPU-seconds include a load.
 """
 
 from __future__ import annotations
@@ -59,8 +67,7 @@ def key_of(unit: dict) -> tuple:
 
 def search_row(state: dict, unit: dict) -> dict:
     """Solve `unit` with the state's context for its heuristic and board; its row."""
-    from fastsnake import __version__
-    from fastsnake.puzzle.solver import solve
+    from fastsnake import __version__, runs
 
     key = key_of(unit)
     decided = state.setdefault("decided", set())  # heuristics this process saw stop past the baseline
@@ -70,18 +77,18 @@ def search_row(state: dict, unit: dict) -> dict:
     stop = unit.get("stop_nodes") is not None and unit["stop_nodes"] < limits["max_nodes"]
     if stop:
         limits["max_nodes"] = unit["stop_nodes"]
-    c0 = time.process_time()
-    try:
-        r = solve(np.array(unit["start"], np.int8), np.array(unit["goal"], np.int8), rows=unit["rows"],
-                  cols=unit["cols"], algorithm=unit["algorithm"], heuristic=unit["heuristic"],
-                  context=state["contexts"][key], prune_depth=state["prune_depth"], admissibility_samples=0, warn=False,
-                  **limits)
-    except B.PuzzleLimitError as exc:
-        r = exc.result
-        if stop and r.status == "node limit reached":
-            r.status = STOP_STATUS
-            decided.add(unit["heuristic"])
-    cpu = time.process_time() - c0
+    # IDA* on a worker of the local pool: each iteration on the cores the idle workers leave (their
+    # count asked at its start); elsewhere, and A*, one thread.
+    share = runs.core_share() if unit["algorithm"] == "idastar" else None
+    r, cpu = _solve(unit, state, key, limits, share if share is not None else 1)
+    if r.threads > 1 and r.status == "node limit reached":
+        # Threads stopped by the node limit did not search the serial search's first nodes (only a
+        # solution's counts are the serial search's whatever the threads): searched again on one
+        # thread, so that the row is the one any number of workers gives; its CPU that search's.
+        r, cpu = _solve(unit, state, key, limits, 1)
+    if stop and r.status == "node limit reached":
+        r.status = STOP_STATUS
+        decided.add(unit["heuristic"])
     solved = r.status == "solved"
     return {"instance_set": unit["instance_set"], "instance_id": unit["instance_id"], "rows": unit["rows"],
             "cols": unit["cols"], "start": tiles_text(unit["start"]), "goal": tiles_text(unit["goal"]),
@@ -91,9 +98,25 @@ def search_row(state: dict, unit: dict) -> dict:
             "length": int(r.length) if solved else None,
             "optimal": bool(solved and (r.optimal or r.optimal_reason is not None)),
             "published_length": unit["published_length"], "nodes_generated": int(r.nodes_generated),
-            "nodes_expanded": int(r.nodes_expanded), "cpu_seconds": cpu,
+            "nodes_expanded": int(r.nodes_expanded), "cpu_seconds": cpu, "threads": int(r.threads),
             "table_cpu_seconds": state["table_cpu_seconds"][key], "status": r.status, "moves": solution_moves(r),
             "fastsnake_version": __version__, "run_id": state["run_id"]}
+
+
+def _solve(unit: dict, state: dict, key: tuple, limits: dict, threads):
+    """(result, CPU-seconds) of the unit's search on `threads` (a number, or `runs.spare_cores`); a
+    limit's result too (``status`` says which)."""
+    from fastsnake.puzzle.solver import solve
+
+    c0 = time.process_time()  # the process's CPU: every thread of this search (the only one running here)
+    try:
+        r = solve(np.array(unit["start"], np.int8), np.array(unit["goal"], np.int8), rows=unit["rows"],
+                  cols=unit["cols"], algorithm=unit["algorithm"], heuristic=unit["heuristic"],
+                  context=state["contexts"][key], prune_depth=state["prune_depth"], admissibility_samples=0, warn=False,
+                  threads=threads, **limits)
+    except B.PuzzleLimitError as exc:
+        r = exc.result
+    return r, time.process_time() - c0
 
 
 def solution_moves(result) -> str | None:

@@ -29,6 +29,8 @@ from fastsnake.tour.tour import find_tour
 
 ROW_COLUMNS = ("trial_id", "rows", "cols", "piece", "closed", "start", "method", "seed", "options", "status",
                "found", "exists", "nodes", "cpu_seconds", "method_used", "moves", "fastsnake_version", "run_id")
+# The columns a file of an older fastsnake may lack: ``moves`` (since 0.2.0).
+LATER_COLUMNS = ("moves",)
 # The rows whose tours a rows file keeps (`fastsnake.study.picks`): per method and seed, the tours a
 # report can pick (most and fewest nodes); the page never searches.
 PICKABLE = {"length": "nodes", "nodes": "nodes", "ok": lambda r: bool(r["found"]),
@@ -522,7 +524,7 @@ def verify_study(path: str, resolve: int = REFIND_SAMPLE) -> dict:
     meta, table = read_rows(path, need_checksum=True)
     if meta.get("kind") != "tour":
         raise StudyFileError(f"study file {path!r} is a {meta.get('kind')!r} study, not a tour study")
-    missing = [c for c in ROW_COLUMNS if c not in table.column_names and c != "moves"]  # moves: since 0.2.0
+    missing = [c for c in ROW_COLUMNS if c not in table.column_names and c not in LATER_COLUMNS]
     rows = table.to_pylist() if not missing else []
     problems = [f"it lacks the column(s) {', '.join(missing)}"] if missing else row_problems(rows, meta)
     resolved, wrong = ([], []) if problems else refind_rows(rows, resolve, int(str(meta["checksum"])[-8:], 16))

@@ -86,6 +86,11 @@ def parts(meta: dict, rows: list[dict]) -> Parts:
     board = f"{rows[0]['rows']}x{rows[0]['cols']}"
     notes = [f"{len(instances):,} instances of {rows[0]['instance_set']} ({board}), heuristics "
              f"{', '.join(heuristics)}; CPU-seconds per search, tables built apart; intervals are 95 %"]
+    threaded = [r for r in rows if (r.get("threads") or 1) > 1]
+    if threaded:  # the tail of a run on workers (`fastsnake.runs.spare_cores`)
+        notes.append(f"{len(threaded):,} search{'es' if len(threaded) > 1 else ''} ran on several threads (up to "
+                     f"{max(r['threads'] for r in threaded)}: the study's tail, on its idle workers' cores); "
+                     "CPU-seconds are every thread's, nodes and moves those of one thread")
     marks = inadmissible_marks(meta, rows)
     how = dict(PS.PICKABLE, trial="instance_id", noun="instance")
     return Parts(plots, PS.study_tables(summary), notes + marks, how, trials=summary["instances"],

@@ -154,7 +154,7 @@ def study_problems(meta: dict, rows: list[dict]) -> list[str]:
         from fastsnake.puzzle import study as problem
     else:
         from fastsnake.tour import study as problem
-    missing = [c for c in problem.ROW_COLUMNS if c not in rows[0] and c != "moves"]
+    missing = [c for c in problem.ROW_COLUMNS if c not in rows[0] and c not in problem.LATER_COLUMNS]
     if missing:
         return [f"it lacks the column(s) {', '.join(missing)}"]
     return problem.row_problems(rows, meta, check_moves=False)  # kept moves: the page's problem lines
