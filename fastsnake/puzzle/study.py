@@ -65,7 +65,7 @@ ROW_COLUMNS = ("instance_set", "instance_id", "rows", "cols", "start", "goal", "
                "options", "length", "optimal", "published_length", "nodes_generated", "nodes_expanded",
                "cpu_seconds", "threads", "table_cpu_seconds", "status", "moves", "fastsnake_version", "run_id")
 # The columns a file of an older fastsnake may lack: ``moves`` (since 0.2.0), ``threads`` (the threads
-# that searched a row: since 0.3.0; without it every search ran on one).
+# that searched a row: new after 0.2.0; without it every search ran on one).
 LATER_COLUMNS = ("moves", "threads")
 # The columns that may differ between two runs of one study (on 1 or N workers, on a cluster): the CPU it
 # took, the threads that searched (the tail of a run on workers), the run's id. Every other is the same.
@@ -820,7 +820,7 @@ def row_problems(rows: list[dict], meta: dict | None = None, check_moves: bool =
         for name in ("cpu_seconds", "table_cpu_seconds"):
             if not _seconds(r.get(name)):
                 bad(f"{where}: {name} {r.get(name)!r} is not a finite number >= 0")
-        threads = r.get("threads", 1)  # absent: a file of a fastsnake before 0.3.0, every search on one
+        threads = r.get("threads", 1)  # absent: a file of fastsnake 0.2.0 or before, every search on one
         if not (_whole(threads) and threads >= 1):
             bad(f"{where}: threads {threads!r} is not a whole number >= 1")
         elif threads > 1 and r.get("algorithm") != "idastar":
