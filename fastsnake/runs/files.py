@@ -97,9 +97,11 @@ def chunk_file_name(index: int, suffix: str) -> str:
 
 
 def chunk_file_index(name: str, suffix: str) -> int | None:
-    """The chunk index a file name `chunk_file_name` gives stands for, or None for any other name."""
+    """The chunk index a file name `chunk_file_name` gives stands for, or None for any other name (one
+    whose number is not ASCII digits: ``str.isdigit`` also passes ``²``, which `int` refuses)."""
     stem = name[len("chunk-"):-len(suffix)]
-    return int(stem) if name.startswith("chunk-") and name.endswith(suffix) and stem.isdigit() else None
+    ours = name.startswith("chunk-") and name.endswith(suffix) and stem.isascii() and stem.isdigit()
+    return int(stem) if ours else None
 
 
 def chunk_files(folder, n_chunks: int, suffix: str) -> tuple[list[int], list[str]]:

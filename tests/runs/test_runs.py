@@ -171,7 +171,8 @@ def test_chunk_files_lists_a_folder_as_a_name_by_name_reference_does(tmp_path):
 
     names = ["chunk-00000000.json", "chunk-00000003.json", "chunk-00000001.json", "chunk-00000009.json",
              "chunk-1.json", "chunk-00000002.parquet", ".chunk-00000004.json.tmp1", "_manifest.json",
-             "chunk-.json", "chunk-00000005.json.bak", "chunk-0000000x.json"]
+             "chunk-.json", "chunk-00000005.json.bak", "chunk-0000000x.json",
+             "chunk-\u00b2.json", "chunk-0000000\u0663.json", "chunk-\u00b23.parquet"]  # not ASCII digits: not ours
     for name in names:
         (tmp_path / name).write_text("")
     for suffix, n_chunks in ((".json", 4), (".json", 10), (".parquet", 3), (".parquet", 2)):
