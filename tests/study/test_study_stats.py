@@ -43,6 +43,27 @@ def test_median_interval_covers_at_least_95_percent_and_is_the_narrowest(n):
     assert 1 - 2 * stats.binom.cdf(j, n, 0.5) < 0.95  # one step narrower would not cover
 
 
+def _median_rank_by_comb(n):
+    """The median interval's j as 0.2.0 computed it: a fresh ``math.comb`` per term (slow, plain)."""
+    cum, j = 0, 0
+    for i in range(n):
+        cum += math.comb(n, i)
+        if 2 * cum / 2 ** n > 1 - 0.95:
+            break
+        j = i + 1
+    return j
+
+
+def test_median_interval_ranks_are_the_plain_binomial_sums():
+    from fastsnake.study.stats import _median_rank
+
+    for n in [*range(1, 500), 999, 1000, 1001, 2048, 4095]:
+        assert _median_rank(n) == _median_rank_by_comb(n), n
+    xs = np.random.default_rng(0).permutation(3001).astype(float)
+    j = _median_rank_by_comb(3001)
+    assert median_ci95(xs) == [float(j - 1), float(3001 - j)]
+
+
 def test_median_interval_needs_six_values():
     assert median_ci95([1, 2, 3, 4, 5]) is None
     assert median_ci95(range(10)) == [1.0, 8.0]  # the textbook x_(2), x_(9) for n = 10
