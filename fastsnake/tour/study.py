@@ -14,6 +14,7 @@ mean CPU ratio on the trials both finished; `rows_table` the rows (`ROW_COLUMNS`
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass, field
@@ -204,9 +205,30 @@ def tour_moves(path, piece: Piece, cols: int) -> str | None:
     `JUMP_DIGITS` (None for no path, or a piece of more jumps than there are characters)."""
     if path is None or len(piece.jump_list) > len(JUMP_DIGITS):
         return None
-    index = {jump: JUMP_DIGITS[k] for k, jump in enumerate(piece.jump_list)}
-    cells = [int(c) for c in path]
-    return "".join(index[(b // cols - a // cols, b % cols - a % cols)] for a, b in zip(cells, cells[1:], strict=False))
+    cells = np.asarray(path, dtype=np.int64).ravel()
+    if cells.size < 2:
+        return ""
+    table, reach = _jump_digits(piece)
+    dr, dc = np.diff(cells // cols), np.diff(cells % cols)
+    off = (np.abs(dr) > reach) | (np.abs(dc) > reach)
+    codes = table[np.where(off, 0, dr + reach), np.where(off, 0, dc + reach)]
+    codes[off] = 0
+    if not codes.all():  # a step that is no jump: not a tour of this piece (a caller's bug)
+        k = int(np.flatnonzero(codes == 0)[0])
+        raise ValueError(f"tour moves: step {k} ({int(dr[k])},{int(dc[k])}) is no jump of {piece.name}")
+    return codes.tobytes().decode("ascii")
+
+
+@functools.lru_cache(maxsize=64)
+def _jump_digits(piece: Piece) -> tuple[np.ndarray, int]:
+    """(table, reach): ``table[dr + reach, dc + reach]`` is the ASCII code of jump (dr, dc)'s
+    character in `JUMP_DIGITS` (0: no jump); `tour_moves` encodes a whole tour with one lookup."""
+    reach = max((max(abs(dr), abs(dc)) for dr, dc in piece.jump_list), default=0)
+    table = np.zeros((2 * reach + 1, 2 * reach + 1), np.uint8)
+    for k, (dr, dc) in enumerate(piece.jump_list):  # a jump listed twice: its last index, as before
+        table[dr + reach, dc + reach] = ord(JUMP_DIGITS[k])
+    table.flags.writeable = False
+    return table, reach
 
 
 def tour_path(moves: str, start: int, piece: Piece, rows: int, cols: int) -> list[int]:

@@ -4,6 +4,7 @@ import csv
 import io
 import json
 
+import golden_study_rows
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -197,3 +198,68 @@ def test_the_gate_never_calls_a_cpu_difference_within_the_floor_worse():
     assert within["worse"] == [] and within["checks"][0]["below_floor"]
     twice = check({("m", "cpu_seconds"): [2 * b for b in base]}, {("m", "cpu_seconds"): base}, {"cpu": 0.01}, floor)
     assert twice["worse"] and not twice["checks"][0]["below_floor"]
+
+
+# -- issue 61: a trial's move encoding, vectorised ---------------------------------------------------
+
+def _tour_moves_by_loop(path, piece, cols):
+    """`tour_moves` as 0.2.0 wrote it: one dict look-up per square (slow, plain)."""
+    if path is None or len(piece.jump_list) > len(T.study.JUMP_DIGITS):
+        return None
+    index = {jump: T.study.JUMP_DIGITS[k] for k, jump in enumerate(piece.jump_list)}
+    cells = [int(c) for c in path]
+    return "".join(index[(b // cols - a // cols, b % cols - a % cols)] for a, b in zip(cells, cells[1:], strict=False))
+
+
+def _walk(rng, piece, rows, cols, steps):
+    """A random walk of `piece` on the board (squares may repeat): the squares, from a random start."""
+    r, c = divmod(int(rng.integers(rows * cols)), cols)
+    out = [r * cols + c]
+    for _ in range(steps):
+        legal = [(dr, dc) for dr, dc in piece.jump_list if 0 <= r + dr < rows and 0 <= c + dc < cols]
+        if not legal:
+            break
+        r, c = (a + b for a, b in zip((r, c), legal[int(rng.integers(len(legal)))], strict=True))
+        out.append(r * cols + c)
+    return out
+
+
+@pytest.mark.parametrize("piece", [T.parse_piece("knight"), T.parse_piece("1,3"), T.parse_piece("0,1"),
+                                   T.parse_piece(["1,2", "0,1"]), T.parse_piece("2,3"),
+                                   T.parse_piece(None, "0,1;1,0;-1,-1", True),
+                                   T.parse_piece(None, "0,1;1,0;0,1", True)])  # a jump listed twice
+def test_tour_moves_are_the_plain_loops_and_give_the_squares_back(piece):
+    import numpy as np
+
+    rng = np.random.default_rng(61)
+    for rows, cols in ((1, 1), (3, 4), (6, 6), (5, 9), (12, 7)):
+        for steps in (0, 1, 2, 40, 300):
+            path = _walk(rng, piece, rows, cols, steps)
+            for given in (path, np.array(path, np.int32), np.array(path, np.int64)):
+                moves = T.study.tour_moves(given, piece, cols)
+                assert moves == _tour_moves_by_loop(path, piece, cols)
+            if len(set(piece.jump_list)) == len(piece.jump_list):
+                assert T.study.tour_path(moves, path[0], piece, rows, cols) == path
+    assert T.study.tour_moves(None, piece, 6) is None
+
+
+def test_tour_moves_refuse_a_step_that_is_no_jump():
+    knight = T.parse_piece("knight")
+    with pytest.raises(ValueError, match=r"step 1 \(0,1\) is no jump of knight"):
+        T.study.tour_moves([0, 13, 14], knight, 6)  # 0 -> 13 a knight's jump on 6 columns, 13 -> 14 not
+    with pytest.raises(ValueError, match=r"step 0 \(4,0\) is no jump"):
+        T.study.tour_moves([0, 24], knight, 6)
+    many = T.parse_piece(None, ";".join(f"0,{k}" for k in range(1, 38)), True)  # 37 jumps: no digit for each
+    assert T.study.tour_moves([0, 1], many, 40) is None
+
+
+@pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.slow)])
+def test_study_rows_are_those_of_the_code_before_issue_61(workers):
+    """Every trial's work moved into the workers (move encoding, rows): the rows files' rows and the
+    summary's counts and nodes are still those `golden/study_rows.json` keeps (made by
+    `golden_study_rows.py` on the code before), on one process and on two workers."""
+    golden = json.loads(golden_study_rows.GOLDEN.read_text())
+    assert [entry["study"] for entry in golden["studies"]] == json.loads(json.dumps(golden_study_rows.STUDIES))
+    assert any(r["status"] == "limit" for e in golden["studies"] for r in e["rows"])  # every status is held
+    for entry, now in zip(golden["studies"], golden_study_rows.answers(workers), strict=True):
+        assert now == entry, entry["study"]
