@@ -4,9 +4,9 @@
 the workers: the rows must stay those of the code before it, every column but the measured ones).
 
 Run from a checkout whose rows are the reference: ``python tests/tour/golden_study_rows.py --write``
-(it records the commit; with ``PYTHONPATH=DIR`` on a copy of another
-commit's ``fastsnake/`` in DIR, say ``--commit C``). Searches run with no time limit (a node limit where one is asked), so the
-rows are the same on any machine.
+(it records the commit; with ``PYTHONPATH=DIR`` on a copy of another commit's ``fastsnake/`` in DIR,
+say ``--commit C``). Searches run with no time limit (a node limit where one is asked), so the rows
+are the same on any machine.
 """
 
 from __future__ import annotations
