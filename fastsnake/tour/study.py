@@ -177,7 +177,8 @@ def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0,
             "warm": all_trials[0] if all_trials else None,
             # methods of other packages or of this process: registered again in every worker
             "methods": [get_method(m) for m in dict.fromkeys(m for m, _ in arms) if m not in own]}
-    here = trial_setup(dict(spec, methods=[])) if all_trials else spec  # kernels loaded before any timed search
+    # kernels loaded before any timed search, here only when the trials run here (workers load their own)
+    here = trial_setup(dict(spec, methods=[])) if all_trials and workers <= 1 and not cluster else None
     finished = []
 
     def on_chunk(index, first, results):
@@ -188,9 +189,10 @@ def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0,
                 progress(f"{done}/{len(all_trials)} trials")
 
     job = runs.Job(trial_rows, spec, trial_setup, kernels=("tour",))  # kernels: what a cluster's workers get
-    outcome = runs.run(all_trials, job, workers=workers, cluster=cluster,
-                       chunk_size=chunk_size_for(len(all_trials)), folder=run_folder, progress=bar or None,
-                       on_chunk=on_chunk, state=here, label="tour study", warn=warn)
+    size = run_folder.chunk_size if run_folder is not None else chunk_size_for(len(all_trials))
+    outcome = runs.run(all_trials, job, workers=workers, cluster=cluster, chunk_size=size, folder=run_folder,
+                       order=chunk_order(all_trials, size), progress=bar or None, on_chunk=on_chunk, state=here,
+                       label="tour study", warn=warn)
     study.interrupted = outcome.interrupted
     study.run_outcome = outcome
     for t, rows in zip(all_trials, outcome.results, strict=True):
@@ -258,6 +260,15 @@ def chunk_size_for(trials: int) -> int:
 STUDY_CHUNKS = 256
 
 
+def chunk_order(all_trials: list[Trial], chunk_size: int) -> list[int]:
+    """The chunks' start order: the most squares first (a trial's search or construction takes time
+    about its board's squares), ties in chunk order; so that a study of a few big boards, a chunk a
+    trial, leaves no worker alone with the biggest board at the end. The rows keep trial order."""
+    n = -(-len(all_trials) // chunk_size)
+    cost = [sum(t.rows * t.cols for t in all_trials[i * chunk_size:(i + 1) * chunk_size]) for i in range(n)]
+    return sorted(range(n), key=lambda i: -cost[i])
+
+
 def trial_setup(spec: dict) -> dict:
     """A worker's state: the spec, the tour kernels loaded by one untimed search first."""
     from fastsnake.tour.methods import register_tour_method
@@ -299,8 +310,10 @@ def summarize(study: TourStudy, noise_floor: dict | None = None) -> dict:
     found (`paired_ratio`), Holm-adjusted."""
     groups = {}
     impossible = impossible_trials(study.rows)
+    labels: dict = {}  # (method, seed) -> its label, looked up once (a registry read each)
     for r in study.rows:
-        arm = label(r["method"], r["seed"])
+        key = (r["method"], r["seed"])
+        arm = labels.get(key) or labels.setdefault(key, label(*key))
         for key in ((arm, f"{r['rows']}x{r['cols']}", r["piece"]), (arm, "all", "all")):
             groups.setdefault(key, []).append(r)
     methods = []
@@ -322,7 +335,7 @@ def summarize(study: TourStudy, noise_floor: dict | None = None) -> dict:
     ids = [t.id for t in study.trials]
 
     def values(arm, measure):
-        by = {r["trial_id"]: r for r in study.rows if label(r["method"], r["seed"]) == arm}
+        by = {r["trial_id"]: r for r in study.rows if labels[(r["method"], r["seed"])] == arm}
         return np.array([by[i][measure] if i in by and by[i]["found"] else np.nan for i in ids], dtype=float)
 
     from fastsnake.study.noise import judge_cpu, significant

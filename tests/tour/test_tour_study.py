@@ -150,7 +150,8 @@ def test_success_counts_only_starts_where_a_tour_exists_and_cpu_noise_is_no_find
         if r["trial_id"] == rows[found_row]["trial_id"]:
             r.update(found=False, exists=False, status="none")
     base = write_rows(T.study.rows_table(forged), str(tmp_path / "forged.parquet"), meta)
-    assert main(["verify", base]) == 0  # consistent in itself
+    # consistent in itself (no search again: the forged row, drawn by the checksum, would be found)
+    assert main(["verify", base, "--replay", "0"]) == 0
     capsys.readouterr()
     code, out_text, err = _run(capsys, "--size", "5", "--methods", "search", "--seeds", "0,1", "--baseline-from", base)
     assert code == 2 and out_text == "" and "says no tour exists (exists=false)" in err and "found one" in err
@@ -263,3 +264,15 @@ def test_study_rows_are_those_of_the_code_before_issue_61(workers):
     assert any(r["status"] == "limit" for e in golden["studies"] for r in e["rows"])  # every status is held
     for entry, now in zip(golden["studies"], golden_study_rows.answers(workers), strict=True):
         assert now == entry, entry["study"]
+
+
+def test_chunks_start_with_the_most_squares_and_each_runs_once():
+    corners = T.study.trials([(5, 5), (8, 8), (6, 7), (8, 8), (3, 4)], ["knight"], starts="corner")
+    assert T.study.chunk_size_for(len(corners)) == 1
+    assert T.study.chunk_order(corners, 1) == [1, 3, 2, 0, 4]  # 64, 64 (ties in order), 42, 25, 12 squares
+    every = T.study.trials([(5, 5), (8, 8), (6, 6)], ["knight"])  # 125 trials
+    for size in (1, 7, 60, 200):
+        order = T.study.chunk_order(every, size)
+        assert sorted(order) == list(range(-(-125 // size)))
+        cost = [sum(t.rows * t.cols for t in every[i * size:(i + 1) * size]) for i in order]
+        assert cost == sorted(cost, reverse=True)
