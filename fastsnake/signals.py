@@ -109,22 +109,76 @@ class Overtime(Exception):
     """A `stoppable` call passed its deadline: it was left running on its daemon thread."""
 
 
+# Idle daemon threads kept for the next `DaemonCall` of the same name, at most this many a name: starting
+# a thread costs 0.1-0.3 ms here, as much as 2-3 % of a search that calls its kernel a few times
+# (docs/measurements.md, "A thread per kernel call").
+IDLE_DAEMONS = 4
+_idle: dict = {}
+_idle_lock = threading.Lock()
+
+
+class _Daemon:
+    """A daemon thread that runs the calls handed to it, one at a time, and then waits among the idle
+    ones of its name; one that is left running (a call that never returns) is never handed another."""
+
+    def __init__(self, name: str):
+        import queue
+
+        self.name = name
+        self.jobs = queue.SimpleQueue()
+        threading.Thread(target=self._loop, name=name, daemon=True).start()
+
+    def _loop(self) -> None:
+        while True:
+            call = self.jobs.get()
+            call._work(self)
+            if call._kept is False:
+                return
+
+    def idle(self) -> bool:
+        """Back among the idle threads of its name (False: enough are, so this one ends)."""
+        with _idle_lock:
+            idle = _idle.setdefault(self.name, [])
+            if len(idle) >= IDLE_DAEMONS:
+                return False
+            idle.append(self)
+            return True
+
+
+def _daemon(name: str) -> _Daemon:
+    with _idle_lock:
+        idle = _idle.get(name)
+        if idle:
+            return idle.pop()
+    return _Daemon(name)
+
+
+if hasattr(os, "register_at_fork"):  # a forked child has none of its parent's threads
+    os.register_at_fork(after_in_child=_idle.clear)
+
+
 class DaemonCall:
-    """``fn()`` started on a daemon thread named `name`: `finished` (a `threading.Event`) is set once it
+    """``fn()`` run on a daemon thread named `name`: `finished` (a `threading.Event`) is set once it
     has returned or raised, and `result()` then returns what it returned or raises what it raised. The
-    starting thread waits on `finished` as it likes (interruptibly, with a timeout) and may leave it."""
+    starting thread waits on `finished` as it likes (interruptibly, with a timeout) and may leave it.
+    The thread is an idle one of that name when there is one (else a new one), and waits for the next
+    call once this one has returned."""
 
     def __init__(self, fn, name: str):
         self.finished = threading.Event()
         self._box: dict = {}
-        threading.Thread(target=self._work, args=(fn,), name=name, daemon=True).start()
+        self._fn = fn
+        self._kept = None
+        _daemon(name).jobs.put(self)
 
-    def _work(self, fn) -> None:
+    def _work(self, daemon: _Daemon) -> None:
         try:
-            self._box["result"] = fn()
+            self._box["result"] = self._fn()
         except BaseException as exc:  # handed to the waiting thread, which raises it
             self._box["error"] = exc
         finally:
+            self._fn = None
+            self._kept = daemon.idle()  # before `finished`: the next call finds it idle
             self.finished.set()
 
     def result(self):
