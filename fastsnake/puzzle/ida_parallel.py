@@ -243,8 +243,10 @@ class ParallelIdaSearch(IdaSearch):
     def _packets(self, items: list, threads: int, whole: bool, max_left: int, deadline, progress, t0) -> str | None:
         """Search the items' packets on `threads` threads; None, or NODES / TIME when a limit stopped them."""
         lock = threading.Lock()
+        budget = threading.Condition(lock)  # a thread waits on it for nodes another thread has been granted
+        # "left": nodes of the limit not granted to a thread; "granted": granted and not yet given back.
         shared = {"next": 0, "best": min((k for k, i in enumerate(items) if i.moves is not None), default=len(items)),
-                  "stop": False, "left": max_left, "limit": None, "error": None}
+                  "stop": False, "left": max_left, "granted": 0, "limit": None, "error": None}
         done_nodes = [0] * threads
 
         def wanted(k):
@@ -268,22 +270,22 @@ class ParallelIdaSearch(IdaSearch):
                         if shared["stop"] or not wanted(k):
                             item.cancelled = True
                             break
-                        with lock:
-                            grant = min(chunk, shared["left"])
-                            shared["left"] -= grant
+                        grant = self._grant(shared, budget, chunk)
                         if grant <= 0:
-                            shared["limit"] = NODES
-                            shared["stop"] = True
                             item.cancelled = True
                             break
                         g0 = int(st[S_GENERATED])
                         c0 = time.perf_counter()
-                        status = self._call(arrays, grant)
+                        try:
+                            status = self._call(arrays, grant)
+                        finally:
+                            used = int(st[S_GENERATED]) - g0
+                            with budget:
+                                shared["left"] += grant - used
+                                shared["granted"] -= grant
+                                budget.notify_all()
                         took = time.perf_counter() - c0
-                        used = int(st[S_GENERATED]) - g0
                         done_nodes[slot] += used
-                        with lock:
-                            shared["left"] += grant - used
                         if took < CHUNK_SECONDS and chunk < CHUNK_MAX:
                             chunk *= 2
                         if status == IDA_FOUND:
@@ -307,6 +309,8 @@ class ParallelIdaSearch(IdaSearch):
             except BaseException as exc:  # noqa: BLE001 - handed to the main thread, which raises it
                 shared["error"] = exc
                 shared["stop"] = True
+                with budget:
+                    budget.notify_all()
 
         pool = [threading.Thread(target=work, args=(slot,), name=f"fastsnake-ida-{slot}", daemon=True)
                 for slot in range(threads)]
@@ -328,7 +332,9 @@ class ParallelIdaSearch(IdaSearch):
                         progress(f"idastar ({threads} threads): bound {self.bound}, "
                                  f"{self.generated + sum(done_nodes):,} nodes so far, {now - t0:.0f} s")
         finally:
-            shared["stop"] = True  # a signal (KeyboardInterrupt, Terminated) in the wait: every thread stops
+            with budget:
+                shared["stop"] = True  # a signal (KeyboardInterrupt, Terminated) in the wait: every thread stops
+                budget.notify_all()
             # within a chunk. A user's kernel that never returns cannot be stopped: its daemon thread is
             # left behind after STOP_WAIT seconds rather than hanging the caller (and the process then ends
             # without the interpreter's teardown: `fastsnake.signals.leave_running`).
@@ -340,6 +346,27 @@ class ParallelIdaSearch(IdaSearch):
         if shared["error"] is not None:
             raise shared["error"]
         return shared["limit"]
+
+    @staticmethod
+    def _grant(shared: dict, budget: threading.Condition, chunk: int) -> int:
+        """Nodes a thread may search next (at most `chunk`), or 0 when it must stop: told to, or the node
+        limit is spent. Nodes granted to another thread and not yet used come back to the limit when that
+        thread's call returns, so a thread finding none left waits for them rather than calling the
+        limit reached (it is reached when none is left and none is out)."""
+        with budget:
+            while not shared["stop"]:
+                grant = min(chunk, shared["left"])
+                if grant > 0:
+                    shared["left"] -= grant
+                    shared["granted"] += grant
+                    return grant
+                if shared["granted"] <= 0:
+                    shared["limit"] = NODES
+                    shared["stop"] = True
+                    budget.notify_all()
+                    break
+                budget.wait(WAIT_SECONDS)
+            return 0
 
     # ------------------------------------------------------------------ the search
     def run_search(self, max_nodes: int, deadline=None, progress=None, whole_last_iteration: bool = False) -> str:

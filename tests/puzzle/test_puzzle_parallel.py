@@ -124,6 +124,14 @@ def test_a_node_or_time_limit_stops_every_thread(split_everything):
         solve("806 547 231", algorithm="idastar", heuristic="manhattan", threads=2, max_nodes=3000)
     assert info.value.limit == "nodes" and info.value.result.nodes_generated <= 3000
     assert not _ida_threads()
+    # The limit is spent, not called reached while another thread still holds nodes it was granted
+    # (it was: 0.6-1.05 M of 3 M, as the first thread had taken the rest in one grant).
+    korf16 = "1 3 2 5 10 9 15 6 8 14 13 11 12 4 7 0"
+    for threads in (1, 2):
+        with pytest.raises(PuzzleLimitError) as info:
+            solve(korf16, algorithm="idastar", heuristic="manhattan", threads=threads, max_nodes=3_000_000)
+        assert info.value.limit == "nodes" and info.value.result.nodes_generated == 3_000_000, threads
+    assert not _ida_threads()
     korf88 = "15 2 12 11 14 13 9 5 1 3 8 7 0 10 6 4"  # tens of seconds with Manhattan
     with pytest.raises(PuzzleLimitError) as info:
         solve(korf88, algorithm="idastar", heuristic="manhattan", threads=2, time_limit=0.2)
