@@ -208,7 +208,8 @@ def main() -> None:
         print(json.dumps(plan(args.rate, [int(w) for w in args.workers.split(",")])))
         return
     if args.group_nice is not None:
-        os.setsid()
+        if os.getsid(0) != os.getpid():  # a session leader already (started by `setsid`) keeps its own
+            os.setsid()
         with open("/proc/self/autogroup", "w") as fh:
             fh.write(str(args.group_nice))
         print(f"scheduling group: {open('/proc/self/autogroup').read().strip()}", flush=True)
