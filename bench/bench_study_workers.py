@@ -48,7 +48,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 H2 = "manhattan,linear-conflict"
-MEASURED = ("cpu_seconds", "table_cpu_seconds", "run_id")
+# The columns that may differ from run to run (CPU, the threads a tail search got, the run id): the
+# puzzle study's own list (`fastsnake.puzzle.study.MEASURED_COLUMNS`); a tour study has a subset of them.
+MEASURED = ("cpu_seconds", "threads", "table_cpu_seconds", "run_id")
 
 
 def load() -> float:
@@ -122,7 +124,8 @@ def speedup(kind: str, base: list, units: int, rounds: int, folder: Path) -> dic
             print(f"{kind} round {k} workers {n}: {wall:.1f} s wall, {doc['_cpu']:.1f} CPU-s, {units / wall:.3g} "
                   f"{kind} units/s, load {before:.1f} -> {after:.1f}, rows equal to the first run: {same}", flush=True)
             if not same:
-                raise SystemExit("rows differ")
+                differ = sorted({k for a, b in zip(got, reference) for k in a if a.get(k) != b.get(k)})
+                raise SystemExit(f"rows differ ({len(got)} against {len(reference)} rows; columns {differ})")
         ratios.append(walls[1] / walls[2])
     mean, ci = interval(ratios)
     return {"kind": kind, "units": units, "rounds": rounds, "speedup_mean": mean, "speedup_ci95": ci,
