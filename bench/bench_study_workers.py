@@ -14,9 +14,11 @@ with `--workers 1` and once with `--workers 2`, alternating, `--rounds` times ea
 compare` over a dozen boards, likewise. Each run is a fresh process (its kernels loaded from the
 warm cache, as a user's second run); wall seconds include its start-up and the workers' (spawn,
 imports, kernel loads). The ratio is instances (trials) per wall-second of 2 workers over 1, each
-round's pair measured back to back; its mean and 95 % t interval over the rounds; the load average
-before and after each run is printed beside it (the machine may be shared). Rows are compared on every
-column but CPU-seconds and the run id.
+round's pair measured back to back; its mean and 95 % t interval over the rounds (two rounds or more);
+the load average before and after each run is printed beside it (the machine may be shared). Beside the
+wall clock, each run's CPU-seconds in the command's own process (not its workers': where the rows are
+gathered, summarised and written), a figure the load hardly moves, in all and per unit. Rows are
+compared on every column but CPU-seconds and the run id.
 
 resume: the puzzle study into a run folder with --workers 2, killed with SIGKILL after a random delay
 (`--kills` times, delays drawn from `--seed`), then run to the end; the final rows must equal an
@@ -81,17 +83,40 @@ def children_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
+# `fastsnake ARGS` as `python -m fastsnake` runs it, saying at exit its own CPU-seconds (without its
+# workers'): the command's process, where a study gathers the rows and writes them.
+PARENT_CPU = "fastsnake-bench: parent CPU-s "
+LAUNCHER = f"""
+import atexit, os, resource, sys
+
+
+def said():
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    os.write(2, ("\\n{PARENT_CPU}%r\\n" % (ru.ru_utime + ru.ru_stime)).encode())
+
+
+if __name__ == "__main__":
+    atexit.register(said)
+    sys.argv = ["fastsnake", *sys.argv[1:]]
+    from fastsnake.__main__ import run
+
+    run()
+"""
+
+
 def timed(argv) -> tuple[float, float, float, dict]:
     before = load()
     cpu0 = children_cpu()
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "fastsnake", *argv, "--json", "--quiet"], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", LAUNCHER, *argv, "--json", "--quiet"], capture_output=True,
                           text=True, env=dict(os.environ, FASTSNAKE_QUIET_COMPILE="1"))
     wall = time.perf_counter() - t0
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
     doc = json.loads(done.stdout)
     doc["_cpu"] = children_cpu() - cpu0  # the command's CPU-seconds, its workers' included
+    said = [line for line in done.stderr.splitlines() if line.startswith(PARENT_CPU)]
+    doc["_parent_cpu"] = float(said[-1][len(PARENT_CPU):]) if said else None  # without its workers'
     return wall, before, load(), doc
 
 
@@ -119,15 +144,24 @@ def speedup(kind: str, base: list, units: int, rounds: int, folder: Path) -> dic
             got = rows(out)
             reference = reference or got
             same = got == reference
+            parent = doc["_parent_cpu"]
             runs.append({"round": k, "workers": n, "wall_s": round(wall, 2), "cpu_s": round(doc["_cpu"], 2),
+                         "parent_cpu_s": parent, "parent_cpu_ms_per_unit": 1e3 * parent / units,
                          "load_before": before, "load_after": after, "rows_equal": same})
-            print(f"{kind} round {k} workers {n}: {wall:.1f} s wall, {doc['_cpu']:.1f} CPU-s, {units / wall:.3g} "
-                  f"{kind} units/s, load {before:.1f} -> {after:.1f}, rows equal to the first run: {same}", flush=True)
+            print(f"{kind} round {k} workers {n}: {wall:.1f} s wall, {doc['_cpu']:.1f} CPU-s ({parent:.2f} in the "
+                  f"command's process: {1e3 * parent / units:.3f} ms a unit), {units / wall:.3g} {kind} units/s, "
+                  f"load {before:.1f} -> {after:.1f}, rows equal to the first run: {same}", flush=True)
             if not same:
-                differ = sorted({k for a, b in zip(got, reference) for k in a if a.get(k) != b.get(k)})
+                differ = sorted({k for a, b in zip(got, reference, strict=False) for k in a if a.get(k) != b.get(k)})
                 raise SystemExit(f"rows differ ({len(got)} against {len(reference)} rows; columns {differ})")
         ratios.append(walls[1] / walls[2])
     mean, ci = interval(ratios)
+    parent = {n: [r["parent_cpu_ms_per_unit"] for r in runs if r["workers"] == n] for n in (1, 2)}
+    print(f"{kind}: 2 workers {mean:.2f}x the {kind} units per wall-second of 1 "
+          + (f"(95 % t interval {ci[0]:.2f}-{ci[1]:.2f}, {rounds} rounds)" if ci else
+             "(one round: no interval; --rounds 2 or more give one)")
+          + "; the command's own CPU a unit: " + ", ".join(f"{n} worker{'s' * (n > 1)} {sum(v) / len(v):.3f} ms"
+                                                        for n, v in parent.items()), flush=True)
     return {"kind": kind, "units": units, "rounds": rounds, "speedup_mean": mean, "speedup_ci95": ci,
             "speedups": ratios, "runs": runs, "cores": len(os.sched_getaffinity(0))}
 
