@@ -173,6 +173,24 @@ def geometric_mean_ci95(ratios) -> tuple[float | None, list[float] | None]:
     return math.exp(mean), [math.exp(lo), math.exp(hi)]
 
 
+def import_scipy_stats_behind():
+    """Start importing ``scipy.stats`` (what `wilcoxon` and `bootstrap_ci` import: about 1 CPU-s) on a
+    thread of its own, and return the thread: a study run on workers calls it while they search,
+    so that its summary need not import it after them, alone on the critical path. `join` the
+    thread before the summary (a failed import is left to the summary's own, which says why)."""
+    import threading
+
+    def load():
+        try:
+            import scipy.stats  # noqa: F401
+        except Exception:  # noqa: BLE001 - the summary imports it again and reports the error
+            pass
+
+    thread = threading.Thread(target=load, name="fastsnake-import-scipy", daemon=True)
+    thread.start()
+    return thread
+
+
 def wilcoxon(differences) -> float | None:
     """The two-sided p-value of Wilcoxon's signed-rank test that the `differences` are centred on 0
     (``scipy.stats.wilcoxon``, zeros dropped as Wilcoxon did; exact below 50 pairs without ties,

@@ -180,9 +180,12 @@ def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0,
     # kernels loaded before any timed search, here only when the trials run here (workers load their own)
     here = trial_setup(dict(spec, methods=[])) if all_trials and workers <= 1 and not cluster else None
     finished = []
+    behind = []  # the summary's scipy import, on a thread while workers search (none here: no wait)
 
     def on_chunk(index, first, results):
         finished.append(len(results))
+        if not behind and (cluster or workers > 1):
+            behind.append(S.import_scipy_stats_behind())
         if progress is not None and not bar:
             done = sum(finished)
             if done // 50 != (done - len(results)) // 50 or done == len(all_trials):
@@ -193,6 +196,8 @@ def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0,
     outcome = runs.run(all_trials, job, workers=workers, cluster=cluster, chunk_size=size, folder=run_folder,
                        order=chunk_order(all_trials, size), progress=bar or None, on_chunk=on_chunk, state=here,
                        label="tour study", warn=warn)
+    for thread in behind:
+        thread.join()
     study.interrupted = outcome.interrupted
     study.run_outcome = outcome
     for t, rows in zip(all_trials, outcome.results, strict=True):

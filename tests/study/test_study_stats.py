@@ -194,3 +194,13 @@ def test_precision_rounds():
     assert next_total(100, 300, math.inf) == 300  # capped
     assert next_total(100, 10_000, 1.01) == 150  # at least x1.5
     assert worst([Figure("a", 1.0, 10.0), Figure("b", 3.0, 10.0)], 0.1).name == "b"
+
+
+def test_scipy_stats_imported_behind_is_there_once_joined():
+    import sys
+
+    from fastsnake.study.stats import import_scipy_stats_behind
+
+    thread = import_scipy_stats_behind()
+    thread.join(60)
+    assert not thread.is_alive() and thread.daemon and "scipy.stats" in sys.modules
