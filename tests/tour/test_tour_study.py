@@ -276,3 +276,12 @@ def test_chunks_start_with_the_most_squares_and_each_runs_once():
         assert sorted(order) == list(range(-(-125 // size)))
         cost = [sum(t.rows * t.cols for t in every[i * size:(i + 1) * size]) for i in order]
         assert cost == sorted(cost, reverse=True)
+
+
+def test_two_workers_give_the_golden_rows_of_a_small_study():
+    """One study of the reference on a pool of two worker processes (the others: the slow test above):
+    the rows each worker makes are the rows the code before made in one process, in trial order."""
+    golden = json.loads(golden_study_rows.GOLDEN.read_text())["studies"][1]  # closed tours, both methods
+    now = golden_study_rows.study_rows(golden_study_rows.STUDIES[1], workers=2)
+    assert now == {k: v for k, v in golden.items() if k != "study"}
+    assert len(now["rows"]) == 66 * 3 and {r["method"] for r in now["rows"]} == {"search", "construct"}
