@@ -3,17 +3,18 @@ and a resume check (SIGKILL at random moments, then the same command again).
 
 Usage:
     python bench/bench_study_workers.py puzzle [--first 25] [--max-published 20000000] [--rounds 2]
-    python bench/bench_study_workers.py tour [--sizes 30,31,...] [--rounds 2]
+    python bench/bench_study_workers.py tour [--sizes 30,31,...] [--tour-seeds 0,1,2,3] [--rounds 2]
     python bench/bench_study_workers.py resume [--first 25] [--kills 5] [--seed 0]
     python bench/bench_study_workers.py plan [--rate 24.55e6] [--workers 1,2,4,8,16,64]
 
 puzzle: `fastsnake puzzle compare --instances FILE --heuristics manhattan,linear-conflict --algorithm
 idastar` on the first `--first` instances of Korf's 100 whose published IDA* node count (Korf 1985,
 Manhattan) is at most `--max-published` (a subset: the whole 100 with Manhattan is CPU-hours), once
-with `--workers 1` and once with `--workers 2`, alternating, `--rounds` times each. tour: `fastsnake tour
-compare` over a dozen boards, likewise. Each run is a fresh process (its kernels loaded from the
-warm cache, as a user's second run); wall seconds include its start-up and the workers' (spawn,
-imports, kernel loads). The ratio is instances (trials) per wall-second of 2 workers over 1, each
+with `--workers 1` and once with `--workers 2`, alternating, `--rounds` times each. tour: `fastsnake
+tour compare` over a dozen boards, likewise (`--tour-seeds`: the search's tie-break seeds, one search
+each per trial: more search per trial against the same serial part). Each run is a fresh process (its
+kernels loaded from the warm cache, as a user's second run); wall seconds include its start-up and the
+workers' (spawn, imports, kernel loads). The ratio is instances (trials) per wall-second of 2 workers over 1, each
 round's pair measured back to back; its mean and 95 % t interval over the rounds (two rounds or more);
 the load average before and after each run is printed beside it (the machine may be shared). Beside the
 wall clock, each run's CPU-seconds in the command's own process (not its workers': where the rows are
@@ -231,6 +232,8 @@ def main() -> None:
     p.add_argument("--first", type=int, default=25)
     p.add_argument("--max-published", type=int, default=20_000_000)
     p.add_argument("--sizes", default="30,31,32,33,34,35,36,37,38,39,40,41")
+    p.add_argument("--tour-seeds", default=None, metavar="S,S,...",
+                   help="tour: the search's tie-break seeds (default: the command's, one seed)")
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--kills", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
@@ -263,7 +266,8 @@ def main() -> None:
         else:
             sizes = args.sizes
             trials = sum(int(s) ** 2 for s in sizes.split(","))
-            base = ["tour", "compare", "--size", sizes, "--methods", "search,construct", "--closed"]
+            base = ["tour", "compare", "--size", sizes, "--methods", "search,construct", "--closed",
+                    *(["--seeds", args.tour_seeds] if args.tour_seeds else [])]
             result = speedup("tour", base, trials, args.rounds, folder)
     print(json.dumps(result))
 
