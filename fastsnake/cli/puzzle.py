@@ -521,9 +521,10 @@ def cmd_batch(args):
             else:
                 rate = res["nodes_per_cpu_second"]
                 doubt = ", not proven optimal" if res.get("optimal_reason") else ""
+                threads = f", {res['threads']} threads" if res.get("threads", 1) > 1 else ""
                 print(f"line {line}: length {res['length']}{doubt}, {res['nodes_generated']:,} nodes, "
                       f"{res['cpu_seconds']:.2f} CPU-s"
-                      + (f", {rate / 1e6:.2f} M nodes/CPU-s" if rate else ""), flush=True)
+                      + (f", {rate / 1e6:.2f} M nodes/CPU-s" if rate else "") + threads, flush=True)
 
     try:
         outcome = P.solve_processes([text for _, text in lines], goal, rows=rows, cols=cols,
@@ -531,7 +532,9 @@ def cmd_batch(args):
                                     partition=args.partition, max_nodes=args.max_nodes,
                                     time_limit=args.time_limit, memory_budget=args.memory_budget,
                                     progress=_progress(args), on_result=shown,
-                                    admissibility_samples=args.admissibility_samples)
+                                    admissibility_samples=args.admissibility_samples,
+                                    # the runner's progress line (a terminal): the text lines are their own
+                                    bar=args.json and not args.quiet)
     except P.PuzzleInputError as exc:
         raise InputError(f"batch file {args.file!r}: {exc}") from None
     good = [r for r in done if "error" not in r]

@@ -1,14 +1,15 @@
 """Batches over worker processes: one instance per worker at a time, one set of tables.
 
-`solve_processes` solves instances of one board and goal with an optimal search in
-`workers` processes started by *spawn* (never fork: numba's threading layers do not
-survive a fork). Pattern databases are loaded (or built) once by the calling process; every
-worker memory-maps them read-only, so the operating system keeps one copy of the tables
-whatever the number of workers: the set's sparse file in the PDB cache when the parent
-mapped one (6-6-6-6 on 5x5; see `pdb.pattern_databases`), else a temporary copy of the
-parent's tables (in /dev/shm where there is one). Each result carries
-the instance's length, nodes generated and the worker's CPU-seconds for it. A
-KeyboardInterrupt (Ctrl-C) stops the workers and returns the instances already finished.
+`solve_processes` solves instances of one board and goal with an optimal search on the runner
+every problem shares (`fastsnake.runs.run`: one instance a chunk, `workers` processes started by
+*spawn*, or this process for one worker). Pattern databases are loaded (or built) once by the
+calling process; every worker memory-maps them read-only, so the operating system keeps one copy
+of the tables whatever the number of workers: the set's sparse file in the PDB cache when the
+parent mapped one (6-6-6-6 on 5x5; see `pdb.pattern_databases`), else a temporary copy of the
+parent's tables (in /dev/shm where there is one). Each result carries the instance's length,
+nodes generated, the CPU-seconds of its search and the threads that searched it (IDA* takes the
+cores of idle workers, as a puzzle study does: `study_units`). A KeyboardInterrupt (Ctrl-C) stops
+the workers and returns the instances already finished.
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ from fastsnake.puzzle import board as B
 from fastsnake.puzzle.heuristics import REGISTRY, heuristic_code
 from fastsnake.signals import forget_received
 
-_WORKER: dict = {}
-
 
 @dataclass
 class BatchOutcome:
@@ -35,12 +34,14 @@ class BatchOutcome:
     tables: dict = field(default_factory=dict)
 
 
-def _worker_init(spec: dict) -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides; it terminates us
+def worker_setup(spec: dict) -> dict:
+    """A worker's state (`runs.Job.setup`, once per process; in this process with one worker): the
+    user's heuristic registered, the parent's verdict on it remembered, the context on the parent's
+    tables (mapped read-only) or built here for a heuristic without tables to share, and the search
+    kernels loaded (a one-move solve on the real tables: `board.one_move`) before any instance, so
+    that no instance's CPU-seconds include a load."""
     rows, cols, goal = spec["rows"], spec["cols"], np.array(spec["goal"], np.int8)
-    if spec.get("user"):
+    if spec.get("user") and spec["heuristic"] not in REGISTRY:  # registered already in this process
         from fastsnake.puzzle.heuristics import register_targets
 
         register_targets(spec["heuristic"], spec["user"])
@@ -49,15 +50,14 @@ def _worker_init(spec: dict) -> None:
 
         remember(verdict_key(spec["heuristic"], rows, cols, goal, spec["samples"]), spec["verdict"])
     if spec["pdb_file"] is not None:  # the parent's tables, shared by its heuristic's module (`share`)
-        _WORKER["context"] = REGISTRY[spec["heuristic"]].impl.attach(spec, worker_tables(spec))
+        context = REGISTRY[spec["heuristic"]].impl.attach(spec, worker_tables(spec))
     else:
         from fastsnake.puzzle.solver import heuristic_context
 
-        _WORKER["context"] = heuristic_context(spec["heuristic"], rows, cols, goal)
-    _WORKER["spec"] = spec
-    # Load the search kernel specialised on the heuristic (a first call on the real tables) before
-    # any instance, so no instance's CPU-seconds include it.
-    _worker_solve((-1, spec["goal"]))
+        context = heuristic_context(spec["heuristic"], rows, cols, goal)
+    state = {"spec": spec, "context": context}
+    _search(state, B.one_move(goal, rows, cols), 1)
+    return state
 
 
 def worker_tables(spec: dict) -> np.ndarray:
@@ -65,7 +65,7 @@ def worker_tables(spec: dict) -> np.ndarray:
     cheaply: the parent stamped it), or the parent's temporary copy mapped. Should the cached
     file have changed since the parent checked it (a damaged file, or another process's
     rebuild), this worker loads the compact tables and expands them itself rather than fail
-    (a pool whose initializer fails restarts it forever)."""
+    its start (a worker that cannot start loses its instances: the runner stops after three)."""
     from fastsnake.puzzle import pdb as P
 
     if spec.get("pdb_set") is None:
@@ -81,46 +81,71 @@ def worker_tables(spec: dict) -> np.ndarray:
         return data
 
 
-def _worker_solve(job):
-    from fastsnake.puzzle.board import PuzzleLimitError
-    from fastsnake.puzzle.solver import limit_message, solve
+def solve_unit(state: dict, unit) -> dict:
+    """The result of one instance (`runs.Job.work`): ``unit`` is (input index, start tiles). IDA* in
+    a worker of the local pool searches on the cores the pool's idle workers leave
+    (`fastsnake.runs.core_share`, asked at every iteration: a batch's tail, or a batch of fewer
+    instances than workers); ``threads`` says the most it used. Its moves and node counts are the
+    serial search's whatever the threads; threads stopped by the node limit are not (they searched
+    other nodes than the serial search's first), so such a search is searched again on one thread,
+    and its result (and CPU-seconds) is the serial one's."""
+    from fastsnake import runs
+    from fastsnake.puzzle.solver import limit_message
 
-    index, start = job
-    spec = _WORKER["spec"]
-    c0 = time.process_time()
-    try:
-        r = solve(np.array(start, np.int8), np.array(spec["goal"], np.int8), rows=spec["rows"],
-                  cols=spec["cols"], algorithm=spec["algorithm"], heuristic=spec["heuristic"],
-                  max_nodes=spec["max_nodes"], time_limit=spec["time_limit"], context=_WORKER["context"],
-                  admissibility_samples=spec["samples"], warn=False)
-    except PuzzleLimitError as exc:
-        return {"index": index, "error": limit_message(exc.limit, exc.value, exc.result, cli=True), "limit": exc.limit}
-    cpu = time.process_time() - c0
+    index, start = unit
+    share = runs.core_share() if state["spec"]["algorithm"] == "idastar" else None
+    r, cpu, exc = _search(state, start, share if share is not None else 1)
+    if exc is not None and exc.limit == "nodes" and r is not None and r.threads > 1:
+        r, cpu, exc = _search(state, start, 1)
+    threads = int(r.threads) if r is not None else 1
+    if exc is not None:
+        return {"index": index, "error": limit_message(exc.limit, exc.value, exc.result, cli=True),
+                "limit": exc.limit, "threads": threads}
     return {"index": index, "length": r.length, "moves": r.moves, "optimal": r.optimal,
             "optimal_reason": r.optimal_reason,
             "nodes_generated": r.nodes_generated, "nodes_expanded": r.nodes_expanded,
             "cpu_seconds": cpu, "nodes_per_cpu_second": (r.nodes_generated / cpu if cpu > 0 else None),
             "seconds": r.seconds, "h_start": r.h_start, "algorithm": r.algorithm, "heuristic": r.heuristic,
-            "worker": os.getpid()}
+            "worker": os.getpid(), "threads": threads}
+
+
+def _search(state: dict, start, threads):
+    """(result, CPU-seconds, limit error or None) of one search on `threads` (a number or
+    `runs.spare_cores`); the CPU is the process's (every thread of the search, the only one
+    running here)."""
+    from fastsnake.puzzle.board import PuzzleLimitError
+    from fastsnake.puzzle.solver import solve
+
+    spec = state["spec"]
+    c0 = time.process_time()
+    try:
+        r = solve(np.array(start, np.int8), np.array(spec["goal"], np.int8), rows=spec["rows"],
+                  cols=spec["cols"], algorithm=spec["algorithm"], heuristic=spec["heuristic"],
+                  max_nodes=spec["max_nodes"], time_limit=spec["time_limit"], context=state["context"],
+                  admissibility_samples=spec["samples"], warn=False, threads=threads)
+    except PuzzleLimitError as exc:
+        return exc.result, time.process_time() - c0, exc
+    return r, time.process_time() - c0, None
 
 
 def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: str = "auto",
                     algorithm: str = "auto", workers: int = 2, partition=None,
                     max_nodes: int | None = None, time_limit: float | None = None, memory_budget=None,
                     progress=None, on_result=None, mapped: bool | None = None,
-                    admissibility_samples: int | None = None) -> BatchOutcome:
+                    admissibility_samples: int | None = None, bar: bool = False) -> BatchOutcome:
     """Solve `instances` (tile sequences or strings, all of this board and goal) optimally,
     one per worker process at a time; `on_result(dict)` is called as each finishes.
 
     `algorithm` auto is A* below 12 cells and IDA* from 12; `heuristic` auto as `solve`
     chooses it (pattern databases on 4x4 and 5x5). Results: `index` (0-based input
-    position), `length`, `moves`, `nodes_generated`, `cpu_seconds` (the worker's CPU
-    time for that instance) and `nodes_per_cpu_second`, or `error` when a limit stopped
-    the search. Unsolvable instances are refused up front (PuzzleInputError). `mapped` as
+    position), `length`, `moves`, `nodes_generated`, `cpu_seconds` (the CPU time of that
+    instance's search, every thread of it), `nodes_per_cpu_second` and `threads` (IDA*: 1 plus
+    the idle workers' cores it took, `solve_unit`), or `error` when a limit stopped the search.
+    Unsolvable instances are refused up front (PuzzleInputError). `mapped` as
     `pdb.pattern_databases` takes it (whether the workers map the set's cached sparse file).
     A user's heuristic is sampled once, here, on `admissibility_samples` states (default 40, as
     `solve`): a result it cannot call optimal has ``optimal`` False and ``optimal_reason`` (the
-    caller warns once)."""
+    caller warns once). `bar`: the runner's progress line on stderr (a terminal only)."""
     from fastsnake.puzzle.solver import (
         DEFAULT_MAX_NODES,
         choose_algorithm,
@@ -179,7 +204,7 @@ def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: st
                 spec.update(pdb_file=tmp)
                 del data
         setup = time.perf_counter() - t0
-        return _run_pool(spec, starts, workers, on_result, setup, tables)
+        return _run(spec, starts, workers, on_result, setup, tables, bar)
     finally:
         if tmp is not None:
             try:
@@ -188,27 +213,30 @@ def solve_processes(instances, goal=None, *, rows: int, cols: int, heuristic: st
                 pass
 
 
-def _run_pool(spec, starts, workers, on_result, setup, tables) -> BatchOutcome:
-    import multiprocessing
+def _run(spec, starts, workers, on_result, setup, tables, bar) -> BatchOutcome:
+    """The instances on the runner (`fastsnake.runs.run`): one a chunk, `workers` processes (one:
+    this process), each result handed to `on_result` as its instance finishes."""
+    from fastsnake import runs
+    from fastsnake.errors import Terminated
 
     out = BatchOutcome([], False, setup, tables)
     if not starts:
         return out
-    ctx = multiprocessing.get_context("spawn")
-    pool = ctx.Pool(min(workers, len(starts)), initializer=_worker_init, initargs=(spec,))
-    try:
-        for res in pool.imap_unordered(_worker_solve, list(enumerate(starts))):
+
+    def on_chunk(index, first, results):
+        for res in results:
             out.results.append(res)
             if on_result is not None:
                 on_result(res)
-        pool.close()
-    except KeyboardInterrupt:
+
+    job = runs.Job(solve_unit, spec, worker_setup, kernels=("puzzle",))
+    # One worker: this process, on a state of its own (dropped with the run: no mapped tables kept).
+    here = worker_setup(spec) if workers == 1 else None
+    outcome = runs.run(list(enumerate(starts)), job, workers=workers, chunk_size=1, progress=bar or None,
+                       on_chunk=on_chunk, state=here, label="puzzle batch")
+    if outcome.signal == "SIGTERM":
+        raise Terminated(result=out)  # SIGTERM stops the command (exit 143); what finished was handed out
+    if outcome.interrupted:
         out.interrupted = True
-        pool.terminate()
         forget_received()  # answered here: the caller keeps the finished ones and says so (exit 130)
-    except BaseException:
-        pool.terminate()
-        raise
-    finally:
-        pool.join()
     return out

@@ -325,6 +325,16 @@ def format_board(board, rows: int, cols: int) -> str:
     return "\n".join(lines)
 
 
+def one_move(goal, rows: int, cols: int) -> np.ndarray:
+    """The goal with its blank moved once: a solve of it loads every kernel a search uses (a solve
+    of the goal itself stops before its path is read), so a worker warms up with it."""
+    board = np.array(goal)
+    blank = int(np.flatnonzero(board == 0)[0])
+    other = blank + 1 if blank % cols + 1 < cols else blank - 1
+    board[blank], board[other] = board[other], board[blank]
+    return board
+
+
 def random_solvable(rows: int, cols: int, goal, rng: np.random.Generator) -> np.ndarray:
     """A board drawn uniformly from the states that can reach `goal`.
 
