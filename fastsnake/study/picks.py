@@ -40,16 +40,22 @@ def pick(rows: list[dict], word: str, length: str, nodes: str) -> dict | None:
 def pickable(rows: list[dict], *, length: str, nodes: str, ok: Callable[[dict], bool],
              arm: Callable[[dict], object]) -> set[int]:
     """Indices into `rows` of the rows a pick word can choose: per arm, each word's row among that
-    arm's finished (`ok`) rows."""
+    arm's finished (`ok`) rows (`length` and `nodes` numbers or None, never NaN)."""
     by_arm: dict = {}
     for k, r in enumerate(rows):
         if ok(r):
             by_arm.setdefault(arm(r), []).append(k)
     kept = set()
     for ks in by_arm.values():
-        for word in PICK_WORDS:
-            key = pick_key(word, length, nodes)
-            kept.add(max(ks, key=lambda k: key(rows[k])))  # noqa: B023 - used at once
+        # `pick_key`'s orders, each key made once per row and compared in C: the largest (length,
+        # nodes) is the longest, the smallest the shortest (the first of equals, as `max` of the
+        # negated key gives); likewise (nodes, length) for the most and the fewest nodes.
+        lengths = [rows[k][length] or 0 for k in ks]
+        counts = [rows[k][nodes] or 0 for k in ks]
+        span = range(len(ks))
+        for keys in (list(zip(lengths, counts, strict=True)), list(zip(counts, lengths, strict=True))):
+            kept.add(ks[max(span, key=keys.__getitem__)])
+            kept.add(ks[min(span, key=keys.__getitem__)])
     return kept
 
 
