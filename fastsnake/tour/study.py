@@ -339,8 +339,12 @@ def summarize(study: TourStudy, noise_floor: dict | None = None) -> dict:
     arms = [label(m, s) for m, s in study.arms]
     ids = [t.id for t in study.trials]
 
+    trial_rows_of: dict = {}  # arm label -> {trial id: its row}, made once per arm
+
     def values(arm, measure):
-        by = {r["trial_id"]: r for r in study.rows if labels[(r["method"], r["seed"])] == arm}
+        by = trial_rows_of.get(arm)
+        if by is None:
+            by = trial_rows_of[arm] = {r["trial_id"]: r for r in groups.get((arm, "all", "all"), ())}
         return np.array([by[i][measure] if i in by and by[i]["found"] else np.nan for i in ids], dtype=float)
 
     from fastsnake.study.noise import judge_cpu, significant
@@ -416,12 +420,13 @@ def study_tables(summary: dict) -> list:
 def rows_table(rows: list[dict]):
     """The rows as an Arrow table of `ROW_COLUMNS`; ``moves`` kept only on the rows a report can
     pick (`PICKABLE`), None on the others."""
+    from operator import itemgetter
+
     import pyarrow as pa
 
-    from fastsnake.study.picks import keep_pickable_moves
+    from fastsnake.study.picks import MOVES_COLUMN, pickable
 
-    rows = keep_pickable_moves(rows, **PICKABLE)
-
+    kept = pickable(rows, **PICKABLE)
     words = pa.dictionary(pa.int32(), pa.string())
     types = {"trial_id": pa.string(), "rows": pa.int16(), "cols": pa.int16(), "piece": words, "closed": pa.bool_(),
              "start": pa.int32(), "method": words, "seed": pa.int64(), "options": words, "status": words,
@@ -429,7 +434,15 @@ def rows_table(rows: list[dict]):
              "method_used": words, "moves": pa.string(), "fastsnake_version": words, "run_id": words}
     arrays = {}
     for c in ROW_COLUMNS:
-        values = [r.get(c) for r in rows]
+        if c == MOVES_COLUMN:  # `keep_pickable_moves` without copying the rows
+            values = [None] * len(rows)
+            for k in kept:
+                values[k] = rows[k].get(c)
+        else:
+            try:
+                values = list(map(itemgetter(c), rows))
+            except KeyError:  # a row without the column (`LATER_COLUMNS`): None there
+                values = [r.get(c) for r in rows]
         arrays[c] = (pa.array(values, pa.string()).dictionary_encode() if pa.types.is_dictionary(types[c])
                      else pa.array(values, types[c]))
     return pa.table(arrays)

@@ -285,3 +285,41 @@ def test_two_workers_give_the_golden_rows_of_a_small_study():
     now = golden_study_rows.study_rows(golden_study_rows.STUDIES[1], workers=2)
     assert now == {k: v for k, v in golden.items() if k != "study"}
     assert len(now["rows"]) == 66 * 3 and {r["method"] for r in now["rows"]} == {"search", "construct"}
+
+
+def _plain_rows_table(rows):
+    """`rows_table` as first written: the rows copied with the moves of the unpickable ones None
+    (`keep_pickable_moves`), then each column gathered with ``dict.get``."""
+    from fastsnake.study.picks import keep_pickable_moves
+
+    rows = keep_pickable_moves(rows, **T.study.PICKABLE)
+    fast = T.study.rows_table([dict(r, moves=None) for r in rows])  # its types, moves aside
+    arrays = {}
+    for c in T.study.ROW_COLUMNS:
+        typ = fast.schema.field(c).type
+        values = [r.get(c) for r in rows]
+        arrays[c] = (pa.array(values, pa.string()).dictionary_encode() if pa.types.is_dictionary(typ)
+                     else pa.array(values, typ))
+    return pa.table(arrays)
+
+
+def test_rows_table_is_the_plain_one_ties_missing_moves_and_all():
+    """The rows table gathers its columns fast and keeps the pickable moves without copying the
+    rows: the same table as the plain way, on rows with ties of nodes, failures, an arm of no tour
+    and rows of an older file without ``moves``."""
+    rows = []
+    for k, (method, nodes, found) in enumerate([("search", 30, True), ("search", 30, True), ("search", 12, True),
+                                               ("search", 99, False), ("construct", 0, True),
+                                               ("construct", 0, True), ("bfs", 5, False), ("search", 12, True)]):
+        row = {"trial_id": f"5x6/knight/open/t{k}", "rows": 5, "cols": 6, "piece": "knight", "closed": False,
+               "start": k, "method": method, "seed": 0, "options": "{}", "status": "found" if found else "limit",
+               "found": found, "exists": True if found else None, "nodes": nodes, "cpu_seconds": 0.001 * k,
+               "method_used": method if found else None, "moves": f"m{k}" if found else None,
+               "fastsnake_version": "0.2.0", "run_id": "r"}
+        if k == 7:
+            del row["moves"]  # written before the column
+        rows.append(row)
+    table = T.study.rows_table(rows)
+    assert table.equals(_plain_rows_table(rows))
+    assert table.column("moves").to_pylist() == ["m0", None, "m2", None, "m4", None, None, None]
+    assert rows[1]["moves"] == "m1"  # the caller's rows untouched
