@@ -208,6 +208,9 @@ def run_compare(args):
                          "--baseline-from FILE")
     base_rows = None if args.baseline_from is None else T.study.check_baseline_trials(
         trials, args.baseline_from, arms, allow_partial=args.allow_partial, require_all=args.require_all)
+    writes = args.out is not None or args.save_baseline is not None
+    # the rows file's imports on a thread while the workers search, not after them (joined before use)
+    behind = S.rows.import_writer_behind() if writes and (cluster or workers > 1) else None
     study = T.study.run_study(trials, arms, time_limit=args.time_limit, max_nodes=args.max_nodes,
                               progress=None if args.quiet else common.log, workers=workers, cluster=cluster,
                               folder=folder, bar=not (args.quiet or args.json), warn=common.log)
@@ -218,7 +221,9 @@ def run_compare(args):
     summary = T.study.summarize(study)
     tables = T.study.study_tables(summary)
     written = {}
-    if args.out is not None or args.save_baseline is not None:
+    if writes:
+        if behind is not None:
+            behind.join()
         table, meta = T.study.rows_table(study.rows), T.study.study_meta(study)
         if folder is not None:
             written["folder"] = str(folder)

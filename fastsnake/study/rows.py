@@ -40,6 +40,28 @@ def canonical_json(value) -> str:
     return json.dumps(value if value is not None else {}, sort_keys=True, separators=(",", ":"))
 
 
+def import_writer_behind():
+    """Start importing what making and writing a rows file takes (pyarrow, its Parquet module, and
+    pandas, which pyarrow imports at its first conversion when it is installed: about 0.3 CPU-s) on
+    a thread of its own, and return the thread: a study run on workers calls it while they search
+    (as `fastsnake.study.stats.import_scipy_stats_behind`). A failed import is left to the writer's
+    own, which says why."""
+    import threading
+
+    def load():
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet  # noqa: F401
+
+            pa.array([0], pa.int64())
+        except Exception:  # noqa: BLE001 - the writer imports it again and reports the error
+            pass
+
+    thread = threading.Thread(target=load, name="fastsnake-import-arrow", daemon=True)
+    thread.start()
+    return thread
+
+
 def rows_path(out: str, run_id: str) -> str:
     """The file `write_rows` writes for `out`: `out` itself, or ``<out>/<run_id>.parquet`` when
     `out` is a folder (or ends with a separator), so runs pool in one folder."""
