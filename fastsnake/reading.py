@@ -64,7 +64,7 @@ def read_bytes(path, what: str, limit: int = TEXT_MAX_BYTES, *, error=ReadRefuse
     `what` ("instances file") and the limit otherwise. FileNotFoundError and other OSErrors pass
     through for the caller to word."""
     if path == "-":
-        return _read_capped(sys.stdin.buffer, path, what, limit, error)
+        return _read_capped(_stdin_bytes(), path, what, limit, error)
     try:
         fh = open_regular(path)
     except NotRegularFile as exc:
@@ -74,6 +74,22 @@ def read_bytes(path, what: str, limit: int = TEXT_MAX_BYTES, *, error=ReadRefuse
         if size > limit:
             raise error(f"{what} {_shown(path)} is {size:,} bytes, more than the {_mib(limit)} a {what} may hold")
         return _read_capped(fh, path, what, limit, error)
+
+
+class _EncodedText:
+    """A text stream read as UTF-8 bytes (a standard input replaced by one without a byte buffer:
+    a test's or a notebook's `io.StringIO`)."""
+
+    def __init__(self, fh):
+        self.fh = fh
+
+    def read(self, n: int) -> bytes:
+        return self.fh.read(n).encode("utf-8")
+
+
+def _stdin_bytes():
+    buffer = getattr(sys.stdin, "buffer", None)
+    return buffer if buffer is not None else _EncodedText(sys.stdin)
 
 
 def _read_capped(fh, path, what: str, limit: int, error) -> bytes:
