@@ -62,8 +62,10 @@ class RunError(FastsnakeError):
 @dataclass(frozen=True)
 class Job:
     """What every worker does: ``state = setup(spec)`` once per process (the state is `spec` itself
-    without a `setup`), then ``work(state, unit)`` per unit. Both must be top-level functions (they
-    are pickled to the workers), `spec` picklable."""
+    without a `setup`), then ``work(state, unit)`` per unit, then ``finish(state, results)`` once per
+    chunk on the chunk's results (in unit order; it returns what the chunk hands back: e.g. what only
+    a whole chunk can decide, such as which results keep a bulky field). All must be top-level
+    functions (they are pickled to the workers), `spec` picklable."""
 
     work: Callable
     spec: Any = None
@@ -71,6 +73,12 @@ class Job:
     token: str = field(default_factory=lambda: uuid.uuid4().hex)
     # The `fastsnake warm` parts whose compiled kernels a cluster's workers get from this machine.
     kernels: tuple = ()
+    finish: Callable | None = None
+
+    def chunk(self, state, units) -> list:
+        """The results of a chunk's `units` worked in this process with `state`."""
+        results = [self.work(state, unit) for unit in units]
+        return self.finish(state, results) if self.finish is not None else results
 
 
 @dataclass
@@ -182,7 +190,7 @@ def _state_of(job: Job):
 def run_chunk(job: Job, index: int, units: list):
     """(index, results, pid): the chunk's units worked in order, in this process."""
     state = _state_of(job)
-    return index, [job.work(state, unit) for unit in units], os.getpid()
+    return index, job.chunk(state, units), os.getpid()
 
 
 def pool_chunk(job: Job, index: int, units: list):
@@ -285,7 +293,7 @@ def run(units, job: Job, *, workers: int = 1, cluster: str | None = None, chunk_
             elif workers <= 1:
                 here = state if state is not None else _state_of(job)
                 for index in todo:
-                    accept(index, [job.work(here, unit) for unit in chunk_units(index)], True)
+                    accept(index, job.chunk(here, chunk_units(index)), True)
             else:
                 _run_pool(job, workers, todo, chunk_units, accept, out, warn)
         except KeyboardInterrupt:

@@ -191,7 +191,8 @@ def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0,
             if done // 50 != (done - len(results)) // 50 or done == len(all_trials):
                 progress(f"{done}/{len(all_trials)} trials")
 
-    job = runs.Job(trial_rows, spec, trial_setup, kernels=("tour",))  # kernels: what a cluster's workers get
+    # kernels: what a cluster's workers get
+    job = runs.Job(trial_rows, spec, trial_setup, kernels=("tour",), finish=chunk_rows)
     size = run_folder.chunk_size if run_folder is not None else chunk_size_for(len(all_trials))
     outcome = runs.run(all_trials, job, workers=workers, cluster=cluster, chunk_size=size, folder=run_folder,
                        order=chunk_order(all_trials, size), progress=bar or None, on_chunk=on_chunk, state=here,
@@ -204,6 +205,14 @@ def run_study(all_trials: list[Trial], arms, *, time_limit: float | None = 10.0,
         if rows is not None:
             study.rows.extend(rows)
             study.trials.append(t)
+    # The moves of the rows a report can pick over the whole study, as its rows file keeps them (the
+    # chunks kept those of their own picks; a folder of an older version, every found tour's).
+    from fastsnake.study.picks import MOVES_COLUMN, pickable
+
+    kept = pickable(study.rows, **PICKABLE)
+    for k, r in enumerate(study.rows):
+        if k not in kept and r.get(MOVES_COLUMN) is not None:
+            r[MOVES_COLUMN] = None
     return study
 
 
@@ -296,16 +305,40 @@ def trial_rows(spec: dict, t: Trial) -> list[dict]:
                           time_limit=spec["time_limit"], max_nodes=spec["max_nodes"])
             status = "found" if r.found else ("none" if r.exists is False else "limit")
             row = {"found": bool(r.found), "exists": r.exists, "nodes": int(r.nodes), "method_used": r.method,
-                   "moves": tour_moves(r.path if r.found else None, t.piece, t.cols)}
+                   "moves": None}
+            path = r.path if r.found else None
         except TourInputError:  # the method does not apply here (`methods.MethodInapplicable`)
             status = "inapplicable"
             row = {"found": False, "exists": None, "nodes": 0, "method_used": None, "moves": None}
+            path = None
         cpu = time.process_time() - c0
         found.append({"trial_id": t.id, "rows": t.rows, "cols": t.cols, "piece": t.piece.name,
                       "closed": t.closed, "start": t.start, "method": method, "seed": seed,
                       "options": spec["options_text"], "status": status, **row, "cpu_seconds": cpu,
-                      "fastsnake_version": spec["version"], "run_id": spec["run_id"]})
+                      "fastsnake_version": spec["version"], "run_id": spec["run_id"],
+                      _TOUR: (path, t.piece) if path is not None else None})
     return found
+
+
+# A row's tour until its chunk is finished (`chunk_rows`): (path, piece), never in a returned row.
+_TOUR = "_tour"
+
+
+def chunk_rows(spec: dict, results: list) -> list:
+    """A chunk's rows as they leave the worker (`runs.Job.finish`): the moves encoded (`tour_moves`)
+    for the rows a report can pick within the chunk (`study.picks`: the rows picked over the whole
+    study are among each chunk's, so the study keeps every move it can show) and None on the others.
+    A found tour's moves are thousands of characters; a study of tens of thousands of trials would
+    otherwise encode, send and drop hundreds of megabytes."""
+    from fastsnake.study.picks import MOVES_COLUMN, pickable
+
+    flat = [r for rows in results for r in rows]
+    kept = pickable(flat, **PICKABLE)
+    for k, r in enumerate(flat):
+        tour = r.pop(_TOUR, None)
+        if k in kept and tour is not None:
+            r[MOVES_COLUMN] = tour_moves(tour[0], tour[1], r["cols"])
+    return results
 
 
 def summarize(study: TourStudy, noise_floor: dict | None = None) -> dict:
