@@ -37,3 +37,9 @@ def cores(state, unit):
     from fastsnake.runs import core_share, spare_cores
 
     return {"unit": unit, "cores": spare_cores(), "pool": core_share() is not None}
+
+
+def mark_chunk(state, results):
+    """A chunk's finish: each result learns the chunk's first unit and size (only a whole chunk knows)."""
+    first = results[0]["unit"]
+    return [dict(r, chunk_first=first, chunk_size=len(results)) for r in results]

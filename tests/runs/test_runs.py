@@ -289,3 +289,17 @@ def test_a_unit_alone_on_a_pool_gets_its_idle_cores():
     many = run(list(range(4)), job, workers=2)
     # while a chunk is left to start every worker has one core; the last may get the other's
     assert [r["cores"] for r in many.results[:3]] == [1, 1, 1] and many.results[3]["cores"] in (1, 2)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_jobs_finish_sees_each_whole_chunk_once(workers, tmp_path):
+    job = Job(W.square, {"offset": 1}, W.setup, finish=W.mark_chunk)
+    out = run(UNITS, job, workers=workers, chunk_size=5)
+    want = [dict(e, chunk_first=e["unit"] // 5 * 5, chunk_size=min(5, len(UNITS) - e["unit"] // 5 * 5))
+            for e in expected()]
+    assert out.results == want
+    # A folder keeps the finished chunks as `finish` made them, and a rerun reads them back.
+    folder = _folder(tmp_path / "f", chunk_size=5)
+    assert run(UNITS, job, workers=workers, folder=folder).results == want
+    again = run(UNITS, job, workers=workers, folder=_folder(tmp_path / "f", chunk_size=5))
+    assert again.results == want and again.computed == 0

@@ -323,3 +323,46 @@ def test_rows_table_is_the_plain_one_ties_missing_moves_and_all():
     assert table.equals(_plain_rows_table(rows))
     assert table.column("moves").to_pylist() == ["m0", None, "m2", None, "m4", None, None, None]
     assert rows[1]["moves"] == "m1"  # the caller's rows untouched
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_study_keeps_the_moves_a_page_can_pick_and_they_give_the_tours_back(workers):
+    """Workers encode the moves of a chunk's pickable rows only (`chunk_rows`); the study's rows keep
+    exactly the study's pickable ones (as its rows file), each the moves of a tour of the board."""
+    from fastsnake.study.picks import pickable
+
+    trials = T.study.trials([(5, 6), (6, 6), (6, 7)], ["knight"], closed=False)
+    study = T.study.run_study(trials, [("search", 0), ("construct", 0)], workers=workers)
+    with_moves = {k for k, r in enumerate(study.rows) if r["moves"] is not None}
+    assert with_moves == pickable(study.rows, **T.study.PICKABLE) and with_moves
+    assert all(T.study._TOUR not in r for r in study.rows)
+    knight = T.parse_piece("knight")
+    for k in with_moves:
+        r = study.rows[k]
+        path = T.study.tour_path(r["moves"], r["start"], knight, r["rows"], r["cols"])
+        assert sorted(path) == list(range(r["rows"] * r["cols"]))  # every square once
+        jumps = {(abs(a // r["cols"] - b // r["cols"]), abs(a % r["cols"] - b % r["cols"]))
+                 for a, b in zip(path[:-1], path[1:], strict=True)}
+        assert jumps <= {(1, 2), (2, 1)}
+
+
+def test_a_chunk_keeps_the_moves_of_its_own_picks_which_hold_the_studys():
+    """The rows a page picks over the whole study are among each chunk's own picks (`study.picks`), so
+    a chunk that drops the rest drops nothing the study keeps: checked over every chunk size."""
+    from fastsnake.study.picks import pickable
+
+    trials = T.study.trials([(5, 5), (6, 6)], ["knight"], closed=False)
+    spec = T.study.trial_setup({"arms": [("search", 0), ("construct", 0)], "time_limit": 10.0, "max_nodes": None,
+                                "options_text": "{}", "run_id": "r", "version": "v", "warm": trials[0],
+                                "methods": []})
+    whole = [T.study.trial_rows(spec, t) for t in trials]
+    flat = [dict(r, **{T.study._TOUR: None}) for rows in whole for r in rows]
+    study_picks = pickable(flat, **T.study.PICKABLE)
+    for size in (1, 3, 7, len(trials)):
+        kept = set()
+        for first in range(0, len(trials), size):
+            rows = [[dict(r) for r in trial] for trial in whole[first:first + size]]
+            offset = sum(len(trial) for trial in whole[:first])
+            done = T.study.chunk_rows(spec, rows)
+            kept |= {offset + k for k, r in enumerate(r for trial in done for r in trial) if r["moves"] is not None}
+        assert study_picks <= kept, size
