@@ -43,7 +43,8 @@ def test_cli_batch_json_lengths_optimal_and_replayed(tmp_path, capsys, dist, mon
     assert doc["tables"]["sizes"] == "6-2"
 
 
-def test_interrupt_keeps_the_finished_instances(tmp_path, monkeypatch, dist):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_interrupt_keeps_the_finished_instances(tmp_path, monkeypatch, dist, workers):
     monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
     starts = _starts(6, 2)
     seen = []
@@ -52,8 +53,8 @@ def test_interrupt_keeps_the_finished_instances(tmp_path, monkeypatch, dist):
         seen.append(res)
         raise KeyboardInterrupt  # as Ctrl-C in the parent while it waits for the next one
 
-    out = solve_processes(starts, rows=3, cols=3, heuristic="manhattan", workers=1, on_result=on_result)
-    assert out.interrupted and len(out.results) == 1 == len(seen)
+    out = solve_processes(starts, rows=3, cols=3, heuristic="manhattan", workers=workers, on_result=on_result)
+    assert out.interrupted and out.results == seen and len(seen) == 1
     r = out.results[0]
     assert r["length"] == dist[tuple(starts[r["index"]].tolist())]
 
@@ -231,21 +232,6 @@ def test_one_and_two_workers_give_the_results_of_single_solves(tmp_path, monkeyp
     assert {r["threads"] for r in one.results} == {1} and {r["threads"] for r in two.results} <= {1, 2}
     for i, s in enumerate(starts):
         assert _same(two.results)[i] == {"index": i, **_single(s, algorithm="idastar", heuristic="manhattan")}
-
-
-def test_an_interrupt_on_two_workers_keeps_the_finished_instances(tmp_path, monkeypatch, dist):
-    monkeypatch.setenv("FASTSNAKE_CACHE_DIR", str(tmp_path))
-    starts = _starts(6, 2)
-    seen = []
-
-    def on_result(res):
-        seen.append(res)
-        raise KeyboardInterrupt  # as Ctrl-C in the parent while it waits for the next one
-
-    out = solve_processes(starts, rows=3, cols=3, heuristic="manhattan", workers=2, on_result=on_result)
-    assert out.interrupted and out.results == seen and len(seen) == 1
-    r = out.results[0]
-    assert r["length"] == dist[tuple(starts[r["index"]].tolist())]
 
 
 def test_sigterm_stops_the_batch_as_before(tmp_path, monkeypatch):
