@@ -90,13 +90,12 @@ def solve_unit(state: dict, unit) -> dict:
     other nodes than the serial search's first), so such a search is searched again on one thread,
     and its result (and CPU-seconds) is the serial one's."""
     from fastsnake import runs
+    from fastsnake.puzzle.ida_parallel import on_spare_cores
     from fastsnake.puzzle.solver import limit_message
 
     index, start = unit
     share = runs.core_share() if state["spec"]["algorithm"] == "idastar" else None
-    r, cpu, exc = _search(state, start, share if share is not None else 1)
-    if exc is not None and exc.limit == "nodes" and r is not None and r.threads > 1:
-        r, cpu, exc = _search(state, start, 1)
+    r, cpu, exc = on_spare_cores(share, lambda threads: _search(state, start, threads))
     threads = int(r.threads) if r is not None else 1
     if exc is not None:
         return {"index": index, "error": limit_message(exc.limit, exc.value, exc.result, cli=True),

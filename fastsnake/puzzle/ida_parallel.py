@@ -450,3 +450,17 @@ class ParallelIdaSearch(IdaSearch):
 
     def moves(self) -> np.ndarray:
         return np.zeros(0, np.int8) if self._found_moves is None else self._found_moves.copy()
+
+
+def on_spare_cores(share, attempt):
+    """``attempt(threads)`` (a search: a tuple whose first item is its result or None) on `share`: the
+    function giving each iteration the cores it may use (`fastsnake.runs.core_share` on a worker of the
+    local pool, for IDA*), or None for one thread. Threads stopped by the node limit did not search the
+    serial search's first nodes (only a solution's counts are the serial search's whatever the
+    threads), so such a search is made again on one thread: the result, and the CPU it reports, are
+    then the ones any number of workers gives."""
+    out = attempt(share if share is not None else 1)
+    r = out[0]
+    if r is not None and r.threads > 1 and r.status == "node limit reached":
+        out = attempt(1)
+    return out

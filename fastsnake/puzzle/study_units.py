@@ -72,15 +72,11 @@ def search_row(state: dict, unit: dict) -> dict:
     stop = unit.get("stop_nodes") is not None and unit["stop_nodes"] < limits["max_nodes"]
     if stop:
         limits["max_nodes"] = unit["stop_nodes"]
-    # IDA* on a worker of the local pool: each iteration on the cores the idle workers leave (their
-    # count asked at its start); elsewhere, and A*, one thread.
+    from fastsnake.puzzle.ida_parallel import on_spare_cores
+
+    # IDA* on a worker of the local pool: each iteration on the cores the idle workers leave
     share = runs.core_share() if unit["algorithm"] == "idastar" else None
-    r, cpu = _solve(unit, state, key, limits, share if share is not None else 1)
-    if r.threads > 1 and r.status == "node limit reached":
-        # Threads stopped by the node limit did not search the serial search's first nodes (only a
-        # solution's counts are the serial search's whatever the threads): searched again on one
-        # thread, so that the row is the one any number of workers gives; its CPU that search's.
-        r, cpu = _solve(unit, state, key, limits, 1)
+    r, cpu = on_spare_cores(share, lambda threads: _solve(unit, state, key, limits, threads))
     if stop and r.status == "node limit reached":
         r.status = STOP_STATUS
         decided.add(unit["heuristic"])
